@@ -1,0 +1,1 @@
+//! Extended Position Description: records, opcodes, normalisation. Issue #4.

@@ -1,0 +1,27 @@
+//! gamerec: read, check, convert and write game records.
+//!
+//! Data flows one way: **bytes → codec → model → codec → bytes**. Each format
+//! is one module; chess formats share the game model of [`model`], SGF has its
+//! own tree model in [`sgf`]. Chess rules come from [`shakmaty`].
+//!
+//! | module | format |
+//! |---|---|
+//! | [`fen`] | Forsyth-Edwards Notation (and the 4-field EPD position) |
+//! | [`san`] | Standard Algebraic Notation: canonical writing, tolerant reading |
+//! | [`pgn`] | Portable Game Notation, import and export formats, 2001 supplement |
+//! | [`epd`] | Extended Position Description records and opcodes |
+//! | [`pgc`] | Portable Game Notation Compressed (binary) |
+//! | [`chessbase`] | ChessBase DOS CBF/CBI game files and FBK opening files |
+//! | [`sgf`] | Smart Game Format FF\[1\]..FF\[4\] |
+
+pub mod chessbase;
+pub mod diag;
+pub mod epd;
+pub mod fen;
+pub mod model;
+pub mod pgc;
+pub mod pgn;
+pub mod san;
+pub mod sgf;
+
+pub use shakmaty;

@@ -1,0 +1,1 @@
+//! Portable Game Notation Compressed (PGN standard section 20). Issue #6.

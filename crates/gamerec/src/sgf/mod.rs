@@ -1,0 +1,1 @@
+//! Smart Game Format FF[1]..FF[4]: parser, writer, Go and Othello semantics. Issue #5.
