@@ -90,7 +90,10 @@ pub fn first_ca(bytes: &[u8]) -> Option<&[u8]> {
 
 /// Decodes the whole input when needed; returns the text to parse and how
 /// it was decoded.
-pub fn prepare<'a>(bytes: &'a [u8], forced: Option<&'static Encoding>) -> (Cow<'a, [u8]>, FileDecoding) {
+pub fn prepare<'a>(
+    bytes: &'a [u8],
+    forced: Option<&'static Encoding>,
+) -> (Cow<'a, [u8]>, FileDecoding) {
     if let Some(enc) = forced {
         let (text, _, _) = enc.decode(bytes);
         return (bytes_of(text), FileDecoding::Whole(enc));
@@ -127,7 +130,10 @@ pub fn decode<'a>(bytes: &'a [u8], enc: Option<&'static Encoding>) -> (Cow<'a, s
     let utf16 = enc.is_some_and(|e| e == UTF_16LE || e == UTF_16BE);
     if !utf16 && bytes.is_ascii() {
         // Fast path: ASCII is valid UTF-8 and the same in every ASCII-safe set.
-        return (Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default()), false);
+        return (
+            Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default()),
+            false,
+        );
     }
     match enc {
         None => match std::str::from_utf8(bytes) {
@@ -136,7 +142,10 @@ pub fn decode<'a>(bytes: &'a [u8], enc: Option<&'static Encoding>) -> (Cow<'a, s
         },
         Some(e) if e == UTF_8 => match std::str::from_utf8(bytes) {
             Ok(s) => (Cow::Borrowed(s), false),
-            Err(_) => (Cow::Owned(String::from_utf8_lossy(bytes).into_owned()), true),
+            Err(_) => (
+                Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
+                true,
+            ),
         },
         Some(e) => {
             let (s, malformed) = e.decode_without_bom_handling(bytes);

@@ -188,7 +188,10 @@ impl Board {
             for (k, &m) in members.iter().enumerate() {
                 self.chain[m] = root as u16;
                 self.next[m] = members[(k + 1) % members.len()] as u16;
-                libs += self.neighbors(m).filter(|&q| self.color[q] == EMPTY).count() as i32;
+                libs += self
+                    .neighbors(m)
+                    .filter(|&q| self.color[q] == EMPTY)
+                    .count() as i32;
             }
             self.libs[root] = libs;
             self.size[root] = members.len() as u16;
@@ -282,7 +285,11 @@ impl Board {
     }
 
     fn merge(&mut self, a: usize, b: usize) {
-        let (big, small) = if self.size[a] >= self.size[b] { (a, b) } else { (b, a) };
+        let (big, small) = if self.size[a] >= self.size[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let mut s = small;
         loop {
             self.chain[s] = big as u16;

@@ -32,7 +32,16 @@ impl fmt::Display for Illegal {
     }
 }
 
-const DIRS: [(i32, i32); 8] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
+const DIRS: [(i32, i32); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
 
 /// An Othello position.
 #[derive(Debug, Clone)]
@@ -75,12 +84,14 @@ impl Board {
     }
 
     fn index(&self, x: i32, y: i32) -> Option<usize> {
-        (x >= 0 && y >= 0 && x < self.width && y < self.height).then(|| (y * self.width + x) as usize)
+        (x >= 0 && y >= 0 && x < self.width && y < self.height)
+            .then(|| (y * self.width + x) as usize)
     }
 
     /// The disc on `p`.
     pub fn get(&self, p: Point) -> Option<Color> {
-        self.index(p.x as i32, p.y as i32).and_then(|i| self.cells[i])
+        self.index(p.x as i32, p.y as i32)
+            .and_then(|i| self.cells[i])
     }
 
     /// Puts or removes a disc (setup). Returns false when off the board.
@@ -131,7 +142,11 @@ impl Board {
     /// places the disc (SGF viewers execute every move).
     pub fn play(&mut self, c: Color, p: Option<Point>) -> Result<usize, Illegal> {
         let Some(p) = p else {
-            return if self.has_move(c) { Err(Illegal::PassWithMoves) } else { Ok(0) };
+            return if self.has_move(c) {
+                Err(Illegal::PassWithMoves)
+            } else {
+                Ok(0)
+            };
         };
         let Some(i) = self.index(p.x as i32, p.y as i32) else {
             return Err(Illegal::OffBoard);

@@ -90,7 +90,11 @@ pub fn parse(bytes: &[u8], options: &ParseOptions) -> Parsed {
         decoding,
     };
     if text.len() >= u32::MAX as usize {
-        p.diag(Severity::Error, 0, "input larger than 4 GiB is not supported".into());
+        p.diag(
+            Severity::Error,
+            0,
+            "input larger than 4 GiB is not supported".into(),
+        );
     } else {
         p.run();
     }
@@ -114,7 +118,6 @@ struct Frame {
     parent: u32,
     has_node: bool,
     had_subtree: bool,
-    ignored: bool,
 }
 
 struct Parser<'a> {
@@ -162,29 +165,62 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if stack.is_empty() {
-                // Between game trees.
-                match memchr::memchr(b'(', &src[self.pos..]) {
-                    Some(k) => {
-                        if seen_game && src[self.pos..self.pos + k].iter().any(|&b| !is_space(b)) {
-                            let at = self.pos;
-                            if src[at] == b')' {
-                                self.diag(Severity::Error, at, "unexpected ')' outside any game tree (ignored)".into());
+                // Between game trees: a tree starts at '(' followed by ';'
+                // (or by a property: missing ';'); other '(' are prose.
+                let mut k = self.pos;
+                let found = loop {
+                    match memchr::memchr(b'(', &src[k..]) {
+                        Some(i) => {
+                            if starts_tree(&src[k + i + 1..]) {
+                                break Some(k + i);
+                            }
+                            k += i + 1;
+                        }
+                        None => break None,
+                    }
+                };
+                match found {
+                    Some(at) => {
+                        if seen_game && src[self.pos..at].iter().any(|&b| !is_space(b)) {
+                            let first = self.pos;
+                            if src[first] == b')' {
+                                self.diag(
+                                    Severity::Error,
+                                    first,
+                                    "unexpected ')' outside any game tree (ignored)".into(),
+                                );
                             } else {
-                                self.diag(Severity::Warning, at, "text between game trees ignored".into());
+                                self.diag(
+                                    Severity::Warning,
+                                    first,
+                                    "text between game trees ignored".into(),
+                                );
                             }
                         }
-                        self.pos += k;
+                        self.pos = at;
                     }
                     None => {
                         if seen_game {
                             let at = self.pos;
                             if src[at] == b')' {
-                                self.diag(Severity::Error, at, "unexpected ')' outside any game tree (ignored)".into());
+                                self.diag(
+                                    Severity::Error,
+                                    at,
+                                    "unexpected ')' outside any game tree (ignored)".into(),
+                                );
                             } else {
-                                self.diag(Severity::Warning, at, "text after the last game tree ignored".into());
+                                self.diag(
+                                    Severity::Warning,
+                                    at,
+                                    "text after the last game tree ignored".into(),
+                                );
                             }
                         } else {
-                            self.diag(Severity::Error, 0, "no SGF game tree found: expected '('".into());
+                            self.diag(
+                                Severity::Error,
+                                0,
+                                "no SGF game tree found: expected '(;'".into(),
+                            );
                         }
                         self.pos = len;
                         break;
@@ -197,7 +233,6 @@ impl<'a> Parser<'a> {
                     parent: NONE,
                     has_node: false,
                     had_subtree: false,
-                    ignored: false,
                 });
                 cur = NONE;
                 open_node = NONE;
@@ -207,34 +242,25 @@ impl<'a> Parser<'a> {
                 self.lowercase_ids.clear();
                 continue;
             }
-            if let Some(at) = junk_at
-                && !(c.is_ascii_alphabetic() || matches!(c, b'(' | b')' | b';' | b'['))
-            {
-                // still junk
-                let _ = at;
-            } else if let Some(at) = junk_at.take() {
-                let end = self.pos;
-                let text = String::from_utf8_lossy(&src[at..end]).trim_end().to_string();
-                self.diag(Severity::Error, at, format!("illegal characters \"{text}\" in game tree (ignored)"));
+            if junk_at.is_some() && matches!(c, b'(' | b')' | b';' | b'[') {
+                self.flush_junk(&mut junk_at);
             }
             match c {
                 b'(' => {
                     let top = stack.last_mut().expect("non-empty stack");
-                    if !top.has_node && !top.ignored {
-                        self.diag(Severity::Error, self.pos, "variation starts before any node (ignored)".into());
-                        stack.push(Frame {
-                            parent: NONE,
-                            has_node: true,
-                            had_subtree: false,
-                            ignored: true,
-                        });
+                    if !top.has_node {
+                        // Like SGFC: the '(' alone is dropped; the next ')' closes the outer tree.
+                        self.diag(
+                            Severity::Error,
+                            self.pos,
+                            "variation starts before any node (ignored)".into(),
+                        );
                     } else {
                         top.had_subtree = true;
                         stack.push(Frame {
                             parent: cur,
                             has_node: false,
                             had_subtree: false,
-                            ignored: false,
                         });
                     }
                     open_node = NONE;
@@ -242,12 +268,14 @@ impl<'a> Parser<'a> {
                 }
                 b')' => {
                     let frame = stack.pop().expect("non-empty stack");
-                    if !frame.ignored {
-                        if !frame.has_node {
-                            self.diag(Severity::Error, self.pos, "empty variation '()' (ignored)".into());
-                        }
-                        cur = frame.parent;
+                    if !frame.has_node {
+                        self.diag(
+                            Severity::Error,
+                            self.pos,
+                            "empty variation '()' (ignored)".into(),
+                        );
                     }
+                    cur = frame.parent;
                     open_node = NONE;
                     self.pos += 1;
                     if stack.is_empty() {
@@ -259,7 +287,12 @@ impl<'a> Parser<'a> {
                     if top.had_subtree {
                         top.had_subtree = false;
                         let at = self.pos;
-                        self.diag(Severity::Error, at, "node after a variation: missing '(' assumed (read as a new variation)".into());
+                        self.diag(
+                            Severity::Error,
+                            at,
+                            "node after a variation: missing '(' assumed (read as a new variation)"
+                                .into(),
+                        );
                     }
                     top.has_node = true;
                     let parent = (cur != NONE).then_some(NodeId(cur));
@@ -277,7 +310,11 @@ impl<'a> Parser<'a> {
                         }
                         self.skip_space();
                     }
-                    self.diag(Severity::Error, at, "values without a property identifier (deleted)".into());
+                    self.diag(
+                        Severity::Error,
+                        at,
+                        "values without a property identifier (deleted)".into(),
+                    );
                 }
                 b'A'..=b'Z' | b'a'..=b'z' => {
                     let start = self.pos;
@@ -294,18 +331,27 @@ impl<'a> Parser<'a> {
                         self.pos = end;
                         continue;
                     }
+                    self.flush_junk(&mut junk_at);
                     self.pos = end;
                     self.skip_space();
                     if self.pos >= len || src[self.pos] != b'[' {
                         let name = String::from_utf8_lossy(&src[start..end]).into_owned();
-                        self.diag(Severity::Error, start, format!("property {name} without any value (ignored)"));
+                        self.diag(
+                            Severity::Error,
+                            start,
+                            format!("property {name} without any value (ignored)"),
+                        );
                         continue;
                     }
                     if open_node == NONE {
                         let top = stack.last_mut().expect("non-empty stack");
                         top.has_node = true;
                         top.had_subtree = false;
-                        self.diag(Severity::Error, start, "property outside a node: missing ';' assumed".into());
+                        self.diag(
+                            Severity::Error,
+                            start,
+                            "property outside a node: missing ';' assumed".into(),
+                        );
                         let parent = (cur != NONE).then_some(NodeId(cur));
                         let id = self.coll.push_node(parent, start as u32);
                         cur = id.0;
@@ -315,17 +361,23 @@ impl<'a> Parser<'a> {
                     let (prop, name) = if upper == end - start {
                         let p = Prop::from_ident(ident);
                         let name = if p == Prop::Unknown {
-                            self.coll.intern(std::str::from_utf8(ident).unwrap_or_default())
+                            self.coll
+                                .intern(std::str::from_utf8(ident).unwrap_or_default())
                         } else {
                             Str::default()
                         };
                         (p, name)
                     } else {
                         self.lowercase_ids.push(start as u32);
-                        let up: Vec<u8> = ident.iter().copied().filter(u8::is_ascii_uppercase).collect();
+                        let up: Vec<u8> = ident
+                            .iter()
+                            .copied()
+                            .filter(u8::is_ascii_uppercase)
+                            .collect();
                         let p = Prop::from_ident(&up);
                         let name = if p == Prop::Unknown {
-                            self.coll.intern(std::str::from_utf8(&up).unwrap_or_default())
+                            self.coll
+                                .intern(std::str::from_utf8(&up).unwrap_or_default())
                         } else {
                             Str::default()
                         };
@@ -359,20 +411,32 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        if let Some(at) = junk_at.take() {
-            let text = String::from_utf8_lossy(&src[at..len]).trim_end().to_string();
-            self.diag(Severity::Error, at, format!("illegal characters \"{text}\" in game tree (ignored)"));
-        }
+        self.flush_junk(&mut junk_at);
         if !stack.is_empty() {
-            let msg = if unclosed_value {
-                "unexpected end of file inside a value: missing ']'".to_string()
-            } else {
-                format!("unexpected end of file: {} missing ')'", stack.len())
-            };
-            self.diag(Severity::Error, len, msg);
+            if !unclosed_value {
+                self.diag(
+                    Severity::Error,
+                    len,
+                    format!("unexpected end of file: {} missing ')'", stack.len()),
+                );
+            }
             self.finish_game(game_first_node, game_first_prop);
         }
         let _ = cur;
+    }
+
+    fn flush_junk(&mut self, junk_at: &mut Option<usize>) {
+        if let Some(at) = junk_at.take() {
+            let end = self.pos.min(self.src.len());
+            let text = String::from_utf8_lossy(&self.src[at..end])
+                .trim_end()
+                .to_string();
+            self.diag(
+                Severity::Error,
+                at,
+                format!("illegal characters \"{text}\" in game tree (ignored)"),
+            );
+        }
     }
 
     #[inline]
@@ -409,7 +473,11 @@ impl<'a> Parser<'a> {
                         if i > src.len() {
                             // A lone backslash at end of input.
                             self.pos = src.len();
-                            self.diag(Severity::Error, start - 1, "value not closed before end of file: missing ']'".into());
+                            self.diag(
+                                Severity::Error,
+                                start - 1,
+                                "value not closed before end of file: missing ']'".into(),
+                            );
                             return (start as u32, j as u32, false);
                         }
                     } else {
@@ -419,7 +487,11 @@ impl<'a> Parser<'a> {
                 }
                 None => {
                     self.pos = src.len();
-                    self.diag(Severity::Error, start - 1, "value not closed before end of file: missing ']'".into());
+                    self.diag(
+                        Severity::Error,
+                        start - 1,
+                        "value not closed before end of file: missing ']'".into(),
+                    );
                     return (start as u32, src.len() as u32, false);
                 }
             }
@@ -447,7 +519,8 @@ impl<'a> Parser<'a> {
         let mut ca: Option<(u32, Vec<u8>)> = None;
         let base = self.coll.values.len() as u32;
         let rn = self.coll.nodes[root];
-        for p in &self.coll.props[rn.props_start as usize..(rn.props_start + rn.props_len) as usize] {
+        for p in &self.coll.props[rn.props_start as usize..(rn.props_start + rn.props_len) as usize]
+        {
             if p.values_len == 0 {
                 continue;
             }
@@ -484,13 +557,25 @@ impl<'a> Parser<'a> {
         info.width = w;
         info.height = h;
         if info.ff > 4 || info.ff == 0 {
-            self.diag(Severity::Error, rn.offset as usize, format!("unknown file format FF[{}] (read as FF[4])", info.ff));
+            self.diag(
+                Severity::Error,
+                rn.offset as usize,
+                format!("unknown file format FF[{}] (read as FF[4])", info.ff),
+            );
             info.ff = 4;
         }
         if info.letter_points() && (w > 52 || h > 52 || w == 0 || h == 0) {
-            self.diag(Severity::Error, rn.offset as usize, format!("board size {w}x{h} out of range 1x1..52x52"));
+            self.diag(
+                Severity::Error,
+                rn.offset as usize,
+                format!("board size {w}x{h} out of range 1x1..52x52"),
+            );
         } else if info.gm == 1 && info.ff < 4 && (w > 19 || w != h) {
-            self.diag(Severity::Warning, rn.offset as usize, format!("board size {w}x{h} is not defined in FF[{}]", info.ff));
+            self.diag(
+                Severity::Warning,
+                rn.offset as usize,
+                format!("board size {w}x{h} is not defined in FF[{}]", info.ff),
+            );
         }
         let enc: Option<&'static Encoding> = match self.decoding {
             FileDecoding::Whole(_) => Some(UTF_8),
@@ -512,7 +597,12 @@ impl<'a> Parser<'a> {
         };
         if info.ff == 4 {
             for i in std::mem::take(&mut self.lowercase_ids) {
-                self.diag(Severity::Warning, i as usize, "lowercase letters in a property identifier are not allowed in FF[4] (removed)".into());
+                self.diag(
+                    Severity::Warning,
+                    i as usize,
+                    "lowercase letters in a property identifier are not allowed in FF[4] (removed)"
+                        .into(),
+                );
             }
         }
         self.lowercase_ids.clear();
@@ -535,15 +625,32 @@ impl<'a> Parser<'a> {
         }
         self.raw.clear();
         if ctx.malformed_charset {
-            self.diag(Severity::Warning, rn.offset as usize, "text not valid in the game's charset (replaced with U+FFFD)".into());
+            self.diag(
+                Severity::Warning,
+                rn.offset as usize,
+                "text not valid in the game's charset (replaced with U+FFFD)".into(),
+            );
         }
         self.check_nodes(first_node, &info);
     }
 
-    fn type_value(&mut self, prop: Prop, vt: ValueType, s: usize, e: usize, game_info: bool, ctx: &mut TypeCtx) -> Value {
+    fn type_value(
+        &mut self,
+        prop: Prop,
+        vt: ValueType,
+        s: usize,
+        e: usize,
+        game_info: bool,
+        ctx: &mut TypeCtx,
+    ) -> Value {
         let src = self.src;
         let raw = &src[s..e];
-        let bad_sev = if game_info { Severity::Warning } else { Severity::Error };
+        let bad_sev =
+            if game_info || matches!(prop, Prop::AP | Prop::BL | Prop::WL | Prop::OB | Prop::OW) {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
         let name = |coll: &Collection| -> String {
             let _ = coll;
             prop.name().to_string()
@@ -555,7 +662,11 @@ impl<'a> Parser<'a> {
         let invalid = |this: &mut Self, ctx: &mut TypeCtx, what: &str| -> Value {
             let shown = String::from_utf8_lossy(raw).into_owned();
             let n = name(&this.coll);
-            this.diag(bad_sev, s - 1, format!("{n}[{shown}]: expected {what} (kept as written)"));
+            this.diag(
+                bad_sev,
+                s - 1,
+                format!("{n}[{shown}]: expected {what} (kept as written)"),
+            );
             Value::Raw(this.push_raw(raw, ctx))
         };
         match vt {
@@ -565,7 +676,15 @@ impl<'a> Parser<'a> {
             ValueType::Move => {
                 if t.is_empty() {
                     if ctx.info.ff < 4 {
-                        self.diag(Severity::Warning, s - 1, format!("{}[]: pass written the FF[4] way in an FF[{}] file", prop.name(), ctx.info.ff));
+                        self.diag(
+                            Severity::Warning,
+                            s - 1,
+                            format!(
+                                "{}[]: pass written the FF[4] way in an FF[{}] file",
+                                prop.name(),
+                                ctx.info.ff
+                            ),
+                        );
                     }
                     return Value::Pass;
                 }
@@ -573,7 +692,13 @@ impl<'a> Parser<'a> {
                     return Value::Raw(self.push_raw(raw, ctx));
                 }
                 match Point::from_letters(t) {
-                    Some(p) if p == Point::new(19, 19) && ctx.info.width <= 19 && ctx.info.height <= 19 => Value::Pass,
+                    Some(p)
+                        if p == Point::new(19, 19)
+                            && ctx.info.width <= 19
+                            && ctx.info.height <= 19 =>
+                    {
+                        Value::Pass
+                    }
                     Some(p) => Value::Point(p),
                     None => invalid(self, ctx, "a move (two letters, or [] for a pass)"),
                 }
@@ -590,7 +715,11 @@ impl<'a> Parser<'a> {
             ValueType::PointList | ValueType::EPointList => {
                 if t.is_empty() {
                     if vt == ValueType::PointList {
-                        self.diag(Severity::Warning, s - 1, format!("{}[]: empty value in a point list", prop.name()));
+                        self.diag(
+                            Severity::Warning,
+                            s - 1,
+                            format!("{}[]: empty value in a point list", prop.name()),
+                        );
                     }
                     return Value::None;
                 }
@@ -601,13 +730,29 @@ impl<'a> Parser<'a> {
                     return Value::Point(p);
                 }
                 if let Some((a, b)) = split_compose(t)
-                    && let (Some(a), Some(b)) = (Point::from_letters(trim(a)), Point::from_letters(trim(b)))
+                    && let (Some(a), Some(b)) =
+                        (Point::from_letters(trim(a)), Point::from_letters(trim(b)))
                 {
                     if ctx.info.ff < 4 {
-                        self.diag(Severity::Warning, s - 1, format!("{}: compressed point list in an FF[{}] file", prop.name(), ctx.info.ff));
+                        self.diag(
+                            Severity::Warning,
+                            s - 1,
+                            format!(
+                                "{}: compressed point list in an FF[{}] file",
+                                prop.name(),
+                                ctx.info.ff
+                            ),
+                        );
                     }
                     if a.x > b.x || a.y > b.y {
-                        self.diag(Severity::Error, s - 1, format!("{}[{a}:{b}]: rectangle corners must be upper-left:lower-right", prop.name()));
+                        self.diag(
+                            Severity::Error,
+                            s - 1,
+                            format!(
+                                "{}[{a}:{b}]: rectangle corners must be upper-left:lower-right",
+                                prop.name()
+                            ),
+                        );
                     }
                     return Value::Rect(a, b);
                 }
@@ -618,7 +763,8 @@ impl<'a> Parser<'a> {
                     return Value::Raw(self.push_raw(raw, ctx));
                 }
                 if let Some((a, b)) = split_compose(t)
-                    && let (Some(a), Some(b)) = (Point::from_letters(trim(a)), Point::from_letters(trim(b)))
+                    && let (Some(a), Some(b)) =
+                        (Point::from_letters(trim(a)), Point::from_letters(trim(b)))
                 {
                     return Value::PointPair(a, b);
                 }
@@ -648,7 +794,11 @@ impl<'a> Parser<'a> {
                 b"1" => Value::Double(1),
                 b"2" => Value::Double(2),
                 b"" => {
-                    self.diag(bad_sev, s - 1, format!("{}[]: expected 1 or 2 (empty kept)", prop.name()));
+                    self.diag(
+                        bad_sev,
+                        s - 1,
+                        format!("{}[]: expected 1 or 2 (empty kept)", prop.name()),
+                    );
                     Value::None
                 }
                 _ => invalid(self, ctx, "1 or 2"),
@@ -695,9 +845,16 @@ impl<'a> Parser<'a> {
                     && b >= 0
                 {
                     if a == b {
-                        self.diag(Severity::Warning, s - 1, format!("SZ[{a}:{b}]: square board written as rectangle"));
+                        self.diag(
+                            Severity::Warning,
+                            s - 1,
+                            format!("SZ[{a}:{b}]: square board written as rectangle"),
+                        );
                     }
-                    return Value::Size(a.min(u32::MAX as i64) as u32, b.min(u32::MAX as i64) as u32);
+                    return Value::Size(
+                        a.min(u32::MAX as i64) as u32,
+                        b.min(u32::MAX as i64) as u32,
+                    );
                 }
                 invalid(self, ctx, "a size n or columns:rows")
             }
@@ -739,46 +896,90 @@ impl<'a> Parser<'a> {
             let mut seen_unknown: Vec<&str> = Vec::new();
             let (mut has_move, mut has_setup, mut has_b, mut has_w) = (false, false, false, false);
             let mut msgs: Vec<(Severity, u32, String)> = Vec::new();
-            let props = &self.coll.props[n.props_start as usize..(n.props_start + n.props_len) as usize];
+            let props =
+                &self.coll.props[n.props_start as usize..(n.props_start + n.props_len) as usize];
             for p in props {
                 if p.prop == Prop::Unknown {
                     let name = self.coll.str(p.name);
                     if seen_unknown.contains(&name) {
-                        msgs.push((Severity::Error, p.offset, format!("property {name} appears twice in one node")));
+                        msgs.push((
+                            Severity::Error,
+                            p.offset,
+                            format!("property {name} appears twice in one node"),
+                        ));
                     } else {
                         seen_unknown.push(name);
                     }
-                    msgs.push((Severity::Warning, p.offset, format!("unknown property {name} (kept)")));
+                    msgs.push((
+                        Severity::Warning,
+                        p.offset,
+                        format!("unknown property {name} (kept)"),
+                    ));
                     continue;
                 }
                 let bit = 1u128 << (p.prop as u8);
                 if seen & bit != 0 {
-                    msgs.push((Severity::Error, p.offset, format!("property {} appears twice in one node", p.prop.name())));
+                    // Two moves or two root values conflict: an error. Others
+                    // (lists, texts, game info) merge without loss: a warning.
+                    let sev = if matches!(p.prop.kind(), PropKind::Move | PropKind::Root) {
+                        Severity::Error
+                    } else {
+                        Severity::Warning
+                    };
+                    msgs.push((
+                        sev,
+                        p.offset,
+                        format!("property {} appears twice in one node", p.prop.name()),
+                    ));
                 }
                 seen |= bit;
                 let vt = Collection::value_type(p.prop, info);
                 if p.values_len > 1 && !vt.is_list() && p.prop != Prop::VW {
-                    msgs.push((Severity::Error, p.offset, format!("property {} may have only one value ({} found)", p.prop.name(), p.values_len)));
+                    msgs.push((
+                        Severity::Error,
+                        p.offset,
+                        format!(
+                            "property {} may have only one value ({} found)",
+                            p.prop.name(),
+                            p.values_len
+                        ),
+                    ));
                 }
                 match p.prop.kind() {
                     PropKind::Move => has_move = true,
                     PropKind::Setup => has_setup = true,
                     PropKind::Root if !is_root => {
-                        msgs.push((Severity::Error, p.offset, format!("root property {} outside the root node", p.prop.name())));
+                        msgs.push((
+                            Severity::Error,
+                            p.offset,
+                            format!("root property {} outside the root node", p.prop.name()),
+                        ));
                     }
                     _ => {}
                 }
                 has_b |= p.prop == Prop::B;
                 has_w |= p.prop == Prop::W;
                 if info.ff == 4 && !p.prop.in_ff(4) && p.prop != Prop::Unknown {
-                    msgs.push((Severity::Warning, p.offset, format!("property {} is not defined in FF[4] (kept)", p.prop.name())));
+                    msgs.push((
+                        Severity::Warning,
+                        p.offset,
+                        format!("property {} is not defined in FF[4] (kept)", p.prop.name()),
+                    ));
                 }
             }
             if has_b && has_w {
-                msgs.push((Severity::Error, n.offset, "black and white move in one node".into()));
+                msgs.push((
+                    Severity::Error,
+                    n.offset,
+                    "black and white move in one node".into(),
+                ));
             }
             if has_move && has_setup && info.ff == 4 {
-                msgs.push((Severity::Warning, n.offset, "setup and move properties mixed in one node".into()));
+                msgs.push((
+                    Severity::Warning,
+                    n.offset,
+                    "setup and move properties mixed in one node".into(),
+                ));
             }
             for (sev, off, m) in msgs {
                 self.diag(sev, off as usize, m);
@@ -824,6 +1025,28 @@ pub(crate) fn unescape_into(s: &str, simple: bool, out: &mut String) {
             '\t' | '\x0b' | '\x0c' => out.push(' '),
             c => out.push(c),
         }
+    }
+}
+
+/// Whether the text after a top-level `(` starts a game tree: `;`, or a
+/// property identifier and `[` (a missing `;`), after optional white space.
+fn starts_tree(rest: &[u8]) -> bool {
+    let mut i = 0;
+    while i < rest.len() && is_space(rest[i]) {
+        i += 1;
+    }
+    match rest.get(i) {
+        Some(b';') => true,
+        Some(c) if c.is_ascii_uppercase() => {
+            while i < rest.len() && rest[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            while i < rest.len() && is_space(rest[i]) {
+                i += 1;
+            }
+            rest.get(i) == Some(&b'[')
+        }
+        _ => false,
     }
 }
 

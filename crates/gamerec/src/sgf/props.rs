@@ -210,13 +210,25 @@ impl Prop {
         }
     }
 
-    fn entry(self) -> &'static (&'static str, ValueType, PropKind, &'static str, &'static str) {
+    fn entry(
+        self,
+    ) -> &'static (
+        &'static str,
+        ValueType,
+        PropKind,
+        &'static str,
+        &'static str,
+    ) {
         &TABLE[self as usize]
     }
 
     /// The identifier (`""` for [`Prop::Unknown`]).
     pub fn name(self) -> &'static str {
-        if self == Prop::Unknown { "" } else { self.entry().0 }
+        if self == Prop::Unknown {
+            ""
+        } else {
+            self.entry().0
+        }
     }
 
     /// The value type (FF\[4\] where formats differ).
@@ -239,7 +251,11 @@ impl Prop {
 
     /// A one-line description.
     pub fn description(self) -> &'static str {
-        if self == Prop::Unknown { "unknown property" } else { self.entry().4 }
+        if self == Prop::Unknown {
+            "unknown property"
+        } else {
+            self.entry().4
+        }
     }
 
     /// Whether the property is defined in file format `ff` (1..4).

@@ -75,7 +75,8 @@ pub fn initial(coll: &Collection, root: NodeId) -> Option<State> {
     let position = match info.gm {
         1 => Position::Go(go::Board::new(info.width, info.height)),
         2 => {
-            let has_setup = coll.get(root, Prop::AB).is_some() || coll.get(root, Prop::AW).is_some();
+            let has_setup =
+                coll.get(root, Prop::AB).is_some() || coll.get(root, Prop::AW).is_some();
             if has_setup {
                 Position::Othello(othello::Board::empty(info.width, info.height))
             } else {
@@ -107,7 +108,12 @@ fn points(v: Value, out: &mut Vec<Point>) {
 }
 
 /// Applies one node (setup, then move) to `state`; rule errors go to `errors`.
-pub fn apply_node(coll: &Collection, node: NodeId, state: &mut State, errors: &mut Vec<(u32, String)>) {
+pub fn apply_node(
+    coll: &Collection,
+    node: NodeId,
+    state: &mut State,
+    errors: &mut Vec<(u32, String)>,
+) {
     let mut changes: Vec<(Point, Option<Color>)> = Vec::new();
     let mut mv: Option<(Color, Value, u32)> = None;
     let mut forced = false;
@@ -150,7 +156,14 @@ pub fn apply_node(coll: &Collection, node: NodeId, state: &mut State, errors: &m
         match &mut state.position {
             Position::Go(b) => {
                 if let Err(p) = b.setup(&changes) {
-                    errors.push((setup_offset, format!("setup point {p} is off the {}x{} board", b.width(), b.height())));
+                    errors.push((
+                        setup_offset,
+                        format!(
+                            "setup point {p} is off the {}x{} board",
+                            b.width(),
+                            b.height()
+                        ),
+                    ));
                 }
             }
             Position::Othello(b) => {
@@ -162,12 +175,17 @@ pub fn apply_node(coll: &Collection, node: NodeId, state: &mut State, errors: &m
             }
         }
     }
-    let Some((color, value, offset)) = mv else { return };
+    let Some((color, value, offset)) = mv else {
+        return;
+    };
     let point = match value {
         Value::Point(p) => Some(p),
         Value::Pass | Value::None => None,
         _ => {
-            errors.push((offset, format!("{} move value is not a point", color.letter())));
+            errors.push((
+                offset,
+                format!("{} move value is not a point", color.letter()),
+            ));
             return;
         }
     };
@@ -178,14 +196,20 @@ pub fn apply_node(coll: &Collection, node: NodeId, state: &mut State, errors: &m
             if let Some(why) = out.illegal
                 && !forced
             {
-                errors.push((offset, format!("illegal move {}[{}]: {why}", color.letter(), name(point))));
+                errors.push((
+                    offset,
+                    format!("illegal move {}[{}]: {why}", color.letter(), name(point)),
+                ));
             }
         }
         Position::Othello(b) => {
             if let Err(why) = b.play(color, point)
                 && !forced
             {
-                errors.push((offset, format!("illegal move {}[{}]: {why}", color.letter(), name(point))));
+                errors.push((
+                    offset,
+                    format!("illegal move {}[{}]: {why}", color.letter(), name(point)),
+                ));
             }
         }
     }
@@ -289,7 +313,11 @@ pub fn node_path(coll: &Collection, node: NodeId, game_number: usize) -> String 
     let mut last_depth = 0;
     for (d, &i) in idx.iter().enumerate() {
         if i != 0 {
-            s.push_str(if first { ", main line move " } else { ", move " });
+            s.push_str(if first {
+                ", main line move "
+            } else {
+                ", move "
+            });
             s.push_str(&(d + 1).to_string());
             s.push_str(&format!(", variation {}", i + 1));
             first = false;
@@ -297,7 +325,11 @@ pub fn node_path(coll: &Collection, node: NodeId, game_number: usize) -> String 
         }
     }
     if last_depth != idx.len() {
-        s.push_str(if first { ", main line move " } else { ", move " });
+        s.push_str(if first {
+            ", main line move "
+        } else {
+            ", move "
+        });
         s.push_str(&idx.len().to_string());
     }
     s
@@ -311,7 +343,9 @@ pub fn find_node(coll: &Collection, path: &str) -> Option<(usize, NodeId)> {
     let mut game = 0usize;
     if let Some(rest) = text.strip_prefix("game") {
         let rest = rest.trim_start();
-        let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let end = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
         game = rest[..end].parse::<usize>().ok()?.checked_sub(1)?;
         text = &rest[end..];
     }

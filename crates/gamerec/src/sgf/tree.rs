@@ -389,7 +389,11 @@ impl Collection {
 
     /// Appends a node with `props` as the last child of `parent` (or as a
     /// new game root when `parent` is `None`) and returns it.
-    pub fn add_node(&mut self, parent: Option<NodeId>, props: &[(Prop, &str, Vec<Value>)]) -> NodeId {
+    pub fn add_node(
+        &mut self,
+        parent: Option<NodeId>,
+        props: &[(Prop, &str, Vec<Value>)],
+    ) -> NodeId {
         let props_start = self.props.len() as u32;
         for (prop, name, values) in props {
             let name = if *prop == Prop::Unknown {

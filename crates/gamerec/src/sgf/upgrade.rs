@@ -47,7 +47,10 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
             let mut board = None;
             let all: Vec<_> = old.properties(node).collect();
             let has = |p: Prop| all.iter().any(|x| x.prop() == p);
-            let te_bm = all.iter().position(|x| x.prop() == Prop::TE).zip(all.iter().position(|x| x.prop() == Prop::BM));
+            let te_bm = all
+                .iter()
+                .position(|x| x.prop() == Prop::TE)
+                .zip(all.iter().position(|x| x.prop() == Prop::BM));
             if is_root {
                 props.push((Prop::FF, String::new(), vec![Value::Number(4)]));
                 if !has(Prop::GM) {
@@ -55,11 +58,17 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                 }
             }
             for p in &all {
-                let vals: Vec<Value> = p.values().iter().map(|&v| copy_value(old, &mut new, v)).collect();
+                let vals: Vec<Value> = p
+                    .values()
+                    .iter()
+                    .map(|&v| copy_value(old, &mut new, v))
+                    .collect();
                 match p.prop() {
                     Prop::FF => {}
                     Prop::SZ => match p.value() {
-                        Value::Size(w, h) if w == h => props.push((Prop::SZ, String::new(), vec![Value::Number(w as i64)])),
+                        Value::Size(w, h) if w == h => {
+                            props.push((Prop::SZ, String::new(), vec![Value::Number(w as i64)]))
+                        }
                         _ => props.push((Prop::SZ, String::new(), vals)),
                     },
                     Prop::M => {
@@ -118,7 +127,13 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                     Prop::VW if info.ff < 4 => {
                         let pts: Vec<Point> = vals
                             .iter()
-                            .filter_map(|v| if let Value::Point(pt) = v { Some(*pt) } else { None })
+                            .filter_map(|v| {
+                                if let Value::Point(pt) = v {
+                                    Some(*pt)
+                                } else {
+                                    None
+                                }
+                            })
                             .collect();
                         if pts.len() == 2 && vals.len() == 2 && pts[0] != pts[1] {
                             let (a, b) = (pts[0], pts[1]);
@@ -137,7 +152,10 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                                 props.push((Prop::DT, String::new(), vec![Value::Text(s)]));
                             }
                             None => {
-                                note(p.offset(), format!("DT[{text}] kept: not a recognisable date"));
+                                note(
+                                    p.offset(),
+                                    format!("DT[{text}] kept: not a recognisable date"),
+                                );
                                 props.push((Prop::DT, String::new(), vals));
                             }
                         }
@@ -150,7 +168,10 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                                 props.push((Prop::RE, String::new(), vec![Value::Text(s)]));
                             }
                             None => {
-                                note(p.offset(), format!("RE[{text}] kept: not a recognisable result"));
+                                note(
+                                    p.offset(),
+                                    format!("RE[{text}] kept: not a recognisable result"),
+                                );
                                 props.push((Prop::RE, String::new(), vals));
                             }
                         }
@@ -158,7 +179,9 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                     Prop::TM if info.ff < 4 => {
                         let text = old.value_text(p.value());
                         match normalize_time(&text, info.ff) {
-                            Some(secs) => props.push((Prop::TM, String::new(), vec![Value::Real(secs)])),
+                            Some(secs) => {
+                                props.push((Prop::TM, String::new(), vec![Value::Real(secs)]))
+                            }
                             None => {
                                 note(p.offset(), format!("TM[{text}] kept: not a time limit"));
                                 let raw = new.intern(&escape_raw(&text));
@@ -169,14 +192,19 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                     Prop::Unknown if p.name() == "KI" => {
                         let text = old.value_text(p.value());
                         match text.trim().parse::<f64>() {
-                            Ok(k) => props.push((Prop::KM, String::new(), vec![Value::Real(k / 2.0)])),
+                            Ok(k) => {
+                                props.push((Prop::KM, String::new(), vec![Value::Real(k / 2.0)]))
+                            }
                             Err(_) => props.push((Prop::Unknown, "KI".into(), vals)),
                         }
                     }
                     Prop::Unknown => props.push((Prop::Unknown, p.name().to_string(), vals)),
                     other => {
                         if !other.in_ff(4) {
-                            note(p.offset(), format!("{} kept: not part of FF[4]", other.name()));
+                            note(
+                                p.offset(),
+                                format!("{} kept: not part of FF[4]", other.name()),
+                            );
                         }
                         props.push((other, String::new(), vals));
                     }
@@ -187,15 +215,22 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
             let has_b = props.iter().any(|(p, ..)| *p == Prop::B);
             let has_w = props.iter().any(|(p, ..)| *p == Prop::W);
             let new_node = if kinds(&props, PropKind::Move) && kinds(&props, PropKind::Setup) {
-                let (first, second): (Vec<NewProp>, Vec<NewProp>) = props.into_iter().partition(|(p, ..)| {
-                    matches!(p.kind(), PropKind::Setup | PropKind::Root | PropKind::GameInfo) || *p == Prop::N
-                });
+                let (first, second): (Vec<NewProp>, Vec<NewProp>) =
+                    props.into_iter().partition(|(p, ..)| {
+                        matches!(
+                            p.kind(),
+                            PropKind::Setup | PropKind::Root | PropKind::GameInfo
+                        ) || *p == Prop::N
+                    });
                 let a = add(&mut new, parent, &first);
                 add(&mut new, Some(a), &second)
             } else if has_b && has_w {
                 let wi = props.iter().position(|(p, ..)| *p == Prop::W).unwrap_or(0);
-                let (first, second): (Vec<NewProp>, Vec<NewProp>) =
-                    props.into_iter().enumerate().partition(|(i, _)| *i < wi).into_iter_pair();
+                let (first, second): (Vec<NewProp>, Vec<NewProp>) = props
+                    .into_iter()
+                    .enumerate()
+                    .partition(|(i, _)| *i < wi)
+                    .into_iter_pair();
                 let a = add(&mut new, parent, &first);
                 add(&mut new, Some(a), &second)
             } else {
@@ -216,12 +251,18 @@ trait IntoPair {
 
 impl IntoPair for (Vec<(usize, NewProp)>, Vec<(usize, NewProp)>) {
     fn into_iter_pair(self) -> (Vec<NewProp>, Vec<NewProp>) {
-        (self.0.into_iter().map(|x| x.1).collect(), self.1.into_iter().map(|x| x.1).collect())
+        (
+            self.0.into_iter().map(|x| x.1).collect(),
+            self.1.into_iter().map(|x| x.1).collect(),
+        )
     }
 }
 
 fn add(new: &mut Collection, parent: Option<NodeId>, props: &[NewProp]) -> NodeId {
-    let refs: Vec<(Prop, &str, Vec<Value>)> = props.iter().map(|(p, n, v)| (*p, n.as_str(), v.clone())).collect();
+    let refs: Vec<(Prop, &str, Vec<Value>)> = props
+        .iter()
+        .map(|(p, n, v)| (*p, n.as_str(), v.clone()))
+        .collect();
     new.add_node(parent, &refs)
 }
 
@@ -236,7 +277,11 @@ fn letters_label(k: u32) -> String {
     if k < 26 {
         ((b'A' + k as u8) as char).to_string()
     } else {
-        format!("{}{}", letters_label(k / 26 - 1), (b'A' + (k % 26) as u8) as char)
+        format!(
+            "{}{}",
+            letters_label(k / 26 - 1),
+            (b'A' + (k % 26) as u8) as char
+        )
     }
 }
 
@@ -256,7 +301,9 @@ pub fn copy_value(old: &Collection, new: &mut Collection, v: Value) -> Value {
     }
 }
 
-const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
 
 /// Normalises a date to the FF\[4\] form, or `None`.
 pub fn normalize_date(text: &str) -> Option<String> {
@@ -303,7 +350,11 @@ pub fn normalize_date(text: &str) -> Option<String> {
     if let Some(m) = month {
         out.push_str(&format!("-{m:02}"));
         for (i, d) in days.iter().enumerate() {
-            out.push_str(&if i == 0 { format!("-{d:02}") } else { format!(",{d:02}") });
+            out.push_str(&if i == 0 {
+                format!("-{d:02}")
+            } else {
+                format!(",{d:02}")
+            });
         }
     } else if !days.is_empty() {
         return None;
@@ -317,7 +368,9 @@ fn is_ff4_date(t: &str) -> bool {
     match b.len() {
         4 => digits(b),
         7 => digits(&b[..4]) && b[4] == b'-' && digits(&b[5..]),
-        10 => digits(&b[..4]) && b[4] == b'-' && digits(&b[5..7]) && b[7] == b'-' && digits(&b[8..]),
+        10 => {
+            digits(&b[..4]) && b[4] == b'-' && digits(&b[5..7]) && b[7] == b'-' && digits(&b[8..])
+        }
         _ => false,
     }
 }
@@ -336,9 +389,15 @@ pub fn normalize_result(text: &str) -> Option<String> {
         ('B', r.trim())
     } else if let Some(r) = lower.strip_prefix("w+") {
         ('W', r.trim())
-    } else if let Some(r) = lower.strip_prefix("black wins").or_else(|| lower.strip_prefix("black won")) {
+    } else if let Some(r) = lower
+        .strip_prefix("black wins")
+        .or_else(|| lower.strip_prefix("black won"))
+    {
         ('B', r.trim())
-    } else if let Some(r) = lower.strip_prefix("white wins").or_else(|| lower.strip_prefix("white won")) {
+    } else if let Some(r) = lower
+        .strip_prefix("white wins")
+        .or_else(|| lower.strip_prefix("white won"))
+    {
         ('W', r.trim())
     } else {
         return None;
@@ -350,7 +409,10 @@ pub fn normalize_result(text: &str) -> Option<String> {
         "t" | "time" => "T".into(),
         "f" | "forfeit" => "F".into(),
         _ => {
-            let num = rest.trim_end_matches("points").trim_end_matches("point").trim();
+            let num = rest
+                .trim_end_matches("points")
+                .trim_end_matches("point")
+                .trim();
             let num = num.replace(" 1/2", ".5").replace("1/2", ".5");
             let num = num.trim();
             if num.parse::<f64>().is_ok() && num.chars().all(|c| c.is_ascii_digit() || c == '.') {

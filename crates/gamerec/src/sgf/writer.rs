@@ -144,7 +144,10 @@ impl Writer<'_> {
                     self.value(&mut buf, p.prop(), v);
                 }
             }
-            if self.col > 0 && self.col + buf.len() > self.opts.line_width + 1 && (is_root || buf.contains('\n')) {
+            if self.col > 0
+                && self.col + buf.len() > self.opts.line_width + 1
+                && (is_root || buf.contains('\n'))
+            {
                 self.newline();
             }
             self.out.push_str(&buf);
@@ -166,7 +169,9 @@ impl Writer<'_> {
                     Value::Text(s) | Value::Raw(s) | Value::Label(_, s) | Value::Figure(_, s) => {
                         !self.coll.str(s).is_ascii()
                     }
-                    Value::Application(a, b) => !self.coll.str(a).is_ascii() || !self.coll.str(b).is_ascii(),
+                    Value::Application(a, b) => {
+                        !self.coll.str(a).is_ascii() || !self.coll.str(b).is_ascii()
+                    }
                     _ => false,
                 })
             })
