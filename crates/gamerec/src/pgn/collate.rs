@@ -23,8 +23,9 @@ pub fn date_key(value: &str) -> (u32, u32, u32) {
         if p.is_empty() || p.len() > 9 || !p.bytes().all(|b| b.is_ascii_digit() || b == b'?') {
             return 0;
         }
-        p.bytes()
-            .fold(0u32, |acc, b| acc * 10 + if b == b'?' { 0 } else { u32::from(b - b'0') })
+        p.bytes().fold(0u32, |acc, b| {
+            acc * 10 + if b == b'?' { 0 } else { u32::from(b - b'0') }
+        })
     });
     let year = parts.next().unwrap_or(0);
     let month = parts.next().unwrap_or(0);
@@ -175,23 +176,64 @@ mod tests {
         assert_eq!(date_key("2017"), (2017, 0, 0));
         assert_eq!(date_key("garbage"), (0, 0, 0));
         assert_eq!(date_key(""), (0, 0, 0));
-        let mut dates = vec!["1993.02.01", "1993.??.??", "1992.12.31", "????.??.??", "1993.01.??", "1993.01.05"];
+        let mut dates = vec![
+            "1993.02.01",
+            "1993.??.??",
+            "1992.12.31",
+            "????.??.??",
+            "1993.01.??",
+            "1993.01.05",
+        ];
         dates.sort_by(|a, b| compare_dates(a, b));
-        assert_eq!(dates, ["????.??.??", "1992.12.31", "1993.??.??", "1993.01.??", "1993.01.05", "1993.02.01"]);
+        assert_eq!(
+            dates,
+            [
+                "????.??.??",
+                "1992.12.31",
+                "1993.??.??",
+                "1993.01.??",
+                "1993.01.05",
+                "1993.02.01"
+            ]
+        );
     }
 
     #[test]
     fn rounds_query_hyphen_numbers() {
-        let mut rounds = vec!["10", "2", "-", "3.10", "3.2", "?", "3", "x", "02", "4.1.2", "4.1"];
+        let mut rounds = vec![
+            "10", "2", "-", "3.10", "3.2", "?", "3", "x", "02", "4.1.2", "4.1",
+        ];
         rounds.sort_by(|a, b| compare_rounds(a, b));
-        assert_eq!(rounds, ["?", "-", "02", "2", "3", "3.2", "3.10", "4.1", "4.1.2", "10", "x"]);
-        assert_eq!(compare_rounds("99999999999999999999999", "100000000000000000000000"), Ordering::Less);
+        assert_eq!(
+            rounds,
+            [
+                "?", "-", "02", "2", "3", "3.2", "3.10", "4.1", "4.1.2", "10", "x"
+            ]
+        );
+        assert_eq!(
+            compare_rounds("99999999999999999999999", "100000000000000000000000"),
+            Ordering::Less
+        );
     }
 
     #[test]
     fn eight_keys_in_order() {
-        let g = |date: &str, event: &str, site: &str, round: &str, white: &str, black: &str, result: &str| {
-            tags(&[("Event", event), ("Site", site), ("Date", date), ("Round", round), ("White", white), ("Black", black), ("Result", result)])
+        let g = |date: &str,
+                 event: &str,
+                 site: &str,
+                 round: &str,
+                 white: &str,
+                 black: &str,
+                 result: &str| {
+            tags(&[
+                ("Event", event),
+                ("Site", site),
+                ("Date", date),
+                ("Round", round),
+                ("White", white),
+                ("Black", black),
+                ("Result", result),
+            ])
         };
         let base = g("2000.01.01", "E", "S", "1", "W", "B", "1-0");
         let cases = [
@@ -204,17 +246,42 @@ mod tests {
             g("2000.01.01", "E", "S", "1", "W", "B", "0-1"),
         ];
         for (i, earlier) in cases.iter().enumerate() {
-            assert_eq!(compare_tags(earlier, &base), Ordering::Less, "key {}", i + 1);
-            assert_eq!(compare_tags(&base, earlier), Ordering::Greater, "key {}", i + 1);
+            assert_eq!(
+                compare_tags(earlier, &base),
+                Ordering::Less,
+                "key {}",
+                i + 1
+            );
+            assert_eq!(
+                compare_tags(&base, earlier),
+                Ordering::Greater,
+                "key {}",
+                i + 1
+            );
         }
-        assert_eq!(compare_games(&base, "1. d4 *", &base, "1. e4 *"), Ordering::Less);
-        assert_eq!(compare_games(&base, "1. e4 e5 *", &base, "1. e4\ne5 *"), Ordering::Greater, "space sorts after newline");
+        assert_eq!(
+            compare_games(&base, "1. d4 *", &base, "1. e4 *"),
+            Ordering::Less
+        );
+        assert_eq!(
+            compare_games(&base, "1. e4 e5 *", &base, "1. e4\ne5 *"),
+            Ordering::Greater,
+            "space sorts after newline"
+        );
     }
 
     #[test]
     fn missing_roster_tags_collate_as_exported() {
         let empty = Tags::new();
-        let filled = tags(&[("Event", "?"), ("Site", "?"), ("Date", "????.??.??"), ("Round", "?"), ("White", "?"), ("Black", "?"), ("Result", "*")]);
+        let filled = tags(&[
+            ("Event", "?"),
+            ("Site", "?"),
+            ("Date", "????.??.??"),
+            ("Round", "?"),
+            ("White", "?"),
+            ("Black", "?"),
+            ("Result", "*"),
+        ]);
         assert_eq!(compare_tags(&empty, &filled), Ordering::Equal);
     }
 
@@ -222,20 +289,44 @@ mod tests {
     fn sort_is_stable() {
         let a = tags(&[("Date", "2000.01.01"), ("White", "A")]);
         let b = tags(&[("Date", "1999.01.01")]);
-        let mut games = vec![(a.clone(), "x", 0), (b.clone(), "y", 1), (a.clone(), "x", 2), (b, "y", 3), (a, "w", 4)];
+        let mut games = vec![
+            (a.clone(), "x", 0),
+            (b.clone(), "y", 1),
+            (a.clone(), "x", 2),
+            (b, "y", 3),
+            (a, "w", 4),
+        ];
         sort_games(&mut games, |g| (&g.0, g.1));
-        assert_eq!(games.iter().map(|g| g.2).collect::<Vec<_>>(), [1, 3, 4, 0, 2]);
+        assert_eq!(
+            games.iter().map(|g| g.2).collect::<Vec<_>>(),
+            [1, 3, 4, 0, 2]
+        );
     }
 
     #[test]
     fn archive_paths_of_section_11_4() {
         use ArchiveGranularity::*;
         assert_eq!(archive_path("1992.11.04", Year), PathBuf::from("1992.pgn"));
-        assert_eq!(archive_path("1992.11.04", Month), PathBuf::from("1992/199211.pgn"));
-        assert_eq!(archive_path("1992.11.04", Day), PathBuf::from("1992/199211/19921104.pgn"));
-        assert_eq!(archive_path("1993.??.??", Month), PathBuf::from("1993/199300.pgn"));
-        assert_eq!(archive_path("????.??.??", Day), PathBuf::from("0000/000000/00000000.pgn"));
-        assert_eq!(archive_path("123456.1.1", Month), PathBuf::from("0000/000001.pgn"));
+        assert_eq!(
+            archive_path("1992.11.04", Month),
+            PathBuf::from("1992/199211.pgn")
+        );
+        assert_eq!(
+            archive_path("1992.11.04", Day),
+            PathBuf::from("1992/199211/19921104.pgn")
+        );
+        assert_eq!(
+            archive_path("1993.??.??", Month),
+            PathBuf::from("1993/199300.pgn")
+        );
+        assert_eq!(
+            archive_path("????.??.??", Day),
+            PathBuf::from("0000/000000/00000000.pgn")
+        );
+        assert_eq!(
+            archive_path("123456.1.1", Month),
+            PathBuf::from("0000/000001.pgn")
+        );
         // File names have the standard's lengths: 8, 10 and 12 characters.
         for (g, len) in [(Year, 8), (Month, 10), (Day, 12)] {
             let p = archive_path("2001.01.01", g);

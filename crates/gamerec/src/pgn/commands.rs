@@ -37,7 +37,10 @@ pub struct Command {
 
 impl Command {
     /// A command with these operands.
-    pub fn new<S: Into<String>>(name: impl Into<String>, operands: impl IntoIterator<Item = S>) -> Command {
+    pub fn new<S: Into<String>>(
+        name: impl Into<String>,
+        operands: impl IntoIterator<Item = S>,
+    ) -> Command {
         Command {
             name: name.into(),
             operands: operands.into_iter().map(Into::into).collect(),
@@ -54,10 +57,8 @@ impl fmt::Display for Command {
         write!(f, "[%{}", self.name)?;
         for (i, op) in self.operands.iter().enumerate() {
             f.write_str(if i == 0 { " " } else { "," })?;
-            let needs_quotes = op.is_empty()
-                || op.contains([',', ']'])
-                || op.starts_with('"')
-                || op.trim() != op;
+            let needs_quotes =
+                op.is_empty() || op.contains([',', ']']) || op.starts_with('"') || op.trim() != op;
             if needs_quotes {
                 write!(f, "\"{}\"", op.replace('"', "'"))?;
             } else {
@@ -432,7 +433,11 @@ fn parse_score(s: &str) -> Option<Score> {
     {
         return None;
     }
-    let whole: i64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let whole: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
     let mut frac_digits = frac.bytes().map(|b| i64::from(b - b'0'));
     let tenths = frac_digits.next().unwrap_or(0);
     let hundredths = frac_digits.next().unwrap_or(0);
@@ -465,9 +470,7 @@ fn parse_square(s: &str) -> Option<Square> {
 /// The marks of a `csl`/`cal` command: comma-separated, and whitespace
 /// inside an operand separates marks too.
 fn marks<'a>(operands: &'a [&'a str]) -> impl Iterator<Item = &'a str> {
-    operands
-        .iter()
-        .flat_map(|op| op.split_ascii_whitespace())
+    operands.iter().flat_map(|op| op.split_ascii_whitespace())
 }
 
 impl KnownCommand {
@@ -511,7 +514,9 @@ impl KnownCommand {
                     }
                 };
                 let score = parse_score(score).ok_or_else(|| {
-                    err(format!("expected a score in pawns (`0.18`) or a mate (`#-3`), found `{score}`"))
+                    err(format!(
+                        "expected a score in pawns (`0.18`) or a mate (`#-3`), found `{score}`"
+                    ))
                 })?;
                 let depth = match depth {
                     Some(d) => Some(
@@ -527,9 +532,16 @@ impl KnownCommand {
             "csl" => marks(ops)
                 .map(|m| {
                     let b = m.as_bytes();
-                    match (b.first().and_then(|&c| MarkColor::from_char(c)), m.get(1..).and_then(parse_square)) {
-                        (Some(color), Some(square)) if b.len() == 3 => Ok(SquareMark { color, square }),
-                        _ => Err(err(format!("expected a coloured square like `Ga8`, found `{m}`"))),
+                    match (
+                        b.first().and_then(|&c| MarkColor::from_char(c)),
+                        m.get(1..).and_then(parse_square),
+                    ) {
+                        (Some(color), Some(square)) if b.len() == 3 => {
+                            Ok(SquareMark { color, square })
+                        }
+                        _ => Err(err(format!(
+                            "expected a coloured square like `Ga8`, found `{m}`"
+                        ))),
                     }
                 })
                 .collect::<Result<Vec<_>, _>>()
@@ -541,8 +553,12 @@ impl KnownCommand {
                     let from = m.get(1..3).and_then(parse_square);
                     let to = m.get(3..5).and_then(parse_square);
                     match (color, from, to) {
-                        (Some(color), Some(from), Some(to)) if b.len() == 5 => Ok(ArrowMark { color, from, to }),
-                        _ => Err(err(format!("expected a coloured arrow like `Ga7a8`, found `{m}`"))),
+                        (Some(color), Some(from), Some(to)) if b.len() == 5 => {
+                            Ok(ArrowMark { color, from, to })
+                        }
+                        _ => Err(err(format!(
+                            "expected a coloured arrow like `Ga7a8`, found `{m}`"
+                        ))),
                     }
                 })
                 .collect::<Result<Vec<_>, _>>()
@@ -624,7 +640,10 @@ pub fn node_clock(node: &Node) -> Option<Duration> {
 /// section 8 describes. See [`derive_times`].
 pub fn derive_game_times(game: &Game) -> Vec<(NodeId, DerivedTime)> {
     let ids: Vec<NodeId> = game.tree.mainline().collect();
-    let clocks: Vec<Option<Duration>> = ids.iter().map(|&id| node_clock(game.tree.node(id))).collect();
+    let clocks: Vec<Option<Duration>> = ids
+        .iter()
+        .map(|&id| node_clock(game.tree.node(id)))
+        .collect();
     let tc = game
         .tags
         .get("TimeControl")
@@ -658,7 +677,10 @@ mod tests {
         );
         assert_eq!(
             parse_commands(r#"[%command 1:45:12,Nf6,"very interesting, but wrong"]"#),
-            vec![cmd("command", &["1:45:12", "Nf6", "very interesting, but wrong"])]
+            vec![cmd(
+                "command",
+                &["1:45:12", "Nf6", "very interesting, but wrong"]
+            )]
         );
         let fen = "[%command \"very tense start to the\ngame\",4r1k1/pp1b2r1/2n1pq1p/3p2pP/2pP2B1/P1P1Q3/2P2PPB/R4RK1 w - - 0 1,e4,d4]";
         assert_eq!(
@@ -706,7 +728,16 @@ mod tests {
         assert_eq!(parse_commands(r#"[%x """]"#), vec![]);
         assert_eq!(parse_commands(r#"[%x a"b]"#), vec![cmd("x", &["a\"b"])]);
         // Not commands: no name, bad name end, unterminated, bad quote end.
-        for text in ["[% 1]", "[%]", "[%clk:1]", "[%clk 1:00", r#"[%x "abc]"#, r#"[%x "a" b]"#, "[ %clk 1]", "%clk 1]"] {
+        for text in [
+            "[% 1]",
+            "[%]",
+            "[%clk:1]",
+            "[%clk 1:00",
+            r#"[%x "abc]"#,
+            r#"[%x "a" b]"#,
+            "[ %clk 1]",
+            "%clk 1]",
+        ] {
             assert_eq!(parse_commands(text), vec![], "{text}");
             assert_eq!(strip_commands(text), text);
         }
@@ -715,7 +746,10 @@ mod tests {
             parse_commands("[%clk 1:00 [%eval 0.5]"),
             vec![cmd("clk", &["1:00 [%eval 0.5"])]
         );
-        assert_eq!(parse_commands("[%c:x [%eval 0.5]"), vec![cmd("eval", &["0.5"])]);
+        assert_eq!(
+            parse_commands("[%c:x [%eval 0.5]"),
+            vec![cmd("eval", &["0.5"])]
+        );
         // Unknown commands are found but not typed.
         let c = cmd("foo", &["bar"]);
         assert_eq!(KnownCommand::from_command(&c), None);
@@ -734,7 +768,13 @@ mod tests {
         ] {
             assert_eq!(c.to_string(), text);
         }
-        for c in [cmd("x", &[""]), cmd("x", &["a", ""]), cmd("x", &[" a"]), cmd("x", &["a]b"]), cmd("x", &[])] {
+        for c in [
+            cmd("x", &[""]),
+            cmd("x", &["a", ""]),
+            cmd("x", &[" a"]),
+            cmd("x", &["a]b"]),
+            cmd("x", &[]),
+        ] {
             assert_eq!(parse_commands(&c.to_string()), vec![c]);
         }
     }
@@ -742,7 +782,10 @@ mod tests {
     #[test]
     fn strip_keeps_text_and_padding() {
         assert_eq!(strip_commands(" [%eval 0.17] [%clk 0:05:00] "), "");
-        assert_eq!(strip_commands(" White is toast [%clk 1:00:00] "), " White is toast ");
+        assert_eq!(
+            strip_commands(" White is toast [%clk 1:00:00] "),
+            " White is toast "
+        );
         assert_eq!(strip_commands("a[%clk 1:00:00]b"), "a b");
         assert_eq!(strip_commands("a  [%clk 1:00:00]  b  c"), "a b  c");
         assert_eq!(strip_commands("no commands  here "), "no commands  here ");
@@ -755,22 +798,46 @@ mod tests {
             let c = parse_commands(text);
             KnownCommand::from_command(&c[0]).unwrap()
         };
-        assert_eq!(typed("[%clk 1:55:21]"), Ok(KnownCommand::Clk(Duration::from_secs(6921))));
-        assert_eq!(typed("[%egt 1:25:42]"), Ok(KnownCommand::Egt(Duration::from_secs(5142))));
-        assert_eq!(typed("[%emt 0:00:05.123]"), Ok(KnownCommand::Emt(Duration::from_millis(5123))));
-        assert_eq!(typed("[%mct 17:10:42]"), Ok(KnownCommand::Mct(Duration::from_secs(61842))));
-        assert_eq!(typed("[%mct 7:10:42]").unwrap().to_string(), "[%mct 07:10:42]");
+        assert_eq!(
+            typed("[%clk 1:55:21]"),
+            Ok(KnownCommand::Clk(Duration::from_secs(6921)))
+        );
+        assert_eq!(
+            typed("[%egt 1:25:42]"),
+            Ok(KnownCommand::Egt(Duration::from_secs(5142)))
+        );
+        assert_eq!(
+            typed("[%emt 0:00:05.123]"),
+            Ok(KnownCommand::Emt(Duration::from_millis(5123)))
+        );
+        assert_eq!(
+            typed("[%mct 17:10:42]"),
+            Ok(KnownCommand::Mct(Duration::from_secs(61842)))
+        );
+        assert_eq!(
+            typed("[%mct 7:10:42]").unwrap().to_string(),
+            "[%mct 07:10:42]"
+        );
         assert_eq!(
             typed("[%eval -6.05]"),
-            Ok(KnownCommand::Eval(Eval { score: Score::Centipawns(-605), depth: None }))
+            Ok(KnownCommand::Eval(Eval {
+                score: Score::Centipawns(-605),
+                depth: None
+            }))
         );
         assert_eq!(
             typed("[%eval #-3]"),
-            Ok(KnownCommand::Eval(Eval { score: Score::Mate(-3), depth: None }))
+            Ok(KnownCommand::Eval(Eval {
+                score: Score::Mate(-3),
+                depth: None
+            }))
         );
         assert_eq!(
             typed("[%eval 0.17,23]"),
-            Ok(KnownCommand::Eval(Eval { score: Score::Centipawns(17), depth: Some(23) }))
+            Ok(KnownCommand::Eval(Eval {
+                score: Score::Centipawns(17),
+                depth: Some(23)
+            }))
         );
         assert_eq!(typed("[%eval .5]").unwrap().to_string(), "[%eval 0.5]");
         assert_eq!(typed("[%eval +1.256]").unwrap().to_string(), "[%eval 1.26]");
@@ -779,19 +846,51 @@ mod tests {
         assert_eq!(
             typed("[%csl Yb3,Bd2]"),
             Ok(KnownCommand::Csl(vec![
-                SquareMark { color: MarkColor::Yellow, square: Square::B3 },
-                SquareMark { color: MarkColor::Blue, square: Square::D2 },
+                SquareMark {
+                    color: MarkColor::Yellow,
+                    square: Square::B3
+                },
+                SquareMark {
+                    color: MarkColor::Blue,
+                    square: Square::D2
+                },
             ]))
         );
         assert_eq!(
             typed("[%cal Ra3a7,Ga3a2]"),
             Ok(KnownCommand::Cal(vec![
-                ArrowMark { color: MarkColor::Red, from: Square::A3, to: Square::A7 },
-                ArrowMark { color: MarkColor::Green, from: Square::A3, to: Square::A2 },
+                ArrowMark {
+                    color: MarkColor::Red,
+                    from: Square::A3,
+                    to: Square::A7
+                },
+                ArrowMark {
+                    color: MarkColor::Green,
+                    from: Square::A3,
+                    to: Square::A2
+                },
             ]))
         );
-        assert_eq!(typed("[%csl Ga8 Gh1]").unwrap().to_string(), "[%csl Ga8,Gh1]");
-        for bad in ["[%clk 1:00]", "[%clk 1:00:00,2:00:00]", "[%clk]", "[%eval x]", "[%eval #]", "[%eval 1,2,3]", "[%eval 1,x]", "[%eval .]", "[%eval -]", "[%csl Xa1]", "[%csl Ga9]", "[%cal Ga1]", "[%cal Ga1a2x]", "[%eval 99999999]"] {
+        assert_eq!(
+            typed("[%csl Ga8 Gh1]").unwrap().to_string(),
+            "[%csl Ga8,Gh1]"
+        );
+        for bad in [
+            "[%clk 1:00]",
+            "[%clk 1:00:00,2:00:00]",
+            "[%clk]",
+            "[%eval x]",
+            "[%eval #]",
+            "[%eval 1,2,3]",
+            "[%eval 1,x]",
+            "[%eval .]",
+            "[%eval -]",
+            "[%csl Xa1]",
+            "[%csl Ga9]",
+            "[%cal Ga1]",
+            "[%cal Ga1a2x]",
+            "[%eval 99999999]",
+        ] {
             assert!(typed(bad).is_err(), "{bad}");
         }
     }
@@ -806,18 +905,40 @@ mod tests {
         game.tags.push("BlackClock", "2:00:00");
         let pos = Chess::default();
         let moves = ["d4", "Nf6", "c4", "e6"];
-        let comments = ["[%clk 1:59:01]", "[%clk 1:59:32] Timman hesitates slightly", "", "[%clk 1:57:01]"];
+        let comments = [
+            "[%clk 1:59:01]",
+            "[%clk 1:59:32] Timman hesitates slightly",
+            "",
+            "[%clk 1:57:01]",
+        ];
         let mut parent = NodeId::ROOT;
         let mut p = pos.clone();
         for (san, comment) in moves.iter().zip(comments) {
-            let m: Move = san.parse::<shakmaty::san::San>().unwrap().to_move(&p).unwrap();
+            let m: Move = san
+                .parse::<shakmaty::san::San>()
+                .unwrap()
+                .to_move(&p)
+                .unwrap();
             p.play_unchecked(m);
-            parent = game.tree.add_child(parent, Ply { mv: PlyMove::Move(m), san: (*san).into(), written: None });
+            parent = game.tree.add_child(
+                parent,
+                Ply {
+                    mv: PlyMove::Move(m),
+                    san: (*san).into(),
+                    written: None,
+                },
+            );
             if !comment.is_empty() {
-                game.tree.node_mut(parent).comments_after.push(Comment::new(comment));
+                game.tree
+                    .node_mut(parent)
+                    .comments_after
+                    .push(Comment::new(comment));
             }
         }
-        game.tree.root_mut().comments_before.push(Comment::new("{no commands}"));
+        game.tree
+            .root_mut()
+            .comments_before
+            .push(Comment::new("{no commands}"));
         let _ = Role::Pawn;
         let times = derive_game_times(&game);
         assert_eq!(times.len(), 4);
@@ -825,12 +946,23 @@ mod tests {
         assert_eq!(times[2].1.clock, None);
         assert_eq!(times[3].1.move_time, Some(Duration::from_secs(151)));
         let second = game.tree.mainline().nth(1).unwrap();
-        assert_eq!(node_clock(game.tree.node(second)), Some(Duration::from_secs(7172)));
+        assert_eq!(
+            node_clock(game.tree.node(second)),
+            Some(Duration::from_secs(7172))
+        );
         assert_eq!(node_commands(game.tree.node(second)).len(), 1);
         strip_game_commands(&mut game);
         let texts: Vec<String> = std::iter::once(NodeId::ROOT)
             .chain(game.tree.preorder())
-            .flat_map(|id| game.tree.node(id).comments_after.iter().chain(&game.tree.node(id).comments_before).map(|c| c.text.clone()).collect::<Vec<_>>())
+            .flat_map(|id| {
+                game.tree
+                    .node(id)
+                    .comments_after
+                    .iter()
+                    .chain(&game.tree.node(id).comments_before)
+                    .map(|c| c.text.clone())
+                    .collect::<Vec<_>>()
+            })
             .collect();
         assert_eq!(texts, ["{no commands}", "Timman hesitates slightly"]);
     }

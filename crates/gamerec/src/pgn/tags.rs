@@ -77,9 +77,15 @@ impl FromStr for PgnDate {
     type Err = TagValueError;
 
     fn from_str(s: &str) -> Result<PgnDate, TagValueError> {
-        let err = || value_error(format!("expected a date YYYY.MM.DD (`?` for unknown digits), found `{s}`"));
+        let err = || {
+            value_error(format!(
+                "expected a date YYYY.MM.DD (`?` for unknown digits), found `{s}`"
+            ))
+        };
         let mut parts = s.split('.');
-        let (Some(y), Some(m), Some(d), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+        let (Some(y), Some(m), Some(d), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
             return Err(err());
         };
         let year = digits_or_query(y, 4).map_err(|_| err())?;
@@ -188,13 +194,18 @@ impl FromStr for TimeOfDay {
     fn from_str(s: &str) -> Result<TimeOfDay, TagValueError> {
         let err = || value_error(format!("expected a time of day HH:MM:SS, found `{s}`"));
         let mut parts = s.split(':');
-        let (Some(h), Some(m), Some(sec), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+        let (Some(h), Some(m), Some(sec), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
             return Err(err());
         };
         let hour = digits_or_query(h, 2).map_err(|_| err())?;
         let minute = digits_or_query(m, 2).map_err(|_| err())?;
         let second = digits_or_query(sec, 2).map_err(|_| err())?;
-        if hour.is_some_and(|v| v > 23) || minute.is_some_and(|v| v > 59) || second.is_some_and(|v| v > 60) {
+        if hour.is_some_and(|v| v > 23)
+            || minute.is_some_and(|v| v > 59)
+            || second.is_some_and(|v| v > 60)
+        {
             return Err(value_error(format!("time of day out of range in `{s}`")));
         }
         Ok(TimeOfDay {
@@ -207,7 +218,10 @@ impl FromStr for TimeOfDay {
 
 impl fmt::Display for TimeOfDay {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, part) in [self.hour, self.minute, self.second].into_iter().enumerate() {
+        for (i, part) in [self.hour, self.minute, self.second]
+            .into_iter()
+            .enumerate()
+        {
             if i > 0 {
                 f.write_str(":")?;
             }
@@ -262,7 +276,9 @@ impl FromStr for PlayerType {
         match s {
             "human" => Ok(PlayerType::Human),
             "program" => Ok(PlayerType::Program),
-            _ => Err(value_error(format!("expected `human` or `program`, found `{s}`"))),
+            _ => Err(value_error(format!(
+                "expected `human` or `program`, found `{s}`"
+            ))),
         }
     }
 }
@@ -369,9 +385,17 @@ impl FromStr for Eco {
                 6 if b[3] == b'/' => Some(two(4)?),
                 _ => return None,
             };
-            Some(Eco { letter: letter as char, number, sub })
+            Some(Eco {
+                letter: letter as char,
+                number,
+                sub,
+            })
         })();
-        parsed.ok_or_else(|| value_error(format!("expected an ECO code `XDD` or `XDD/DD` (X from A to E), found `{s}`")))
+        parsed.ok_or_else(|| {
+            value_error(format!(
+                "expected an ECO code `XDD` or `XDD/DD` (X from A to E), found `{s}`"
+            ))
+        })
     }
 }
 
@@ -386,7 +410,8 @@ impl fmt::Display for Eco {
 }
 
 /// The Seven Tag Roster, in export order.
-pub const SEVEN_TAG_ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+pub const SEVEN_TAG_ROSTER: [&str; 7] =
+    ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
 
 fn is_integer(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
@@ -400,17 +425,25 @@ fn check_time_control(value: &str) -> Vec<String> {
     };
     let mut problems = Vec::new();
     if value.contains('.') {
-        problems.push(format!("fractional seconds are not standard (integers only): `{value}`"));
+        problems.push(format!(
+            "fractional seconds are not standard (integers only): `{value}`"
+        ));
     }
     if let TimeControl::Periods(periods) = &tc {
         for (i, p) in periods.iter().enumerate() {
             let last = i + 1 == periods.len();
             match p {
-                TimePeriod::Moves { increment: Some(_), .. } => problems.push(format!(
+                TimePeriod::Moves {
+                    increment: Some(_), ..
+                } => problems.push(format!(
                     "`moves/seconds+increment` is not one of the standard's six kinds: `{p}`"
                 )),
-                TimePeriod::Moves { moves: 0, .. } => problems.push(format!("a period of zero moves: `{p}`")),
-                TimePeriod::SuddenDeath { .. } | TimePeriod::Incremental { .. } | TimePeriod::Sandclock { .. }
+                TimePeriod::Moves { moves: 0, .. } => {
+                    problems.push(format!("a period of zero moves: `{p}`"))
+                }
+                TimePeriod::SuddenDeath { .. }
+                | TimePeriod::Incremental { .. }
+                | TimePeriod::Sandclock { .. }
                     if !last =>
                 {
                     problems.push(format!("`{p}` may only be the last field"))
@@ -443,21 +476,25 @@ pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
     let mut seen: Vec<&str> = Vec::new();
     for tag in tags {
         let name = tag.name.as_str();
-        if seen.contains(&name) {
-            if seen.iter().filter(|&&n| n == name).count() == 1 {
-                warn(name, "the same tag name appears more than once".into());
-            }
+        if seen.iter().filter(|&&n| n == name).count() == 1 {
+            warn(name, "the same tag name appears more than once".into());
         }
         seen.push(name);
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             warn(name, "tag names hold only letters, digits and `_`".into());
         } else if !name.as_bytes()[0].is_ascii_uppercase() {
-            warn(name, "archival tag names begin with an upper case letter".into());
+            warn(
+                name,
+                "archival tag names begin with an upper case letter".into(),
+            );
         }
     }
     for name in SEVEN_TAG_ROSTER {
         if tags.get(name).is_none() {
-            warn(name, "missing: the Seven Tag Roster is required for archival storage".into());
+            warn(
+                name,
+                "missing: the Seven Tag Roster is required for archival storage".into(),
+            );
         }
     }
     let players = |side: &str| tags.get(side).map_or(1, |v| split_items(v).count());
@@ -488,25 +525,34 @@ pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
                     }
                 }
             }
-            "Result" => {
-                if value.parse::<GameResult>().is_err() {
-                    problem(format!("expected 1-0, 0-1, 1/2-1/2 or *, found `{value}`"));
-                }
+            "Result" if value.parse::<GameResult>().is_err() => {
+                problem(format!("expected 1-0, 0-1, 1/2-1/2 or *, found `{value}`"));
             }
-            "WhiteTitle" | "BlackTitle" | "WhiteElo" | "BlackElo" | "WhiteUSCF" | "BlackUSCF" | "WhiteNA"
-            | "BlackNA" | "WhiteType" | "BlackType" => {
-                let side = if name.starts_with("White") { "White" } else { "Black" };
+            "WhiteTitle" | "BlackTitle" | "WhiteElo" | "BlackElo" | "WhiteUSCF" | "BlackUSCF"
+            | "WhiteNA" | "BlackNA" | "WhiteType" | "BlackType" => {
+                let side = if name.starts_with("White") {
+                    "White"
+                } else {
+                    "Black"
+                };
                 let kind = &name[side.len()..];
                 let items: Vec<&str> = split_items(value).collect();
                 for item in &items {
                     let bad = match kind {
-                        "Title" => (*item != "-" && !FIDE_TITLES.contains(item))
-                            .then(|| format!("expected a FIDE title ({}) or `-`, found `{item}`", FIDE_TITLES.join(", "))),
+                        "Title" => (*item != "-" && !FIDE_TITLES.contains(item)).then(|| {
+                            format!(
+                                "expected a FIDE title ({}) or `-`, found `{item}`",
+                                FIDE_TITLES.join(", ")
+                            )
+                        }),
                         "Elo" => (*item != "-" && !is_integer(item))
                             .then(|| format!("expected an integer rating or `-`, found `{item}`")),
-                        "USCF" => (!is_integer(item)).then(|| format!("expected an integer rating, found `{item}`")),
+                        "USCF" => (!is_integer(item))
+                            .then(|| format!("expected an integer rating, found `{item}`")),
                         "Type" => item.parse::<PlayerType>().err().map(|e| e.message),
-                        _ => item.is_empty().then(|| "empty address (use `-` for none)".to_owned()),
+                        _ => item
+                            .is_empty()
+                            .then(|| "empty address (use `-` for none)".to_owned()),
                     };
                     if let Some(message) = bad {
                         problem(message);
@@ -520,13 +566,11 @@ pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
                     ));
                 }
             }
-            "Board" | "PlyCount" => {
-                if !is_integer(value) || (name == "Board" && value.bytes().all(|b| b == b'0')) {
-                    problem(format!(
-                        "expected a {} integer, found `{value}`",
-                        if name == "Board" { "positive" } else { "non-negative" }
-                    ));
-                }
+            "Board" if !is_integer(value) || value.bytes().all(|b| b == b'0') => {
+                problem(format!("expected a positive integer, found `{value}`"));
+            }
+            "PlyCount" if !is_integer(value) => {
+                problem(format!("expected a non-negative integer, found `{value}`"));
             }
             "ECO" => {
                 if let Err(e) = value.parse::<Eco>() {
@@ -580,7 +624,11 @@ pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
 /// the main line's length and `Result` against the termination marker.
 pub fn check_game_tags(game: &Game) -> Vec<TagWarning> {
     let mut out = check_tags(&game.tags);
-    if let Some(count) = game.tags.get("PlyCount").and_then(|v| v.parse::<usize>().ok()) {
+    if let Some(count) = game
+        .tags
+        .get("PlyCount")
+        .and_then(|v| v.parse::<usize>().ok())
+    {
         let plies = game.tree.mainline_len();
         if count != plies {
             out.push(TagWarning {
@@ -589,13 +637,13 @@ pub fn check_game_tags(game: &Game) -> Vec<TagWarning> {
             });
         }
     }
-    if let (Some(tag), Some(marker)) = (game.tags.get("Result"), game.result) {
-        if tag.parse::<GameResult>().is_ok_and(|r| r != marker) {
-            out.push(TagWarning {
-                name: "Result".into(),
-                message: format!("`{tag}` differs from the termination marker `{marker}`"),
-            });
-        }
+    if let (Some(tag), Some(marker)) = (game.tags.get("Result"), game.result)
+        && tag.parse::<GameResult>().is_ok_and(|r| r != marker)
+    {
+        out.push(TagWarning {
+            name: "Result".into(),
+            message: format!("`{tag}` differs from the termination marker `{marker}`"),
+        });
     }
     out
 }
@@ -630,15 +678,35 @@ mod tests {
 
     #[test]
     fn dates() {
-        for ok in ["1992.08.31", "1993.??.??", "2001.01.01", "????.??.??", "1990.05.??"] {
+        for ok in [
+            "1992.08.31",
+            "1993.??.??",
+            "2001.01.01",
+            "????.??.??",
+            "1990.05.??",
+        ] {
             let d: PgnDate = ok.parse().unwrap();
             assert_eq!(d.to_string(), ok);
         }
         assert_eq!(
             "1993.??.??".parse::<PgnDate>().unwrap(),
-            PgnDate { year: Some(1993), month: None, day: None }
+            PgnDate {
+                year: Some(1993),
+                month: None,
+                day: None
+            }
         );
-        for bad in ["1992", "1992.8.31", "1992-08-31", "1992.13.01", "1992.00.10", "1992.01.32", "19?2.01.01", " 1992.01.01", "1992.01.01."] {
+        for bad in [
+            "1992",
+            "1992.8.31",
+            "1992-08-31",
+            "1992.13.01",
+            "1992.00.10",
+            "1992.01.32",
+            "19?2.01.01",
+            " 1992.01.01",
+            "1992.01.01.",
+        ] {
             assert!(bad.parse::<PgnDate>().is_err(), "{bad}");
         }
     }
@@ -647,7 +715,10 @@ mod tests {
     fn rounds() {
         assert_eq!("1".parse::<Round>().unwrap(), Round::Parts(vec![1]));
         assert_eq!("3.1".parse::<Round>().unwrap(), Round::Parts(vec![3, 1]));
-        assert_eq!("4.1.2".parse::<Round>().unwrap(), Round::Parts(vec![4, 1, 2]));
+        assert_eq!(
+            "4.1.2".parse::<Round>().unwrap(),
+            Round::Parts(vec![4, 1, 2])
+        );
         assert_eq!("?".parse::<Round>().unwrap(), Round::Unknown);
         assert_eq!("-".parse::<Round>().unwrap(), Round::NotApplicable);
         assert_eq!("4.1.2".parse::<Round>().unwrap().to_string(), "4.1.2");
@@ -660,9 +731,16 @@ mod tests {
     fn times_of_day() {
         assert_eq!(
             "13:45:00".parse::<TimeOfDay>().unwrap(),
-            TimeOfDay { hour: Some(13), minute: Some(45), second: Some(0) }
+            TimeOfDay {
+                hour: Some(13),
+                minute: Some(45),
+                second: Some(0)
+            }
         );
-        assert_eq!("??:??:??".parse::<TimeOfDay>().unwrap().to_string(), "??:??:??");
+        assert_eq!(
+            "??:??:??".parse::<TimeOfDay>().unwrap().to_string(),
+            "??:??:??"
+        );
         for bad in ["13.45.00", "1:45:00", "24:00:00", "12:60:00", "12:00"] {
             assert!(bad.parse::<TimeOfDay>().is_err(), "{bad}");
         }
@@ -678,7 +756,10 @@ mod tests {
         for t in Termination::ALL {
             assert_eq!(t.as_str().parse::<Termination>(), Ok(t));
         }
-        assert_eq!("Time forfeit".parse::<Termination>(), Ok(Termination::TimeForfeit));
+        assert_eq!(
+            "Time forfeit".parse::<Termination>(),
+            Ok(Termination::TimeForfeit)
+        );
         assert!("checkmate".parse::<Termination>().is_err());
     }
 
@@ -773,7 +854,10 @@ mod tests {
         ];
         for (name, value) in bad {
             let w = warnings_for(name, value);
-            assert!(!w.is_empty() && w.iter().all(|w| w.name == name), "{name} {value}: {w:?}");
+            assert!(
+                !w.is_empty() && w.iter().all(|w| w.name == name),
+                "{name} {value}: {w:?}"
+            );
         }
     }
 
@@ -826,6 +910,9 @@ mod tests {
         game.tags.push("PlyCount", "2");
         game.result = Some(GameResult::WhiteWins);
         let w = check_game_tags(&game);
-        assert_eq!(w.iter().map(|w| w.name.as_str()).collect::<Vec<_>>(), ["PlyCount", "Result"]);
+        assert_eq!(
+            w.iter().map(|w| w.name.as_str()).collect::<Vec<_>>(),
+            ["PlyCount", "Result"]
+        );
     }
 }

@@ -329,7 +329,7 @@ impl TimeControl {
                 return false;
             }
             if i + 1 == periods.len() {
-                return (n - start) % u64::from(m) == 0;
+                return (n - start).is_multiple_of(u64::from(m));
             }
         }
         false
@@ -406,7 +406,9 @@ impl FromStr for RunningClock {
 
     fn from_str(s: &str) -> Result<RunningClock, TimeValueError> {
         let (side, time) = s.split_once('/').ok_or_else(|| {
-            TimeValueError::new(format!("expected `W/h:mm:ss`, `B/...` or `N/...`, found `{s}`"))
+            TimeValueError::new(format!(
+                "expected `W/h:mm:ss`, `B/...` or `N/...`, found `{s}`"
+            ))
         })?;
         let running = match side {
             "W" => Some(Color::White),
@@ -469,7 +471,8 @@ pub fn derive_times(
         if p.iter().any(|x| matches!(x, TimePeriod::Sandclock { .. })));
     let start = start_clocks.map(|c| c.or_else(|| time_control.initial_time()));
     let mut available = start;
-    let mut last_game_time: ByColor<Option<Duration>> = ByColor::new_with(|c| start[c].map(|_| Duration::ZERO));
+    let mut last_game_time: ByColor<Option<Duration>> =
+        ByColor::new_with(|c| start[c].map(|_| Duration::ZERO));
     let mut side = first_mover;
     let mut move_number = first_move_number.max(1);
     let mut out = Vec::with_capacity(clocks.len());
@@ -526,12 +529,30 @@ mod tests {
             parse_clock_time("0:00:05.123"),
             Ok(Duration::from_millis(5123))
         );
-        assert_eq!(write_clock_time(Duration::from_millis(5123), 1), "0:00:05.123");
-        assert_eq!(write_clock_time(Duration::from_millis(5500), 1), "0:00:05.5");
+        assert_eq!(
+            write_clock_time(Duration::from_millis(5123), 1),
+            "0:00:05.123"
+        );
+        assert_eq!(
+            write_clock_time(Duration::from_millis(5500), 1),
+            "0:00:05.5"
+        );
         assert_eq!(write_clock_time(hms(1, 55, 21), 1), "1:55:21");
         assert_eq!(write_clock_time(hms(1, 55, 21), 2), "01:55:21");
         assert_eq!(write_clock_time(hms(120, 0, 1), 2), "120:00:01");
-        for bad in ["", "1:05", "1:60:00", "1:00:60", "a:00:00", "1:00:00:00", "1:000:00", "1:00:00.", "1:00:00.1234567890", "-0:00:01", "1234567890:00:00"] {
+        for bad in [
+            "",
+            "1:05",
+            "1:60:00",
+            "1:00:60",
+            "a:00:00",
+            "1:00:00:00",
+            "1:000:00",
+            "1:00:00.",
+            "1:00:00.1234567890",
+            "-0:00:01",
+            "1234567890:00:00",
+        ] {
             assert!(parse_clock_time(bad).is_err(), "{bad}");
         }
     }
@@ -568,11 +589,22 @@ mod tests {
                 seconds: Duration::from_secs(180)
             }])
         );
-        for text in ["40/7200:3600", "40/6000:20/3000:1200+10", "180+0.5", "40/5400+30:1800+30", "?", "-", "*180", "300"] {
+        for text in [
+            "40/7200:3600",
+            "40/6000:20/3000:1200+10",
+            "180+0.5",
+            "40/5400+30:1800+30",
+            "?",
+            "-",
+            "*180",
+            "300",
+        ] {
             let tc: TimeControl = text.parse().unwrap();
             assert_eq!(tc.to_string(), text);
         }
-        for bad in ["", "40/", "/300", "abc", "40/7200:", "+5", "300+", "*", "?:300", "1.2.3"] {
+        for bad in [
+            "", "40/", "/300", "abc", "40/7200:", "+5", "300+", "*", "?:300", "1.2.3",
+        ] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }
     }
@@ -638,7 +670,14 @@ mod tests {
     #[test]
     fn derived_times_with_increment_and_gaps() {
         let tc: TimeControl = "180+2".parse().unwrap();
-        let clocks = [Some(hms(0, 3, 0)), Some(hms(0, 3, 0)), None, Some(hms(0, 2, 55)), Some(hms(0, 2, 50)), Some(hms(0, 3, 10))];
+        let clocks = [
+            Some(hms(0, 3, 0)),
+            Some(hms(0, 3, 0)),
+            None,
+            Some(hms(0, 2, 55)),
+            Some(hms(0, 2, 50)),
+            Some(hms(0, 3, 10)),
+        ];
         let t = derive_times(&clocks, Color::White, 1, ByColor::new_with(|_| None), &tc);
         assert_eq!(t[0].move_time, Some(Duration::from_secs(2)));
         assert_eq!(t[0].game_time, Some(Duration::from_secs(2)));
@@ -650,7 +689,16 @@ mod tests {
         // Clock above what was available: inconsistent, so no value.
         assert_eq!(t[5].game_time, None);
         // Unknown control and no start clocks: nothing derivable.
-        let t = derive_times(&clocks, Color::White, 1, ByColor::new_with(|_| None), &TimeControl::Unknown);
-        assert!(t.iter().all(|d| d.move_time.is_none() && d.game_time.is_none()));
+        let t = derive_times(
+            &clocks,
+            Color::White,
+            1,
+            ByColor::new_with(|_| None),
+            &TimeControl::Unknown,
+        );
+        assert!(
+            t.iter()
+                .all(|d| d.move_time.is_none() && d.game_time.is_none())
+        );
     }
 }
