@@ -966,4 +966,49 @@ mod tests {
             .collect();
         assert_eq!(texts, ["{no commands}", "Timman hesitates slightly"]);
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn parse_write_parse(text in "[\\[%a-c1 ,\"\\]\n]{0,60}") {
+                let parsed = parse_commands(&text);
+                let written: String = parsed.iter().map(ToString::to_string).collect();
+                prop_assert_eq!(parse_commands(&written), parsed.clone());
+                let stripped = strip_commands(&text);
+                if parsed.is_empty() {
+                    prop_assert_eq!(stripped, text);
+                } else {
+                    prop_assert!(stripped.len() < text.len());
+                }
+            }
+
+            #[test]
+            fn typed_values_round_trip(
+                secs in 0u64..10_000_000,
+                millis in 0u32..1000,
+                cp in -1_000_000i32..1_000_000,
+                mate in -500i32..500,
+                depth in proptest::option::of(0u32..100),
+            ) {
+                let d = Duration::new(secs, millis * 1_000_000);
+                let values = [
+                    KnownCommand::Clk(d),
+                    KnownCommand::Egt(d),
+                    KnownCommand::Emt(d),
+                    KnownCommand::Mct(d),
+                    KnownCommand::Eval(Eval { score: Score::Centipawns(cp), depth }),
+                    KnownCommand::Eval(Eval { score: Score::Mate(mate), depth }),
+                ];
+                for v in values {
+                    let text = v.to_string();
+                    let back = parse_commands(&text);
+                    prop_assert_eq!(back.len(), 1);
+                    prop_assert_eq!(KnownCommand::from_command(&back[0]), Some(Ok(v)));
+                }
+            }
+        }
+    }
 }
