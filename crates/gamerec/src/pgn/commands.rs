@@ -283,6 +283,47 @@ fn strip_comments(comments: &mut Vec<Comment>) {
     });
 }
 
+/// Appends the commands of `comments` as a JSON array of
+/// `{"name":"clk","operands":["0:05:00"]}` objects, in order (the `commands`
+/// field of `gamerec convert --to json`).
+pub fn write_commands_json(comments: &[Comment], out: &mut String) {
+    out.push('[');
+    let mut first = true;
+    for c in comments.iter().flat_map(|c| commands(&c.text)) {
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        out.push_str("{\"name\":");
+        push_json_string(c.name, out);
+        out.push_str(",\"operands\":[");
+        for (i, op) in c.operands().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_json_string(op, out);
+        }
+        out.push_str("]}");
+    }
+    out.push(']');
+}
+
+fn push_json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// A typed operand could not be read; the message says what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandValueError {
@@ -965,6 +1006,24 @@ mod tests {
             })
             .collect();
         assert_eq!(texts, ["{no commands}", "Timman hesitates slightly"]);
+    }
+
+    #[test]
+    fn commands_as_json() {
+        let comments = [
+            Comment::new("[%clk 0:05:00] text"),
+            Comment::new(r#"[%x "a\b,c",d"e]"#),
+            Comment::new("none"),
+        ];
+        let mut out = String::new();
+        write_commands_json(&comments, &mut out);
+        assert_eq!(
+            out,
+            r#"[{"name":"clk","operands":["0:05:00"]},{"name":"x","operands":["a\\b,c","d\"e"]}]"#
+        );
+        out.clear();
+        write_commands_json(&[], &mut out);
+        assert_eq!(out, "[]");
     }
 
     mod properties {
