@@ -130,14 +130,123 @@ impl<'a> Iterator for Operands<'a> {
     }
 }
 
+/// What scanning has learnt about a text, so that no byte is scanned over
+/// and over: the scan stays linear even on hostile text (long runs of `[%`
+/// starts that never complete).
+#[derive(Debug, Clone)]
+struct Horizons {
+    /// No `,` or `]` at or after this offset: no command can end there.
+    dead_from: usize,
+    /// The last search for `,`/`]`: from this offset, the first is here
+    /// (or `dead_from`).
+    delim_cache: (usize, usize),
+    /// The last search for `"`: from this offset, the first is here (or the
+    /// text length when there is none).
+    quote_cache: (usize, usize),
+    /// Offsets right after a comma from which the operand list is known not
+    /// to reach a `]` (a bitset, allocated on the first failure).
+    failing: Vec<u64>,
+    /// After-comma offsets of the scan in progress.
+    path: Vec<usize>,
+    /// Bytes examined so far by all scans.
+    work: usize,
+    /// Work allowed, a multiple of the text length: a safety net past which
+    /// the rest of the text is plain text.
+    budget: usize,
+}
+
+impl Horizons {
+    fn new(len: usize) -> Horizons {
+        Horizons {
+            dead_from: len,
+            delim_cache: (usize::MAX, 0),
+            quote_cache: (usize::MAX, 0),
+            failing: Vec::new(),
+            path: Vec::new(),
+            work: 0,
+            budget: len.saturating_mul(16).saturating_add(1024),
+        }
+    }
+
+    fn is_failing(&self, at: usize) -> bool {
+        self.failing
+            .get(at / 64)
+            .is_some_and(|w| w & (1 << (at % 64)) != 0)
+    }
+
+    fn mark_path_failing(&mut self, len: usize) {
+        if self.path.is_empty() {
+            return;
+        }
+        if self.failing.is_empty() {
+            self.failing = vec![0; len / 64 + 1];
+        }
+        for &at in &self.path {
+            if let Some(w) = self.failing.get_mut(at / 64) {
+                *w |= 1 << (at % 64);
+            }
+        }
+        self.path.clear();
+    }
+
+    /// The first `,` or `]` at or after `from`, if before `dead_from`.
+    fn next_delim(&mut self, bytes: &[u8], from: usize) -> Option<usize> {
+        let (cached_from, found) = self.delim_cache;
+        let at = if cached_from <= from && from <= found {
+            found
+        } else {
+            let end = self.dead_from.max(from);
+            let at = memchr::memchr2(b',', b']', &bytes[from..end]).map_or(end, |k| from + k);
+            self.work = self.work.saturating_add(at - from);
+            self.delim_cache = (from, at);
+            at
+        };
+        (at < self.dead_from).then_some(at)
+    }
+
+    /// The first `"` at or after `from`.
+    fn next_quote(&mut self, bytes: &[u8], from: usize) -> Option<usize> {
+        let (cached_from, found) = self.quote_cache;
+        let at = if cached_from <= from && from <= found {
+            found
+        } else {
+            let at = memchr::memchr(b'"', &bytes[from..]).map_or(bytes.len(), |k| from + k);
+            self.work = self.work.saturating_add(at - from);
+            self.quote_cache = (from, at);
+            at
+        };
+        (at < bytes.len()).then_some(at)
+    }
+}
+
 /// Where one command ends, if a valid one starts at `start` (a `[%`).
 /// Returns (name end, operands start, end one past `]`).
-fn scan_command(text: &str, start: usize) -> Option<(usize, usize, usize)> {
+fn scan_command(text: &str, start: usize, h: &mut Horizons) -> Option<(usize, usize, usize)> {
     let bytes = text.as_bytes();
+    h.path.clear();
+    let found = scan_operands(bytes, start, h);
+    if found.is_none() {
+        h.mark_path_failing(bytes.len());
+    }
+    h.path.clear();
+    found
+}
+
+fn skip_whitespace(bytes: &[u8], mut i: usize, h: &mut Horizons) -> usize {
+    let from = i;
+    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    h.work = h.work.saturating_add(i - from + 1);
+    i
+}
+
+fn scan_operands(bytes: &[u8], start: usize, h: &mut Horizons) -> Option<(usize, usize, usize)> {
     let mut i = start + 2;
     while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
         i += 1;
     }
+    h.work = h.work.saturating_add(i - start);
     let name_end = i;
     if name_end == start + 2 {
         return None;
@@ -149,26 +258,33 @@ fn scan_command(text: &str, start: usize) -> Option<(usize, usize, usize)> {
     }
     let operands_start = i;
     loop {
-        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
+        i = skip_whitespace(bytes, i, h);
+        if i >= h.dead_from {
+            return None;
         }
-        if bytes.get(i) == Some(&b'"') {
-            i += 1 + memchr::memchr(b'"', &bytes[i + 1..])? + 1;
-            while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-                i += 1;
-            }
+        if bytes[i] == b'"' {
+            i = h.next_quote(bytes, i + 1)? + 1;
+            i = skip_whitespace(bytes, i, h);
             match bytes.get(i)? {
                 b',' => i += 1,
                 b']' => return Some((name_end, operands_start, i + 1)),
                 _ => return None,
             }
         } else {
-            let j = i + memchr::memchr2(b',', b']', &bytes[i..])?;
+            let Some(j) = h.next_delim(bytes, i) else {
+                h.dead_from = i;
+                return None;
+            };
             if bytes[j] == b']' {
                 return Some((name_end, operands_start, j + 1));
             }
             i = j + 1;
         }
+        // Right after a comma: the rest of the scan depends only on `i`.
+        if h.is_failing(i) {
+            return None;
+        }
+        h.path.push(i);
     }
 }
 
@@ -177,6 +293,7 @@ fn scan_command(text: &str, start: usize) -> Option<(usize, usize, usize)> {
 pub struct Commands<'a> {
     text: &'a str,
     pos: usize,
+    horizons: Horizons,
 }
 
 impl<'a> Iterator for Commands<'a> {
@@ -184,9 +301,9 @@ impl<'a> Iterator for Commands<'a> {
 
     fn next(&mut self) -> Option<CommandRef<'a>> {
         let bytes = self.text.as_bytes();
-        while self.pos < bytes.len() {
+        while self.pos < self.horizons.dead_from && self.horizons.work <= self.horizons.budget {
             let at = self.pos + memchr::memmem::find(&bytes[self.pos..], b"[%")?;
-            match scan_command(self.text, at) {
+            match scan_command(self.text, at, &mut self.horizons) {
                 Some((name_end, ops_start, end)) => {
                     self.pos = end;
                     let raw_end = end - 1;
@@ -205,7 +322,11 @@ impl<'a> Iterator for Commands<'a> {
 
 /// The commands of a comment text, in order, borrowed (no allocation).
 pub fn commands(text: &str) -> Commands<'_> {
-    Commands { text, pos: 0 }
+    Commands {
+        text,
+        pos: 0,
+        horizons: Horizons::new(text.len()),
+    }
 }
 
 /// The commands of a comment text, in order.
@@ -1009,6 +1130,42 @@ mod tests {
     }
 
     #[test]
+    fn hostile_text_stays_linear() {
+        // Every `[%` start could scan to the far end and fail there; the
+        // scanner's memory of what it saw keeps the total work linear, well
+        // inside the safety budget.
+        for unit in [
+            "[%a x,",
+            "[%a \"",
+            "[%a \"x\" ,",
+            "[%a ",
+            "[%a x\"y,",
+            "[%a ,\"",
+            "[%a",
+        ] {
+            for tail in ["\"q\" junk", ",\"q\" junk", "", ","] {
+                let mut text = unit.repeat(100_000);
+                text.push_str(tail);
+                let mut it = commands(&text);
+                assert_eq!(it.by_ref().count(), 0, "{unit} {tail}");
+                assert!(
+                    it.horizons.work <= 8 * text.len(),
+                    "{unit} {tail}: {}",
+                    it.horizons.work
+                );
+            }
+        }
+        // The same with a valid command at the end: one command `a` whose
+        // unquoted operand runs to the final `]`, or the final command.
+        let text = format!("{}[%clk 0:01:00]", "[%a x".repeat(1000));
+        let found = parse_commands(&text);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].name, "a");
+        let text = format!("{}[%clk 0:01:00]", "[%a \"x\" y,".repeat(1000));
+        assert_eq!(parse_commands(&text), vec![cmd("clk", &["0:01:00"])]);
+    }
+
+    #[test]
     fn commands_as_json() {
         let comments = [
             Comment::new("[%clk 0:05:00] text"),
@@ -1030,7 +1187,67 @@ mod tests {
         use super::super::*;
         use proptest::prelude::*;
 
+        /// The plain scanner the memoising one must agree with.
+        fn naive_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+            fn scan(b: &[u8], start: usize) -> Option<usize> {
+                let mut i = start + 2;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                if i == start + 2 {
+                    return None;
+                }
+                match b.get(i)? {
+                    b']' => return Some(i + 1),
+                    c if c.is_ascii_whitespace() => {}
+                    _ => return None,
+                }
+                loop {
+                    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+                        i += 1;
+                    }
+                    if b.get(i) == Some(&b'"') {
+                        i += 1 + b[i + 1..].iter().position(|&c| c == b'"')? + 1;
+                        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+                            i += 1;
+                        }
+                        match b.get(i)? {
+                            b',' => i += 1,
+                            b']' => return Some(i + 1),
+                            _ => return None,
+                        }
+                    } else {
+                        let j = i + b[i..].iter().position(|&c| c == b',' || c == b']')?;
+                        if b[j] == b']' {
+                            return Some(j + 1);
+                        }
+                        i = j + 1;
+                    }
+                }
+            }
+            let b = text.as_bytes();
+            let mut out = Vec::new();
+            let mut pos = 0;
+            while pos + 1 < b.len() {
+                if b[pos] == b'[' && b[pos + 1] == b'%' {
+                    if let Some(end) = scan(b, pos) {
+                        out.push(pos..end);
+                        pos = end;
+                        continue;
+                    }
+                }
+                pos += 1;
+            }
+            out
+        }
+
         proptest! {
+            #[test]
+            fn memoised_scan_agrees_with_plain_scan(text in "[\\[%a1 ,\"\\]]{0,80}") {
+                let spans: Vec<_> = commands(&text).map(|c| c.span).collect();
+                prop_assert_eq!(spans, naive_spans(&text));
+            }
+
             #[test]
             fn parse_write_parse(text in "[\\[%a-c1 ,\"\\]\n]{0,60}") {
                 let parsed = parse_commands(&text);
