@@ -1229,12 +1229,13 @@ mod tests {
             let mut out = Vec::new();
             let mut pos = 0;
             while pos + 1 < b.len() {
-                if b[pos] == b'[' && b[pos + 1] == b'%' {
-                    if let Some(end) = scan(b, pos) {
-                        out.push(pos..end);
-                        pos = end;
-                        continue;
-                    }
+                if b[pos] == b'['
+                    && b[pos + 1] == b'%'
+                    && let Some(end) = scan(b, pos)
+                {
+                    out.push(pos..end);
+                    pos = end;
+                    continue;
                 }
                 pos += 1;
             }
