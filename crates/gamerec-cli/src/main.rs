@@ -2,14 +2,39 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+
+mod input;
+mod pgn_cmd;
+mod progress;
 
 /// Read, check, convert, analyse and referee game records.
 #[derive(Parser)]
 #[command(name = "gamerec", version, about)]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check that every game reads and every move is legal.
+    Check(pgn_cmd::CheckArgs),
+    /// Convert games to PGN export format or JSON Lines.
+    Convert(pgn_cmd::ConvertArgs),
+}
 
 fn main() -> ExitCode {
-    let _cli = Cli::parse();
-    ExitCode::SUCCESS
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Check(args) => pgn_cmd::check(args),
+        Command::Convert(args) => pgn_cmd::convert(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("gamerec: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
 }
