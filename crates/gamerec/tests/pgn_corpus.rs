@@ -23,6 +23,20 @@ const INVALID: &[(&str, usize, &str)] = &[
         3,
         "black move numbers and moves for the side not to move (1... Nxg5 with White to move)",
     ),
+    // pgn-extract outputs in other notations (not SAN; a tolerant SAN reader
+    // of issue #2 may accept some: then lower these counts).
+    ("test-nestedcomments-out.pgn", 1, "keeps the nested braces of its input"),
+    ("test-WWdeutsch-out.pgn", 1, "German piece letters (Lb2)"),
+    ("test-Wdeutsch-out.pgn", 1, "German piece letters (Lb2)"),
+    ("test-WWelalg-out.pgn", 1, "enhanced long algebraic (e5d4 for a capture)"),
+    ("test-Welalg-out.pgn", 1, "enhanced long algebraic (e5d4 for a capture)"),
+    ("test-WWhalg-out.pgn", 1, "hyphenated long algebraic (b2-b3)"),
+    ("test-Whalg-out.pgn", 1, "hyphenated long algebraic (b2-b3)"),
+    ("test-WWxlalg-out.pgn", 1, "hyphenated long algebraic (b2-b3)"),
+    ("test-WWlalg-out.pgn", 1, "long algebraic (c1b2)"),
+    ("test-Wlalg-out.pgn", 1, "long algebraic (c1b2)"),
+    ("test-WWuci-out.pgn", 1, "UCI moves (c1b2)"),
+    ("test-WWepd-out.pgn", 1, "EPD lines, not movetext"),
 ];
 
 fn pgn_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -44,6 +58,7 @@ fn every_corpus_pgn_reads_and_round_trips() {
     pgn_files(&gamerec_testkit::corpus("pgn"), &mut files);
     assert!(files.len() > 80, "corpus missing? {}", files.len());
     let opts = WriteOptions::default();
+    let mut wrong = Vec::new();
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let data = std::fs::read(&path).unwrap();
@@ -56,11 +71,18 @@ fn every_corpus_pgn_reads_and_round_trips() {
             .iter()
             .find(|(n, _, _)| *n == name)
             .map_or(0, |(_, count, _)| *count);
-        assert_eq!(errors.len(), expected, "{name}: {errors:?}");
+        if errors.len() != expected {
+            let first = errors.first().map(|e| e.message.clone()).unwrap_or_default();
+            wrong.push(format!("{name}: {} errors, expected {expected}: {first}", errors.len()));
+        }
 
         let e1: String = games.iter().map(|g| export_string(g, &opts)).collect();
         let (g2, p2) = read_games(e1.as_bytes());
-        assert!(p2.is_empty(), "{name}: export has problems {p2:?}");
+        // Only a Result tag that disagrees with the marker (kept as read).
+        assert!(
+            p2.iter().all(|p| p.message.contains("does not match the Result tag")),
+            "{name}: export has problems {p2:?}"
+        );
         assert_eq!(g2.len(), games.len(), "{name}");
         let e2: String = g2.iter().map(|g| export_string(g, &opts)).collect();
         assert!(e1 == e2, "{name}: export is not idempotent");
@@ -71,4 +93,5 @@ fn every_corpus_pgn_reads_and_round_trips() {
             assert!(line.chars().count() < 80 || long_token, "{name}: long line {line}");
         }
     }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }
