@@ -2,14 +2,26 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+
+mod epd_cmd;
 
 /// Read, check, convert, analyse and referee game records.
 #[derive(Parser)]
 #[command(name = "gamerec", version, about)]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// EPD data verbs: normalize (pfdn), purge (pfop), check.
+    Epd(epd_cmd::EpdArgs),
+}
 
 fn main() -> ExitCode {
-    let _cli = Cli::parse();
-    ExitCode::SUCCESS
+    match Cli::parse().command {
+        Command::Epd(args) => epd_cmd::run(args),
+    }
 }

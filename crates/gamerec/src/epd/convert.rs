@@ -1,0 +1,1 @@
+//! Conversions between games, FEN and EPD records.
