@@ -359,7 +359,9 @@ pub fn play_ply(pos: &Chess, mv: PlyMove) -> Chess {
         }
         PlyMove::Null => match pos.clone().swap_turn() {
             Ok(next) => next,
-            Err(err) => err.ignore_impossible_check().unwrap_or_else(|_| pos.clone()),
+            Err(err) => err
+                .ignore_impossible_check()
+                .unwrap_or_else(|_| pos.clone()),
         },
     }
 }
@@ -402,11 +404,9 @@ impl Game {
         self.tree
             .path_to(id)
             .into_iter()
-            .fold(self.start.clone(), |pos, n| {
-                match &self.tree.node(n).ply {
-                    Some(ply) => play_ply(&pos, ply.mv),
-                    None => pos,
-                }
+            .fold(self.start.clone(), |pos, n| match &self.tree.node(n).ply {
+                Some(ply) => play_ply(&pos, ply.mv),
+                None => pos,
             })
     }
 

@@ -46,9 +46,9 @@ pub fn parse_identifier(text: &str) -> Result<&str, String> {
 pub fn parse_opcode(text: &str) -> Result<&str, String> {
     match text.bytes().next() {
         None => Err("expected an opcode".into()),
-        Some(b) if !b.is_ascii_alphabetic() => Err(format!(
-            "opcode `{text}` must start with a letter"
-        )),
+        Some(b) if !b.is_ascii_alphabetic() => {
+            Err(format!("opcode `{text}` must start with a letter"))
+        }
         Some(_) => parse_identifier(text).map_err(|e| e.replace("identifier", "opcode")),
     }
 }
@@ -56,7 +56,10 @@ pub fn parse_opcode(text: &str) -> Result<&str, String> {
 /// Whether an opcode is private to one program (5.3: starts with an
 /// uppercase letter).
 pub fn is_private_opcode(opcode: &str) -> bool {
-    opcode.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
+    opcode
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_uppercase())
 }
 
 /// Reads an integer operand (5.2.3): optional sign, then digits. The value
@@ -333,7 +336,11 @@ mod tests {
         assert!(parse_opcode("D4").is_ok());
         assert!(is_private_opcode("D4"));
         assert!(!is_private_opcode("bm"));
-        assert!(parse_opcode("0").unwrap_err().contains("start with a letter"));
+        assert!(
+            parse_opcode("0")
+                .unwrap_err()
+                .contains("start with a letter")
+        );
         assert!(parse_opcode("_x").is_err());
         assert!(parse_opcode("toolongopcode_xx").is_err());
         assert!(parse_opcode("a.b").is_err());
@@ -393,7 +400,9 @@ mod tests {
         let t = parse_time("23:59:59").unwrap();
         assert_eq!(t.to_string(), "23:59:59");
         assert!(parse_time("00:00:00").is_ok());
-        for bad in ["24:00:00", "12:60:00", "12:00:60", "1:00:00", "12:00", "12.00.00"] {
+        for bad in [
+            "24:00:00", "12:60:00", "12:00:60", "1:00:00", "12:00", "12.00.00",
+        ] {
             assert!(parse_time(bad).is_err(), "{bad}");
         }
     }
@@ -405,7 +414,13 @@ mod tests {
         assert_eq!(EpdClock::from_seconds(c.as_seconds()), c);
         assert_eq!(c.to_string(), "001:02:03:04");
         assert!(parse_clock("999:23:59:59").is_ok());
-        for bad in ["000:24:00:00", "000:00:60:00", "00:00:00:00", "000:00:00", "1000:00:00:00"] {
+        for bad in [
+            "000:24:00:00",
+            "000:00:60:00",
+            "00:00:00:00",
+            "000:00:00",
+            "1000:00:00:00",
+        ] {
             assert!(parse_clock(bad).is_err(), "{bad}");
         }
     }

@@ -13,16 +13,16 @@ use super::writer::write_record;
 
 /// Normalises `record` in place (7.1 steps 4 and 5).
 pub fn normalize(record: &mut EpdRecord) {
-    record
-        .ops
-        .sort_by(|a, b| a.opcode.as_str().as_bytes().cmp(b.opcode.as_str().as_bytes()));
+    record.ops.sort_by(|a, b| {
+        a.opcode
+            .as_str()
+            .as_bytes()
+            .cmp(b.opcode.as_str().as_bytes())
+    });
     for op in &mut record.ops {
         if !op.opcode.keeps_operand_order() {
-            let mut keyed: Vec<(String, _)> = op
-                .operands
-                .drain(..)
-                .map(|o| (o.external(), o))
-                .collect();
+            let mut keyed: Vec<(String, _)> =
+                op.operands.drain(..).map(|o| (o.external(), o)).collect();
             keyed.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             op.operands = keyed.into_iter().map(|(_, o)| o).collect();
         }

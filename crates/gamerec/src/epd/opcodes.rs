@@ -174,10 +174,9 @@ impl Opcode {
             Opcode::Am | Opcode::Bm => Shape::MoveSet,
             Opcode::Pm | Opcode::Sm => Shape::Move,
             Opcode::Pv | Opcode::Sv => Shape::MoveSequence,
-            Opcode::Comment(_)
-            | Opcode::VariationName(_)
-            | Opcode::Eco
-            | Opcode::Nic => Shape::OptionalString,
+            Opcode::Comment(_) | Opcode::VariationName(_) | Opcode::Eco | Opcode::Nic => {
+                Shape::OptionalString
+            }
             Opcode::Id => Shape::String,
             Opcode::Cc => Shape::Clocks,
             Opcode::Ts => Shape::Timestamp,
@@ -409,7 +408,10 @@ mod tests {
                 max: 32766
             }
         );
-        assert_eq!(Opcode::new("refcom").shape(), Shape::Identifier(REFCOM_OPERANDS));
+        assert_eq!(
+            Opcode::new("refcom").shape(),
+            Shape::Identifier(REFCOM_OPERANDS)
+        );
         assert!(Opcode::Pv.keeps_operand_order());
         assert!(!Opcode::Bm.keeps_operand_order());
         assert!(Opcode::Other("Zz".into()).keeps_operand_order());

@@ -285,7 +285,17 @@ impl<'a> LineReader<'a> {
                 ),
             ));
         }
-        let (ep_at, ep) = fields[3];
+        let (ep_at, mut ep) = fields[3];
+        if ep.len() > 1 && ep.starts_with('-') && ep[1..].bytes().all(|b| b.is_ascii_digit()) {
+            // `- -0 1`: the space between `-` and the halfmove clock is
+            // missing. Read the digits as the fifth field.
+            let (s, e) = self.peek_token(self.pos);
+            if e > s && self.bytes[s..e].iter().all(u8::is_ascii_digit) {
+                self.warn(ep_at + 1, format!("missing space after `-` in `{ep}`"));
+                self.pos = ep_at + 1;
+                ep = "-";
+            }
+        }
         let ep_ok = ep == "-"
             || (ep.len() == 2
                 && (b'a'..=b'h').contains(&ep.as_bytes()[0])
@@ -315,7 +325,10 @@ impl<'a> LineReader<'a> {
                     }
                     col -= text.len() + 1;
                 }
-                let msg = e.message.strip_prefix("illegal position: ").unwrap_or(&e.message);
+                let msg = e
+                    .message
+                    .strip_prefix("illegal position: ")
+                    .unwrap_or(&e.message);
                 Err(self.error(at, format!("illegal position: {msg}")))
             }
         }
@@ -412,7 +425,10 @@ impl<'a> LineReader<'a> {
                     i += 1;
                     break;
                 }
-                b'\\' if matches!(self.bytes.get(i + 1), Some(b'"') | Some(b'\\')) && i + 1 < self.end => {
+                b'\\'
+                    if matches!(self.bytes.get(i + 1), Some(b'"') | Some(b'\\'))
+                        && i + 1 < self.end =>
+                {
                     value.push_str(&self.text[run..i]);
                     value.push(self.bytes[i + 1] as char);
                     i += 2;
@@ -424,7 +440,10 @@ impl<'a> LineReader<'a> {
         self.pos = i;
         if self.pos < self.end && !is_space(self.bytes[self.pos]) && self.bytes[self.pos] != b';' {
             let p = self.pos;
-            return Err(self.error(p, "expected a space or `;` after the closing `\"` of a string"));
+            return Err(self.error(
+                p,
+                "expected a space or `;` after the closing `\"` of a string",
+            ));
         }
         if let Err(msg) = check_string(&value) {
             return Err(self.error(at, msg));
@@ -467,7 +486,9 @@ impl<'a> LineReader<'a> {
         if let Some((h_at, hmvc, f_at, fmvn)) = counters {
             for (at, opcode, value) in [(h_at, Opcode::Hmvc, hmvc), (f_at, Opcode::Fmvn, fmvn)] {
                 match ops.iter().find(|o| o.opcode == opcode) {
-                    Some(op) if op.operands.first() != Some(&Operand::Integer(i64::from(value))) => {
+                    Some(op)
+                        if op.operands.first() != Some(&Operand::Integer(i64::from(value))) =>
+                    {
                         self.warn(
                             at,
                             format!("FEN counter {value} differs from the `{opcode}` operation, which is kept"),
@@ -573,7 +594,9 @@ impl<'a> LineReader<'a> {
             Shape::Integer { min, max } => {
                 let o = self.exactly_one(&name, at, &operands, "an integer")?;
                 if o.quoted {
-                    return Err(self.error(o.at, format!("`{name}` takes an integer, found a string")));
+                    return Err(
+                        self.error(o.at, format!("`{name}` takes an integer, found a string"))
+                    );
                 }
                 match parse_integer_in(&o.text, min, max) {
                     Ok(v) => typed.push(Operand::Integer(v)),
@@ -588,7 +611,9 @@ impl<'a> LineReader<'a> {
                 let mut pos = chess.clone();
                 for o in &operands {
                     if o.quoted {
-                        return Err(self.error(o.at, format!("`{name}` takes moves, found a string")));
+                        return Err(
+                            self.error(o.at, format!("`{name}` takes moves, found a string"))
+                        );
                     }
                     let mv = self.resolve_move(&pos, &name, o)?;
                     let epd_move = EpdMove::new(&pos, mv);
@@ -611,7 +636,9 @@ impl<'a> LineReader<'a> {
                 if count != 2 {
                     return Err(self.error(
                         at,
-                        format!("`{name}` takes two string operands (address, name), found {count}"),
+                        format!(
+                            "`{name}` takes two string operands (address, name), found {count}"
+                        ),
                     ));
                 }
                 for o in &operands {
@@ -631,7 +658,12 @@ impl<'a> LineReader<'a> {
                 for o in &operands {
                     match parse_clock(&o.text) {
                         Ok(c) if !o.quoted => typed.push(Operand::Clock(c)),
-                        Ok(_) => return Err(self.error(o.at, format!("`{name}`: expected a clock value, found a string"))),
+                        Ok(_) => {
+                            return Err(self.error(
+                                o.at,
+                                format!("`{name}`: expected a clock value, found a string"),
+                            ));
+                        }
                         Err(msg) => return Err(self.error(o.at, format!("`{name}`: {msg}"))),
                     }
                 }
@@ -653,7 +685,7 @@ impl<'a> LineReader<'a> {
                 }
             }
             Shape::TagPairs => {
-                if count % 2 != 0 {
+                if !count.is_multiple_of(2) {
                     return Err(self.error(
                         at,
                         format!("`ptp` takes tag name/value pairs: found an odd number ({count}) of operands"),
@@ -663,16 +695,25 @@ impl<'a> LineReader<'a> {
                 for pair in operands.chunks(2) {
                     let (tag, value) = (&pair[0], &pair[1]);
                     if tag.quoted {
-                        return Err(self.error(tag.at, "`ptp`: expected a tag name identifier, found a string"));
+                        return Err(self.error(
+                            tag.at,
+                            "`ptp`: expected a tag name identifier, found a string",
+                        ));
                     }
                     if let Err(msg) = parse_identifier(&tag.text) {
                         return Err(self.error(tag.at, format!("`ptp` tag name: {msg}")));
                     }
                     if !value.quoted {
-                        self.warn(value.at, format!("`ptp`: value of tag `{}` not quoted", tag.text));
+                        self.warn(
+                            value.at,
+                            format!("`ptp`: value of tag `{}` not quoted", tag.text),
+                        );
                     }
                     if seen.contains(&tag.text) {
-                        self.warn(tag.at, format!("`ptp`: tag `{}` given more than once (6.20)", tag.text));
+                        self.warn(
+                            tag.at,
+                            format!("`ptp`: tag `{}` given more than once (6.20)", tag.text),
+                        );
                     }
                     seen.push(tag.text.clone());
                     typed.push(Operand::Identifier(tag.text.clone()));
@@ -682,12 +723,19 @@ impl<'a> LineReader<'a> {
             Shape::Identifier(allowed) => {
                 let o = self.exactly_one(&name, at, &operands, "an identifier")?;
                 if o.quoted {
-                    self.warn(o.at, format!("`{name}` operand is an identifier and is not quoted (6.23/6.24)"));
+                    self.warn(
+                        o.at,
+                        format!("`{name}` operand is an identifier and is not quoted (6.23/6.24)"),
+                    );
                 }
                 if !allowed.contains(&o.text.as_str()) {
                     return Err(self.error(
                         o.at,
-                        format!("`{name}` operand `{}`: expected one of {}", o.text, allowed.join(", ")),
+                        format!(
+                            "`{name}` operand `{}`: expected one of {}",
+                            o.text,
+                            allowed.join(", ")
+                        ),
                     ));
                 }
                 typed.push(Operand::Identifier(o.text.clone()));
@@ -720,13 +768,20 @@ impl<'a> LineReader<'a> {
             [] => Err(self.error(at, format!("`{name}` takes {what}, found no operand"))),
             [_, second, ..] => Err(self.error(
                 second.at,
-                format!("`{name}` takes exactly one operand ({what}), found {}", operands.len()),
+                format!(
+                    "`{name}` takes exactly one operand ({what}), found {}",
+                    operands.len()
+                ),
             )),
         }
     }
 
     /// One string operand; unquoted words are joined with single spaces.
-    fn one_string(&mut self, name: &str, operands: &[RawOperand]) -> Result<Option<String>, Rejected> {
+    fn one_string(
+        &mut self,
+        name: &str,
+        operands: &[RawOperand],
+    ) -> Result<Option<String>, Rejected> {
         match operands {
             [] => Ok(None),
             [one] if one.quoted => Ok(Some(one.text.clone())),
@@ -736,7 +791,10 @@ impl<'a> LineReader<'a> {
                     .map(|o| o.text.as_str())
                     .collect::<Vec<_>>()
                     .join(" ");
-                self.warn(operands[0].at, format!("`{name}`: string operand not quoted"));
+                self.warn(
+                    operands[0].at,
+                    format!("`{name}`: string operand not quoted"),
+                );
                 if let Err(msg) = check_string(&joined) {
                     return Err(self.error(operands[0].at, format!("`{name}`: {msg}")));
                 }
@@ -744,21 +802,29 @@ impl<'a> LineReader<'a> {
             }
             [_, second, ..] => Err(self.error(
                 second.at,
-                format!("`{name}` takes one string operand, found {}", operands.len()),
+                format!(
+                    "`{name}` takes one string operand, found {}",
+                    operands.len()
+                ),
             )),
             [_] => Ok(None),
         }
     }
 
     /// Joins `+`, `#`, `!`, `?` written apart from a move to that move.
-    fn glue_suffixes(&mut self, name: &str, operands: &mut Vec<RawOperand>) -> Result<(), Rejected> {
+    fn glue_suffixes(
+        &mut self,
+        name: &str,
+        operands: &mut Vec<RawOperand>,
+    ) -> Result<(), Rejected> {
         let mut i = 0;
         while i < operands.len() {
             let o = &operands[i];
             let is_suffix = !o.quoted
                 && !o.text.is_empty()
                 && (o.text.bytes().all(|b| b"+#!?".contains(&b))
-                    || (o.text.starts_with('=') && o.text[1..].bytes().all(|b| b"QRBNqrbn+#!?".contains(&b))));
+                    || (o.text.starts_with('=')
+                        && o.text[1..].bytes().all(|b| b"QRBNqrbn+#!?".contains(&b))));
             if is_suffix {
                 if i == 0 {
                     let at = o.at;
@@ -786,7 +852,12 @@ impl<'a> LineReader<'a> {
         Ok(())
     }
 
-    fn resolve_move(&mut self, pos: &Chess, name: &str, o: &RawOperand) -> Result<PlyMove, Rejected> {
+    fn resolve_move(
+        &mut self,
+        pos: &Chess,
+        name: &str,
+        o: &RawOperand,
+    ) -> Result<PlyMove, Rejected> {
         match read_san(pos, o.text.as_bytes(), &ReadOptions::default()) {
             Ok(read) if read.mv == PlyMove::Null => Err(self.error(
                 o.at,
@@ -794,11 +865,27 @@ impl<'a> LineReader<'a> {
             )),
             Ok(read) => {
                 if read.nag.is_some() {
-                    self.warn(o.at, format!("`{name}`: annotation on move `{}` dropped", o.text));
+                    self.warn(
+                        o.at,
+                        format!("`{name}`: annotation on move `{}` dropped", o.text),
+                    );
                 }
                 Ok(read.mv)
             }
             Err(san_err) => {
+                if let Some(fixed) = repair_san(&o.text)
+                    && let Ok(read) = read_san(pos, fixed.as_bytes(), &ReadOptions::default())
+                    && read.mv != PlyMove::Null
+                {
+                    self.warn(
+                        o.at,
+                        format!(
+                            "`{name}`: `{}` is not standard SAN, read as `{fixed}`",
+                            o.text
+                        ),
+                    );
+                    return Ok(read.mv);
+                }
                 if let Ok(uci) = UciMove::from_ascii(o.text.as_bytes())
                     && let Ok(m) = uci.to_move(pos)
                 {
@@ -854,17 +941,54 @@ impl<'a> LineReader<'a> {
         ];
         for (a, b) in conflicts {
             if let (Some(_), Some((_, at))) = (find(a), find(b)) {
-                self.error(at, format!("`{b}` conflicts with `{a}` on the same record (6.9-6.12, 6.25)"));
+                self.error(
+                    at,
+                    format!("`{b}` conflicts with `{a}` on the same record (6.9-6.12, 6.25)"),
+                );
             }
         }
         for needs_sm in ["draw_claim", "draw_offer"] {
             if let Some((_, at)) = find(needs_sm)
                 && find("sm").is_none()
             {
-                self.error(at, format!("`{needs_sm}` requires an `sm` operation on the same record (6.10, 6.11)"));
+                self.error(
+                    at,
+                    format!(
+                        "`{needs_sm}` requires an `sm` operation on the same record (6.10, 6.11)"
+                    ),
+                );
             }
         }
     }
+}
+
+/// A repair for two common SAN slips: a promotion without `=` (`c8N`) and
+/// a capture without `x` (`Ne4` onto an occupied square).
+fn repair_san(text: &str) -> Option<String> {
+    let core = text.trim_end_matches(['+', '#', '!', '?']);
+    let suffix = &text[core.len()..];
+    let b = core.as_bytes();
+    let n = b.len();
+    if n >= 3
+        && b"QRBNqrbn".contains(&b[n - 1])
+        && matches!(b[n - 2], b'1' | b'8')
+        && (b'a'..=b'h').contains(&b[n - 3])
+    {
+        return Some(format!(
+            "{}={}{suffix}",
+            &core[..n - 1],
+            (b[n - 1] as char).to_ascii_uppercase()
+        ));
+    }
+    if n >= 3
+        && !core.contains('x')
+        && b"KQRBN".contains(&b[0])
+        && (b'a'..=b'h').contains(&b[n - 2])
+        && (b'1'..=b'8').contains(&b[n - 1])
+    {
+        return Some(format!("{}x{}{suffix}", &core[..n - 2], &core[n - 2..]));
+    }
+    None
 }
 
 fn is_standard_mnemonic(text: &str) -> bool {
@@ -893,10 +1017,7 @@ pub(crate) fn with_counters(
     if let Some(f) = fmvn.and_then(std::num::NonZeroU32::new) {
         setup.fullmoves = f;
     }
-    Chess::from_setup(setup, mode)
-        .or_else(|e| e.ignore_too_much_material())
-        .or_else(|e| e.ignore_impossible_check())
-        .unwrap_or_else(|_| chess.clone())
+    Chess::from_setup(setup, mode).unwrap_or_else(|_| chess.clone())
 }
 
 /// Decodes file bytes: UTF-8 (a BOM is skipped), else Windows-1252, the
@@ -905,6 +1026,10 @@ pub fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0,
+        Err(_) => {
+            encoding_rs::WINDOWS_1252
+                .decode_without_bom_handling(bytes)
+                .0
+        }
     }
 }

@@ -31,9 +31,7 @@ impl EpdPosition {
     /// capture exists (the form python-chess and most programs write).
     pub fn with_legal_ep(chess: &Chess, castling_mode: CastlingMode) -> EpdPosition {
         let setup = chess.to_setup(EnPassantMode::Legal);
-        let chess = Chess::from_setup(setup, castling_mode)
-            .or_else(|e| e.ignore_too_much_material())
-            .unwrap_or_else(|_| chess.clone());
+        let chess = Chess::from_setup(setup, castling_mode).unwrap_or_else(|_| chess.clone());
         EpdPosition {
             chess,
             castling_mode,

@@ -34,7 +34,12 @@ impl Registers {
     /// Processes the register opcodes of one record (steps 2 and 3).
     pub fn apply(&mut self, record: &EpdRecord) {
         let mut ops: Vec<_> = record.ops.iter().collect();
-        ops.sort_by(|a, b| a.opcode.as_str().as_bytes().cmp(b.opcode.as_str().as_bytes()));
+        ops.sort_by(|a, b| {
+            a.opcode
+                .as_str()
+                .as_bytes()
+                .cmp(b.opcode.as_str().as_bytes())
+        });
         for op in ops {
             let value = match op.operands.first() {
                 Some(Operand::String(s)) => Some(s.clone()),
