@@ -123,22 +123,13 @@ fn with_path(mut d: Diagnostic, name: &str) -> Diagnostic {
     d
 }
 
-/// Runs `gamerec epd ...`.
-pub fn run(args: EpdArgs) -> ExitCode {
-    match run_verb(args.verb) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(err) => {
-            if err
-                .downcast_ref::<io::Error>()
-                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-            {
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("gamerec epd: {err:#}");
-            ExitCode::from(2)
-        }
-    }
+/// Runs `gamerec epd ...`: exit 0 when clean, 1 when the input has errors.
+pub fn run(args: EpdArgs) -> Result<ExitCode> {
+    Ok(if run_verb(args.verb)? {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// Rewrites every record with `edit`; returns whether no error was found.

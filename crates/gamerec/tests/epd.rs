@@ -297,7 +297,7 @@ fn position_field_errors_name_the_field_and_column() {
     assert!(
         read_full("rnbqkbnr/ppppippp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -")
             .unwrap_err()
-            .contains("illegal position")
+            .starts_with("14: bad position: piece placement")
     );
     assert!(
         read_full("8/8/8/8/8/8/8/8 w - -")
@@ -338,7 +338,7 @@ fn tolerances_are_warnings() {
         read_full(&format!("{castle} bm e1g1;")),
         Ok(format!("{castle} bm O-O;"))
     );
-    assert!(warnings(&format!("{castle} bm e1g1;"))[0].contains("coordinate notation"));
+    assert!(warnings(&format!("{castle} bm e1g1;"))[0].contains("EPD requires SAN"));
     // Common SAN slips: promotion without `=`, capture without `x`.
     let promo = "8/2P5/8/8/8/8/8/k6K w - -";
     assert_eq!(

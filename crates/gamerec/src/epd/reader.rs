@@ -24,7 +24,7 @@ use super::basetypes::{
 use super::opcodes::{Opcode, STANDARD, Shape};
 use super::record::{EpdMove, EpdPosition, EpdRecord, Operand, Operation};
 use crate::diag::{Diagnostic, LineCol, Severity};
-use crate::fen::read_fen;
+use crate::fen::read_epd_position;
 use crate::model::{PlyMove, play_ply};
 use crate::san::{ReadOptions, read_san};
 
@@ -309,7 +309,7 @@ impl<'a> LineReader<'a> {
             ));
         }
         let joined = format!("{} {} {} {}", fields[0].1, turn, castle, ep);
-        match read_fen(&joined) {
+        match read_epd_position(&joined) {
             Ok((chess, castling_mode)) => Ok(EpdPosition {
                 chess,
                 castling_mode,
@@ -325,11 +325,12 @@ impl<'a> LineReader<'a> {
                     }
                     col -= text.len() + 1;
                 }
-                let msg = e
-                    .message
-                    .strip_prefix("illegal position: ")
-                    .unwrap_or(&e.message);
-                Err(self.error(at, format!("illegal position: {msg}")))
+                let what = if e.is_syntax() {
+                    "bad position"
+                } else {
+                    "illegal position"
+                };
+                Err(self.error(at, format!("{what}: {}: {}", e.field.name(), e.message)))
             }
         }
     }
@@ -864,6 +865,15 @@ impl<'a> LineReader<'a> {
                 format!("`{name}`: a null move `{}` is not playable", o.text),
             )),
             Ok(read) => {
+                if !read.tolerated.is_empty() {
+                    self.warn(
+                        o.at,
+                        format!(
+                            "`{name}`: `{}` is not standard SAN ({}); EPD requires SAN (5.2.2)",
+                            o.text, read.tolerated
+                        ),
+                    );
+                }
                 if read.nag.is_some() {
                     self.warn(
                         o.at,
