@@ -494,3 +494,64 @@ fn purge_golden() {
     });
     assert_eq!(got, data("purge-expected.epd"));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn operation() -> impl Strategy<Value = Operation> {
+        let text = "[ -~]{0,40}";
+        prop_oneof![
+            (-32768i64..=32766).prop_map(|v| Operation::integer(Opcode::Ce, v)),
+            (0i64..=i64::MAX).prop_map(|v| Operation::integer(Opcode::Acn, v)),
+            (1i64..=500).prop_map(|v| Operation::integer(Opcode::Dm, v)),
+            text.prop_map(|s| Operation::string(Opcode::Id, s)),
+            (0u8..10, text).prop_map(|(n, s)| Operation::string(Opcode::Comment(n), s)),
+            (0u8..10).prop_map(|n| Operation::flag(Opcode::VariationName(n))),
+            (
+                "[A-Z][A-Za-z0-9_]{0,14}",
+                proptest::collection::vec("[!-:<-~]{1,8}", 0..4)
+            )
+                .prop_filter("not a quoted token", |(_, ops)| {
+                    ops.iter().all(|o| !o.starts_with('"'))
+                })
+                .prop_map(|(name, ops)| Operation::new(
+                    name.as_str(),
+                    ops.into_iter().map(Operand::Raw).collect()
+                )),
+            Just(Operation::flag(Opcode::Resign)),
+            Just(Operation::identifier(Opcode::Refreq, "sign_on")),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn records_built_by_api_round_trip(ops in proptest::collection::vec(operation(), 0..8)) {
+            let mut rec = EpdRecord::new(EpdPosition::new(Chess::default()));
+            for op in ops {
+                rec.set(op);
+            }
+            let line = rec.to_string();
+            let back: EpdRecord = line.parse().map_err(|e| TestCaseError::fail(format!("{e}: {line}")))?;
+            prop_assert_eq!(&back, &rec);
+            let once = normalized_line(&rec);
+            let again: EpdRecord = once.parse().map_err(|e| TestCaseError::fail(format!("{e}: {once}")))?;
+            prop_assert_eq!(normalized_line(&again), once);
+        }
+
+        #[test]
+        fn reader_never_panics(line in "[ -~\t]{0,200}") {
+            let text = format!("{START} {line}");
+            let (record, diags) = read_line(&text, 7);
+            for d in &diags {
+                prop_assert_eq!(d.location.line, 7);
+                prop_assert!(d.location.column as usize <= text.len() + 1);
+            }
+            if let Some(r) = record {
+                let back: EpdRecord = r.to_string().parse().map_err(|e| TestCaseError::fail(format!("{e}")))?;
+                prop_assert_eq!(back, r);
+            }
+            let _ = read_line(&line, 1);
+        }
+    }
+}
