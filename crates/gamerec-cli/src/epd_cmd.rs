@@ -44,7 +44,8 @@ enum Verb {
     /// pfop (7.4): remove the named operations from every record.
     ///
     /// The other operations keep their order; records are written in
-    /// canonical form. Lines with errors are reported and copied unchanged.
+    /// canonical form. Lines with errors are reported and copied with only
+    /// the named operations cut out (unchanged if they do not lex).
     #[command(after_help = "Examples:
   gamerec epd purge c0 c1 < suite.epd > bare.epd
   gamerec epd purge -i wac.epd -o wac-noid.epd id")]
@@ -138,6 +139,7 @@ fn rewrite(
     output: &Option<PathBuf>,
     warnings: bool,
     mut edit: impl FnMut(&mut epd::EpdRecord) -> String,
+    mut fallback: impl FnMut(&str) -> Option<String>,
 ) -> Result<bool> {
     let mut out = open_output(output)?;
     let mut clean = true;
@@ -150,7 +152,10 @@ fn rewrite(
                 None if line.is_blank() => {}
                 None => {
                     clean = false;
-                    writeln!(out, "{}", line.text)?;
+                    match fallback(line.text) {
+                        Some(text) => writeln!(out, "{text}")?,
+                        None => writeln!(out, "{}", line.text)?,
+                    }
                 }
             }
         }
@@ -176,7 +181,13 @@ fn run_verb(verb: Verb) -> Result<bool> {
             warnings,
         } => {
             let inputs = read_inputs(&files)?;
-            rewrite(&inputs, &output, warnings, |r| epd::normalized_line(r))
+            rewrite(
+                &inputs,
+                &output,
+                warnings,
+                |r| epd::normalized_line(r),
+                |_| None,
+            )
         }
         Verb::Purge {
             opcodes,
@@ -190,10 +201,16 @@ fn run_verb(verb: Verb) -> Result<bool> {
                 }
             }
             let inputs = read_inputs(&inputs)?;
-            rewrite(&inputs, &output, warnings, |r| {
-                epd::purge(r, &opcodes);
-                r.to_string()
-            })
+            rewrite(
+                &inputs,
+                &output,
+                warnings,
+                |r| {
+                    epd::purge(r, &opcodes);
+                    r.to_string()
+                },
+                |text| epd::purge::purge_line(text, &opcodes),
+            )
         }
         Verb::Check {
             files,

@@ -145,6 +145,33 @@ pub fn read_line(line: &str, number: u64) -> (Option<EpdRecord>, Vec<Diagnostic>
     (record, ctx.diags)
 }
 
+/// The operations of `line` found by lexing alone (no check of the
+/// position or of operand types): each opcode with the byte range of its
+/// operation. `None` when the line does not lex (or is blank).
+pub fn operation_spans(line: &str) -> Option<Vec<(String, std::ops::Range<usize>)>> {
+    let mut ctx = LineReader {
+        bytes: line.as_bytes(),
+        text: line,
+        pos: 0,
+        end: line.len(),
+        number: 1,
+        diags: Vec::new(),
+    };
+    while ctx.end > 0 && (is_space(ctx.bytes[ctx.end - 1]) || ctx.bytes[ctx.end - 1] == 0) {
+        ctx.end -= 1;
+    }
+    for _ in 0..4 {
+        ctx.skip_space();
+        if ctx.pos >= ctx.end || ctx.bytes[ctx.pos] == b';' {
+            return None;
+        }
+        ctx.token();
+    }
+    ctx.read_fen_counters();
+    let raw = ctx.read_operations().ok()?;
+    Some(raw.into_iter().map(|r| (r.opcode, r.at..r.end)).collect())
+}
+
 /// An operand as written: its text (a string's escapes resolved), whether
 /// it was quoted, and its byte column.
 #[derive(Debug, Clone)]
@@ -158,6 +185,8 @@ struct RawOperand {
 struct RawOp {
     opcode: String,
     at: usize,
+    /// One past the operation's `;` (or its last operand).
+    end: usize,
     operands: Vec<RawOperand>,
 }
 
@@ -406,6 +435,7 @@ impl<'a> LineReader<'a> {
             ops.push(RawOp {
                 opcode,
                 at,
+                end: self.pos,
                 operands,
             });
         }
@@ -567,8 +597,10 @@ impl<'a> LineReader<'a> {
                 queue.push_front(RawOp {
                     opcode: head.text,
                     at: head.at,
+                    end: op.end,
                     operands: rest,
                 });
+                op.end = head.at;
             }
             out.push(op);
         }
