@@ -240,3 +240,43 @@ fn run_verb(verb: Verb) -> Result<bool> {
         }
     }
 }
+
+/// Whether `path` names an EPD file (`.epd`).
+pub fn is_epd(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("epd"))
+}
+
+/// `gamerec check` on one EPD file: writes its diagnostics (errors only
+/// when `quiet`) to `out` and counts records as games (and nodes).
+pub fn check_file(
+    path: &str,
+    bytes: &[u8],
+    quiet: bool,
+    out: &mut Vec<u8>,
+) -> crate::sgf_cmd::Summary {
+    let text = epd::decode(bytes);
+    let mut summary = crate::sgf_cmd::Summary {
+        files: 1,
+        bytes: bytes.len() as u64,
+        ..Default::default()
+    };
+    for line in epd::read_lines(&text) {
+        if line.is_blank() {
+            continue;
+        }
+        summary.games += 1;
+        summary.nodes += 1;
+        for d in &line.diagnostics {
+            match d.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+            }
+            if !quiet || d.severity == Severity::Error {
+                let _ = writeln!(out, "{}", with_path(d.clone(), path));
+            }
+        }
+    }
+    summary
+}
