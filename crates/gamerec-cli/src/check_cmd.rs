@@ -172,6 +172,10 @@ pub fn check(a: &CheckArgs) -> Result<u8> {
 }
 
 pub fn convert(a: &ConvertArgs) -> Result<u8> {
+    if let Some(code) = crate::epd_cmd::try_convert(&a.input, a.output.as_deref(), a.to.as_deref())?
+    {
+        return Ok(code);
+    }
     if !sgf_cmd::is_sgf(&a.input) {
         return Err(unsupported(&a.input));
     }

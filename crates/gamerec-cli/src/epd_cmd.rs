@@ -280,3 +280,75 @@ pub fn check_file(
     }
     summary
 }
+
+fn extension(path: &str) -> Option<String> {
+    std::path::Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+}
+
+/// `gamerec convert` between FEN and EPD: `.epd` to FEN (`--to fen` or a
+/// `.fen` output) and `.fen` to EPD. `None` when the conversion is not one
+/// of these.
+pub fn try_convert(input: &str, output: Option<&str>, to: Option<&str>) -> Result<Option<u8>> {
+    let from = extension(input);
+    let target = to
+        .map(str::to_ascii_lowercase)
+        .or_else(|| output.and_then(extension));
+    let to_fen = from.as_deref() == Some("epd") && target.as_deref() == Some("fen");
+    let to_epd = from.as_deref() == Some("fen") && matches!(target.as_deref(), None | Some("epd"));
+    if from.as_deref() == Some("epd") && target.as_deref() == Some("pgn") {
+        anyhow::bail!("EPD to PGN: not available until the PGN writer lands");
+    }
+    if !to_fen && !to_epd {
+        return Ok(None);
+    }
+    let inputs = read_inputs(&[PathBuf::from(input)])?;
+    let mut out = open_output(&output.map(PathBuf::from))?;
+    let mut errors = 0u64;
+    let mut dropped = 0u64;
+    let stderr = io::stderr();
+    for (n, line) in inputs[0].text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if to_fen {
+            let (record, diags) = epd::read_line(line, n as u64 + 1);
+            for d in diags.iter().filter(|d| d.severity == Severity::Error) {
+                writeln!(stderr.lock(), "{}", with_path(d.clone(), input))?;
+            }
+            match record {
+                Some(r) => {
+                    let fen = epd::convert::record_to_fen(&r);
+                    if !fen.warnings.is_empty() {
+                        dropped += 1;
+                    }
+                    writeln!(out, "{}", fen.value)?;
+                }
+                None => errors += 1,
+            }
+        } else {
+            match epd::convert::fen_to_record(line) {
+                Ok(r) => writeln!(out, "{r}")?,
+                Err(e) => {
+                    errors += 1;
+                    writeln!(
+                        stderr.lock(),
+                        "{input}:{}:{}: error: {}",
+                        n + 1,
+                        e.column + 1,
+                        e.message
+                    )?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    if dropped > 0 {
+        writeln!(
+            stderr.lock(),
+            "{input}: warning: operations of {dropped} record(s) have no FEN form and were dropped"
+        )?;
+    }
+    Ok(Some(u8::from(errors > 0)))
+}

@@ -77,3 +77,36 @@ fn check_prints_diagnostics_and_summary() {
         );
     }
 }
+
+#[test]
+fn convert_between_fen_and_epd() {
+    let dir = std::env::temp_dir().join(format!("gamerec-epd-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let epd_path = dir.join("a.epd");
+    std::fs::write(&epd_path, format!("{GOOD}{BAD}")).unwrap();
+    let fen_path = dir.join("a.fen");
+    let out = gamerec(
+        &[
+            "convert",
+            epd_path.to_str().unwrap(),
+            "-o",
+            fen_path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "one record has an error");
+    let fen = std::fs::read_to_string(&fen_path).unwrap();
+    assert_eq!(
+        fen,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dropped"));
+    std::fs::write(&fen_path, "4k3/8/8/8/8/8/4P3/4K3 w - - 5 39\n").unwrap();
+    let out = gamerec(&["convert", fen_path.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "4k3/8/8/8/8/8/4P3/4K3 w - - hmvc 5; fmvn 39;\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
