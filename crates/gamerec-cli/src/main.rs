@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check_cmd;
+mod epd_cmd;
 mod input;
 mod moves_cmd;
 mod pgn_cmd;
@@ -85,6 +86,8 @@ enum Command {
         #[command(subcommand)]
         command: sgf_cmd::SgfCommand,
     },
+    /// EPD data verbs: normalize (pfdn), purge (pfop), check.
+    Epd(epd_cmd::EpdArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
+        Command::Epd(args) => epd_cmd::run(args),
     };
     finish(result)
 }
