@@ -268,7 +268,13 @@ mod tests {
         ];
         let c = parse_all(&area);
         assert_eq!(c.len(), 5);
-        assert_eq!(c[0], CbComment { move_eval: 1, ..Default::default() });
+        assert_eq!(
+            c[0],
+            CbComment {
+                move_eval: 1,
+                ..Default::default()
+            }
+        );
         assert_eq!(c[1].pos_eval, 1);
         assert_eq!((c[2].move_eval, c[2].pos_eval, c[2].extra_eval), (5, 4, 2));
         assert_eq!(c[3].move_eval, 3);

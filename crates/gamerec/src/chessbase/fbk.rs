@@ -185,7 +185,10 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
             .filter(|t| !matches!(t.value.as_str(), "?" | "????.??.??" | "*" | ""))
             .count();
         if extra_tags > 0 {
-            warn(&mut issues, format!("{extra_tags} tag(s) dropped (FBK keeps moves only)"));
+            warn(
+                &mut issues,
+                format!("{extra_tags} tag(s) dropped (FBK keeps moves only)"),
+            );
         }
         let mut comments = 0;
         let mut nags = Vec::new();
@@ -201,7 +204,9 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
                 nulls += 1;
                 continue;
             };
-            let Some(parent) = node.parent() else { continue };
+            let Some(parent) = node.parent() else {
+                continue;
+            };
             let mparent = map[parent.0 as usize];
             if parent != NodeId::ROOT && mparent == NodeId::ROOT {
                 continue; // below a null move
@@ -209,9 +214,12 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
             if matches!(mv.promotion(), Some(r) if r != Role::Queen) {
                 underpromotions += 1;
             }
-            let existing = tree.node(mparent).children().iter().copied().find(|&c| {
-                tree.node(c).ply.as_ref().map(|p| p.mv) == Some(ply.mv)
-            });
+            let existing = tree
+                .node(mparent)
+                .children()
+                .iter()
+                .copied()
+                .find(|&c| tree.node(c).ply.as_ref().map(|p| p.mv) == Some(ply.mv));
             let mid = match existing {
                 Some(c) => c,
                 None => {
@@ -235,18 +243,34 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
                 FileKind::Data,
                 0,
                 number,
-                format!("{nulls} null move(s) and the moves after them left out (FBK cannot store them)"),
+                format!(
+                    "{nulls} null move(s) and the moves after them left out (FBK cannot store them)"
+                ),
             ));
         }
         if comments > 0 {
-            warn(&mut issues, format!("{comments} comment(s) dropped (FBK has no comments)"));
+            warn(
+                &mut issues,
+                format!("{comments} comment(s) dropped (FBK has no comments)"),
+            );
         }
         if !nags.is_empty() {
             let list: Vec<String> = nags.iter().map(|n| format!("${n}")).collect();
-            warn(&mut issues, format!("NAGs dropped (FBK keeps only the weak-move bit for $2/$4): {}", list.join(" ")));
+            warn(
+                &mut issues,
+                format!(
+                    "NAGs dropped (FBK keeps only the weak-move bit for $2/$4): {}",
+                    list.join(" ")
+                ),
+            );
         }
         if underpromotions > 0 {
-            warn(&mut issues, format!("{underpromotions} under-promotion(s) written without their piece (FBK reads them as =Q)"));
+            warn(
+                &mut issues,
+                format!(
+                    "{underpromotions} under-promotion(s) written without their piece (FBK reads them as =Q)"
+                ),
+            );
         }
     }
     // Pre-order walk without recursion.
@@ -259,7 +283,9 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
         };
         let (from, to) = match mv {
             Move::Castle { king, .. } => {
-                let side = mv.castling_side().unwrap_or(shakmaty::CastlingSide::KingSide);
+                let side = mv
+                    .castling_side()
+                    .unwrap_or(shakmaty::CastlingSide::KingSide);
                 (king, Square::from_coords(side.king_to_file(), king.rank()))
             }
             _ => (mv.from().unwrap_or(Square::A1), mv.to()),
@@ -303,7 +329,7 @@ mod tests {
     /// Tree: 1.e4 (e5 (c5? ) ) ; 1.d4 d5 — written by hand from section 3.
     fn sample() -> Vec<u8> {
         vec![
-            sq("e2"),        // e4: new variant (bit 6 = 0: 1.d4 follows), not the end
+            sq("e2"), // e4: new variant (bit 6 = 0: 1.d4 follows), not the end
             sq("e4"),
             sq("e7") | 0x80, // e5: starts a new variant (c5 follows), ends the line
             sq("e5"),
@@ -341,7 +367,15 @@ mod tests {
     #[test]
     fn castling_and_promotion_squares() {
         // 1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.O-O: king e1 -> g1.
-        let moves = [("e2", "e4"), ("e7", "e5"), ("g1", "f3"), ("b8", "c6"), ("f1", "c4"), ("f8", "c5"), ("e1", "g1")];
+        let moves = [
+            ("e2", "e4"),
+            ("e7", "e5"),
+            ("g1", "f3"),
+            ("b8", "c6"),
+            ("f1", "c4"),
+            ("f8", "c5"),
+            ("e1", "g1"),
+        ];
         let mut data = Vec::new();
         for (i, (f, t)) in moves.iter().enumerate() {
             let mut b1 = sq(f) | 0x40;

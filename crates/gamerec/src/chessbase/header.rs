@@ -149,7 +149,9 @@ impl Header {
     /// The public checksum `b0*0x25 + b5 + b9` (mod 256), written by gamerec.
     pub fn public_checksum(&self) -> u8 {
         let b = &self.bytes;
-        b[0].wrapping_mul(0x25).wrapping_add(b[5]).wrapping_add(b[9])
+        b[0].wrapping_mul(0x25)
+            .wrapping_add(b[5])
+            .wrapping_add(b[9])
     }
 
     /// The second checksum Scidb accepts: `b3*0x1EC1*(b8+1)*b0` (mod 256).
@@ -188,7 +190,11 @@ pub fn eco_text(eco1: u16) -> Option<String> {
 /// ECO1 of an ECO text `A00`..`E99` (a trailing sub-code is ignored).
 pub fn eco_code(text: &str) -> Option<u16> {
     let b = text.as_bytes();
-    if b.len() < 3 || !(b'A'..=b'E').contains(&b[0]) || !b[1].is_ascii_digit() || !b[2].is_ascii_digit() {
+    if b.len() < 3
+        || !(b'A'..=b'E').contains(&b[0])
+        || !b[1].is_ascii_digit()
+        || !b[2].is_ascii_digit()
+    {
         return None;
     }
     let letter = u16::from(b[0] - b'A');
@@ -217,16 +223,18 @@ mod tests {
         let plain = [
             0xE3, // 1871
             2,    // 1-0
-            0x01, 0x2C, // mlen 300
+            0x01,
+            0x2C,      // mlen 300
             0x80 | 12, // plen 12, ECO1 bits 5/6 = 0b10
             0x40 | 20, // slen 20, ECO1 bits 7/8 = 0b01
-            0x01, 0x02, // clen 258
-            80,   // 2000
-            0,    // none
-            0x40 | (7 << 1), // marked, ECO1 bits 0-4 = 7
+            0x01,
+            0x02,               // clen 258
+            80,                 // 2000
+            0,                  // none
+            0x40 | (7 << 1),    // marked, ECO1 bits 0-4 = 7
             0x80 | 0x40 | 0x05, // ECO2 bit 6, version bit, ECO2 bits 0-5 = 5
-            42,   // moves
-            0x99, // magic
+            42,                 // moves
+            0x99,               // magic
         ];
         let h = Header::decode(stored(plain));
         assert_eq!(h.bytes, plain);

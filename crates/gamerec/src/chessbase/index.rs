@@ -139,7 +139,11 @@ mod tests {
     fn bad_entries_are_errors() {
         assert!(read_index(&[0, 0]).1.is_some());
         assert!(read_index(&[0, 0, 0, 0]).1.is_some());
-        assert!(read_index(&[0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 9]).1.is_some());
+        assert!(
+            read_index(&[0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 9])
+                .1
+                .is_some()
+        );
         let (index, err) = read_index(&[0, 0, 0, 1, 0, 0, 0, 2]);
         assert_eq!((index.offsets.len(), index.free, err), (0, 0, None));
     }

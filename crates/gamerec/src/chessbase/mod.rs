@@ -78,7 +78,12 @@ pub struct Issue {
 
 impl Issue {
     /// An error.
-    pub fn error(file: FileKind, offset: u64, game: Option<usize>, message: impl Into<String>) -> Issue {
+    pub fn error(
+        file: FileKind,
+        offset: u64,
+        game: Option<usize>,
+        message: impl Into<String>,
+    ) -> Issue {
         Issue {
             severity: Severity::Error,
             file,
@@ -134,4 +139,4 @@ impl ReadOutcome {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

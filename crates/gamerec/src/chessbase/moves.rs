@@ -114,7 +114,10 @@ pub fn decode_moves(bytes: &[u8], start: &CbPosition) -> DecodedMoves {
     if !stack.is_empty() {
         out.warnings.push((
             bytes.len(),
-            format!("{} variation(s) not closed at the end of the moves", stack.len()),
+            format!(
+                "{} variation(s) not closed at the end of the moves",
+                stack.len()
+            ),
         ));
     }
     out
@@ -247,12 +250,21 @@ mod tests {
     #[test]
     fn variations_nested_three_deep() {
         let bytes = [
-            11, 11, // e4 e5
-            0xff, 7, 25, // ( c5 Nf3
-            0xff, 8, 8, // ( c3 d5
-            0xff, 19 | 0x80, 17, // ( Nf6 (commented) e5
-            0x80, 0x80, 0x80, // ) ) )
-            24, // Nf3
+            11,
+            11, // e4 e5
+            0xff,
+            7,
+            25, // ( c5 Nf3
+            0xff,
+            8,
+            8, // ( c3 d5
+            0xff,
+            19 | 0x80,
+            17, // ( Nf6 (commented) e5
+            0x80,
+            0x80,
+            0x80, // ) ) )
+            24,   // Nf3
         ];
         let d = decode_moves(&bytes, &start());
         assert!(d.error.is_none(), "{:?}", d.error);
@@ -305,7 +317,10 @@ mod tests {
         assert_eq!(sans(t, t.mainline()), vec!["e4", "e5", "Nf3"]);
         let e4 = t.root().children()[0];
         let c5 = t.node(e4).children()[1];
-        assert_eq!(sans(t, t.node(c5).children().iter().copied()), vec!["Nf3", "c3"]);
+        assert_eq!(
+            sans(t, t.node(c5).children().iter().copied()),
+            vec!["Nf3", "c3"]
+        );
         let (again, _) = encode_moves(t, &start(), |_| false).expect("encodes");
         assert_eq!(again, bytes);
     }
@@ -314,7 +329,10 @@ mod tests {
     fn malformed_move_bytes() {
         assert!(decode_moves(&[0xff], &start()).error.is_some());
         assert!(decode_moves(&[11, 0x80], &start()).error.is_some());
-        assert!(decode_moves(&[21], &start()).error.is_some(), "only 20 moves");
+        assert!(
+            decode_moves(&[21], &start()).error.is_some(),
+            "only 20 moves"
+        );
         let d = decode_moves(&[11, 0xff, 9], &start());
         assert!(d.error.is_none());
         assert_eq!(d.warnings.len(), 1, "unclosed variation");

@@ -145,9 +145,8 @@ fn castles(board: &Board, turn: Color, king: Square, out: &mut Vec<Slot>) {
     if king != Square::from_coords(File::E, back) {
         return;
     }
-    let rook_there = |file: File| {
-        board.piece_at(Square::from_coords(file, back)) == Some(turn.rook())
-    };
+    let rook_there =
+        |file: File| board.piece_at(Square::from_coords(file, back)) == Some(turn.rook());
     let empty = |files: &[File]| {
         files
             .iter()
@@ -308,9 +307,9 @@ impl CbPosition {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
     use shakmaty::uci::UciMove;
-    use shakmaty::CastlingMode;
 
     fn pos(fen: &str) -> Chess {
         fen.parse::<Fen>()
@@ -320,7 +319,10 @@ mod tests {
     }
 
     fn uci(p: &Chess, s: &str) -> Move {
-        s.parse::<UciMove>().expect("uci").to_move(p).expect("legal")
+        s.parse::<UciMove>()
+            .expect("uci")
+            .to_move(p)
+            .expect("legal")
     }
 
     /// The n-th (1-based) move must be `expected` (UCI).

@@ -91,7 +91,11 @@ pub fn split_players(text: &str) -> (String, String) {
     };
     let name = |s: &str| {
         let s = s.trim();
-        if s.is_empty() { "?".to_string() } else { s.to_string() }
+        if s.is_empty() {
+            "?".to_string()
+        } else {
+            s.to_string()
+        }
     };
     (name(w), name(b))
 }
@@ -108,7 +112,11 @@ pub fn split_source(text: &str) -> (String, String) {
                     .chars()
                     .all(|c| c.is_ascii_digit() || matches!(c, '.' | '/' | '\\'))
             {
-                let event = format!("{} {}", text[..open].trim_end(), text[close + 1..].trim_start());
+                let event = format!(
+                    "{} {}",
+                    text[..open].trim_end(),
+                    text[close + 1..].trim_start()
+                );
                 let event = event.trim();
                 let event = if event.is_empty() { "?" } else { event };
                 return (event.to_string(), inner.to_string());
@@ -117,7 +125,10 @@ pub fn split_source(text: &str) -> (String, String) {
         search = open + 1;
     }
     let t = text.trim();
-    (if t.is_empty() { "?" } else { t }.to_string(), "?".to_string())
+    (
+        if t.is_empty() { "?" } else { t }.to_string(),
+        "?".to_string(),
+    )
 }
 
 /// Reads the game at `offset` of the game file (`number` is 1-based, for
@@ -183,10 +194,9 @@ pub fn read_cbf_game(cbf: &[u8], offset: usize, number: usize) -> (Option<Game>,
     let mut game = Game::new();
     let mut start = CbPosition::new(Chess::default(), None);
     if header.has_setup() {
-        let bytes: [u8; SETUP_LEN] = match data[pos..pos + SETUP_LEN].try_into() {
-            Ok(b) => b,
-            Err(_) => [0; SETUP_LEN],
-        };
+        let bytes: [u8; SETUP_LEN] = data[pos..pos + SETUP_LEN]
+            .try_into()
+            .unwrap_or([0; SETUP_LEN]);
         match read_setup(&bytes, header.bytes[10], header.bytes[11]) {
             Ok(setup) => {
                 for w in setup.warnings {
@@ -295,10 +305,19 @@ pub fn read_cbf_game(cbf: &[u8], offset: usize, number: usize) -> (Option<Game>,
     // Moves.
     let decoded = decode_moves(&move_bytes, &start);
     for (i, w) in &decoded.warnings {
-        issues.push(Issue::warning(FileKind::Data, at(moves_at + i), Some(number), w.clone()));
+        issues.push(Issue::warning(
+            FileKind::Data,
+            at(moves_at + i),
+            Some(number),
+            w.clone(),
+        ));
     }
     if let Some((i, msg)) = &decoded.error {
-        err(&mut issues, moves_at + i, format!("moves: {msg} (moves after it are lost)"));
+        err(
+            &mut issues,
+            moves_at + i,
+            format!("moves: {msg} (moves after it are lost)"),
+        );
     }
     game.tree = decoded.tree;
 
@@ -369,13 +388,17 @@ pub fn read_cbf_game(cbf: &[u8], offset: usize, number: usize) -> (Option<Game>,
                 .tree
                 .root_mut()
                 .comments_before
-                .push(Comment::new(format!("result {}", POS_SYMBOLS[usize::from(v - 1)]))),
+                .push(Comment::new(format!(
+                    "result {}",
+                    POS_SYMBOLS[usize::from(v - 1)]
+                ))),
         }
     }
 
     let expected = super::writer::move_count(&game);
     if header.move_count() != expected {
-        game.tags.push("CBMoveCount", header.move_count().to_string());
+        game.tags
+            .push("CBMoveCount", header.move_count().to_string());
     }
     (Some(game), issues)
 }

@@ -107,10 +107,11 @@ pub fn read_setup(bytes: &[u8; SETUP_LEN], b10: u8, b11: u8) -> Result<ReadSetup
         Ok(pos) => pos,
         Err(err) => {
             let text = err.to_string();
-            match err
-                .ignore_invalid_castling_rights()
-                .or_else(|e| e.ignore_invalid_ep_square())
-            {
+            let repaired = match err.ignore_invalid_castling_rights() {
+                Ok(pos) => Ok(pos),
+                Err(e) => e.ignore_invalid_ep_square(),
+            };
+            match repaired {
                 Ok(pos) => {
                     warnings.push(format!("start position repaired: {text}"));
                     pos
@@ -133,7 +134,7 @@ pub fn write_setup(pos: &Chess) -> Result<([u8; SETUP_LEN], u8, u8), String> {
     for (sq, piece) in pos.board() {
         let i = sq as usize;
         let code = piece_code(piece);
-        out[i / 2] |= if i % 2 == 0 { code << 4 } else { code };
+        out[i / 2] |= if i.is_multiple_of(2) { code << 4 } else { code };
     }
     let n = pos.fullmoves().get();
     if n > 256 {
@@ -189,7 +190,9 @@ mod tests {
     #[test]
     fn flags_give_turn_castling_and_ep() {
         // Black to move (bit 1), all castling (bits 2-5), e.p. file e (5).
-        let fen: Fen = "r3k2r/8/8/8/4P3/8/8/R3K2R b KQkq e3 0 1".parse().expect("fen");
+        let fen: Fen = "r3k2r/8/8/8/4P3/8/8/R3K2R b KQkq e3 0 1"
+            .parse()
+            .expect("fen");
         let pos: Chess = fen.into_position(CastlingMode::Standard).expect("legal");
         let (bytes, b10, b11) = write_setup(&pos).expect("fits");
         assert_eq!(b10, 1 | 2 | 4 | 8 | 16 | 32);

@@ -50,7 +50,14 @@ fn encode_moves(moves: &[u8]) -> Vec<u8> {
     m
 }
 
-fn game_bytes(plain: [u8; 14], players: &[u8], source: &[u8], moves: &[u8], comments: &[u8], setup: &[u8]) -> Vec<u8> {
+fn game_bytes(
+    plain: [u8; 14],
+    players: &[u8],
+    source: &[u8],
+    moves: &[u8],
+    comments: &[u8],
+    setup: &[u8],
+) -> Vec<u8> {
     let mut texts = players.to_vec();
     texts.extend_from_slice(source);
     let mut out = encode_header(plain).to_vec();
@@ -62,7 +69,9 @@ fn game_bytes(plain: [u8; 14], players: &[u8], source: &[u8], moves: &[u8], comm
 }
 
 /// The text's index example: 3 games of 48, 39 and 35 bytes.
-const SPEC_INDEX: [u8; 20] = [0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 51, 0, 0, 0, 91, 0, 0, 0, 127];
+const SPEC_INDEX: [u8; 20] = [
+    0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 51, 0, 0, 0, 91, 0, 0, 0, 127,
+];
 
 fn three_games() -> Vec<u8> {
     // Game 1: 1993, 1-0, "Kasparov-Karpov", "Linares (3)",
@@ -78,7 +87,22 @@ fn three_games() -> Vec<u8> {
     // Game 2: no year, draw, Elo 2700/2600, ECO D06 (ECO1 307: b10 bits 1-5 = 19,
     // b4 bits 6-7 = 1, b5 bits 6-7 = 2), 1.d4 (1.e4) 1...d5 2.c4 = 9 FF 11 80 9 13 (Nd2 is possible now).
     let g2 = game_bytes(
-        [127, 1, 0, 7, 13 | 0x40, 6 | 0x80, 0, 0, 220, 200, 19 << 1, 0, 2, 169],
+        [
+            127,
+            1,
+            0,
+            7,
+            13 | 0x40,
+            6 | 0x80,
+            0,
+            0,
+            220,
+            200,
+            19 << 1,
+            0,
+            2,
+            169,
+        ],
         b"Tal-Petrosian",
         b"Moscow",
         &[9, 0xff, 11, 0x80, 9, 13],
@@ -110,7 +134,10 @@ fn sans(game: &Game) -> Vec<String> {
 }
 
 fn errors(issues: &[Issue]) -> Vec<&Issue> {
-    issues.iter().filter(|i| i.severity == Severity::Error).collect()
+    issues
+        .iter()
+        .filter(|i| i.severity == Severity::Error)
+        .collect()
 }
 
 #[test]
@@ -147,7 +174,11 @@ fn spec_index_with_three_hand_built_games() {
     assert_eq!(g3.tags.get("Event"), Some("?"));
     let last = g3.tree.mainline().last().expect("moves");
     let node = g3.tree.node(last);
-    assert_eq!(node.nags, vec![1, 18], "! from the comment, +- from the result");
+    assert_eq!(
+        node.nags,
+        vec![1, 18],
+        "! from the comment, +- from the result"
+    );
     assert_eq!(node.comments_after, vec![Comment::new("good one")]);
 
     // Writing the games back gives the very same bytes.
@@ -162,16 +193,27 @@ fn spec_start_position_game() {
     // The text's 33-byte example (next move is nr 55), then 1.a4 a5:
     // white: Ka1-b2 (1), a2-a4 (2); black: a7-a5 (1).
     let setup: [u8; 33] = [
-        0x12, 0x54, 0x30, 0x00, 0x60, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x00, 0x00, 0x00, 0x9A, 0xDC, 0xB0, 0x00, 54,
+        0x12, 0x54, 0x30, 0x00, 0x60, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x00, 0x00, 0x00, 0x9A, 0xDC,
+        0xB0, 0x00, 54,
     ];
-    let bytes = game_bytes([127, 3, 0, 3, 0, 0, 0, 0, 0, 0, 1, 0, 1, 91], b"", b"", &[2, 1], &[], &setup);
+    let bytes = game_bytes(
+        [127, 3, 0, 3, 0, 0, 0, 0, 0, 0, 1, 0, 1, 91],
+        b"",
+        b"",
+        &[2, 1],
+        &[],
+        &setup,
+    );
     let index = [0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 49 + 3];
     let out = read_cbf(&index, &bytes);
     assert!(out.issues.is_empty(), "{:?}", out.issues);
     let g = &out.games[0];
     assert_eq!(g.tags.get("SetUp"), Some("1"));
-    assert_eq!(g.tags.get("FEN"), Some("kqrbn3/p7/8/8/8/8/P7/KQRBN3 w - - 0 55"));
+    assert_eq!(
+        g.tags.get("FEN"),
+        Some("kqrbn3/p7/8/8/8/8/P7/KQRBN3 w - - 0 55")
+    );
     assert_eq!(g.result, Some(GameResult::Unknown));
     assert_eq!(sans(g), vec!["a4", "a5"]);
     let files = write_cbf(&out.games);
@@ -196,10 +238,20 @@ fn variant_results_map_to_the_nearest_result() {
 
 #[test]
 fn variant_result_without_moves_is_a_root_comment() {
-    let bytes = game_bytes([127, 3 | 14 << 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 91], b"", b"", &[], &[], &[]);
+    let bytes = game_bytes(
+        [127, 3 | 14 << 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 91],
+        b"",
+        b"",
+        &[],
+        &[],
+        &[],
+    );
     let out = read_cbf(&[0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 17], &bytes);
     let g = &out.games[0];
-    assert_eq!(g.tree.root().comments_before, vec![Comment::new("result time trouble")]);
+    assert_eq!(
+        g.tree.root().comments_before,
+        vec![Comment::new("result time trouble")]
+    );
     let files = write_cbf(&out.games);
     assert!(files.issues.is_empty(), "{:?}", files.issues);
     assert_eq!(files.cbf, bytes);
@@ -209,13 +261,23 @@ fn variant_result_without_moves_is_a_root_comment() {
 fn evaluations_without_a_nag_survive_as_a_command() {
     // 1.e4 commented: move evaluation 7 (mate), extra evaluation 5 (better).
     let area = [0xff, 7, 0, 5, 0xff];
-    let bytes = game_bytes([127, 3, 0, 2, 0, 0, 0, 5, 0, 0, 0, 0, 1, 91], b"", b"", &[11 | 0x80], &area, &[]);
+    let bytes = game_bytes(
+        [127, 3, 0, 2, 0, 0, 0, 5, 0, 0, 0, 0, 1, 91],
+        b"",
+        b"",
+        &[11 | 0x80],
+        &area,
+        &[],
+    );
     let out = read_cbf(&[0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 23], &bytes);
     assert!(out.issues.is_empty(), "{:?}", out.issues);
     let g = &out.games[0];
     let e4 = g.tree.root().children()[0];
     assert_eq!(g.tree.node(e4).nags, vec![142]);
-    assert_eq!(g.tree.node(e4).comments_after, vec![Comment::new("[%cbeval 7 0 5]")]);
+    assert_eq!(
+        g.tree.node(e4).comments_after,
+        vec![Comment::new("[%cbeval 7 0 5]")]
+    );
     assert_eq!(write_cbf(&out.games).cbf, bytes);
 }
 
@@ -229,7 +291,14 @@ fn malformed_games_are_errors_not_panics() {
     let out = read_cbf(&SPEC_INDEX, &cbf[..100]);
     assert_eq!(out.games.len(), 2);
     assert!(out.has_errors());
-    let bad = game_bytes([127, 3, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 75], b"", b"", &[99], &[], &[]);
+    let bad = game_bytes(
+        [127, 3, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 75],
+        b"",
+        b"",
+        &[99],
+        &[],
+        &[],
+    );
     let out = read_cbf(&[0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 20], &bad);
     assert_eq!(out.games.len(), 1, "the game is kept up to the bad move");
     assert!(errors(&out.issues)[0].message.contains("move number 99"));
@@ -258,7 +327,8 @@ pub(crate) fn random_game(seed: u64, plies: usize, comments: bool) -> Game {
     }
     game.result = Some(GameResult::Unknown);
     // (parent node, position, remaining plies)
-    let mut work: Vec<(NodeId, Chess, usize, usize)> = vec![(NodeId::ROOT, Chess::default(), plies, 0)];
+    let mut work: Vec<(NodeId, Chess, usize, usize)> =
+        vec![(NodeId::ROOT, Chess::default(), plies, 0)];
     while let Some((parent, pos, left, depth)) = work.pop() {
         if left == 0 {
             continue;
@@ -269,12 +339,27 @@ pub(crate) fn random_game(seed: u64, plies: usize, comments: bool) -> Game {
         }
         let mv = moves[next(moves.len())];
         let san = write_san(&pos, PlyMove::Move(mv));
-        let id = game.tree.add_child(parent, Ply { mv: PlyMove::Move(mv), san, written: None });
+        let id = game.tree.add_child(
+            parent,
+            Ply {
+                mv: PlyMove::Move(mv),
+                san,
+                written: None,
+            },
+        );
         if comments {
             match next(10) {
-                0 => game.tree.node_mut(id).nags.push([1, 2, 3, 4, 5, 6][next(6)]),
+                0 => game
+                    .tree
+                    .node_mut(id)
+                    .nags
+                    .push([1, 2, 3, 4, 5, 6][next(6)]),
                 1 => game.tree.node_mut(id).nags.extend([140, 18]),
-                2 => game.tree.node_mut(id).comments_after.push(Comment::new("a comment")),
+                2 => game
+                    .tree
+                    .node_mut(id)
+                    .comments_after
+                    .push(Comment::new("a comment")),
                 _ => {}
             }
         }
@@ -352,7 +437,14 @@ fn writer_reports_what_does_not_fit() {
             .to_move(&pos)
             .expect("legal");
         let san = write_san(&pos, PlyMove::Move(mv));
-        parent = game.tree.add_child(parent, Ply { mv: PlyMove::Move(mv), san, written: None });
+        parent = game.tree.add_child(
+            parent,
+            Ply {
+                mv: PlyMove::Move(mv),
+                san,
+                written: None,
+            },
+        );
         pos.play_unchecked(mv);
     }
     game.tree.node_mut(parent).nags.push(11);
@@ -374,7 +466,14 @@ fn writer_reports_what_does_not_fit() {
 #[test]
 fn null_moves_are_an_error_for_the_game() {
     let mut game = Game::new();
-    game.tree.add_child(NodeId::ROOT, Ply { mv: PlyMove::Null, san: "--".into(), written: None });
+    game.tree.add_child(
+        NodeId::ROOT,
+        Ply {
+            mv: PlyMove::Null,
+            san: "--".into(),
+            written: None,
+        },
+    );
     let files = write_cbf(&[game, random_game(3, 10, false)]);
     assert_eq!(files.written, 1);
     assert_eq!(errors(&files.issues).len(), 1);

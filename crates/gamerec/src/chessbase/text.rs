@@ -77,7 +77,9 @@ pub fn xor_text(text: &mut [u8]) {
 /// byte 0 is not coded.
 pub fn xor_moves(moves: &mut [u8], mlen: u16) {
     let mut k = (mlen as u8).wrapping_mul(49);
-    let last = usize::from(mlen).saturating_sub(2).min(moves.len().saturating_sub(1));
+    let last = usize::from(mlen)
+        .saturating_sub(2)
+        .min(moves.len().saturating_sub(1));
     for i in (1..=last).rev() {
         moves[i] ^= k;
         k = k.wrapping_mul(7);

@@ -36,7 +36,13 @@ pub struct CbfFiles {
 
 /// The player text the reader splits back into `white` and `black`.
 pub fn player_text(white: &str, black: &str) -> String {
-    let name = |s: &str| if s == "?" { String::new() } else { s.to_string() };
+    let name = |s: &str| {
+        if s == "?" {
+            String::new()
+        } else {
+            s.to_string()
+        }
+    };
     let (w, b) = (name(white), name(black));
     if b.is_empty() && !w.contains('-') {
         return w;
@@ -72,7 +78,7 @@ fn round_fits(round: &str) -> bool {
 /// The number of moves (not half-moves) of the main line, as byte 12 holds it.
 pub fn move_count(game: &Game) -> u8 {
     let plies = game.tree.mainline_len() + usize::from(game.start.turn().is_black());
-    ((plies + 1) / 2).min(255) as u8
+    plies.div_ceil(2).min(255) as u8
 }
 
 /// Writes `games` as a CBF game file and its CBI index. A game that cannot
@@ -216,7 +222,9 @@ impl<'a> GameWriter<'a> {
         if let Some(v) = variant {
             match (game.tree.mainline().last(), POS_NAGS[usize::from(v - 1)]) {
                 (Some(last), Some(nag)) => skip_nag = Some((last, nag)),
-                _ => skip_root_comment = Some(format!("result {}", POS_SYMBOLS[usize::from(v - 1)])),
+                _ => {
+                    skip_root_comment = Some(format!("result {}", POS_SYMBOLS[usize::from(v - 1)]))
+                }
             }
         }
 
@@ -243,9 +251,8 @@ impl<'a> GameWriter<'a> {
 
         // Moves.
         let (mut move_bytes, commented) =
-            encode_moves(&game.tree, &start, |id| comments[id.0 as usize].is_some()).map_err(
-                |e| format!("{}: {}", describe_node(game, e.node), e.message),
-            )?;
+            encode_moves(&game.tree, &start, |id| comments[id.0 as usize].is_some())
+                .map_err(|e| format!("{}: {}", describe_node(game, e.node), e.message))?;
         if move_bytes.len() > MAX_HALF_MOVES {
             self.warn(format!(
                 "{} half-moves with variations exceed ChessBase's {MAX_HALF_MOVES} (written; ChessBase may refuse the game)",
@@ -283,7 +290,9 @@ impl<'a> GameWriter<'a> {
             Some(raw) if split_source(raw) == (event.clone(), round.clone()) => raw.to_string(),
             _ => {
                 if !round_fits(&round) && !matches!(round.as_str(), "?" | "-" | "") {
-                    self.warn(format!("Round {round:?} dropped (only digits . / \\ fit the source text)"));
+                    self.warn(format!(
+                        "Round {round:?} dropped (only digits . / \\ fit the source text)"
+                    ));
                 }
                 source_text(&event, &round)
             }
@@ -305,15 +314,15 @@ impl<'a> GameWriter<'a> {
 
         // Year.
         if let Some(date) = self.tag("Date") {
-            let year = date
-                .get(..4)
-                .and_then(|y| y.parse::<i32>().ok());
+            let year = date.get(..4).and_then(|y| y.parse::<i32>().ok());
             if let Err(y) = header.set_year(year) {
                 self.warn(format!("year {y} dropped (CBF holds 1772-2026)"));
                 header.set_year(None).ok();
             }
             if year.is_some() && date.get(4..).is_some_and(|r| r != ".??.??") {
-                self.warn(format!("month and day of Date {date:?} dropped (CBF holds the year only)"));
+                self.warn(format!(
+                    "month and day of Date {date:?} dropped (CBF holds the year only)"
+                ));
             }
         } else {
             header.set_year(None).ok();
@@ -341,8 +350,11 @@ impl<'a> GameWriter<'a> {
         {
             self.warn(format!("ECO {e:?} dropped (expected A00..E99)"));
         }
-        let eco1 = eco1
-            .or_else(|| self.tag("CBEco").and_then(|e| e.parse::<u16>().ok()).filter(|&c| c < 512));
+        let eco1 = eco1.or_else(|| {
+            self.tag("CBEco")
+                .and_then(|e| e.parse::<u16>().ok())
+                .filter(|&c| c < 512)
+        });
         let eco2 = self
             .tag("CBEcoSub")
             .and_then(|s| s.parse::<u8>().ok())
@@ -372,7 +384,10 @@ impl<'a> GameWriter<'a> {
             .filter(|n| !KNOWN_TAGS.contains(n))
             .collect();
         if !dropped.is_empty() {
-            self.warn(format!("tags dropped (CBF has no place for them): {}", dropped.join(", ")));
+            self.warn(format!(
+                "tags dropped (CBF has no place for them): {}",
+                dropped.join(", ")
+            ));
         }
 
         let mut out = Vec::with_capacity(header.game_len());
@@ -426,7 +441,9 @@ impl<'a> GameWriter<'a> {
             return 0;
         };
         if !(1603..=2877).contains(&elo) {
-            self.warn(format!("{name} {elo} dropped (CBF holds 1605-2875 in steps of 5)"));
+            self.warn(format!(
+                "{name} {elo} dropped (CBF holds 1605-2875 in steps of 5)"
+            ));
             return 0;
         }
         let x = ((elo as i64 - 1600 + 2) / 5).clamp(1, 255) as u8;
