@@ -21,7 +21,7 @@
 //! the Seven Tag Roster, the standard start, no variations and no NAGs; the
 //! general begin/end pair otherwise. A `FEN` tag gives the start position.
 
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use shakmaty::{Chess, Move, Position};
 
 pub use crate::chessbase::{FileKind, Issue, ReadOutcome};
 use crate::model::{Game, GameResult, NodeId, Ply, PlyMove};
@@ -502,9 +502,6 @@ impl PgcGameWriter {
     }
 
     fn write(&mut self, game: &Game) -> Result<Vec<u8>, String> {
-        if game.castling_mode == CastlingMode::Chess960 && game.start.castles().any() {
-            return Err("Chess960 castling cannot be coded as PGC ordinals of standard SAN".into());
-        }
         let mut comments =
             game.tree.root().comments_before.len() + game.tree.root().comments_after.len();
         let mut has_nags = !game.tree.root().nags.is_empty();

@@ -126,7 +126,8 @@ pub fn take_cbeval(text: &str) -> Option<((u8, u8, u8), &str)> {
     if it.next().is_some() {
         return None;
     }
-    Some((triple, rest[end + 1..].trim_start_matches(' ')))
+    let rest = &rest[end + 1..];
+    Some((triple, rest.strip_prefix(' ').unwrap_or(rest)))
 }
 
 /// Reads one comment at `*at` in the comment area (after the extra `0xFF`),

@@ -193,6 +193,7 @@ pub fn read_cbf_game(cbf: &[u8], offset: usize, number: usize) -> (Option<Game>,
 
     let mut game = Game::new();
     let mut start = CbPosition::new(Chess::default(), None);
+    let mut cb_ep_tag = None;
     if header.has_setup() {
         let bytes: [u8; SETUP_LEN] = data[pos..pos + SETUP_LEN]
             .try_into()
@@ -203,6 +204,12 @@ pub fn read_cbf_game(cbf: &[u8], offset: usize, number: usize) -> (Option<Game>,
                     issues.push(Issue::warning(FileKind::Data, at(pos), Some(number), w));
                 }
                 game.start = setup.pos.clone();
+                let legal_ep = setup.pos.ep_square(EnPassantMode::Always).map(|s| s.file());
+                if setup.ep_file != legal_ep
+                    && let Some(f) = setup.ep_file
+                {
+                    cb_ep_tag = Some(f.char().to_string());
+                }
                 start = CbPosition::new(setup.pos, setup.ep_file);
             }
             Err(msg) => {
@@ -299,6 +306,9 @@ pub fn read_cbf_game(cbf: &[u8], offset: usize, number: usize) -> (Option<Game>,
                 ),
             ));
         }
+    }
+    if let Some(f) = cb_ep_tag {
+        tags.push("CBEpFile", f);
     }
     game.result = Some(result);
 

@@ -153,6 +153,7 @@ const KNOWN_TAGS: &[&str] = &[
     "CBVersion",
     "CBMagic",
     "CBMoveCount",
+    "CBEpFile",
 ];
 
 impl<'a> GameWriter<'a> {
@@ -191,8 +192,15 @@ impl<'a> GameWriter<'a> {
             header.bytes[11] = b11;
             setup_bytes = Some(bytes);
         }
+        let kept_ep = self
+            .tag("CBEpFile")
+            .and_then(|f| f.chars().next())
+            .and_then(shakmaty::File::from_char);
         let ep_file = if standard {
             None
+        } else if let Some(f) = kept_ep {
+            header.bytes[11] = (header.bytes[11] & !0x0f) | (f as u8 + 1);
+            Some(f)
         } else {
             game.start
                 .ep_square(shakmaty::EnPassantMode::Always)
