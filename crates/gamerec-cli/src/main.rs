@@ -12,6 +12,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// Entry points for `convert`/`check` on .cbf/.cbi, .fbk and .pgc files
+// (issue #6), to be called from the shared convert/check dispatch.
+#[allow(dead_code)]
+mod binary_cmd;
 mod moves_cmd;
 
 const EXAMPLES: &str = "\
