@@ -53,7 +53,11 @@ pub fn cbf_pair(path: &Path) -> (PathBuf, PathBuf) {
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.chars().all(|c| c.is_ascii_uppercase()));
-    let (cbf, cbi) = if upper { ("CBF", "CBI") } else { ("cbf", "cbi") };
+    let (cbf, cbi) = if upper {
+        ("CBF", "CBI")
+    } else {
+        ("cbf", "cbi")
+    };
     (path.with_extension(cbf), path.with_extension(cbi))
 }
 
@@ -153,7 +157,7 @@ pub fn print_issues(path: &Path, issues: &[Issue], out: &mut impl Write) -> io::
     Ok(())
 }
 
-/// `gamerec check FILE` for a binary file: prints every issue to stdout and
+/// A standalone `gamerec check FILE` for a binary file: prints every issue to stdout and
 /// a summary to stderr; exit code 1 when any issue is an error.
 pub fn check_binary(path: &Path) -> Result<ExitCode> {
     let read = read_binary_games(path)?;
@@ -180,6 +184,91 @@ pub fn check_binary(path: &Path) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Counts of one checked binary file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BinarySummary {
+    /// Games read.
+    pub games: u64,
+    /// Plies read (variations included).
+    pub nodes: u64,
+    /// Error issues.
+    pub errors: u64,
+    /// Warning issues.
+    pub warnings: u64,
+}
+
+/// `check` for one binary file: appends one line per issue to `out`
+/// (warnings only unless `quiet`) and returns the counts.
+pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<BinarySummary> {
+    let read = read_binary_games(Path::new(path))?;
+    let mut s = BinarySummary {
+        games: read.games.len() as u64,
+        nodes: read.games.iter().map(|g| g.tree.len() as u64 - 1).sum(),
+        ..BinarySummary::default()
+    };
+    for issue in &read.issues {
+        match issue.severity {
+            Severity::Error => s.errors += 1,
+            Severity::Warning => s.warnings += 1,
+        }
+        if issue.severity == Severity::Error || !quiet {
+            writeln!(out, "{}:{issue}", read.issue_path(issue).display())?;
+        }
+    }
+    Ok(s)
+}
+
+/// Whether `convert` with this input, output and `--to` is a binary conversion.
+pub fn is_binary_conversion(input: &str, output: Option<&str>, to: Option<&str>) -> bool {
+    binary_format(Path::new(input)).is_some()
+        || output.is_some_and(|o| binary_format(Path::new(o)).is_some())
+        || matches!(to, Some("cbf" | "cbi" | "fbk" | "pgc"))
+}
+
+/// `convert` between binary formats: reads `input` (.cbf/.cbi, .fbk, .pgc),
+/// writes `output` (its extension, or `--to`, picks the format; binary output
+/// needs `-o`). Prints every issue of both sides to stderr; returns 1 when a
+/// game could not be read or written.
+pub fn convert(input: &str, output: Option<&str>, to: Option<&str>) -> Result<u8> {
+    let Some(output) = output.filter(|o| *o != "-") else {
+        anyhow::bail!("binary output needs a file: -o FILE.cbf|.fbk|.pgc");
+    };
+    let mut out_path = PathBuf::from(output);
+    if let Some(ext) = to {
+        if !matches!(ext, "cbf" | "cbi" | "fbk" | "pgc") {
+            anyhow::bail!("cannot write {ext:?} here (supported: cbf, fbk, pgc)");
+        }
+        if binary_format(&out_path).is_none() {
+            out_path.set_extension(ext);
+        }
+    }
+    if binary_format(Path::new(input)).is_none() {
+        anyhow::bail!(
+            "{input}: binary output is written from .cbf/.cbi, .fbk or .pgc input here; \
+             other inputs go through read_binary_games/write_binary_games in their own verb"
+        );
+    }
+    let read = read_binary_games(Path::new(input))?;
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    for issue in &read.issues {
+        writeln!(err, "{}:{issue}", read.issue_path(issue).display())?;
+    }
+    let issues = write_binary_games(&out_path, &read.games)?;
+    let written = if binary_format(&out_path) == Some(BinaryFormat::Cbf) {
+        cbf_pair(&out_path).0
+    } else {
+        out_path.clone()
+    };
+    print_issues(&written, &issues, &mut err)?;
+    let failed = read
+        .issues
+        .iter()
+        .chain(&issues)
+        .any(|i| i.severity == Severity::Error);
+    Ok(u8::from(failed))
 }
 
 #[cfg(test)]
@@ -272,5 +361,27 @@ mod tests {
         fs::write(&bad, [0x05, 0x03, 0x01, 0x63]).expect("write");
         assert_eq!(check_binary(&bad).expect("checks"), ExitCode::from(1));
         assert!(read_binary_games(Path::new("/nonexistent/x.pgc")).is_err());
+        let mut out = Vec::new();
+        let s = check_report(bad.to_str().expect("utf-8"), true, &mut out).expect("reads");
+        assert_eq!((s.games, s.errors), (1, 2));
+        assert!(
+            String::from_utf8_lossy(&out)
+                .contains("bad.pgc:byte 3: error: game 1: move ordinal 99")
+        );
+    }
+
+    #[test]
+    fn convert_between_binary_formats() {
+        let src = temp("conv.pgc");
+        write_binary_games(&src, &sample()).expect("writes");
+        let dst = temp("conv-out");
+        let code =
+            convert(src.to_str().expect("utf-8"), dst.to_str(), Some("cbf")).expect("converts");
+        assert_eq!(code, 0);
+        let read = read_binary_games(&dst.with_extension("cbi")).expect("reads");
+        assert_eq!(read.games[0].tree.mainline_len(), 2);
+        assert!(convert(src.to_str().expect("utf-8"), None, Some("fbk")).is_err());
+        assert!(is_binary_conversion("a.pgn", Some("b.pgc"), None));
+        assert!(!is_binary_conversion("a.pgn", Some("b.sgf"), None));
     }
 }
