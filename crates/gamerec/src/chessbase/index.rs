@@ -97,7 +97,7 @@ pub fn write_index(offsets: &[u32], free: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity((offsets.len() + 2) * 4);
     out.extend_from_slice(&(offsets.len() as u32 + 1).to_be_bytes());
     for (i, &o) in offsets.iter().chain(std::iter::once(&free)).enumerate() {
-        out.extend_from_slice(&(o + i as u32 + 2).to_be_bytes());
+        out.extend_from_slice(&o.wrapping_add(i as u32 + 2).to_be_bytes());
     }
     out
 }

@@ -297,7 +297,7 @@ impl<'a> GameWriter<'a> {
         let source = match self.tag("CBSource") {
             Some(raw) if split_source(raw) == (event.clone(), round.clone()) => raw.to_string(),
             _ => {
-                if !round_fits(&round) && !matches!(round.as_str(), "?" | "-" | "") {
+                if !round_fits(&round) && !matches!(round.as_str(), "?" | "") {
                     self.warn(format!(
                         "Round {round:?} dropped (only digits . / \\ fit the source text)"
                     ));
