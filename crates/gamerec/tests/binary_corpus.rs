@@ -170,7 +170,7 @@ fn warned(issues: &[Issue], word: &str) -> bool {
     issues.iter().any(|i| i.message.contains(word))
 }
 
-fn cbf_round_trip(name: &str, expected_games: usize) {
+fn cbf_round_trip(name: &str, expected_games: usize) -> usize {
     let games = corpus(name);
     assert_eq!(games.len(), expected_games, "{name}: games read");
     let mut commented = 0;
@@ -251,6 +251,7 @@ fn cbf_round_trip(name: &str, expected_games: usize) {
         "{name}: {} games, {commented} commented moves through CBF",
         games.len()
     );
+    commented
 }
 
 /// The result byte of the first game of a CBF file.
@@ -310,7 +311,11 @@ fn pgc_round_trip(name: &str) {
 
 #[test]
 fn lichess_through_cbf() {
-    cbf_round_trip("pgn/lichess_db_1000k.pgn", 438);
+    let commented = cbf_round_trip("pgn/lichess_db_1000k.pgn", 438);
+    assert!(
+        commented > 10_000,
+        "the archive's clock comments were compared ({commented})"
+    );
 }
 
 #[test]
