@@ -7,15 +7,14 @@
 //!   path reads the pair);
 //! * [`write_binary_games`]: games to a file (a `.cbf` path also writes the
 //!   `.cbi` beside it), returning what did not fit;
-//! * [`check_binary`]: `gamerec check` for one file: prints every issue as
-//!   `path:byte OFFSET: severity: game N: message` and returns exit code 1
-//!   when there are errors;
-//! * [`print_issues`]: the same printing for `convert`.
+//! * [`check_report`]: `gamerec check` for one file: one line per issue,
+//!   `path:byte OFFSET: severity: game N: message`, and the counts;
+//! * [`convert`]: `gamerec convert` between binary formats;
+//! * [`print_issues`]: the same printing for other converters.
 
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use gamerec::chessbase::{self, FileKind, Issue};
@@ -155,35 +154,6 @@ pub fn print_issues(path: &Path, issues: &[Issue], out: &mut impl Write) -> io::
         writeln!(out, "{}:{issue}", path.display())?;
     }
     Ok(())
-}
-
-/// A standalone `gamerec check FILE` for a binary file: prints every issue to stdout and
-/// a summary to stderr; exit code 1 when any issue is an error.
-pub fn check_binary(path: &Path) -> Result<ExitCode> {
-    let read = read_binary_games(path)?;
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    for issue in &read.issues {
-        writeln!(out, "{}:{issue}", read.issue_path(issue).display())?;
-    }
-    out.flush()?;
-    let errors = read
-        .issues
-        .iter()
-        .filter(|i| i.severity == Severity::Error)
-        .count();
-    eprintln!(
-        "{}: {} games, {} errors, {} warnings",
-        path.display(),
-        read.games.len(),
-        errors,
-        read.issues.len() - errors
-    );
-    Ok(if errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 /// Counts of one checked binary file.
@@ -345,7 +315,9 @@ mod tests {
             assert_eq!(read.games[0].tree.mainline_len(), 2);
             assert_eq!(read.games[0].tags.get("White"), Some("W"));
         }
-        assert_eq!(check_binary(&path).expect("checks"), ExitCode::SUCCESS);
+        let mut out = Vec::new();
+        let s = check_report(path.to_str().expect("utf-8"), false, &mut out).expect("checks");
+        assert_eq!((s.games, s.nodes, s.errors), (1, 2, 0));
     }
 
     #[test]
@@ -359,7 +331,6 @@ mod tests {
         }
         let bad = temp("bad.pgc");
         fs::write(&bad, [0x05, 0x03, 0x01, 0x63]).expect("write");
-        assert_eq!(check_binary(&bad).expect("checks"), ExitCode::from(1));
         assert!(read_binary_games(Path::new("/nonexistent/x.pgc")).is_err());
         let mut out = Vec::new();
         let s = check_report(bad.to_str().expect("utf-8"), true, &mut out).expect("reads");
