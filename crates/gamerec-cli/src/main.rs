@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod binary_cmd;
 mod check_cmd;
 mod epd_cmd;
 mod input;
@@ -67,6 +68,8 @@ enum Command {
     ///   gamerec convert game.sgf -o copy.sgf
     ///   gamerec convert game.sgf --to json > game.json
     ///   gamerec convert old.sgf --ff4 -o new.sgf
+    ///   gamerec convert games.cbi -o games.pgc     # ChessBase pair to PGC
+    ///   gamerec convert book.fbk --to cbf -o book  # writes book.cbf and book.cbi
     #[command(verbatim_doc_comment)]
     Convert(check_cmd::ConvertArgs),
     /// Print all legal moves of FEN positions in canonical SAN.
