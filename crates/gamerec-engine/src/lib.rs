@@ -8,10 +8,12 @@
 //! `spawn_blocking` caller) stops one early through the engine's
 //! [`StopHandle`].
 
+pub mod analysis;
 pub mod builtin;
 pub mod epdrec;
 pub mod mate;
 pub mod notation;
+pub mod report;
 mod process;
 pub mod types;
 pub mod uci;
