@@ -19,6 +19,11 @@ use crate::Engine;
 use search::{SearchLimits, Searcher, allocate, hash_of};
 use tt::Tt;
 
+/// Longest mate the quick probe before each search looks for.
+pub const MATE_PROBE_MOVES: u32 = 3;
+/// Node budget of that probe.
+pub const MATE_PROBE_NODES: u64 = 200_000;
+
 /// Default transposition table size in megabytes.
 pub const DEFAULT_HASH_MB: usize = 64;
 
@@ -45,6 +50,36 @@ impl BuiltinEngine {
     /// A new engine with a `mb`-megabyte hash table.
     pub fn with_hash(mb: usize) -> BuiltinEngine {
         BuiltinEngine { tt: Tt::new(mb), start: Chess::default(), moves: Vec::new(), stop: StopHandle::new() }
+    }
+}
+
+impl BuiltinEngine {
+    /// Looks for a forced mate in up to [`MATE_PROBE_MOVES`] moves with a
+    /// small budget (a tenth of the time, at most [`MATE_PROBE_NODES`]).
+    fn mate_probe(&self, pos: &Chess, started: Instant, hard: Option<Instant>, limits: &Limits) -> Option<SearchResult> {
+        if limits.depth.is_some_and(|d| d < 2 * MATE_PROBE_MOVES) {
+            return None;
+        }
+        let mut solver = MateSolver::new(self.stop.flag().clone());
+        let node_cap = limits.nodes.map_or(MATE_PROBE_NODES, |n| (n / 10).min(MATE_PROBE_NODES));
+        solver.node_limit = Some(node_cap);
+        solver.deadline = hard.map(|h| started + (h - started) / 10);
+        match solver.solve(pos, MATE_PROBE_MOVES) {
+            MateOutcome::Mate { moves, pv } => {
+                let elapsed = started.elapsed();
+                let info = Info {
+                    depth: Some(2 * moves - 1),
+                    seldepth: Some(2 * moves - 1),
+                    nodes: Some(solver.nodes),
+                    time: Some(elapsed),
+                    score: Some(Score::Mate(moves as i32)),
+                    pv: pv.clone(),
+                    ..Info::default()
+                };
+                Some(SearchResult { best_move: pv.first().copied(), ponder: pv.get(1).copied(), info, elapsed })
+            }
+            _ => None,
+        }
     }
 }
 
@@ -118,6 +153,12 @@ impl Engine for BuiltinEngine {
             on_info(&info);
             let best = best.or_else(|| pos.legal_moves().first().copied());
             return Ok(SearchResult { best_move: best, ponder: info.pv.get(1).copied(), info, elapsed });
+        }
+        // A short exact mate probe first: alpha-beta with pruning can miss a
+        // quiet mating move for a while; the solver cannot.
+        if let Some(found) = self.mate_probe(&pos, started, hard, limits) {
+            on_info(&found.info);
+            return Ok(found);
         }
         // Without a time limit a depth/node search still needs a bound.
         let depth = match (limits.depth, limits.nodes, hard) {
