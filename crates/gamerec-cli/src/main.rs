@@ -15,6 +15,7 @@ use clap::{Parser, Subcommand};
 
 mod binary_cmd;
 mod check_cmd;
+mod engine_cmd;
 mod epd_cmd;
 mod input;
 mod moves_cmd;
@@ -30,6 +31,8 @@ Examples:
   cut -d' ' -f1-6 positions.txt | gamerec moves
   gamerec show '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'
   gamerec show game.sgf --node 57
+  gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
+  gamerec report wac-result.epd -o wac.html
   gamerec <COMMAND> --help";
 
 /// Read, check, convert, analyse and referee game records.
@@ -89,8 +92,28 @@ enum Command {
         #[command(subcommand)]
         command: sgf_cmd::SgfCommand,
     },
-    /// EPD data verbs: normalize (pfdn), purge (pfop), check.
-    Epd(epd_cmd::EpdArgs),
+    /// EPD verbs: normalize (pfdn), purge (pfop), check; analyze (pfga),
+    /// mate (pfms), solve (pfts).
+    #[command(after_help = "Examples:
+  gamerec epd normalize wac.epd -o wac-normal.epd
+  gamerec epd purge -i arasan21.epd c0 c1 id
+  cat suite.epd | gamerec epd check
+  gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
+  gamerec epd mate --moves 3 mates.epd")]
+    Epd {
+        #[command(subcommand)]
+        command: EpdCommand,
+    },
+    /// Gastric-style report over `epd solve` results (text + HTML).
+    Report(engine_cmd::ReportArgs),
+}
+
+#[derive(Subcommand)]
+enum EpdCommand {
+    #[command(flatten)]
+    Data(epd_cmd::Verb),
+    #[command(flatten)]
+    Engine(engine_cmd::EpdEngineCommand),
 }
 
 fn main() -> ExitCode {
@@ -101,7 +124,13 @@ fn main() -> ExitCode {
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
-        Command::Epd(args) => epd_cmd::run(args),
+        Command::Epd {
+            command: EpdCommand::Data(verb),
+        } => epd_cmd::run_verb(verb).map(|ok| ExitCode::from(u8::from(!ok))),
+        Command::Epd {
+            command: EpdCommand::Engine(c),
+        } => engine_cmd::run_epd(c),
+        Command::Report(a) => engine_cmd::run_report(a),
     };
     finish(result)
 }
