@@ -1,1 +1,12 @@
-//! Argus: the automated tournament referee over EPD (EPD spec section 8). Issue #8.
+//! Argus: the automated tournament referee over EPD (EPD spec sections 3.2
+//! and 8). Issue #8.
+//!
+//! | module | role |
+//! |---|---|
+//! | `record` | the EPD record codec of the wire protocol (placeholder for `gamerec::epd`) |
+//! | `clock` | PGN TimeControl values and the referee's clocks |
+//! | `game` | the rules of one game, free of I/O |
+
+pub mod clock;
+pub mod game;
+pub mod record;
