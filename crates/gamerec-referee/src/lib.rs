@@ -10,3 +10,8 @@
 pub mod clock;
 pub mod game;
 pub mod record;
+pub mod conn;
+pub mod lobby;
+pub mod log;
+pub mod runner;
+pub mod server;
