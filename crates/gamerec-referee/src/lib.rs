@@ -15,3 +15,6 @@ pub mod lobby;
 pub mod log;
 pub mod runner;
 pub mod server;
+pub mod event;
+pub mod pgnout;
+pub mod standings;

@@ -98,6 +98,41 @@ impl Lobby {
         }
     }
 
+    /// Waits until open seats for both `white` and `black` are idle and takes
+    /// them together, so two games never each hold one of the pair.
+    pub async fn take_pair(&self, white: &str, black: &str) -> (Seat, Seat) {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if let Some(pair) = self.try_take_pair(white, black) {
+                return pair;
+            }
+            changed.await;
+        }
+    }
+
+    fn try_take_pair(&self, white: &str, black: &str) -> Option<(Seat, Seat)> {
+        let mut idle = self.idle.lock().ok()?;
+        for name in [white, black] {
+            if let Some(q) = idle.get_mut(name) {
+                q.retain(Seat::is_open);
+            }
+        }
+        let have = |n: &str| idle.get(n).map_or(0, VecDeque::len);
+        let enough = if white == black {
+            have(white) >= 2
+        } else {
+            have(white) >= 1 && have(black) >= 1
+        };
+        if !enough {
+            return None;
+        }
+        let w = idle.get_mut(white)?.pop_front()?;
+        let b = idle.get_mut(black)?.pop_front()?;
+        Some((w, b))
+    }
+
     /// Names of the idle clients and how many seats each has.
     pub fn idle_names(&self) -> Vec<(String, usize)> {
         let Ok(idle) = self.idle.lock() else {

@@ -217,17 +217,10 @@ pub async fn run_game(
     mut stop: watch::Receiver<Option<Stop>>,
 ) -> RunEnd {
     let names = [spec.white.clone(), spec.black.clone()];
-    let mut seats: [Option<Seat>; 2] = [None, None];
-    for c in [Color::White, Color::Black] {
-        let seat = tokio::select! {
-            seat = ctx.lobby.take(&names[index(c)]) => seat,
-            _ = wait_stop(&mut stop) => {
-                return_seats(&ctx.lobby, seats);
-                return RunEnd::Interrupted(state);
-            }
-        };
-        seats[index(c)] = Some(seat);
-    }
+    let mut seats: [Option<Seat>; 2] = tokio::select! {
+        (w, b) = ctx.lobby.take_pair(&names[0], &names[1]) => [Some(w), Some(b)],
+        _ = wait_stop(&mut stop) => return RunEnd::Interrupted(state),
+    };
     ctx.log.note(&format!(
         "game {}: {} - {} starts",
         spec.number, spec.white, spec.black
