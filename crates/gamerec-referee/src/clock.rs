@@ -81,7 +81,11 @@ impl FromStr for TimeControl {
             _ => {}
         }
         if let Some(rest) = text.strip_prefix('*') {
-            return Ok(TimeControl::Sandclock(number(rest, "sandclock seconds", true)?));
+            return Ok(TimeControl::Sandclock(number(
+                rest,
+                "sandclock seconds",
+                true,
+            )?));
         }
         let fields: Vec<&str> = text.split(':').collect();
         let mut periods = Vec::with_capacity(fields.len());
@@ -93,7 +97,8 @@ impl FromStr for TimeControl {
             if let Some((moves, seconds)) = main.split_once('/') {
                 let moves = number(moves, "move count", true)?;
                 periods.push(Period::Moves {
-                    moves: u32::try_from(moves).map_err(|_| TimeControlError("move count".into()))?,
+                    moves: u32::try_from(moves)
+                        .map_err(|_| TimeControlError("move count".into()))?,
                     seconds: number(seconds, "period seconds", true)?,
                     increment,
                 });
@@ -329,7 +334,9 @@ pub fn parse_clk_value(text: &str) -> Option<Duration> {
     if parts.next().is_some() || m >= 60 || s >= 60 {
         return None;
     }
-    Some(Duration::from_secs(h.checked_mul(3600)?.checked_add(m * 60 + s)?))
+    Some(Duration::from_secs(
+        h.checked_mul(3600)?.checked_add(m * 60 + s)?,
+    ))
 }
 
 #[cfg(test)]
@@ -367,14 +374,33 @@ mod tests {
             }])
         );
         assert_eq!(tc("*180"), TimeControl::Sandclock(180));
-        for s in ["40/9000:20/3600:900", "40/60+1", "4500+60", "*180", "300", "-", "?"] {
+        for s in [
+            "40/9000:20/3600:900",
+            "40/60+1",
+            "4500+60",
+            "*180",
+            "300",
+            "-",
+            "?",
+        ] {
             assert_eq!(tc(s).to_string(), s);
         }
     }
 
     #[test]
     fn rejects_bad_values() {
-        for s in ["", "40/", "/60", "0", "300:40/60", "*0", "abc", "40/60+x", "+5", "1e3"] {
+        for s in [
+            "",
+            "40/",
+            "/60",
+            "0",
+            "300:40/60",
+            "*0",
+            "abc",
+            "40/60+x",
+            "+5",
+            "1e3",
+        ] {
             assert!(s.parse::<TimeControl>().is_err(), "{s}");
         }
     }
@@ -383,7 +409,8 @@ mod tests {
     fn moves_period_adds_next_period_after_its_moves() {
         let mut c = Clocks::new(tc("2/60:30"));
         for _ in 0..2 {
-            c.complete_move(Color::White, Duration::from_secs(10)).unwrap();
+            c.complete_move(Color::White, Duration::from_secs(10))
+                .unwrap();
         }
         // 60 - 20 + 30 (sudden death period starts).
         assert_eq!(c.remaining(Color::White), Some(Duration::from_secs(70)));
@@ -398,27 +425,35 @@ mod tests {
     #[test]
     fn last_moves_period_repeats() {
         let mut c = Clocks::new(tc("1/10"));
-        c.complete_move(Color::Black, Duration::from_secs(4)).unwrap();
-        c.complete_move(Color::Black, Duration::from_secs(4)).unwrap();
+        c.complete_move(Color::Black, Duration::from_secs(4))
+            .unwrap();
+        c.complete_move(Color::Black, Duration::from_secs(4))
+            .unwrap();
         assert_eq!(c.remaining(Color::Black), Some(Duration::from_secs(22)));
     }
 
     #[test]
     fn increment_and_sandclock() {
         let mut c = Clocks::new(tc("60+2"));
-        c.complete_move(Color::White, Duration::from_secs(5)).unwrap();
+        c.complete_move(Color::White, Duration::from_secs(5))
+            .unwrap();
         assert_eq!(c.remaining(Color::White), Some(Duration::from_secs(57)));
         let mut s = Clocks::new(tc("*180"));
-        s.complete_move(Color::White, Duration::from_secs(30)).unwrap();
+        s.complete_move(Color::White, Duration::from_secs(30))
+            .unwrap();
         assert_eq!(s.remaining(Color::White), Some(Duration::from_secs(60)));
         assert_eq!(s.remaining(Color::Black), Some(Duration::from_secs(120)));
-        assert!(s.complete_move(Color::White, Duration::from_secs(60)).is_err());
+        assert!(
+            s.complete_move(Color::White, Duration::from_secs(60))
+                .is_err()
+        );
     }
 
     #[test]
     fn untimed_never_flags() {
         let mut c = Clocks::new(tc("-"));
-        c.complete_move(Color::White, Duration::from_secs(100_000)).unwrap();
+        c.complete_move(Color::White, Duration::from_secs(100_000))
+            .unwrap();
         assert_eq!(c.remaining(Color::White), None);
         assert_eq!(c.cc_operands()[0], "001:03:46:40");
     }

@@ -87,7 +87,9 @@ pub fn fault_record(note: &str) -> Record {
     Record::new(crate::game::epd_fields(&shakmaty::Chess::default()))
         .op_with(
             "c0",
-            vec![crate::record::Operand::Str(note.chars().take(200).collect())],
+            vec![crate::record::Operand::Str(
+                note.chars().take(200).collect(),
+            )],
         )
         .op("refcom", &["fault"])
 }
@@ -104,8 +106,12 @@ fn client_name(record: &Record) -> Option<String> {
 }
 
 /// Serves one client until it signs off, disconnects, or `cancel` fires.
-pub async fn handle_client<S>(stream: S, lobby: Arc<Lobby>, log: EventLog, cancel: CancellationToken)
-where
+pub async fn handle_client<S>(
+    stream: S,
+    lobby: Arc<Lobby>,
+    log: EventLog,
+    cancel: CancellationToken,
+) where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     let (reader, mut writer) = tokio::io::split(stream);
@@ -126,7 +132,10 @@ where
                 () = writer_cancel.cancelled() => disconnect_record(),
             };
             let line = format!("{record}\n");
-            let who = name_for_writer.lock().map(|n| n.clone()).unwrap_or_default();
+            let who = name_for_writer
+                .lock()
+                .map(|n| n.clone())
+                .unwrap_or_default();
             writer_log.sent(&who, &record);
             if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err() {
                 break;
@@ -157,7 +166,10 @@ where
             }
             Ok(Some(Line::TooLong)) => {
                 log.note(&format!("{who}: record longer than {MAX_RECORD_LEN} bytes"));
-                Err((String::new(), format!("record longer than {MAX_RECORD_LEN} bytes")))
+                Err((
+                    String::new(),
+                    format!("record longer than {MAX_RECORD_LEN} bytes"),
+                ))
             }
             Ok(Some(Line::NotText)) => {
                 log.note(&format!("{who}: record is not text"));
@@ -181,7 +193,9 @@ where
             }
             (None, Ok(record)) if record.single("refreq") == Some("sign_off") => break,
             (None, _) => {
-                let _ = out_tx.send(fault_record("sign on first: refreq sign_on")).await;
+                let _ = out_tx
+                    .send(fault_record("sign on first: refreq sign_on"))
+                    .await;
             }
             (Some(tx), Ok(record)) => {
                 let sign_off = record.single("refreq") == Some("sign_off");

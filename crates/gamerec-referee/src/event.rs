@@ -113,7 +113,9 @@ pub const MAX_GAMES: usize = 100_000;
 fn seconds(value: Option<f64>, default: f64, what: &str) -> Result<Duration, EventError> {
     let v = value.unwrap_or(default);
     if !(0.0..=86_400.0).contains(&v) {
-        return Err(EventError(format!("{what} must be between 0 and 86400 seconds")));
+        return Err(EventError(format!(
+            "{what} must be between 0 and 86400 seconds"
+        )));
     }
     Ok(Duration::from_secs_f64(v))
 }
@@ -132,8 +134,14 @@ impl EventConfig {
         if config.players.len() < 2 {
             return Err(EventError("an event needs at least two players".into()));
         }
-        if config.players.iter().any(|p| p.name.is_empty() || p.name.len() > 100) {
-            return Err(EventError("player names must have 1 to 100 characters".into()));
+        if config
+            .players
+            .iter()
+            .any(|p| p.name.is_empty() || p.name.len() > 100)
+        {
+            return Err(EventError(
+                "player names must have 1 to 100 characters".into(),
+            ));
         }
         Ok(config)
     }
@@ -167,7 +175,11 @@ impl EventConfig {
         let tc = self.time_control()?;
         let openings = match &self.openings {
             Some(p) => {
-                let path = if p.is_absolute() { p.clone() } else { base.join(p) };
+                let path = if p.is_absolute() {
+                    p.clone()
+                } else {
+                    base.join(p)
+                };
                 load_openings(&path)?
             }
             None => Vec::new(),
@@ -299,8 +311,14 @@ fn epd_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
             continue;
         }
         let record = Record::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
-        let hmvc = record.single("hmvc").and_then(|v| v.parse().ok()).unwrap_or(0);
-        let fmvn = record.single("fmvn").and_then(|v| v.parse().ok()).unwrap_or(1);
+        let hmvc = record
+            .single("hmvc")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let fmvn = record
+            .single("fmvn")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
         let pos = position_from_fields(&record.position, hmvc, fmvn)
             .map_err(|e| format!("line {}: {e}", i + 1))?;
         if pos.is_game_over() {
@@ -377,7 +395,8 @@ fn pgn_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
                     if token.is_empty() || token.starts_with('$') {
                         continue;
                     }
-                    let mv = parse_move(&pos, token).map_err(|e| format!("line {}: {e}", line_no + 1))?;
+                    let mv = parse_move(&pos, token)
+                        .map_err(|e| format!("line {}: {e}", line_no + 1))?;
                     moves.push(token.to_owned());
                     pos.play_unchecked(mv);
                 }

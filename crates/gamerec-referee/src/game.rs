@@ -443,7 +443,11 @@ impl GameState {
             ));
         }
         if pos.halfmoves() >= 150 {
-            return Some(Ending::new(Outcome::Draw, Termination::Normal, "75-move rule"));
+            return Some(Ending::new(
+                Outcome::Draw,
+                Termination::Normal,
+                "75-move rule",
+            ));
         }
         None
     }
@@ -502,7 +506,10 @@ mod tests {
     use crate::clock::TimeControl;
 
     fn game(tc: &str) -> GameState {
-        GameState::new(Chess::default(), Clocks::new(tc.parse::<TimeControl>().unwrap()))
+        GameState::new(
+            Chess::default(),
+            Clocks::new(tc.parse::<TimeControl>().unwrap()),
+        )
     }
 
     fn reply(g: &GameState, ops: &str) -> Record {
@@ -512,7 +519,11 @@ mod tests {
     fn play(g: &mut GameState, moves: &[&str]) {
         for m in moves {
             let r = reply(g, &format!("sm {m};"));
-            assert_eq!(g.apply_reply(&r, Duration::from_secs(1)), Step::Moved, "{m}");
+            assert_eq!(
+                g.apply_reply(&r, Duration::from_secs(1)),
+                Step::Moved,
+                "{m}"
+            );
         }
     }
 

@@ -7,14 +7,17 @@
 //! | `clock` | PGN TimeControl values and the referee's clocks |
 //! | `game` | the rules of one game, free of I/O |
 
+pub mod bridge;
 pub mod clock;
-pub mod game;
-pub mod record;
 pub mod conn;
+pub mod director;
+pub mod engine;
+pub mod event;
+pub mod game;
 pub mod lobby;
 pub mod log;
+pub mod pgnout;
+pub mod record;
 pub mod runner;
 pub mod server;
-pub mod event;
-pub mod pgnout;
 pub mod standings;

@@ -62,7 +62,10 @@ impl Lobby {
 
     /// A fresh name for a client that gives none.
     pub fn next_anonymous(&self) -> String {
-        format!("client-{}", self.anonymous.fetch_add(1, Ordering::Relaxed) + 1)
+        format!(
+            "client-{}",
+            self.anonymous.fetch_add(1, Ordering::Relaxed) + 1
+        )
     }
 
     /// Adds an idle seat.

@@ -23,7 +23,10 @@ impl EventLog {
 
     /// A log appending to `path`; with `echo`, lines also go to stderr.
     pub fn open(path: &Path, echo: bool) -> std::io::Result<EventLog> {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
         Ok(EventLog {
             sink: Some(Arc::new(Mutex::new(BufWriter::new(file)))),
             echo,

@@ -48,29 +48,30 @@ pub fn game_pgn(spec: &GameSpec, state: &GameState) -> String {
             tokens.push(format!("{number}..."));
         }
         tokens.push(played.san.clone());
-        let mut comment = String::new();
+        // Commands are single tokens so a line never breaks inside one.
+        let mut words: Vec<String> = Vec::new();
         if let Some(clock) = played.clock_after {
-            comment.push_str(&format!("[%clk {}]", clk_value(clock)));
+            words.push(format!("[%clk {}]", clk_value(clock)));
         }
+        words.push(format!("[%emt {}]", clk_value(played.elapsed)));
         if played.draw_offer {
-            push_words(&mut comment, "draw offer");
+            words.extend(["draw".to_owned(), "offer".to_owned()]);
         }
         if let Some(note) = &played.note {
-            push_words(&mut comment, note);
+            words.extend(note.split_whitespace().map(str::to_owned));
         }
-        after_comment = !comment.is_empty();
-        if after_comment {
-            push_comment(&mut tokens, &comment);
-        }
+        after_comment = true;
+        push_comment(&mut tokens, words);
         if !white_to_move {
             number += 1;
         }
         white_to_move = !white_to_move;
     }
     if let Some(e) = state.ending() {
-        if !e.reason.is_empty() {
-            push_comment(&mut tokens, &e.reason);
-        }
+        push_comment(
+            &mut tokens,
+            e.reason.split_whitespace().map(str::to_owned).collect(),
+        );
     }
     tokens.push(result.to_owned());
 
@@ -91,23 +92,15 @@ pub fn game_pgn(spec: &GameSpec, state: &GameState) -> String {
     out
 }
 
-fn push_words(comment: &mut String, words: &str) {
-    if !comment.is_empty() {
-        comment.push(' ');
-    }
-    comment.push_str(words);
-}
-
-/// Splits a comment into space-free tokens so lines wrap inside it.
-fn push_comment(tokens: &mut Vec<String>, text: &str) {
-    let clean: String = text.chars().map(|c| if c == '}' { ')' } else { c }).collect();
-    let words: Vec<&str> = clean.split_whitespace().collect();
+/// Adds a comment as tokens that wrap between words.
+fn push_comment(tokens: &mut Vec<String>, words: Vec<String>) {
+    let words: Vec<String> = words.into_iter().map(|w| w.replace('}', ")")).collect();
     match words.as_slice() {
         [] => {}
         [one] => tokens.push(format!("{{{one}}}")),
         [first, middle @ .., last] => {
             tokens.push(format!("{{{first}"));
-            tokens.extend(middle.iter().map(|w| (*w).to_owned()));
+            tokens.extend(middle.iter().cloned());
             tokens.push(format!("{last}}}"));
         }
     }

@@ -126,7 +126,10 @@ impl Record {
         if line.len() > MAX_RECORD_LEN {
             return Err(err(MAX_RECORD_LEN, "record longer than 4096 bytes"));
         }
-        if let Some(pos) = line.bytes().position(|b| !(0x20..0x7f).contains(&b) && b != b'\t') {
+        if let Some(pos) = line
+            .bytes()
+            .position(|b| !(0x20..0x7f).contains(&b) && b != b'\t')
+        {
             return Err(err(pos, "non-printing or non-ASCII byte"));
         }
         let bytes = line.as_bytes();

@@ -146,7 +146,10 @@ fn inform_record(spec: &GameSpec, pos: &Chess, result: &str) -> Record {
         operands.push(Operand::Token(k));
         operands.push(Operand::Str(v));
     }
-    finish(Record::new(epd_fields(pos)).op_with("ptp", operands), "inform")
+    finish(
+        Record::new(epd_fields(pos)).op_with("ptp", operands),
+        "inform",
+    )
 }
 
 fn respond_record(state: &GameState) -> Record {
@@ -168,17 +171,28 @@ async fn send(seat: &Seat, record: Record) {
     let _ = seat.out.send(record).await;
 }
 
-/// Brings a (re)connected seat up to date: reset, quiet time, inform, and
-/// `execute` for every move already played.
-async fn sync_seats(spec: &GameSpec, state: &GameState, seats: &[&Seat], timing: &Timing) {
-    for seat in seats {
+/// Brings (re)connected seats up to date: reset, quiet time, inform, and
+/// `execute` for the moves already played. The seat that moves next gets all
+/// but the last move, which its `respond` carries.
+async fn sync_seats(spec: &GameSpec, state: &GameState, seats: &[(&Seat, bool)], timing: &Timing) {
+    for (seat, _) in seats {
         send(seat, finish(position_record(state.start()), "reset")).await;
     }
     tokio::time::sleep(timing.reset_delay).await;
-    for seat in seats {
+    let replay = state.replay();
+    for (seat, moves_next) in seats {
         send(seat, inform_record(spec, state.start(), "*")).await;
-        for (pos, san) in state.replay() {
-            send(seat, finish(position_record(&pos).op("sm", &[&san]), "execute")).await;
+        let upto = if *moves_next {
+            replay.len().saturating_sub(1)
+        } else {
+            replay.len()
+        };
+        for (pos, san) in &replay[..upto] {
+            send(
+                seat,
+                finish(position_record(pos).op("sm", &[san]), "execute"),
+            )
+            .await;
         }
     }
 }
@@ -225,9 +239,15 @@ pub async fn run_game(
         "game {}: {} - {} starts",
         spec.number, spec.white, spec.black
     ));
-    {
-        let both: Vec<&Seat> = seats.iter().flatten().collect();
-        sync_seats(spec, &state, &both, &ctx.timing).await;
+    if let [Some(w), Some(b)] = &seats {
+        let white_moves = state.turn().is_white();
+        sync_seats(
+            spec,
+            &state,
+            &[(w, white_moves), (b, !white_moves)],
+            &ctx.timing,
+        )
+        .await;
     }
     (ctx.hook)(spec, &state);
 
@@ -290,7 +310,11 @@ pub async fn run_game(
             }
             Event::Stop => match current_stop(&stop) {
                 Some(Stop::Abort(outcome)) => {
-                    state.end(outcome, Termination::Adjudication, "ended by the supervisor");
+                    state.end(
+                        outcome,
+                        Termination::Adjudication,
+                        "ended by the supervisor",
+                    );
                 }
                 Some(Stop::Adjourn) | None => {
                     for seat in seats.iter().flatten() {
@@ -301,8 +325,9 @@ pub async fn run_game(
                 }
             },
             Event::Back(c, seat) => {
-                ctx.log.note(&format!("game {}: {} is back", spec.number, seat.name));
-                sync_seats(spec, &state, &[&seat], &ctx.timing).await;
+                ctx.log
+                    .note(&format!("game {}: {} is back", spec.number, seat.name));
+                sync_seats(spec, &state, &[(&seat, c == mover)], &ctx.timing).await;
                 if c == mover && sent_at.is_some() {
                     send(&seat, respond_record(&state)).await;
                 }
@@ -310,7 +335,11 @@ pub async fn run_game(
                 gone_since[index(c)] = None;
             }
             Event::In(c, Inbound::Closed) => {
-                ctx.log.note(&format!("game {}: {} disconnected", spec.number, names[index(c)]));
+                ctx.log.note(&format!(
+                    "game {}: {} disconnected",
+                    spec.number,
+                    names[index(c)]
+                ));
                 seats[index(c)] = None;
                 gone_since[index(c)] = Some(Instant::now());
             }

@@ -57,10 +57,12 @@ impl Table {
     }
 
     fn row(&mut self, name: &str) -> &mut Standing {
-        self.rows.entry(name.to_owned()).or_insert_with(|| Standing {
-            name: name.to_owned(),
-            ..Standing::default()
-        })
+        self.rows
+            .entry(name.to_owned())
+            .or_insert_with(|| Standing {
+                name: name.to_owned(),
+                ..Standing::default()
+            })
     }
 
     /// Records a finished game (unfinished outcomes are ignored).
@@ -109,10 +111,25 @@ impl Table {
 impl Standings {
     /// A fixed-width text table.
     pub fn to_text(&self) -> String {
-        let width = self.players.iter().map(|p| p.name.len()).max().unwrap_or(4).max(6);
+        let width = self
+            .players
+            .iter()
+            .map(|p| p.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(6);
         let mut out = format!(
             "{} — {} of {} games played\n{:>4}  {:<width$}  {:>6}  {:>5}  {:>4}  {:>4}  {:>4}\n",
-            self.event, self.games_played, self.games_total, "rank", "player", "points", "games", "won", "drawn", "lost"
+            self.event,
+            self.games_played,
+            self.games_total,
+            "rank",
+            "player",
+            "points",
+            "games",
+            "won",
+            "drawn",
+            "lost"
         );
         for p in &self.players {
             out.push_str(&format!(
@@ -137,7 +154,11 @@ mod tests {
         let s = t.standings("Cup", 3);
         assert_eq!(s.players[0].name, "a");
         assert_eq!(s.players[0].points, 1.0);
-        assert_eq!((s.players[1].rank, s.players[2].rank), (2, 2), "equal points share a place");
+        assert_eq!(
+            (s.players[1].rank, s.players[2].rank),
+            (2, 2),
+            "equal points share a place"
+        );
         assert_eq!(s.players[1].name, "b");
         assert_eq!(s.games_played, 2);
         let json = serde_json::to_string(&s).unwrap();

@@ -221,7 +221,10 @@ async fn full_game_sequence_ends_in_mate() {
     }
     b.start_game().await;
     let first = a.respond("sm f3;").await;
-    assert!(first.single("sm").is_none(), "no move before the first: {first}");
+    assert!(
+        first.single("sm").is_none(),
+        "no move before the first: {first}"
+    );
     assert_eq!(first.get("cc").unwrap().operands.len(), 2);
     assert_eq!(first.single("hmvc"), Some("0"));
     assert_eq!(first.single("fmvn"), Some("1"));
@@ -329,7 +332,13 @@ async fn invalid_claim_with_move_lets_the_move_stand() {
     assert_eq!(next.single("sm"), Some("e4"));
     assert_eq!(a.concluded().await, "1-0");
     let state = finished(r).await;
-    assert!(state.played()[0].note.as_deref().unwrap().contains("invalid draw claim"));
+    assert!(
+        state.played()[0]
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("invalid draw claim")
+    );
 }
 
 #[tokio::test]
@@ -424,14 +433,29 @@ async fn reply_out_of_turn_and_wrong_position() {
     a.expect("respond").await;
     b.reply("sm e5;").await;
     assert_eq!(a.concluded().await, "1-0");
-    assert!(finished(r).await.ending().unwrap().reason.contains("out of turn"));
+    assert!(
+        finished(r)
+            .await
+            .ending()
+            .unwrap()
+            .reason
+            .contains("out of turn")
+    );
 
     let r = referee("300", Chess::default()).await;
     let (mut a, _b) = pair(&r).await;
     a.expect("respond").await;
-    a.send("8/8/8/8/8/8/8/K6k w - - refreq reply; sm Kb1;").await;
+    a.send("8/8/8/8/8/8/8/K6k w - - refreq reply; sm Kb1;")
+        .await;
     assert_eq!(a.concluded().await, "0-1");
-    assert!(finished(r).await.ending().unwrap().reason.contains("position"));
+    assert!(
+        finished(r)
+            .await
+            .ending()
+            .unwrap()
+            .reason
+            .contains("position")
+    );
 }
 
 #[tokio::test]
@@ -447,8 +471,11 @@ async fn client_fault_and_sign_off_forfeit() {
     let r = referee("300", Chess::default()).await;
     let (mut a, _b) = pair(&r).await;
     a.expect("respond").await;
-    a.send(&format!("{} refreq sign_off;", epd_fields(&Chess::default())))
-        .await;
+    a.send(&format!(
+        "{} refreq sign_off;",
+        epd_fields(&Chess::default())
+    ))
+    .await;
     let e = finished(r).await.ending().unwrap().clone();
     assert_eq!(e.termination, Termination::Abandoned);
     assert_eq!(e.outcome, Outcome::Win(Color::Black));
@@ -463,8 +490,15 @@ async fn sign_on_comes_first() {
     w.write_all(format!("{} refreq reply; sm e4;\n", epd_fields(&Chess::default())).as_bytes())
         .await
         .unwrap();
-    let line = timeout(WAIT, lines.next_line()).await.unwrap().unwrap().unwrap();
-    assert_eq!(Record::parse(&line).unwrap().single("refcom"), Some("fault"));
+    let line = timeout(WAIT, lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        Record::parse(&line).unwrap().single("refcom"),
+        Some("fault")
+    );
     r.cancel.cancel();
 }
 
@@ -508,7 +542,14 @@ async fn silent_client_in_untimed_game_is_abandoned() {
     let (mut a, _b) = pair(&r).await;
     a.expect("respond").await;
     assert_eq!(a.concluded().await, "0-1");
-    assert!(finished(r).await.ending().unwrap().reason.contains("stopped answering"));
+    assert!(
+        finished(r)
+            .await
+            .ending()
+            .unwrap()
+            .reason
+            .contains("stopped answering")
+    );
 }
 
 #[tokio::test]
