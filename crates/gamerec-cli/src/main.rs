@@ -2,14 +2,32 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+
+mod referee_cmd;
 
 /// Read, check, convert, analyse and referee game records.
 #[derive(Parser)]
 #[command(name = "gamerec", version, about)]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The Argus tournament referee (EPD referee protocol).
+    Referee(referee_cmd::RefereeArgs),
+    /// Connect an engine to an Argus referee as a client.
+    Bridge(referee_cmd::BridgeArgs),
+    /// Play a match between two engines through a local referee.
+    Match(referee_cmd::MatchArgs),
+}
 
 fn main() -> ExitCode {
-    let _cli = Cli::parse();
-    ExitCode::SUCCESS
+    match Cli::parse().command {
+        Command::Referee(args) => referee_cmd::referee(args),
+        Command::Bridge(args) => referee_cmd::bridge(args),
+        Command::Match(args) => referee_cmd::run_match(args),
+    }
 }

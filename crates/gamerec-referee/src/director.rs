@@ -171,6 +171,8 @@ pub struct RunOptions {
     pub concurrency: Option<usize>,
     /// Echo the log to stderr.
     pub echo_log: bool,
+    /// Serial clients: `IN:OUT` pipe pairs or device paths (see `serial`).
+    pub serial: Vec<String>,
 }
 
 /// The outcome of running an event.
@@ -395,6 +397,18 @@ pub async fn run_event(
             log.clone(),
             conn_cancel.clone(),
             tracker.clone(),
+        ));
+    }
+    for pair in &options.serial {
+        let stream = crate::serial::open(pair)
+            .await
+            .map_err(|e| EventError(format!("serial {pair}: {e}")))?;
+        log.note(&format!("serial client on {pair}"));
+        tracker.spawn(handle_client(
+            stream,
+            lobby.clone(),
+            log.clone(),
+            conn_cancel.clone(),
         ));
     }
     // Engines: one bridge per game the player may be in at once.

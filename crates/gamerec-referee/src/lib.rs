@@ -7,6 +7,7 @@
 //! | `clock` | PGN TimeControl values and the referee's clocks |
 //! | `game` | the rules of one game, free of I/O |
 
+pub mod app;
 pub mod bridge;
 pub mod clock;
 pub mod conn;
@@ -19,5 +20,7 @@ pub mod log;
 pub mod pgnout;
 pub mod record;
 pub mod runner;
+pub mod serial;
 pub mod server;
+pub mod spectator;
 pub mod standings;
