@@ -139,18 +139,11 @@ pub fn serve(options: ServeOptions) -> Result<EventSummary, EventError> {
             concurrency: options.concurrency,
             echo_log: options.verbose,
             serial: options.serial.clone(),
-        };
-        let summary = run_event(
-            &config,
-            &base,
-            &dir,
-            Some(listener),
-            run,
-            cancel.clone(),
-            console,
+            base,
             live,
-        )
-        .await?;
+        };
+        let summary =
+            run_event(&config, &dir, Some(listener), run, cancel.clone(), console).await?;
         cancel.cancel();
         Ok(summary)
     })
@@ -323,18 +316,10 @@ pub fn run_match(options: MatchOptions) -> Result<(EventSummary, PathBuf), Event
             concurrency: Some(options.concurrency),
             echo_log: options.verbose,
             serial: Vec::new(),
+            base,
+            live: Live::default(),
         };
-        let summary = run_event(
-            &config,
-            &base,
-            &dir,
-            Some(listener),
-            run,
-            cancel,
-            None,
-            Live::default(),
-        )
-        .await;
+        let summary = run_event(&config, &dir, Some(listener), run, cancel, None).await;
         bridge_cancel.cancel();
         while bridges.join_next().await.is_some() {}
         Ok((summary?, dir))

@@ -221,15 +221,15 @@ where
                 if let Err(e) = game.sync(&record) {
                     return Err(std::io::Error::other(e));
                 }
-                engine = run_blocking(engine, |e| e.new_game().map(|()| ())).await?.0;
+                engine = run_blocking(engine, |e| e.new_game()).await?.0;
             }
             Some("inform") => {
                 if let Some(op) = record.get("ptp") {
                     for pair in op.operands.chunks(2) {
-                        if let [k, v] = pair {
-                            if k.text() == "TimeControl" {
-                                game.set_control(v.text().parse().unwrap_or(TimeControl::Unknown));
-                            }
+                        if let [k, v] = pair
+                            && k.text() == "TimeControl"
+                        {
+                            game.set_control(v.text().parse().unwrap_or(TimeControl::Unknown));
                         }
                     }
                 }

@@ -97,10 +97,10 @@ pub fn fault_record(note: &str) -> Record {
 /// The name a client gives on sign-on: the player name of `tcsi` (EPD 6.30),
 /// or else a `ptp` `Name`/`White` value, or else `None`.
 fn client_name(record: &Record) -> Option<String> {
-    if let Some(op) = record.get("tcsi") {
-        if let Some(last) = op.operands.last() {
-            return Some(last.text().to_owned());
-        }
+    if let Some(op) = record.get("tcsi")
+        && let Some(last) = op.operands.last()
+    {
+        return Some(last.text().to_owned());
     }
     None
 }

@@ -173,6 +173,10 @@ pub struct RunOptions {
     pub echo_log: bool,
     /// Serial clients: `IN:OUT` pipe pairs or device paths (see `serial`).
     pub serial: Vec<String>,
+    /// Where a relative `openings` path is resolved (the event file's directory).
+    pub base: PathBuf,
+    /// Live state for the spectator page.
+    pub live: Live,
 }
 
 /// The outcome of running an event.
@@ -258,10 +262,10 @@ fn save(dir: &Path, spec: &GameSpec, state: &GameState) {
     };
     let path = state_path(dir, spec.number);
     let tmp = path.with_extension("tmp");
-    if let Ok(text) = serde_json::to_string(&saved) {
-        if std::fs::write(&tmp, text).is_ok() {
-            let _ = std::fs::rename(&tmp, &path);
-        }
+    if let Ok(text) = serde_json::to_string(&saved)
+        && std::fs::write(&tmp, text).is_ok()
+    {
+        let _ = std::fs::rename(&tmp, &path);
     }
 }
 
@@ -333,14 +337,14 @@ impl Records {
 /// stay in `dir/state` and resume on the next run).
 pub async fn run_event(
     config: &EventConfig,
-    base: &Path,
     dir: &Path,
     listener: Option<TcpListener>,
     options: RunOptions,
     cancel: CancellationToken,
     mut console: Option<mpsc::Receiver<Command>>,
-    live: Live,
 ) -> Result<EventSummary, EventError> {
+    let live = options.live.clone();
+    let base = options.base.as_path();
     let io = |e: std::io::Error| EventError(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir.join("state")).map_err(io)?;
     let log = EventLog::open(&dir.join("log.txt"), options.echo_log).map_err(io)?;
@@ -471,11 +475,11 @@ pub async fn run_event(
             if stop_rx.borrow().is_some() && _permit.is_none() {
                 return;
             }
-            if let RunEnd::Finished(state) = run_game(&spec, state, &ctx, stop_rx).await {
-                if let Ok(mut r) = records.lock() {
-                    r.add(spec, state);
-                    live.set_standings(r.write());
-                }
+            if let RunEnd::Finished(state) = run_game(&spec, state, &ctx, stop_rx).await
+                && let Ok(mut r) = records.lock()
+            {
+                r.add(spec, state);
+                live.set_standings(r.write());
             }
         });
     }

@@ -127,7 +127,7 @@ impl Builtin {
     }
 
     fn out_of_time(&self) -> bool {
-        self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.nodes.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     fn search(&mut self, pos: &Chess, depth: u32, mut alpha: i32, beta: i32, ply: i32) -> i32 {

@@ -298,10 +298,10 @@ impl GameState {
             return Step::Ended(ending.clone());
         }
         let color = self.turn();
-        if let Some(rem) = self.clocks.remaining(color) {
-            if elapsed >= rem {
-                return Step::Ended(self.flag(elapsed));
-            }
+        if let Some(rem) = self.clocks.remaining(color)
+            && elapsed >= rem
+        {
+            return Step::Ended(self.flag(elapsed));
         }
         if !same_position(&reply.position, &self.pos) {
             return self.infraction(format!(
@@ -353,15 +353,13 @@ impl GameState {
         let san = shakmaty::san::SanPlus::from_move(self.pos.clone(), mv).to_string();
         // A claim may concern the current position or the one after the move.
         let mut note = None;
-        if claim {
-            if let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
-                let _ = self.clocks.complete_move(color, elapsed);
-                return Step::Ended(self.end(
-                    Outcome::Draw,
-                    Termination::Normal,
-                    &format!("draw claimed by {color}: {why}"),
-                ));
-            }
+        if claim && let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
+            let _ = self.clocks.complete_move(color, elapsed);
+            return Step::Ended(self.end(
+                Outcome::Draw,
+                Termination::Normal,
+                &format!("draw claimed by {color}: {why}"),
+            ));
         }
         if let Err(FlagFall(c)) = self.clocks.complete_move(color, elapsed) {
             return Step::Ended(self.flag_fell(c));

@@ -38,11 +38,11 @@ impl EventLog {
         if self.echo {
             eprint!("{line}");
         }
-        if let Some(sink) = &self.sink {
-            if let Ok(mut w) = sink.lock() {
-                let _ = w.write_all(line.as_bytes());
-                let _ = w.flush();
-            }
+        if let Some(sink) = &self.sink
+            && let Ok(mut w) = sink.lock()
+        {
+            let _ = w.write_all(line.as_bytes());
+            let _ = w.flush();
         }
     }
 

@@ -11,6 +11,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::time::timeout;
 use tokio_util::sync::CancellationToken;
 
+fn opts(live: Live) -> RunOptions {
+    RunOptions {
+        live,
+        ..RunOptions::default()
+    }
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("argus-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -96,12 +103,10 @@ async fn match_of_builtin_engines_writes_records() {
         run_event(
             &cfg,
             &dir,
-            &dir,
             None,
-            RunOptions::default(),
+            opts(live.clone()),
             CancellationToken::new(),
             None,
-            live.clone(),
         ),
     )
     .await
@@ -145,12 +150,10 @@ async fn fifty_concurrent_games() {
         run_event(
             &cfg,
             &dir,
-            &dir,
             None,
-            RunOptions::default(),
+            opts(Live::default()),
             CancellationToken::new(),
             None,
-            Live::default(),
         ),
     )
     .await
@@ -212,12 +215,10 @@ async fn faulty_clients_affect_only_their_own_games() {
             run_event(
                 &cfg,
                 &dir,
-                &dir,
                 Some(listener),
-                RunOptions::default(),
+                opts(Live::default()),
                 CancellationToken::new(),
                 None,
-                Live::default(),
             )
             .await
         }
@@ -290,12 +291,10 @@ async fn restart_resumes_unfinished_games() {
             run_event(
                 &cfg,
                 &dir,
-                &dir,
                 Some(listener),
-                RunOptions::default(),
+                opts(Live::default()),
                 cancel,
                 None,
-                Live::default(),
             )
             .await
         }
@@ -338,12 +337,10 @@ async fn restart_resumes_unfinished_games() {
             run_event(
                 &cfg,
                 &dir,
-                &dir,
                 Some(listener),
-                RunOptions::default(),
+                opts(Live::default()),
                 CancellationToken::new(),
                 None,
-                Live::default(),
             )
             .await
         }

@@ -156,10 +156,10 @@ impl Client {
     async fn reply(&mut self, ops: &str) {
         let line = format!("{} refreq reply; {ops}", epd_fields(&self.pos));
         self.send(&line).await;
-        if let Some(sm) = Record::parse(&line).unwrap().single("sm") {
-            if let Ok(mv) = parse_move(&self.pos, sm) {
-                self.pos.play_unchecked(mv);
-            }
+        if let Some(sm) = Record::parse(&line).unwrap().single("sm")
+            && let Ok(mv) = parse_move(&self.pos, sm)
+        {
+            self.pos.play_unchecked(mv);
         }
     }
 
