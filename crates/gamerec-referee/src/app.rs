@@ -236,6 +236,7 @@ pub fn engine_name(spec: &str) -> String {
             if kind == "builtin" { spec } else { rest }
         },
     );
+    let command = command.split('|').next().unwrap_or(command);
     let program = command.split_whitespace().next().unwrap_or(command);
     Path::new(program)
         .file_name()

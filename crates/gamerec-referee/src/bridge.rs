@@ -35,6 +35,8 @@ struct ClientGame {
     clocks: Option<Clocks>,
     charged: [usize; 2],
     last_cc: [Duration; 2],
+    /// Our own thinking times, measured here, not yet charged to the model.
+    own: std::collections::VecDeque<Duration>,
 }
 
 fn key(pos: &Chess) -> u64 {
@@ -52,6 +54,7 @@ impl ClientGame {
             clocks: None,
             charged: [0, 0],
             last_cc: [Duration::ZERO; 2],
+            own: std::collections::VecDeque::new(),
         }
     }
 
@@ -91,8 +94,11 @@ impl ClientGame {
         self.control = control;
     }
 
-    /// Charges the time in `cc` to the moves each side made since last time.
+    /// Charges each side's moves since last time: our own with the time we
+    /// measured (plus transport allowance), the opponent's from `cc` (which
+    /// has one-second resolution).
     fn charge(&mut self, record: &Record) {
+        let me = self.pos.turn();
         let Some(clocks) = self.clocks.as_mut() else {
             return;
         };
@@ -114,7 +120,12 @@ impl ClientGame {
         for color in [Color::White, Color::Black] {
             let i = usize::from(color.is_black());
             while self.charged[i] < made[i] {
-                let delta = used[i].saturating_sub(self.last_cc[i]);
+                let mut delta = used[i].saturating_sub(self.last_cc[i]);
+                if color == me {
+                    if let Some(own) = self.own.pop_front() {
+                        delta = own + LAG_ALLOWANCE;
+                    }
+                }
                 let _ = clocks.complete_move(color, delta);
                 self.last_cc[i] = used[i];
                 self.charged[i] += 1;
@@ -125,8 +136,9 @@ impl ClientGame {
     fn limits(&self) -> Limits {
         let mut limits = Limits::default();
         if let Some(clocks) = &self.clocks {
-            limits.white = clocks.remaining(Color::White);
-            limits.black = clocks.remaining(Color::Black);
+            let safe = |d: Option<Duration>| d.map(|d| d.saturating_sub(SAFETY_MARGIN).max(Duration::from_millis(10)));
+            limits.white = safe(clocks.remaining(Color::White));
+            limits.black = safe(clocks.remaining(Color::Black));
         }
         if let TimeControl::Periods(periods) = &self.control {
             let mut turn = self.start.turn();
@@ -158,6 +170,13 @@ impl ClientGame {
         self.keys.iter().filter(|&&x| x == k).count() >= 3 || self.pos.halfmoves() >= 100
     }
 }
+
+/// Time charged on top of our own measured thinking time per move, for the
+/// transport between us and the referee.
+const LAG_ALLOWANCE: Duration = Duration::from_millis(20);
+
+/// Time kept back from the engine so it never plays on a hair's breadth.
+const SAFETY_MARGIN: Duration = Duration::from_millis(200);
 
 /// EPD 5.2.7 `ddd:hh:mm:ss`.
 fn parse_clock(text: &str) -> Option<Duration> {

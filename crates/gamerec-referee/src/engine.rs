@@ -59,8 +59,15 @@ pub fn from_spec(spec: &str, depth: Option<u32>) -> io::Result<Box<dyn Engine>> 
             .clamp(1, 8);
         return Ok(Box::new(Builtin::new(d)));
     }
-    if let Some(cmd) = spec.strip_prefix("uci:") {
-        return Ok(Box::new(Uci::start(cmd)?));
+    if let Some(rest) = spec.strip_prefix("uci:") {
+        // `uci:COMMAND|Name=Value|...` sets UCI options after the handshake.
+        let mut parts = rest.split('|');
+        let mut uci = Uci::start(parts.next().unwrap_or(""))?;
+        for option in parts {
+            let (name, value) = option.split_once('=').unwrap_or((option, ""));
+            uci.set_option(name.trim(), value.trim())?;
+        }
+        return Ok(Box::new(uci));
     }
     if let Some(cmd) = spec.strip_prefix("xboard:") {
         return Ok(Box::new(Xboard::start(cmd)?));
