@@ -136,7 +136,12 @@ impl ClientGame {
     fn limits(&self) -> Limits {
         let mut limits = Limits::default();
         if let Some(clocks) = &self.clocks {
-            let safe = |d: Option<Duration>| d.map(|d| d.saturating_sub(SAFETY_MARGIN).max(Duration::from_millis(10)));
+            let safe = |d: Option<Duration>| {
+                d.map(|d| {
+                    d.saturating_sub(SAFETY_MARGIN)
+                        .max(Duration::from_millis(10))
+                })
+            };
             limits.white = safe(clocks.remaining(Color::White));
             limits.black = safe(clocks.remaining(Color::Black));
         }
