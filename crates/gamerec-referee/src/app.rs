@@ -169,6 +169,7 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
         ctrl_c(cancel.clone());
         let mut total = BridgeSummary::default();
         let mut attempts = 0u32;
+        let mut failed_sessions = 0u32;
         let mut next = 0usize;
         loop {
             let addr = &options.addresses[next % options.addresses.len().max(1)];
@@ -178,14 +179,22 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
                     attempts = 0;
                     let engine = from_spec(&options.engine, None)
                         .map_err(|e| EventError(format!("engine: {e}")))?;
-                    let s = run_bridge(stream, &options.name, engine, cancel.clone())
-                        .await
-                        .map_err(|e| EventError(format!("{addr}: {e}")))?;
-                    total.games += s.games;
-                    total.moves += s.moves;
-                    if s.disconnected || cancel.is_cancelled() {
-                        total.disconnected = s.disconnected;
-                        return Ok(total);
+                    match run_bridge(stream, &options.name, engine, cancel.clone()).await {
+                        Ok(s) => {
+                            total.games += s.games;
+                            total.moves += s.moves;
+                            if s.disconnected || cancel.is_cancelled() {
+                                total.disconnected = s.disconnected;
+                                return Ok(total);
+                            }
+                        }
+                        Err(e) => {
+                            failed_sessions += 1;
+                            if failed_sessions > options.retries {
+                                return Err(EventError(format!("{addr}: {e}")));
+                            }
+                            eprintln!("bridge: {addr}: {e}");
+                        }
                     }
                     eprintln!("bridge: lost {addr}; reconnecting");
                 }
