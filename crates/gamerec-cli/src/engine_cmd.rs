@@ -17,10 +17,14 @@ use gamerec_engine::{Clock, EngineSpec, Limits};
 #[derive(Subcommand, Debug)]
 pub enum EpdEngineCommand {
     /// General analysis (pfga): add pv, ce, pm, sm, acn, acs (+ acd, acms).
-    #[command(after_help = "Examples:\n  gamerec epd analyze --depth 8 suite.epd -o analysed.epd\n  gamerec epd analyze --engine uci:stockfish --movetime 1s --jobs 2 suite.epd")]
+    #[command(
+        after_help = "Examples:\n  gamerec epd analyze --depth 8 suite.epd -o analysed.epd\n  gamerec epd analyze --engine uci:stockfish --movetime 1s --jobs 2 suite.epd"
+    )]
     Analyze(EngineRunArgs),
     /// Mate search (pfms): add dm and pm where a forced mate in at most N moves exists.
-    #[command(after_help = "Records with dm <= N are skipped, so running N = 1, 2, 3... in turn\nreproduces the EPD spec's iterative use. The builtin engine proves mates\nexactly (every defence); other engines are asked with `go mate N` / depth.\n\nExamples:\n  gamerec epd mate --moves 3 problems.epd -o solved.epd\n  for n in 1 2 3; do gamerec epd mate --moves $n -o out.epd in.epd && mv out.epd in.epd; done")]
+    #[command(
+        after_help = "Records with dm <= N are skipped, so running N = 1, 2, 3... in turn\nreproduces the EPD spec's iterative use. The builtin engine proves mates\nexactly (every defence); other engines are asked with `go mate N` / depth.\n\nExamples:\n  gamerec epd mate --moves 3 problems.epd -o solved.epd\n  for n in 1 2 3; do gamerec epd mate --moves $n -o out.epd in.epd && mv out.epd in.epd; done"
+    )]
     Mate {
         /// Fullmove mate length N.
         #[arg(long, value_name = "N")]
@@ -29,7 +33,9 @@ pub enum EpdEngineCommand {
         run: EngineRunArgs,
     },
     /// Target search (pfts): add pm (and pv, ce, acn, acs) and `solved 1|0` against bm/am.
-    #[command(after_help = "Examples:\n  gamerec epd solve --movetime 1s wac.epd -o wac-builtin.epd\n  gamerec epd solve --engine uci:/usr/games/stockfish --movetime 1s wac.epd -o wac-sf.epd\n  gamerec report wac-builtin.epd wac-sf.epd -o wac.html")]
+    #[command(
+        after_help = "Examples:\n  gamerec epd solve --movetime 1s wac.epd -o wac-builtin.epd\n  gamerec epd solve --engine uci:/usr/games/stockfish --movetime 1s wac.epd -o wac-sf.epd\n  gamerec report wac-builtin.epd wac-sf.epd -o wac.html"
+    )]
     Solve(EngineRunArgs),
 }
 
@@ -73,7 +79,9 @@ pub struct EngineRunArgs {
 
 /// `gamerec report`.
 #[derive(Args, Debug)]
-#[command(after_help = "Reads result files of `gamerec epd solve` (or any EPD with pm and bm/am),\nprints a text summary and writes a self-contained HTML report with inline\nSVG charts: solved per suite, solutions against time, node and time\ndistributions, STS theme scores, and the runs side by side.\n\nExamples:\n  gamerec report wac-builtin.epd wac-stockfish.epd -o wac.html\n  gamerec report sts-run.epd --title 'STS, 1 s'")]
+#[command(
+    after_help = "Reads result files of `gamerec epd solve` (or any EPD with pm and bm/am),\nprints a text summary and writes a self-contained HTML report with inline\nSVG charts: solved per suite, solutions against time, node and time\ndistributions, STS theme scores, and the runs side by side.\n\nExamples:\n  gamerec report wac-builtin.epd wac-stockfish.epd -o wac.html\n  gamerec report sts-run.epd --title 'STS, 1 s'"
+)]
 pub struct ReportArgs {
     /// Result EPD files, one run each.
     #[arg(required = true)]
@@ -98,7 +106,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     } else {
         (s, 1.0)
     };
-    let v: f64 = num.trim().parse().map_err(|_| format!("bad duration `{s}` (try 500ms, 1s, 2m)"))?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad duration `{s}` (try 500ms, 1s, 2m)"))?;
     if !(v.is_finite() && v > 0.0 && v * scale < 1e7) {
         return Err(format!("duration `{s}` out of range"));
     }
@@ -106,10 +117,19 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 fn limits(a: &EngineRunArgs) -> Limits {
-    let mut l = Limits { depth: a.depth, nodes: a.nodes, ..Limits::default() };
+    let mut l = Limits {
+        depth: a.depth,
+        nodes: a.nodes,
+        ..Limits::default()
+    };
     match (a.movetime, a.soft) {
         (Some(t), true) => {
-            l.clock = Some(Clock { white: t * 20, black: t * 20, moves_to_go: Some(20), ..Clock::default() });
+            l.clock = Some(Clock {
+                white: t * 20,
+                black: t * 20,
+                moves_to_go: Some(20),
+                ..Clock::default()
+            });
         }
         (Some(t), false) => l.movetime = Some(t),
         _ => {}
@@ -140,7 +160,9 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
     let spec: EngineSpec = args.engine.parse()?;
     let mut options = Vec::new();
     for o in &args.options {
-        let (k, v) = o.split_once('=').with_context(|| format!("--option `{o}`: expected NAME=VALUE"))?;
+        let (k, v) = o
+            .split_once('=')
+            .with_context(|| format!("--option `{o}`: expected NAME=VALUE"))?;
         options.push((k.trim().to_string(), v.trim().to_string()));
     }
     let lim = limits(&args);
@@ -164,11 +186,22 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
         && out.exists()
     {
         let done = fs::read_to_string(out).with_context(|| format!("reading {}", out.display()))?;
-        let complete = if done.ends_with('\n') { done.as_str() } else { &done[..done.rfind('\n').map_or(0, |i| i + 1)] };
+        let complete = if done.ends_with('\n') {
+            done.as_str()
+        } else {
+            &done[..done.rfind('\n').map_or(0, |i| i + 1)]
+        };
         for (i, l) in complete.lines().enumerate() {
-            let same = lines.get(i).is_some_and(|input| position_key(input) == position_key(l));
+            let same = lines
+                .get(i)
+                .is_some_and(|input| position_key(input) == position_key(l));
             if !same {
-                bail!("{}: line {} does not match input record {}; cannot resume", out.display(), i + 1, i + 1);
+                bail!(
+                    "{}: line {} does not match input record {}; cannot resume",
+                    out.display(),
+                    i + 1,
+                    i + 1
+                );
             }
             skip = i + 1;
         }
@@ -193,17 +226,24 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut errors = 0usize;
     let mut write_err: Option<io::Error> = None;
-    analysis::run(
-        &spec,
-        &options,
+    let config = analysis::RunConfig {
+        engine: spec,
+        options,
         verb,
-        &lim,
-        args.jobs,
+        limits: lim,
+        jobs: args.jobs,
+    };
+    analysis::run(
+        &config,
         todo,
         |i, out: Outcome| {
             if let Some(e) = &out.error {
                 let (path, line) = &origin[skip + i];
-                eprintln!("{}{}:{line}:1: error: {e}", if show_progress { "\r\x1b[K" } else { "" }, path.display());
+                eprintln!(
+                    "{}{}:{line}:1: error: {e}",
+                    if show_progress { "\r\x1b[K" } else { "" },
+                    path.display()
+                );
                 errors += 1;
             }
             if write_err.is_none() {
@@ -228,20 +268,38 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
         }
         return Err(e).context("writing output");
     }
-    Ok(if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The four position fields, to match output records with inputs.
 fn position_key(line: &str) -> String {
-    line.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+    line.split_whitespace()
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn progress_bar(p: &Progress, verb: Verb, started: Instant) {
     let width = 30;
-    let filled = if p.total == 0 { width } else { p.done * width / p.total };
+    let filled = (p.done * width)
+        .checked_div(p.total)
+        .unwrap_or(width)
+        .min(width);
     let elapsed = started.elapsed().as_secs_f64();
-    let eta = if p.done > 0 { elapsed / p.done as f64 * (p.total - p.done) as f64 } else { 0.0 };
-    let solved = if verb == Verb::Solve { format!(" solved {}", p.solved) } else { String::new() };
+    let eta = if p.done > 0 {
+        elapsed / p.done as f64 * (p.total - p.done) as f64
+    } else {
+        0.0
+    };
+    let solved = if verb == Verb::Solve {
+        format!(" solved {}", p.solved)
+    } else {
+        String::new()
+    };
     eprint!(
         "\r[{}{}] {}/{}{solved} eta {:.0}s ",
         "=".repeat(filled),
@@ -257,7 +315,9 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let mut runs = Vec::new();
     for path in &args.inputs {
         let text = read_input(path)?;
-        let label = path.file_stem().map_or_else(|| "stdin".to_string(), |s| s.to_string_lossy().into_owned());
+        let label = path
+            .file_stem()
+            .map_or_else(|| "stdin".to_string(), |s| s.to_string_lossy().into_owned());
         let run = Run::parse(&label, &text);
         if run.records.is_empty() {
             bail!("{}: no EPD records", path.display());

@@ -58,7 +58,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => moves_cmd::run_show(args),
-        Command::Epd { command: EpdCommand::Engine(c) } => engine_cmd::run_epd(c),
+        Command::Epd {
+            command: EpdCommand::Engine(c),
+        } => engine_cmd::run_epd(c),
         Command::Report(a) => engine_cmd::run_report(a),
     };
     finish(result)

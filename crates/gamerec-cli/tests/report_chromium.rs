@@ -49,9 +49,17 @@ fn decode_png(bytes: &[u8]) -> (usize, usize, Vec<[u8; 3]>) {
         let filter = raw[y * (stride + 1)];
         let line = &raw[y * (stride + 1) + 1..(y + 1) * (stride + 1)];
         for x in 0..stride {
-            let a = if x >= channels { out[y * stride + x - channels] } else { 0 };
+            let a = if x >= channels {
+                out[y * stride + x - channels]
+            } else {
+                0
+            };
             let b = if y > 0 { out[(y - 1) * stride + x] } else { 0 };
-            let c = if x >= channels && y > 0 { out[(y - 1) * stride + x - channels] } else { 0 };
+            let c = if x >= channels && y > 0 {
+                out[(y - 1) * stride + x - channels]
+            } else {
+                0
+            };
             let v = match filter {
                 0 => line[x],
                 1 => line[x].wrapping_add(a),
@@ -59,8 +67,18 @@ fn decode_png(bytes: &[u8]) -> (usize, usize, Vec<[u8; 3]>) {
                 3 => line[x].wrapping_add(((u16::from(a) + u16::from(b)) / 2) as u8),
                 4 => {
                     let p = i16::from(a) + i16::from(b) - i16::from(c);
-                    let (pa, pb, pc) = ((p - i16::from(a)).abs(), (p - i16::from(b)).abs(), (p - i16::from(c)).abs());
-                    let pred = if pa <= pb && pa <= pc { a } else if pb <= pc { b } else { c };
+                    let (pa, pb, pc) = (
+                        (p - i16::from(a)).abs(),
+                        (p - i16::from(b)).abs(),
+                        (p - i16::from(c)).abs(),
+                    );
+                    let pred = if pa <= pb && pa <= pc {
+                        a
+                    } else if pb <= pc {
+                        b
+                    } else {
+                        c
+                    };
                     line[x].wrapping_add(pred)
                 }
                 f => panic!("filter {f}"),
@@ -78,7 +96,9 @@ fn near(p: [u8; 3], q: [u8; 3]) -> bool {
 
 #[test]
 fn report_charts_render_in_headless_chromium() {
-    let Some(chromium) = gamerec_testkit::peer("chromium") else { return };
+    let Some(chromium) = gamerec_testkit::peer("chromium") else {
+        return;
+    };
     let line = |id: usize, solved: bool, ms: u64, nodes: u64| {
         format!(
             "6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8+; id \"S.{id}\"; pm {}; acn {nodes}; acms {ms}; solved {}; sltm {ms};",
@@ -86,14 +106,24 @@ fn report_charts_render_in_headless_chromium() {
             u8::from(solved)
         )
     };
-    let a: Vec<String> = (0..40).map(|i| line(i, i % 3 != 0, 5 + i as u64 * 20, 1000 * (i as u64 + 1))).collect();
-    let b: Vec<String> = (0..40).map(|i| line(i, i % 4 != 0, 50 + i as u64 * 10, 5000 * (i as u64 + 1))).collect();
+    let a: Vec<String> = (0..40)
+        .map(|i| line(i, i % 3 != 0, 5 + i as u64 * 20, 1000 * (i as u64 + 1)))
+        .collect();
+    let b: Vec<String> = (0..40)
+        .map(|i| line(i, i % 4 != 0, 50 + i as u64 * 10, 5000 * (i as u64 + 1)))
+        .collect();
     let (pa, pb) = (tmp("engine-a.epd"), tmp("engine-b.epd"));
     std::fs::write(&pa, a.join("\n")).unwrap();
     std::fs::write(&pb, b.join("\n")).unwrap();
     let html = tmp("report.html");
     let out = Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .args(["report", pa.to_str().unwrap(), pb.to_str().unwrap(), "-o", html.to_str().unwrap()])
+        .args([
+            "report",
+            pa.to_str().unwrap(),
+            pb.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -116,11 +146,21 @@ fn report_charts_render_in_headless_chromium() {
         ])
         .output()
         .unwrap();
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     let (w, h, pixels) = decode_png(&std::fs::read(&png).unwrap());
     assert_eq!((w, h), (800, 2000));
-    let blue = pixels.iter().filter(|&&p| near(p, [0x1f, 0x77, 0xb4])).count();
-    let red = pixels.iter().filter(|&&p| near(p, [0xd6, 0x27, 0x28])).count();
+    let blue = pixels
+        .iter()
+        .filter(|&&p| near(p, [0x1f, 0x77, 0xb4]))
+        .count();
+    let red = pixels
+        .iter()
+        .filter(|&&p| near(p, [0xd6, 0x27, 0x28]))
+        .count();
     // Curves and histogram bars of both runs: thousands of pixels each.
     assert!(blue > 2000, "first run's series barely drawn: {blue} px");
     assert!(red > 2000, "second run's series barely drawn: {red} px");

@@ -43,7 +43,11 @@ pub struct Outcome {
 
 /// Runs `verb` on one record with `engine`.
 pub fn process_record(engine: &mut dyn Engine, verb: Verb, limits: &Limits, line: &str) -> Outcome {
-    let fail = |error: String| Outcome { line: line.to_string(), error: Some(error), solved: None };
+    let fail = |error: String| Outcome {
+        line: line.to_string(),
+        error: Some(error),
+        solved: None,
+    };
     let mut rec = match EpdRecord::parse(line) {
         Ok(r) => r,
         Err(e) => return fail(e),
@@ -58,7 +62,11 @@ pub fn process_record(engine: &mut dyn Engine, verb: Verb, limits: &Limits, line
         Verb::Mate { moves } => mate(engine, limits, &pos, &mut rec, moves).map(|_| None),
     };
     match result {
-        Ok(solved) => Outcome { line: rec.to_line(), error: None, solved },
+        Ok(solved) => Outcome {
+            line: rec.to_line(),
+            error: None,
+            solved,
+        },
         Err(e) => fail(e),
     }
 }
@@ -98,7 +106,9 @@ fn analyze(
             }
         })
         .map_err(|e| e.to_string())?;
-    let best = r.best_move.ok_or_else(|| "engine returned no move".to_string())?;
+    let best = r
+        .best_move
+        .ok_or_else(|| "engine returned no move".to_string())?;
     let mut pv = r.info.pv.clone();
     if pv.first() != Some(&best) {
         pv = vec![best];
@@ -120,7 +130,12 @@ fn analyze(
     Ok(Some(best))
 }
 
-fn solve(engine: &mut dyn Engine, limits: &Limits, pos: &Chess, rec: &mut EpdRecord) -> Result<bool, String> {
+fn solve(
+    engine: &mut dyn Engine,
+    limits: &Limits,
+    pos: &Chess,
+    rec: &mut EpdRecord,
+) -> Result<bool, String> {
     let (bm, am) = targets(rec, pos)?;
     if bm.is_empty() && am.is_empty() {
         return Err("no bm or am to solve against".into());
@@ -161,7 +176,11 @@ fn mate(
     rec: &mut EpdRecord,
     moves: u32,
 ) -> Result<(), String> {
-    if rec.first("dm").and_then(|d| d.parse::<u32>().ok()).is_some_and(|d| d <= moves) {
+    if rec
+        .first("dm")
+        .and_then(|d| d.parse::<u32>().ok())
+        .is_some_and(|d| d <= moves)
+    {
         return Ok(()); // solved by an earlier pass
     }
     let started = std::time::Instant::now();
@@ -176,11 +195,18 @@ fn mate(
         }
     } else {
         engine.set_position(pos, &[]).map_err(|e| e.to_string())?;
-        let l = Limits { mate: Some(moves), ..limits.clone() };
+        let l = Limits {
+            mate: Some(moves),
+            ..limits.clone()
+        };
         let r = engine.go(&l, &mut |_| {}).map_err(|e| e.to_string())?;
         match (r.info.score, r.best_move) {
             (Some(Score::Mate(n)), Some(best)) if n > 0 && n as u32 <= moves => {
-                let pv = if r.info.pv.first() == Some(&best) { r.info.pv.clone() } else { vec![best] };
+                let pv = if r.info.pv.first() == Some(&best) {
+                    r.info.pv.clone()
+                } else {
+                    vec![best]
+                };
                 Some((n as u32, pv, r.info.nodes.unwrap_or(0)))
             }
             _ => None,
@@ -207,19 +233,38 @@ pub struct Progress {
     pub solved: usize,
 }
 
-/// Runs `verb` over `lines` with `jobs` engines in parallel. `emit` gets
-/// each outcome in input order (index, outcome); `progress` after each.
-/// Blank and `#` comment lines are passed through.
+/// What to run: engine, its options, verb, limits, parallelism.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// The engine to start (once per job).
+    pub engine: EngineSpec,
+    /// Options set on each engine after it starts.
+    pub options: Vec<(String, String)>,
+    /// The verb.
+    pub verb: Verb,
+    /// Search limits per position.
+    pub limits: Limits,
+    /// Positions searched in parallel.
+    pub jobs: usize,
+}
+
+/// Runs the configured verb over `lines` with `jobs` engines in parallel.
+/// `emit` gets each outcome in input order (index, outcome); `progress`
+/// after each. Blank and `#` comment lines are passed through.
 pub fn run(
-    spec: &EngineSpec,
-    options: &[(String, String)],
-    verb: Verb,
-    limits: &Limits,
-    jobs: usize,
+    config: &RunConfig,
     lines: Vec<String>,
     mut emit: impl FnMut(usize, Outcome),
     mut progress: impl FnMut(Progress),
 ) -> Result<(), EngineError> {
+    let RunConfig {
+        engine: spec,
+        options,
+        verb,
+        limits,
+        jobs,
+    } = config;
+    let (verb, jobs) = (*verb, *jobs);
     let total = lines.len();
     let queue = Arc::new(Mutex::new(lines.into_iter().enumerate()));
     let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
@@ -228,14 +273,17 @@ pub fn run(
     let mut engines = Vec::with_capacity(jobs);
     for _ in 0..jobs {
         let mut e = spec.start()?;
-        for (k, v) in options {
+        for (k, v) in options.iter() {
             e.set_option(k, v)?;
         }
         engines.push(e);
     }
     let mut pending = BTreeMap::new();
     let mut next = 0;
-    let mut p = Progress { total, ..Progress::default() };
+    let mut p = Progress {
+        total,
+        ..Progress::default()
+    };
     std::thread::scope(|s| {
         for mut engine in engines {
             let queue = queue.clone();
@@ -248,12 +296,19 @@ pub fn run(
                     let Some((i, line)) = item else { break };
                     let t = line.trim();
                     let out = if t.is_empty() || t.starts_with('#') {
-                        Outcome { line, error: None, solved: None }
+                        Outcome {
+                            line,
+                            error: None,
+                            solved: None,
+                        }
                     } else {
                         let _ = engine.new_game();
                         let out = process_record(engine.as_mut(), verb, &limits, &line);
                         // A dead engine is replaced for the next record.
-                        if out.error.as_deref().is_some_and(|e| e.contains("died") || e.contains("timed out"))
+                        if out
+                            .error
+                            .as_deref()
+                            .is_some_and(|e| e.contains("died") || e.contains("timed out"))
                             && let Ok(fresh) = spec.start()
                         {
                             engine = fresh;

@@ -86,12 +86,18 @@ impl EpdRecord {
             }
             push_op(&mut ops, &chunk)?;
         }
-        Ok(EpdRecord { position: fields.join(" "), ops })
+        Ok(EpdRecord {
+            position: fields.join(" "),
+            ops,
+        })
     }
 
     /// The raw operand text of the first `opcode` operation.
     pub fn get(&self, opcode: &str) -> Option<&str> {
-        self.ops.iter().find(|(o, _)| o == opcode).map(|(_, v)| v.as_str())
+        self.ops
+            .iter()
+            .find(|(o, _)| o == opcode)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The operands of `opcode`, split on blanks, string quotes removed.
@@ -135,8 +141,15 @@ impl EpdRecord {
 
     /// The position (halfmove clock and fullmove number from `hmvc`/`fmvn`).
     pub fn chess(&self) -> Result<(Chess, CastlingMode), String> {
-        let hmvc = self.first("hmvc").and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
-        let fmvn = self.first("fmvn").and_then(|v| v.parse::<u32>().ok()).unwrap_or(1).max(1);
+        let hmvc = self
+            .first("hmvc")
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(0);
+        let fmvn = self
+            .first("fmvn")
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(1)
+            .max(1);
         let fen = format!("{} {hmvc} {fmvn}", self.position);
         gamerec::fen::read_fen(&fen).map_err(|e| e.to_string())
     }
@@ -157,8 +170,8 @@ impl EpdRecord {
 }
 
 const KNOWN_OPCODES: &[&str] = &[
-    "acd", "acn", "acs", "am", "bm", "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "ce", "dm", "eco", "fmvn",
-    "hmvc", "id", "pm", "pv", "rc", "sm", "sv",
+    "acd", "acn", "acs", "am", "bm", "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9",
+    "ce", "dm", "eco", "fmvn", "hmvc", "id", "pm", "pv", "rc", "sm", "sv",
 ];
 
 fn push_op(ops: &mut Vec<(String, String)>, text: &str) -> Result<(), String> {
@@ -240,18 +253,26 @@ mod tests {
 
     #[test]
     fn parses_and_writes_records() {
-        let r = EpdRecord::parse(r#"2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";"#).unwrap();
+        let r = EpdRecord::parse(
+            r#"2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";"#,
+        )
+        .unwrap();
         assert_eq!(r.first("id").as_deref(), Some("WAC.001"));
         let (pos, _) = r.chess().unwrap();
         let (bm, bad) = r.moves("bm", &pos);
         assert_eq!(bm.len(), 1);
         assert!(bad.is_empty());
-        assert_eq!(r.to_line(), r#"2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";"#);
+        assert_eq!(
+            r.to_line(),
+            r#"2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";"#
+        );
         let mut r2 = r.clone();
         r2.set("pm", "Qg6");
         r2.set("id", "\"x;y\"");
         assert_eq!(EpdRecord::parse(&r2.to_line()).unwrap(), r2);
-        let fen_style = EpdRecord::parse("7R/2k1p2P/r2rP3/8/3p1R2/8/2P2p2/2K5 w - - 0 1 bm Rc8+ dm 26").unwrap();
+        let fen_style =
+            EpdRecord::parse("7R/2k1p2P/r2rP3/8/3p1R2/8/2P2p2/2K5 w - - 0 1 bm Rc8+ dm 26")
+                .unwrap();
         assert_eq!(fen_style.first("dm").as_deref(), Some("26"));
         assert_eq!(fen_style.first("bm").as_deref(), Some("Rc8+"));
         assert_eq!(fen_style.first("hmvc").as_deref(), Some("0"));

@@ -13,8 +13,8 @@ pub mod builtin;
 pub mod epdrec;
 pub mod mate;
 pub mod notation;
-pub mod report;
 mod process;
+pub mod report;
 pub mod types;
 pub mod uci;
 pub mod xboard;
@@ -71,7 +71,10 @@ impl std::str::FromStr for EngineSpec {
             Ok(EngineSpec::Builtin)
         } else if let Some(cmd) = s.strip_prefix("uci:") {
             Ok(EngineSpec::Uci(EngineCommand::parse(cmd)?))
-        } else if let Some(cmd) = s.strip_prefix("xboard:").or_else(|| s.strip_prefix("cecp:")) {
+        } else if let Some(cmd) = s
+            .strip_prefix("xboard:")
+            .or_else(|| s.strip_prefix("cecp:"))
+        {
             Ok(EngineSpec::Xboard(EngineCommand::parse(cmd)?))
         } else {
             Err(EngineError::Usage(format!(
@@ -86,8 +89,13 @@ impl EngineSpec {
     pub fn start(&self) -> Result<Box<dyn Engine>> {
         Ok(match self {
             EngineSpec::Builtin => Box::new(builtin::BuiltinEngine::new()),
-            EngineSpec::Uci(cmd) => Box::new(uci::UciEngine::start(cmd, &uci::UciOptions::default())?),
-            EngineSpec::Xboard(cmd) => Box::new(xboard::XboardEngine::start(cmd, &xboard::XboardOptions::default())?),
+            EngineSpec::Uci(cmd) => {
+                Box::new(uci::UciEngine::start(cmd, &uci::UciOptions::default())?)
+            }
+            EngineSpec::Xboard(cmd) => Box::new(xboard::XboardEngine::start(
+                cmd,
+                &xboard::XboardOptions::default(),
+            )?),
         })
     }
 }

@@ -56,7 +56,14 @@ const TABLE_CAP: usize = 4_000_000;
 impl MateSolver {
     /// A solver polling `stop`.
     pub fn new(stop: Arc<AtomicBool>) -> MateSolver {
-        MateSolver { stop, node_limit: None, deadline: None, nodes: 0, aborted: false, table: HashMap::new() }
+        MateSolver {
+            stop,
+            node_limit: None,
+            deadline: None,
+            nodes: 0,
+            aborted: false,
+            table: HashMap::new(),
+        }
     }
 
     /// Finds the shortest forced mate of at most `max_moves` fullmoves for
@@ -69,7 +76,10 @@ impl MateSolver {
             if let Some(m) = self.attack(pos, key, k) {
                 let mut pv = vec![m];
                 self.extend_pv(pos, m, k, &mut pv);
-                return MateOutcome::Mate { moves: u32::from(k), pv };
+                return MateOutcome::Mate {
+                    moves: u32::from(k),
+                    pv,
+                };
             }
             if self.aborted {
                 return MateOutcome::Aborted;
@@ -145,7 +155,9 @@ impl MateSolver {
         let mut ordered: Vec<Move> = replies.into_iter().collect();
         ordered.sort_by_key(|m| std::cmp::Reverse(m.is_capture()));
         for r in ordered {
-            let ckey = pos.update_zobrist_hash::<Zobrist64>(Zobrist64(key), r, EnPassantMode::Legal).map(|z| z.0);
+            let ckey = pos
+                .update_zobrist_hash::<Zobrist64>(Zobrist64(key), r, EnPassantMode::Legal)
+                .map(|z| z.0);
             let mut child = pos.clone();
             child.play_unchecked(r);
             let ckey = ckey.unwrap_or_else(|| key_of(&child));

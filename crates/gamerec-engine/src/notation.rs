@@ -22,14 +22,32 @@ pub fn read_engine_move(pos: &Chess, token: &str) -> Option<Move> {
             return Some(m);
         }
         // Engines (and people) omit or add the capture sign.
-        if let San::Normal { role, file, rank, capture, to, promotion } = san
-            && let Ok(m) = (San::Normal { role, file, rank, capture: !capture, to, promotion }).to_move(pos)
+        if let San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        } = san
+            && let Ok(m) = (San::Normal {
+                role,
+                file,
+                rank,
+                capture: !capture,
+                to,
+                promotion,
+            })
+            .to_move(pos)
         {
             return Some(m);
         }
     }
     // Long algebraic: drop a piece letter, '-', 'x', ':', '='.
-    let mut s: String = t.chars().filter(|c| !matches!(c, '-' | 'x' | ':' | '=')).collect();
+    let mut s: String = t
+        .chars()
+        .filter(|c| !matches!(c, '-' | 'x' | ':' | '='))
+        .collect();
     if s.starts_with(['K', 'Q', 'R', 'B', 'N', 'P']) {
         s.remove(0);
     }
@@ -104,7 +122,10 @@ mod tests {
     use shakmaty::fen::Fen;
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
     }
 
     #[test]
@@ -117,10 +138,25 @@ mod tests {
         assert!(read_engine_move(&p, "Qxf8").is_none());
         assert!(read_engine_move(&p, "(+)").is_none());
         let c = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
-        assert_eq!(uci(read_engine_move(&c, "0-0").unwrap(), CastlingMode::Standard), "e1g1");
-        assert_eq!(uci(read_engine_move(&c, "e1c1").unwrap(), CastlingMode::Standard), "e1c1");
+        assert_eq!(
+            uci(read_engine_move(&c, "0-0").unwrap(), CastlingMode::Standard),
+            "e1g1"
+        );
+        assert_eq!(
+            uci(
+                read_engine_move(&c, "e1c1").unwrap(),
+                CastlingMode::Standard
+            ),
+            "e1c1"
+        );
         let promo = pos("8/4P3/8/8/8/8/k7/7K w - - 0 1");
-        assert_eq!(uci(read_engine_move(&promo, "e7-e8=N").unwrap(), CastlingMode::Standard), "e7e8n");
+        assert_eq!(
+            uci(
+                read_engine_move(&promo, "e7-e8=N").unwrap(),
+                CastlingMode::Standard
+            ),
+            "e7e8n"
+        );
     }
 
     #[test]

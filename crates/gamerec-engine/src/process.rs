@@ -37,12 +37,20 @@ impl EngineCommand {
         let program = it
             .next()
             .ok_or_else(|| EngineError::Usage("empty engine command".into()))?;
-        Ok(EngineCommand { program: program.into(), args: it.map(Into::into).collect(), cwd: None })
+        Ok(EngineCommand {
+            program: program.into(),
+            args: it.map(Into::into).collect(),
+            cwd: None,
+        })
     }
 
     /// A command without arguments.
     pub fn program(program: impl Into<OsString>) -> EngineCommand {
-        EngineCommand { program: program.into(), args: Vec::new(), cwd: None }
+        EngineCommand {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: None,
+        }
     }
 
     /// The command as one display string.
@@ -113,13 +121,25 @@ impl EngineProcess {
     pub(crate) fn spawn(cmd: &EngineCommand) -> Result<EngineProcess> {
         let command = cmd.display();
         let mut c = Command::new(&cmd.program);
-        c.args(&cmd.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        c.args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         if let Some(dir) = &cmd.cwd {
             c.current_dir(dir);
         }
-        let mut child = c.spawn().map_err(|source| EngineError::Spawn { command: command.clone(), source })?;
-        let stdout = child.stdout.take().ok_or_else(|| EngineError::Protocol("no stdout pipe".into()))?;
-        let stderr = child.stderr.take().ok_or_else(|| EngineError::Protocol("no stderr pipe".into()))?;
+        let mut child = c.spawn().map_err(|source| EngineError::Spawn {
+            command: command.clone(),
+            source,
+        })?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| EngineError::Protocol("no stdout pipe".into()))?;
+        let stderr = child
+            .stderr
+            .take()
+            .ok_or_else(|| EngineError::Protocol("no stderr pipe".into()))?;
         let stdin = child.stdin.take();
 
         let (tx, lines) = mpsc::channel();
@@ -128,17 +148,19 @@ impl EngineProcess {
             .spawn(move || read_lines(stdout, |line| tx.send(line).is_ok()))?;
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = stderr_tail.clone();
-        thread::Builder::new().name("engine-stderr".into()).spawn(move || {
-            read_lines(stderr, |line| {
-                if let Ok(mut t) = tail.lock() {
-                    if t.len() == STDERR_TAIL {
-                        t.pop_front();
+        thread::Builder::new()
+            .name("engine-stderr".into())
+            .spawn(move || {
+                read_lines(stderr, |line| {
+                    if let Ok(mut t) = tail.lock() {
+                        if t.len() == STDERR_TAIL {
+                            t.pop_front();
+                        }
+                        t.push_back(line);
                     }
-                    t.push_back(line);
-                }
-                true
-            })
-        })?;
+                    true
+                })
+            })?;
         Ok(EngineProcess {
             child,
             stdin: Arc::new(Mutex::new(stdin)),
@@ -175,8 +197,13 @@ impl EngineProcess {
     /// A closed stdout is reported as [`EngineError::Died`].
     pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Result<Line> {
         let got = match deadline {
-            None => self.lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            Some(d) => self.lines.recv_timeout(d.saturating_duration_since(Instant::now())),
+            None => self
+                .lines
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
+            Some(d) => self
+                .lines
+                .recv_timeout(d.saturating_duration_since(Instant::now())),
         };
         match got {
             Ok(line) => {
@@ -213,7 +240,10 @@ impl EngineProcess {
     /// Kills the engine and builds the timeout error.
     pub(crate) fn timeout(&mut self, waiting_for: &str) -> EngineError {
         self.kill();
-        EngineError::Timeout { waiting_for: waiting_for.to_string(), stderr: self.stderr_text() }
+        EngineError::Timeout {
+            waiting_for: waiting_for.to_string(),
+            stderr: self.stderr_text(),
+        }
     }
 
     /// The error for an engine whose pipes closed: waits briefly for its status.
@@ -231,13 +261,19 @@ impl EngineProcess {
             }
         };
         self.closed = true;
-        EngineError::Died { status, stderr: self.stderr_text() }
+        EngineError::Died {
+            status,
+            stderr: self.stderr_text(),
+        }
     }
 
     fn stderr_text(&self) -> String {
         // Give the stderr thread a moment to catch the last words.
         thread::sleep(Duration::from_millis(20));
-        self.stderr_tail.lock().map(|t| t.iter().cloned().collect::<Vec<_>>().join(" | ")).unwrap_or_default()
+        self.stderr_tail
+            .lock()
+            .map(|t| t.iter().cloned().collect::<Vec<_>>().join(" | "))
+            .unwrap_or_default()
     }
 
     /// Kills the process (idempotent).
@@ -281,8 +317,12 @@ impl Drop for EngineProcess {
 
 /// Writes one line to a shared stdin.
 pub(crate) fn write_line(stdin: &Mutex<Option<ChildStdin>>, line: &str) -> std::io::Result<()> {
-    let mut guard = stdin.lock().map_err(|_| std::io::Error::other("poisoned"))?;
-    let pipe = guard.as_mut().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+    let mut guard = stdin
+        .lock()
+        .map_err(|_| std::io::Error::other("poisoned"))?;
+    let pipe = guard
+        .as_mut()
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
     pipe.write_all(line.as_bytes())?;
     pipe.write_all(b"\n")?;
     pipe.flush()

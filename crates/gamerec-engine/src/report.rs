@@ -54,7 +54,9 @@ impl Run {
             if t.is_empty() || t.starts_with('#') {
                 continue;
             }
-            let Ok(rec) = EpdRecord::parse(t) else { continue };
+            let Ok(rec) = EpdRecord::parse(t) else {
+                continue;
+            };
             let id = rec.first("id").unwrap_or_else(|| format!("#{}", n + 1));
             let suite = match id.rfind('.') {
                 Some(i) if i > 0 => id[..i].to_string(),
@@ -66,27 +68,50 @@ impl Run {
             let solved = match rec.first("solved").as_deref() {
                 Some("1") => Some(true),
                 Some("0") => Some(false),
-                _ => pm.as_ref().filter(|_| !bm.is_empty() || !am.is_empty()).map(|p| {
-                    let p = strip_suffix(p);
-                    (bm.is_empty() || bm.iter().any(|b| strip_suffix(b) == p)) && !am.iter().any(|a| strip_suffix(a) == p)
-                }),
+                _ => pm
+                    .as_ref()
+                    .filter(|_| !bm.is_empty() || !am.is_empty())
+                    .map(|p| {
+                        let p = strip_suffix(p);
+                        (bm.is_empty() || bm.iter().any(|b| strip_suffix(b) == p))
+                            && !am.iter().any(|a| strip_suffix(a) == p)
+                    }),
             };
             let nodes = rec.first("acn").and_then(|v| v.parse().ok());
-            let time_ms = rec
-                .first("acms")
-                .and_then(|v| v.parse().ok())
-                .or_else(|| rec.first("acs").and_then(|v| v.parse::<u64>().ok()).map(|s| s * 1000));
+            let time_ms = rec.first("acms").and_then(|v| v.parse().ok()).or_else(|| {
+                rec.first("acs")
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .map(|s| s * 1000)
+            });
             let solution_ms = rec.first("sltm").and_then(|v| v.parse().ok()).or(time_ms);
             let sts_points = pm.as_ref().and_then(|p| sts_points(&rec, strip_suffix(p)));
-            records.push(ResultRecord { id, suite, solved, pm, bm, am, nodes, time_ms, solution_ms, sts_points });
+            records.push(ResultRecord {
+                id,
+                suite,
+                solved,
+                pm,
+                bm,
+                am,
+                nodes,
+                time_ms,
+                solution_ms,
+                sts_points,
+            });
         }
-        Run { label: label.to_string(), records }
+        Run {
+            label: label.to_string(),
+            records,
+        }
     }
 
     /// Records with a verdict, and how many were solved.
     pub fn score(&self) -> (usize, usize) {
         let judged = self.records.iter().filter(|r| r.solved.is_some()).count();
-        let solved = self.records.iter().filter(|r| r.solved == Some(true)).count();
+        let solved = self
+            .records
+            .iter()
+            .filter(|r| r.solved == Some(true))
+            .count();
         (solved, judged)
     }
 
@@ -107,7 +132,10 @@ impl Run {
                 e.0 += 1;
             }
         }
-        order.into_iter().map(|s| (s.clone(), m[&s].0, m[&s].1)).collect()
+        order
+            .into_iter()
+            .map(|s| (s.clone(), m[&s].0, m[&s].1))
+            .collect()
     }
 
     /// STS per theme: (theme, points, max points), if the run has STS data.
@@ -115,7 +143,11 @@ impl Run {
         let mut m: BTreeMap<String, (u32, u32)> = BTreeMap::new();
         for r in &self.records {
             if let Some(p) = r.sts_points {
-                let theme = r.suite.split_once(") ").map_or(r.suite.as_str(), |(_, t)| t).to_string();
+                let theme = r
+                    .suite
+                    .split_once(") ")
+                    .map_or(r.suite.as_str(), |(_, t)| t)
+                    .to_string();
                 let e = m.entry(theme).or_default();
                 e.0 += p;
                 e.1 += 100;
@@ -165,11 +197,24 @@ pub fn text_summary(runs: &[Run]) -> String {
             let (a, b) = themes.iter().fold((0, 0), |(x, y), t| (x + t.1, y + t.2));
             let _ = writeln!(s, "  STS score {a}/{b}");
         }
-        let missed: Vec<&str> =
-            run.records.iter().filter(|r| r.solved == Some(false)).map(|r| r.id.as_str()).collect();
+        let missed: Vec<&str> = run
+            .records
+            .iter()
+            .filter(|r| r.solved == Some(false))
+            .map(|r| r.id.as_str())
+            .collect();
         if !missed.is_empty() {
-            let shown = missed.iter().take(40).copied().collect::<Vec<_>>().join(" ");
-            let more = if missed.len() > 40 { format!(" … (+{})", missed.len() - 40) } else { String::new() };
+            let shown = missed
+                .iter()
+                .take(40)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let more = if missed.len() > 40 {
+                format!(" … (+{})", missed.len() - 40)
+            } else {
+                String::new()
+            };
             let _ = writeln!(s, "  missed: {shown}{more}");
         }
     }
@@ -177,20 +222,37 @@ pub fn text_summary(runs: &[Run]) -> String {
 }
 
 fn pct(a: usize, b: usize) -> f64 {
-    if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 }
+    if b == 0 {
+        0.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
-const COLORS: [&str; 8] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+const COLORS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
 
 /// Solutions against time: a cumulative step curve per run on a log time axis.
 fn cumulative_svg(runs: &[Run]) -> String {
     let (w, h, ml, mb, mt, mr) = (640.0, 320.0, 50.0, 40.0, 10.0, 10.0);
-    let max_n = runs.iter().map(|r| r.records.len()).max().unwrap_or(1).max(1) as f64;
-    let times: Vec<u64> = runs.iter().flat_map(|r| r.records.iter().filter_map(|x| x.solution_ms)).collect();
+    let max_n = runs
+        .iter()
+        .map(|r| r.records.len())
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let times: Vec<u64> = runs
+        .iter()
+        .flat_map(|r| r.records.iter().filter_map(|x| x.solution_ms))
+        .collect();
     let tmax = times.iter().copied().max().unwrap_or(1000).max(10) as f64;
     let (lmin, lmax) = (0.0f64, tmax.log10().ceil().max(1.0));
     let x = |ms: f64| ml + (ms.max(1.0).log10() - lmin) / (lmax - lmin) * (w - ml - mr);
@@ -198,33 +260,80 @@ fn cumulative_svg(runs: &[Run]) -> String {
     let mut s = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="cumulative" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#
     );
-    let _ = write!(s, r##"<rect x="{ml}" y="{mt}" width="{}" height="{}" fill="#fafafa" stroke="#ccc"/>"##, w - ml - mr, h - mb - mt);
+    let _ = write!(
+        s,
+        r##"<rect x="{ml}" y="{mt}" width="{}" height="{}" fill="#fafafa" stroke="#ccc"/>"##,
+        w - ml - mr,
+        h - mb - mt
+    );
     for d in 0..=(lmax as i32) {
         let ms = 10f64.powi(d);
-        let label = if ms >= 1000.0 { format!("{}s", ms / 1000.0) } else { format!("{ms}ms") };
-        let _ = write!(s, r##"<line x1="{0}" x2="{0}" y1="{mt}" y2="{1}" stroke="#ddd"/><text x="{0}" y="{2}" font-size="11" text-anchor="middle">{label}</text>"##, x(ms), h - mb, h - mb + 15.0);
+        let label = if ms >= 1000.0 {
+            format!("{}s", ms / 1000.0)
+        } else {
+            format!("{ms}ms")
+        };
+        let _ = write!(
+            s,
+            r##"<line x1="{0}" x2="{0}" y1="{mt}" y2="{1}" stroke="#ddd"/><text x="{0}" y="{2}" font-size="11" text-anchor="middle">{label}</text>"##,
+            x(ms),
+            h - mb,
+            h - mb + 15.0
+        );
     }
     for k in 0..=4 {
         let n = max_n * f64::from(k) / 4.0;
-        let _ = write!(s, r##"<text x="{}" y="{}" font-size="11" text-anchor="end">{:.0}</text>"##, ml - 4.0, y(n) + 4.0, n);
+        let _ = write!(
+            s,
+            r##"<text x="{}" y="{}" font-size="11" text-anchor="end">{:.0}</text>"##,
+            ml - 4.0,
+            y(n) + 4.0,
+            n
+        );
     }
-    let _ = write!(s, r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">time to solution</text>"#, (w + ml) / 2.0, h - 5.0);
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">time to solution</text>"#,
+        (w + ml) / 2.0,
+        h - 5.0
+    );
     for (i, run) in runs.iter().enumerate() {
-        let mut t: Vec<u64> = run.records.iter().filter(|r| r.solved == Some(true)).filter_map(|r| r.solution_ms).collect();
+        let mut t: Vec<u64> = run
+            .records
+            .iter()
+            .filter(|r| r.solved == Some(true))
+            .filter_map(|r| r.solution_ms)
+            .collect();
         t.sort_unstable();
         let mut pts = format!("{:.1},{:.1}", x(1.0), y(0.0));
         for (k, ms) in t.iter().enumerate() {
-            let _ = write!(pts, " {:.1},{:.1} {:.1},{:.1}", x(*ms as f64), y(k as f64), x(*ms as f64), y(k as f64 + 1.0));
+            let _ = write!(
+                pts,
+                " {:.1},{:.1} {:.1},{:.1}",
+                x(*ms as f64),
+                y(k as f64),
+                x(*ms as f64),
+                y(k as f64 + 1.0)
+            );
         }
         let _ = write!(pts, " {:.1},{:.1}", x(tmax), y(t.len() as f64));
-        let _ = write!(s, r#"<polyline class="series" fill="none" stroke="{}" stroke-width="2" points="{pts}"/>"#, COLORS[i % COLORS.len()]);
+        let _ = write!(
+            s,
+            r#"<polyline class="series" fill="none" stroke="{}" stroke-width="2" points="{pts}"/>"#,
+            COLORS[i % COLORS.len()]
+        );
     }
     s.push_str("</svg>");
     s
 }
 
 /// A grouped histogram over log10 buckets.
-fn histogram_svg(id: &str, runs: &[Run], value: impl Fn(&ResultRecord) -> Option<u64>, unit: &str) -> String {
+fn histogram_svg(
+    id: &str,
+    runs: &[Run],
+    value: impl Fn(&ResultRecord) -> Option<u64>,
+    unit: &str,
+) -> String {
     let (w, h, ml, mb, mt) = (640.0, 260.0, 50.0, 40.0, 10.0);
     let bucket = |v: u64| (v.max(1) as f64).log10().floor() as usize;
     let nb = runs
@@ -251,12 +360,22 @@ fn histogram_svg(id: &str, runs: &[Run], value: impl Fn(&ResultRecord) -> Option
         r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{id}" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#
     );
     for (b, label) in (0..nb).map(|b| (b, format!("≥1e{b}{unit}"))) {
-        let _ = write!(s, r#"<text x="{:.1}" y="{}" font-size="11" text-anchor="middle">{label}</text>"#, ml + gw * (b as f64 + 0.5), h - mb + 15.0);
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{}" font-size="11" text-anchor="middle">{label}</text>"#,
+            ml + gw * (b as f64 + 0.5),
+            h - mb + 15.0
+        );
     }
     for k in 0..=4 {
         let n = max_c * f64::from(k) / 4.0;
         let yy = h - mb - n / max_c * (h - mb - mt);
-        let _ = write!(s, r##"<line x1="{ml}" x2="{w}" y1="{yy:.1}" y2="{yy:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="11" text-anchor="end">{n:.0}</text>"##, ml - 4.0, yy + 4.0);
+        let _ = write!(
+            s,
+            r##"<line x1="{ml}" x2="{w}" y1="{yy:.1}" y2="{yy:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="11" text-anchor="end">{n:.0}</text>"##,
+            ml - 4.0,
+            yy + 4.0
+        );
     }
     for (i, c) in counts.iter().enumerate() {
         for (b, &n) in c.iter().enumerate() {
@@ -294,7 +413,12 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
     );
     s.push_str(r#"<p class="key">"#);
     for (i, r) in runs.iter().enumerate() {
-        let _ = write!(s, r#"<span style="background:{}"></span>{}"#, COLORS[i % COLORS.len()], esc(&r.label));
+        let _ = write!(
+            s,
+            r#"<span style="background:{}"></span>{}"#,
+            COLORS[i % COLORS.len()],
+            esc(&r.label)
+        );
     }
     s.push_str("</p><h2>Solved per suite</h2><table id=\"suites\"><tr><th class=\"l\">suite</th>");
     for r in runs {
@@ -310,10 +434,18 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         }
     }
     for su in suites.iter().map(Some).chain([None]) {
-        let _ = write!(s, "<tr><td class=\"l\">{}</td>", su.map_or("<b>total</b>".to_string(), |x| esc(x)));
+        let _ = write!(
+            s,
+            "<tr><td class=\"l\">{}</td>",
+            su.map_or("<b>total</b>".to_string(), |x| esc(x))
+        );
         for r in runs {
             let (a, b) = match su {
-                Some(su) => r.suites().into_iter().find(|x| &x.0 == su).map_or((0, 0), |x| (x.1, x.2)),
+                Some(su) => r
+                    .suites()
+                    .into_iter()
+                    .find(|x| &x.0 == su)
+                    .map_or((0, 0), |x| (x.1, x.2)),
                 None => r.score(),
             };
             let _ = write!(s, "<td>{a}/{b} ({:.1}%)</td>", pct(a, b));
@@ -338,7 +470,11 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         for t in &themes {
             let _ = write!(s, "<tr><td class=\"l\">{}</td>", esc(t));
             for r in runs {
-                let (a, b) = r.sts_themes().into_iter().find(|x| &x.0 == t).map_or((0, 0), |x| (x.1, x.2));
+                let (a, b) = r
+                    .sts_themes()
+                    .into_iter()
+                    .find(|x| &x.0 == t)
+                    .map_or((0, 0), |x| (x.1, x.2));
                 let _ = write!(s, "<td>{a}/{b}</td>");
             }
             s.push_str("</tr>");
@@ -359,17 +495,30 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         }
         s.push_str("</tr>");
         for rec in &runs[0].records {
-            let verdicts: Vec<Option<&ResultRecord>> =
-                runs.iter().map(|r| r.records.iter().find(|x| x.id == rec.id)).collect();
+            let verdicts: Vec<Option<&ResultRecord>> = runs
+                .iter()
+                .map(|r| r.records.iter().find(|x| x.id == rec.id))
+                .collect();
             let first = verdicts[0].and_then(|v| v.solved);
             if verdicts.iter().all(|v| v.and_then(|v| v.solved) == first) {
                 continue;
             }
-            let _ = write!(s, "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>", esc(&rec.id), esc(&rec.bm.join(" ")));
+            let _ = write!(
+                s,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>",
+                esc(&rec.id),
+                esc(&rec.bm.join(" "))
+            );
             for v in verdicts {
                 let cell = match v {
-                    Some(v) if v.solved == Some(true) => format!("<span class=\"ok\">✓ {}</span>", esc(v.pm.as_deref().unwrap_or(""))),
-                    Some(v) => format!("<span class=\"miss\">✗ {}</span>", esc(v.pm.as_deref().unwrap_or(""))),
+                    Some(v) if v.solved == Some(true) => format!(
+                        "<span class=\"ok\">✓ {}</span>",
+                        esc(v.pm.as_deref().unwrap_or(""))
+                    ),
+                    Some(v) => format!(
+                        "<span class=\"miss\">✗ {}</span>",
+                        esc(v.pm.as_deref().unwrap_or(""))
+                    ),
                     None => "—".into(),
                 };
                 let _ = write!(s, "<td>{cell}</td>");
@@ -379,7 +528,11 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         s.push_str("</table>");
     }
     for r in runs {
-        let _ = write!(s, "<h2>Missed by {}</h2><table class=\"missed\"><tr><th class=\"l\">id</th><th class=\"l\">bm</th><th class=\"l\">am</th><th class=\"l\">pm</th><th>nodes</th><th>ms</th></tr>", esc(&r.label));
+        let _ = write!(
+            s,
+            "<h2>Missed by {}</h2><table class=\"missed\"><tr><th class=\"l\">id</th><th class=\"l\">bm</th><th class=\"l\">am</th><th class=\"l\">pm</th><th>nodes</th><th>ms</th></tr>",
+            esc(&r.label)
+        );
         for rec in r.records.iter().filter(|x| x.solved == Some(false)) {
             let _ = write!(
                 s,
@@ -414,12 +567,25 @@ mod tests {
         assert_eq!(run.suites(), vec![("T".into(), 1, 2), ("U".into(), 0, 1)]);
         assert_eq!(run.records[2].time_ms, Some(1000));
         assert_eq!(run.records[0].solution_ms, Some(5));
-        let text = text_summary(&[run.clone()]);
+        let text = text_summary(std::slice::from_ref(&run));
         assert!(text.contains("a: 1/3 solved (33.3%)"), "{text}");
         assert!(text.contains("missed: T.2 U.1"), "{text}");
-        let html = html_report("t", &[run.clone(), Run::parse("b", &A.replace("solved 0", "solved 1"))]);
-        assert!(html.contains("<svg") && html.contains("id=\"cumulative\"") && html.contains("id=\"diff\""));
-        assert!(!html.contains("src=") && !html.contains("href="), "no external resources");
+        let html = html_report(
+            "t",
+            &[
+                run.clone(),
+                Run::parse("b", &A.replace("solved 0", "solved 1")),
+            ],
+        );
+        assert!(
+            html.contains("<svg")
+                && html.contains("id=\"cumulative\"")
+                && html.contains("id=\"diff\"")
+        );
+        assert!(
+            !html.contains("src=") && !html.contains("href="),
+            "no external resources"
+        );
         assert!(!html.contains("<script"));
     }
 

@@ -137,17 +137,26 @@ pub struct Limits {
 impl Limits {
     /// Depth-limited search.
     pub fn depth(depth: u32) -> Limits {
-        Limits { depth: Some(depth), ..Limits::default() }
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
     }
 
     /// Node-limited search.
     pub fn nodes(nodes: u64) -> Limits {
-        Limits { nodes: Some(nodes), ..Limits::default() }
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
     }
 
     /// Fixed time per move.
     pub fn movetime(time: Duration) -> Limits {
-        Limits { movetime: Some(time), ..Limits::default() }
+        Limits {
+            movetime: Some(time),
+            ..Limits::default()
+        }
     }
 
     /// The most wall-clock time this search should take, when it is bounded
@@ -156,7 +165,8 @@ impl Limits {
         if let Some(t) = self.movetime {
             return Some(t);
         }
-        self.clock.map(|c| if white_to_move { c.white } else { c.black })
+        self.clock
+            .map(|c| if white_to_move { c.white } else { c.black })
     }
 }
 
@@ -182,7 +192,9 @@ pub struct StopHandle {
 
 impl fmt::Debug for StopHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StopHandle").field("stopped", &self.is_stopped()).finish()
+        f.debug_struct("StopHandle")
+            .field("stopped", &self.is_stopped())
+            .finish()
     }
 }
 
@@ -194,7 +206,10 @@ impl StopHandle {
 
     /// A handle that also runs `hook` (for example writes `stop` to a child).
     pub fn with_hook(hook: impl FnMut() + Send + 'static) -> StopHandle {
-        StopHandle { flag: Arc::default(), hook: Some(Arc::new(Mutex::new(hook))) }
+        StopHandle {
+            flag: Arc::default(),
+            hook: Some(Arc::new(Mutex::new(hook))),
+        }
     }
 
     /// Asks the current search to finish now and report its best move.
@@ -227,7 +242,10 @@ impl StopHandle {
 #[derive(Debug)]
 pub enum EngineError {
     /// The program could not be started.
-    Spawn { command: String, source: std::io::Error },
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
     /// Reading from or writing to the engine failed.
     Io(std::io::Error),
     /// The engine exited (crashed) while we waited for it.
@@ -242,13 +260,30 @@ pub enum EngineError {
 
 impl fmt::Display for EngineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let tail = |s: &str| if s.is_empty() { String::new() } else { format!("; stderr: {s}") };
+        let tail = |s: &str| {
+            if s.is_empty() {
+                String::new()
+            } else {
+                format!("; stderr: {s}")
+            }
+        };
         match self {
-            EngineError::Spawn { command, source } => write!(f, "cannot start `{command}`: {source}"),
+            EngineError::Spawn { command, source } => {
+                write!(f, "cannot start `{command}`: {source}")
+            }
             EngineError::Io(e) => write!(f, "engine I/O: {e}"),
-            EngineError::Died { status, stderr } => write!(f, "engine died ({status}){}", tail(stderr)),
-            EngineError::Timeout { waiting_for, stderr } => {
-                write!(f, "engine timed out waiting for {waiting_for} and was killed{}", tail(stderr))
+            EngineError::Died { status, stderr } => {
+                write!(f, "engine died ({status}){}", tail(stderr))
+            }
+            EngineError::Timeout {
+                waiting_for,
+                stderr,
+            } => {
+                write!(
+                    f,
+                    "engine timed out waiting for {waiting_for} and was killed{}",
+                    tail(stderr)
+                )
             }
             EngineError::Protocol(m) => write!(f, "engine protocol error: {m}"),
             EngineError::Usage(m) => write!(f, "{m}"),
@@ -287,7 +322,13 @@ mod tests {
         assert_eq!(Score::Mate(-5).to_ce(), -32757);
         assert_eq!(Score::Mate(0).to_ce(), -32767);
         assert_eq!(Score::Cp(99999).to_ce(), 32000);
-        for s in [Score::Mate(1), Score::Mate(7), Score::Mate(-3), Score::Mate(0), Score::Cp(-45)] {
+        for s in [
+            Score::Mate(1),
+            Score::Mate(7),
+            Score::Mate(-3),
+            Score::Mate(0),
+            Score::Cp(-45),
+        ] {
             assert_eq!(Score::from_ce(s.to_ce()), s);
         }
     }

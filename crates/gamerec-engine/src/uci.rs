@@ -79,10 +79,10 @@ impl UciEngine {
                 name = Some(rest.trim().to_string());
             } else if let Some(rest) = line.strip_prefix("id author ") {
                 author = Some(rest.trim().to_string());
-            } else if let Some(rest) = line.strip_prefix("option ") {
-                if let Some(o) = parse_option(rest) {
-                    options.push(o);
-                }
+            } else if let Some(rest) = line.strip_prefix("option ")
+                && let Some(o) = parse_option(rest)
+            {
+                options.push(o);
             }
             None
         })?;
@@ -116,7 +116,9 @@ impl UciEngine {
     pub fn is_ready(&mut self) -> Result<()> {
         self.proc.send("isready")?;
         let deadline = Instant::now() + self.opts.handshake_timeout;
-        self.proc.expect("readyok", deadline, |l| (l.trim() == "readyok").then_some(()))
+        self.proc.expect("readyok", deadline, |l| {
+            (l.trim() == "readyok").then_some(())
+        })
     }
 
     fn position_command(&self) -> String {
@@ -158,7 +160,11 @@ fn parse_option(rest: &str) -> Option<UciOption> {
             .map_or(after_kind.len(), |j| i + 1 + j);
         after_kind[i + 1..end].join(" ")
     });
-    Some(UciOption { name: name.trim().to_string(), kind, default })
+    Some(UciOption {
+        name: name.trim().to_string(),
+        kind,
+        default,
+    })
 }
 
 /// Builds the `go` command for `limits` in position `pos`.
@@ -166,9 +172,17 @@ pub fn go_command(limits: &Limits) -> String {
     let mut s = String::from("go");
     let ms = |d: Duration| d.as_millis().max(1);
     if let Some(c) = &limits.clock {
-        s += &format!(" wtime {} btime {}", c.white.as_millis(), c.black.as_millis());
+        s += &format!(
+            " wtime {} btime {}",
+            c.white.as_millis(),
+            c.black.as_millis()
+        );
         if !c.white_inc.is_zero() || !c.black_inc.is_zero() {
-            s += &format!(" winc {} binc {}", c.white_inc.as_millis(), c.black_inc.as_millis());
+            s += &format!(
+                " winc {} binc {}",
+                c.white_inc.as_millis(),
+                c.black_inc.as_millis()
+            );
         }
         if let Some(m) = c.moves_to_go {
             s += &format!(" movestogo {m}");
@@ -259,8 +273,23 @@ pub fn parse_info(pos: &Chess, rest: &str) -> Info {
 }
 
 const INFO_KEYWORDS: &[&str] = &[
-    "depth", "seldepth", "time", "nodes", "pv", "multipv", "score", "currmove", "currmovenumber", "hashfull",
-    "nps", "tbhits", "sbhits", "cpuload", "string", "refutation", "currline",
+    "depth",
+    "seldepth",
+    "time",
+    "nodes",
+    "pv",
+    "multipv",
+    "score",
+    "currmove",
+    "currmovenumber",
+    "hashfull",
+    "nps",
+    "tbhits",
+    "sbhits",
+    "cpuload",
+    "string",
+    "refutation",
+    "currline",
 ];
 
 /// Merges a progress line into the running summary of a search.
@@ -298,13 +327,22 @@ impl Engine for UciEngine {
     }
 
     fn set_option(&mut self, name: &str, value: &str) -> Result<()> {
-        if !self.options.is_empty() && !self.options.iter().any(|o| o.name.eq_ignore_ascii_case(name)) {
-            return Err(EngineError::Usage(format!("{} has no option `{name}`", self.name)));
+        if !self.options.is_empty()
+            && !self
+                .options
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(name))
+        {
+            return Err(EngineError::Usage(format!(
+                "{} has no option `{name}`",
+                self.name
+            )));
         }
         if value.is_empty() {
             self.proc.send(&format!("setoption name {name}"))?;
         } else {
-            self.proc.send(&format!("setoption name {name} value {value}"))?;
+            self.proc
+                .send(&format!("setoption name {name} value {value}"))?;
         }
         self.is_ready()
     }
@@ -314,7 +352,9 @@ impl Engine for UciEngine {
         self.start = start.clone();
         self.moves = moves.to_vec();
         self.mode = CastlingMode::detect(&start.to_setup(EnPassantMode::Legal));
-        if self.mode == CastlingMode::Chess960 && self.options.iter().any(|o| o.name == "UCI_Chess960") {
+        if self.mode == CastlingMode::Chess960
+            && self.options.iter().any(|o| o.name == "UCI_Chess960")
+        {
             self.proc.send("setoption name UCI_Chess960 value true")?;
         }
         Ok(())
@@ -327,7 +367,9 @@ impl Engine for UciEngine {
         let cmd = self.position_command();
         self.proc.send(&cmd)?;
         self.proc.send(&go_command(limits))?;
-        let budget = limits.time_budget(pos.turn().is_white()).or(self.opts.search_timeout);
+        let budget = limits
+            .time_budget(pos.turn().is_white())
+            .or(self.opts.search_timeout);
         let mut stop_at = budget.map(|b| started + b + self.opts.grace);
         let mut kill_at: Option<Instant> = None;
         let mut summary = Info::default();
@@ -358,7 +400,10 @@ impl Engine for UciEngine {
                             None
                         } else {
                             Some(read_uci_pv(&pos, [best]).first().copied().ok_or_else(|| {
-                                EngineError::Protocol(format!("illegal best move `{best}` from {}", self.name))
+                                EngineError::Protocol(format!(
+                                    "illegal best move `{best}` from {}",
+                                    self.name
+                                ))
                             })?)
                         };
                         let ponder = match (words.next(), words.next(), best_move) {
@@ -372,7 +417,12 @@ impl Engine for UciEngine {
                         if summary.pv.first() != best_move.as_ref() {
                             summary.pv = best_move.into_iter().collect();
                         }
-                        return Ok(SearchResult { best_move, ponder, info: summary, elapsed: started.elapsed() });
+                        return Ok(SearchResult {
+                            best_move,
+                            ponder,
+                            info: summary,
+                            elapsed: started.elapsed(),
+                        });
                     }
                     // Anything else is junk or chatter: ignored.
                 }
@@ -408,7 +458,10 @@ mod tests {
         assert_eq!(i.nodes, Some(12345));
         assert_eq!(i.time, Some(Duration::from_millis(12)));
         assert_eq!(i.pv.len(), 3);
-        let m = parse_info(&pos, "depth 3 score mate -2 lowerbound pv e2e4 string hello world");
+        let m = parse_info(
+            &pos,
+            "depth 3 score mate -2 lowerbound pv e2e4 string hello world",
+        );
         assert_eq!(m.score, Some(Score::Mate(-2)));
         assert_eq!(m.bound, Bound::Lower);
         assert_eq!(m.string.as_deref(), Some("hello world"));
@@ -420,7 +473,10 @@ mod tests {
     #[test]
     fn parses_option_lines() {
         let o = parse_option("name Hash type spin default 16 min 1 max 33554432").unwrap();
-        assert_eq!((o.name.as_str(), o.kind.as_str(), o.default.as_deref()), ("Hash", "spin", Some("16")));
+        assert_eq!(
+            (o.name.as_str(), o.kind.as_str(), o.default.as_deref()),
+            ("Hash", "spin", Some("16"))
+        );
         let o = parse_option("name Syzygy Path type string default <empty>").unwrap();
         assert_eq!(o.name, "Syzygy Path");
         assert!(parse_option("garbage").is_none());
@@ -440,6 +496,9 @@ mod tests {
             }),
             ..Limits::default()
         };
-        assert_eq!(go_command(&l), "go wtime 60000 btime 30000 winc 1000 binc 1000 movestogo 20");
+        assert_eq!(
+            go_command(&l),
+            "go wtime 60000 btime 30000 winc 1000 binc 1000 movestogo 20"
+        );
     }
 }

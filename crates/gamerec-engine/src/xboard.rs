@@ -45,9 +45,34 @@ impl Default for XboardOptions {
 
 /// Features we understand and accept.
 const KNOWN_FEATURES: &[&str] = &[
-    "ping", "setboard", "playother", "san", "usermove", "time", "draw", "sigint", "sigterm", "reuse", "analyze",
-    "myname", "variants", "colors", "ics", "name", "pause", "nps", "debug", "memory", "smp", "egt", "option", "done",
-    "exclude", "setscore", "highlight", "xedit",
+    "ping",
+    "setboard",
+    "playother",
+    "san",
+    "usermove",
+    "time",
+    "draw",
+    "sigint",
+    "sigterm",
+    "reuse",
+    "analyze",
+    "myname",
+    "variants",
+    "colors",
+    "ics",
+    "name",
+    "pause",
+    "nps",
+    "debug",
+    "memory",
+    "smp",
+    "egt",
+    "option",
+    "done",
+    "exclude",
+    "setscore",
+    "highlight",
+    "xedit",
 ];
 
 /// An XBoard engine child process.
@@ -149,12 +174,19 @@ pub fn parse_thinking(pos: &Chess, line: &str) -> Option<Info> {
             bound = Bound::Lower;
         }
     }
-    let pv = if pv_words.first().is_some_and(|w| w.starts_with('(') && w.len() > 3) {
+    let pv = if pv_words
+        .first()
+        .is_some_and(|w| w.starts_with('(') && w.len() > 3)
+    {
         Vec::new() // book or other non-search output
     } else {
         read_engine_pv(pos, pv_words.iter().copied())
     };
-    let seldepth = if extras >= 2 { rest[0].parse().ok() } else { None };
+    let seldepth = if extras >= 2 {
+        rest[0].parse().ok()
+    } else {
+        None
+    };
     Some(Info {
         depth: Some(depth),
         seldepth,
@@ -186,7 +218,9 @@ impl XboardEngine {
             match proc.recv(Some(deadline))? {
                 Line::Timeout => break,
                 Line::Text(line) => {
-                    let Some(rest) = line.trim().strip_prefix("feature ") else { continue };
+                    let Some(rest) = line.trim().strip_prefix("feature ") else {
+                        continue;
+                    };
                     let mut done = None;
                     for (name, value) in parse_features(rest) {
                         let known = KNOWN_FEATURES.contains(&name.as_str());
@@ -208,7 +242,10 @@ impl XboardEngine {
                 }
             }
         }
-        let name = features.get("myname").cloned().unwrap_or_else(|| proc.command().to_string());
+        let name = features
+            .get("myname")
+            .cloned()
+            .unwrap_or_else(|| proc.command().to_string());
         let mut engine = XboardEngine {
             proc,
             name,
@@ -293,7 +330,8 @@ impl XboardEngine {
         }
         // edit mode: the side to move is set by playing a move first.
         if self.start.turn() == Color::Black {
-            let a3 = read_engine_move(&Chess::default(), "a2a3").ok_or_else(|| EngineError::Protocol("a2a3".into()))?;
+            let a3 = read_engine_move(&Chess::default(), "a2a3")
+                .ok_or_else(|| EngineError::Protocol("a2a3".into()))?;
             self.send_move(&Chess::default(), a3)?;
         }
         self.proc.send("edit")?;
@@ -332,7 +370,11 @@ impl XboardEngine {
 /// Formats a duration as XBoard `level` base time (`MIN` or `MIN:SS`).
 fn level_base(d: Duration) -> String {
     let secs = d.as_secs();
-    if secs % 60 == 0 { format!("{}", secs / 60) } else { format!("{}:{:02}", secs / 60, secs % 60) }
+    if secs.is_multiple_of(60) {
+        format!("{}", secs / 60)
+    } else {
+        format!("{}:{:02}", secs / 60, secs % 60)
+    }
 }
 
 impl Engine for XboardEngine {
@@ -350,10 +392,19 @@ impl Engine for XboardEngine {
         match name {
             "Hash" if self.flag("memory", false) => self.proc.send(&format!("memory {value}"))?,
             "Threads" if self.flag("smp", false) => self.proc.send(&format!("cores {value}"))?,
-            _ if self.engine_options.iter().any(|o| o.starts_with(name) && o[name.len()..].starts_with(" -")) => {
+            _ if self
+                .engine_options
+                .iter()
+                .any(|o| o.starts_with(name) && o[name.len()..].starts_with(" -")) =>
+            {
                 self.proc.send(&format!("option {name}={value}"))?
             }
-            _ => return Err(EngineError::Usage(format!("{} has no option `{name}`", self.name))),
+            _ => {
+                return Err(EngineError::Usage(format!(
+                    "{} has no option `{name}`",
+                    self.name
+                )));
+            }
         }
         self.sync(&mut |_| {})
     }
@@ -371,9 +422,22 @@ impl Engine for XboardEngine {
         let started = Instant::now();
         self.stop.reset();
         if pos.legal_moves().is_empty() {
-            let score = if pos.is_check() { Score::Mate(0) } else { Score::Cp(0) };
-            let info = Info { score: Some(score), depth: Some(0), ..Info::default() };
-            return Ok(SearchResult { best_move: None, ponder: None, info, elapsed: started.elapsed() });
+            let score = if pos.is_check() {
+                Score::Mate(0)
+            } else {
+                Score::Cp(0)
+            };
+            let info = Info {
+                score: Some(score),
+                depth: Some(0),
+                ..Info::default()
+            };
+            return Ok(SearchResult {
+                best_move: None,
+                ponder: None,
+                info,
+                elapsed: started.elapsed(),
+            });
         }
         self.proc.send("new")?;
         self.proc.send("force")?;
@@ -393,13 +457,19 @@ impl Engine for XboardEngine {
                 (c.black, c.white, c.black_inc)
             };
             let mps = c.moves_to_go.unwrap_or(0);
-            self.proc.send(&format!("level {mps} {} {}", level_base(ours.max(Duration::from_secs(1))), inc.as_secs()))?;
+            self.proc.send(&format!(
+                "level {mps} {} {}",
+                level_base(ours.max(Duration::from_secs(1))),
+                inc.as_secs()
+            ))?;
             if self.flag("time", true) {
                 self.proc.send(&format!("time {}", ours.as_millis() / 10))?;
-                self.proc.send(&format!("otim {}", theirs.as_millis() / 10))?;
+                self.proc
+                    .send(&format!("otim {}", theirs.as_millis() / 10))?;
             }
         } else if let Some(t) = limits.movetime {
-            self.proc.send(&format!("st {}", t.as_secs_f64().ceil().max(1.0) as u64))?;
+            self.proc
+                .send(&format!("st {}", t.as_secs_f64().ceil().max(1.0) as u64))?;
         } else if let Some(n) = limits.nodes.filter(|_| self.flag("nps", true)) {
             self.proc.send(&format!("nps {n}"))?;
             self.proc.send("st 1")?;
@@ -415,7 +485,8 @@ impl Engine for XboardEngine {
                 let mut rejected = false;
                 self.sync(&mut |l| {
                     let l = l.to_ascii_lowercase();
-                    if (l.starts_with("error") || l.starts_with("illegal move")) && l.contains("sd") {
+                    if (l.starts_with("error") || l.starts_with("illegal move")) && l.contains("sd")
+                    {
                         rejected = true;
                     }
                 })?;
@@ -427,7 +498,9 @@ impl Engine for XboardEngine {
         }
         self.sync(&mut |_| {})?;
         self.proc.send("go")?;
-        let budget = limits.time_budget(pos.turn().is_white()).or(self.opts.search_timeout);
+        let budget = limits
+            .time_budget(pos.turn().is_white())
+            .or(self.opts.search_timeout);
         // A movetime is a hard limit: ask for the move exactly then.
         let mut stop_at = match (limits.movetime, budget) {
             (Some(t), _) => Some(started + t),
@@ -472,7 +545,12 @@ impl Engine for XboardEngine {
                     }
                     if t == "resign" || t.starts_with("tellopponent resign") {
                         let best = summary.pv.first().copied();
-                        return Ok(SearchResult { best_move: best, ponder: None, info: summary, elapsed: started.elapsed() });
+                        return Ok(SearchResult {
+                            best_move: best,
+                            ponder: None,
+                            info: summary,
+                            elapsed: started.elapsed(),
+                        });
                     }
                     if t.starts_with(|c: char| c.is_ascii_digit())
                         && let Some(info) = parse_thinking(&pos, t)
@@ -501,13 +579,18 @@ mod tests {
 
     #[test]
     fn parses_feature_lines() {
-        let f = parse_features(r#"myname="Fairy-Max 5.0b" setboard=0 ping=1 option="A b -spin 1 0 9" done=1 junk"#);
+        let f = parse_features(
+            r#"myname="Fairy-Max 5.0b" setboard=0 ping=1 option="A b -spin 1 0 9" done=1 junk"#,
+        );
         assert_eq!(f[0], ("myname".into(), "Fairy-Max 5.0b".into()));
         assert_eq!(f[1], ("setboard".into(), "0".into()));
         assert_eq!(f[3], ("option".into(), "A b -spin 1 0 9".into()));
         assert_eq!(f[4], ("done".into(), "1".into()));
         assert_eq!(f[5], ("junk".into(), "".into()));
-        assert_eq!(parse_features(r#"x="unterminated"#), [("x".into(), "unterminated".into())]);
+        assert_eq!(
+            parse_features(r#"x="unterminated"#),
+            [("x".into(), "unterminated".into())]
+        );
     }
 
     #[test]
@@ -532,13 +615,21 @@ mod tests {
         assert_eq!(i.score, Some(Score::Cp(156)));
         assert_eq!(i.time, Some(Duration::from_millis(10840)));
         assert_eq!(i.pv.len(), 4);
-        let c = parse_thinking(&pos, "  4    109      14   1435  1. e4 d5 2. Qf3 dxe4 3. Qxe4 Nc6").unwrap();
+        let c = parse_thinking(
+            &pos,
+            "  4    109      14   1435  1. e4 d5 2. Qf3 dxe4 3. Qxe4 Nc6",
+        )
+        .unwrap();
         assert_eq!(c.pv.len(), 6);
         let extras = parse_thinking(&pos, "5 20 3 900 7 300\te2e4 e7e5?").unwrap();
         assert_eq!(extras.seldepth, Some(7));
         assert_eq!(extras.bound, Bound::Upper);
         assert_eq!(extras.pv.len(), 2);
-        let book = parse_thinking(&pos, "  0      0     0        0  (e2-e4  d2-d4  c2-c4 , book1)").unwrap();
+        let book = parse_thinking(
+            &pos,
+            "  0      0     0        0  (e2-e4  d2-d4  c2-c4 , book1)",
+        )
+        .unwrap();
         assert!(book.pv.is_empty());
         assert!(parse_thinking(&pos, "Illegal move: sd 6").is_none());
         assert!(parse_thinking(&pos, "12 x").is_none());

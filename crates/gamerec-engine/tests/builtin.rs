@@ -8,19 +8,30 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
 fn pos(fen: &str) -> Chess {
-    fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    fen.parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
 }
 
 fn best(fen: &str, limits: &Limits) -> (String, Option<Score>) {
     let mut e = BuiltinEngine::with_hash(16);
     e.set_position(&pos(fen), &[]).unwrap();
     let r = e.go(limits, &mut |_| {}).unwrap();
-    (r.best_move.map(|m| m.to_uci(CastlingMode::Standard).to_string()).unwrap_or_default(), r.info.score)
+    (
+        r.best_move
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .unwrap_or_default(),
+        r.info.score,
+    )
 }
 
 #[test]
 fn finds_mates() {
-    let (m, s) = best("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", &Limits::depth(4));
+    let (m, s) = best(
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        &Limits::depth(4),
+    );
     assert_eq!(m, "h5f7");
     assert_eq!(s, Some(Score::Mate(1)));
     // Mate in 2: 1.Qd8+ Kxd8?? no — a classic back-rank: 1.Qxh7+ ... use a simple one.
@@ -35,7 +46,10 @@ fn finds_mates() {
 #[test]
 fn wins_material_and_avoids_blunders() {
     // Hanging queen.
-    let (m, _) = best("rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 1 3", &Limits::depth(4));
+    let (m, _) = best(
+        "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 1 3",
+        &Limits::depth(4),
+    );
     assert_eq!(m, "c1g5");
     // Knight fork: Nc7+ wins the rook.
     let (m, _) = best("r3k3/8/8/3N4/8/8/8/4K3 w - - 0 1", &Limits::depth(5));
@@ -45,11 +59,16 @@ fn wins_material_and_avoids_blunders() {
 #[test]
 fn stalemate_and_checkmate_roots() {
     let mut e = BuiltinEngine::new();
-    e.set_position(&pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), &[]).unwrap();
+    e.set_position(&pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), &[])
+        .unwrap();
     let r = e.go(&Limits::depth(3), &mut |_| {}).unwrap();
     assert_eq!(r.best_move, None);
     assert_eq!(r.info.score, Some(Score::Cp(0)));
-    e.set_position(&pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"), &[]).unwrap();
+    e.set_position(
+        &pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"),
+        &[],
+    )
+    .unwrap();
     let r = e.go(&Limits::depth(3), &mut |_| {}).unwrap();
     assert_eq!(r.best_move, None);
     assert_eq!(r.info.score, Some(Score::Mate(0)));
@@ -60,7 +79,10 @@ fn avoids_stalemating_when_winning() {
     // Qg6 stalemates; any sensible move keeps the win.
     let (m, s) = best("7k/8/5K2/8/8/8/8/6Q1 w - - 0 1", &Limits::depth(6));
     assert_ne!(m, "g1g6");
-    assert!(matches!(s, Some(Score::Mate(n)) if n > 0) || matches!(s, Some(Score::Cp(c)) if c > 500), "{s:?}");
+    assert!(
+        matches!(s, Some(Score::Mate(n)) if n > 0) || matches!(s, Some(Score::Cp(c)) if c > 500),
+        "{s:?}"
+    );
 }
 
 #[test]
@@ -71,7 +93,9 @@ fn respects_node_and_time_limits_and_stop() {
     assert!(r.info.nodes.unwrap() <= 21_100, "{:?}", r.info.nodes);
     assert!(r.best_move.is_some());
     let started = Instant::now();
-    let r = e.go(&Limits::movetime(Duration::from_millis(150)), &mut |_| {}).unwrap();
+    let r = e
+        .go(&Limits::movetime(Duration::from_millis(150)), &mut |_| {})
+        .unwrap();
     assert!(started.elapsed() < Duration::from_millis(600));
     assert!(r.best_move.is_some());
     let stop = e.stop_handle();
@@ -116,7 +140,11 @@ fn repetition_is_a_draw() {
     let line: Vec<_> = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]
         .iter()
         .scan(start.clone(), |p, u| {
-            let m = u.parse::<shakmaty::uci::UciMove>().unwrap().to_move(p).unwrap();
+            let m = u
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(p)
+                .unwrap();
             p.play_unchecked(m);
             Some(m)
         })
@@ -130,7 +158,16 @@ fn repetition_is_a_draw() {
 fn mate_limit_uses_the_exact_solver() {
     let mut e = BuiltinEngine::new();
     // Mate in 2: 1.Kc6 Kc8 2.Ra8#.
-    e.set_position(&pos("1k6/8/1K6/8/8/8/8/R7 w - - 0 1"), &[]).unwrap();
-    let r = e.go(&Limits { mate: Some(2), ..Limits::default() }, &mut |_| {}).unwrap();
+    e.set_position(&pos("1k6/8/1K6/8/8/8/8/R7 w - - 0 1"), &[])
+        .unwrap();
+    let r = e
+        .go(
+            &Limits {
+                mate: Some(2),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
     assert_eq!(r.info.score, Some(Score::Mate(2)), "{:?}", r.info);
 }

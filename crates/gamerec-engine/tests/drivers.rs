@@ -11,7 +11,10 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
 fn pos(fen: &str) -> Chess {
-    fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    fen.parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
 }
 
 /// Scholar's mate available: Qxf7#.
@@ -38,12 +41,28 @@ fn exercise(engine: &mut dyn Engine, depth_limit: bool) {
         engine.new_game().unwrap();
         engine.set_position(&pos(fen), &[]).unwrap();
         let mut infos: Vec<Info> = Vec::new();
-        let r = engine.go(&Limits::depth(3), &mut |i| infos.push(i.clone())).unwrap();
+        let r = engine
+            .go(&Limits::depth(3), &mut |i| infos.push(i.clone()))
+            .unwrap();
         let best = r.best_move.expect("a move");
-        assert_eq!(best.to_uci(CastlingMode::Standard).to_string(), want, "{} in {fen}", engine.name());
-        assert!(matches!(r.info.score, Some(Score::Mate(1))), "{}: score {:?}", engine.name(), r.info.score);
+        assert_eq!(
+            best.to_uci(CastlingMode::Standard).to_string(),
+            want,
+            "{} in {fen}",
+            engine.name()
+        );
+        assert!(
+            matches!(r.info.score, Some(Score::Mate(1))),
+            "{}: score {:?}",
+            engine.name(),
+            r.info.score
+        );
         if depth_limit {
-            assert!(infos.iter().all(|i| i.depth.unwrap_or(0) <= 4), "{} ignored sd/depth", engine.name());
+            assert!(
+                infos.iter().all(|i| i.depth.unwrap_or(0) <= 4),
+                "{} ignored sd/depth",
+                engine.name()
+            );
         }
     }
     // From the start position plus moves; every PV must be legal there.
@@ -51,7 +70,11 @@ fn exercise(engine: &mut dyn Engine, depth_limit: bool) {
     let moves: Vec<_> = ["e2e4", "e7e5", "g1f3"]
         .iter()
         .scan(start.clone(), |p, u| {
-            let m = u.parse::<shakmaty::uci::UciMove>().unwrap().to_move(p).unwrap();
+            let m = u
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(p)
+                .unwrap();
             p.play_unchecked(m);
             Some(m)
         })
@@ -59,26 +82,37 @@ fn exercise(engine: &mut dyn Engine, depth_limit: bool) {
     engine.set_position(&start, &moves).unwrap();
     let mut saw_pv = false;
     let r = engine
-        .go(&Limits::movetime(Duration::from_millis(300)), &mut |i| saw_pv |= !i.pv.is_empty())
+        .go(&Limits::movetime(Duration::from_millis(300)), &mut |i| {
+            saw_pv |= !i.pv.is_empty()
+        })
         .unwrap();
     let mut p = start.clone();
     for &m in &moves {
         p.play_unchecked(m);
     }
     assert!(p.is_legal(r.best_move.unwrap()));
-    assert!(r.elapsed < Duration::from_secs(5), "{} overran movetime", engine.name());
+    assert!(
+        r.elapsed < Duration::from_secs(5),
+        "{} overran movetime",
+        engine.name()
+    );
     let _ = saw_pv;
     engine.quit().unwrap();
 }
 
 #[test]
 fn stockfish_uci() {
-    let Some(mut e) = uci_engine("stockfish") else { return };
+    let Some(mut e) = uci_engine("stockfish") else {
+        return;
+    };
     assert!(e.name().to_lowercase().contains("stockfish"));
     assert!(e.options().iter().any(|o| o.name == "Hash"));
     e.set_option("Hash", "16").unwrap();
     e.set_option("Threads", "1").unwrap();
-    assert!(matches!(e.set_option("NoSuchOption", "1"), Err(EngineError::Usage(_))));
+    assert!(matches!(
+        e.set_option("NoSuchOption", "1"),
+        Err(EngineError::Usage(_))
+    ));
     // MultiPV: two lines reported.
     e.set_option("MultiPV", "2").unwrap();
     e.set_position(&Chess::default(), &[]).unwrap();
@@ -93,13 +127,25 @@ fn stockfish_uci() {
     e.set_option("MultiPV", "1").unwrap();
     // Mate search and node limit.
     e.set_position(&pos(MATE_IN_1), &[]).unwrap();
-    let r = e.go(&Limits { mate: Some(1), ..Limits::default() }, &mut |_| {}).unwrap();
+    let r = e
+        .go(
+            &Limits {
+                mate: Some(1),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
     assert_eq!(r.info.score, Some(Score::Mate(1)));
     e.set_position(&Chess::default(), &[]).unwrap();
     let r = e.go(&Limits::nodes(5000), &mut |_| {}).unwrap();
     assert!(r.info.nodes.unwrap() < 50_000);
     // A checkmated side: no best move.
-    e.set_position(&pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"), &[]).unwrap();
+    e.set_position(
+        &pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"),
+        &[],
+    )
+    .unwrap();
     let r = e.go(&Limits::depth(2), &mut |_| {}).unwrap();
     assert_eq!(r.best_move, None);
     exercise(&mut e, true);
@@ -107,7 +153,9 @@ fn stockfish_uci() {
 
 #[test]
 fn stockfish_stop_handle_and_clock() {
-    let Some(mut e) = uci_engine("stockfish") else { return };
+    let Some(mut e) = uci_engine("stockfish") else {
+        return;
+    };
     e.set_position(&Chess::default(), &[]).unwrap();
     let stop = e.stop_handle();
     let t = std::thread::spawn(move || {
@@ -126,40 +174,62 @@ fn stockfish_stop_handle_and_clock() {
         black_inc: Duration::from_millis(100),
         moves_to_go: None,
     };
-    let r = e.go(&Limits { clock: Some(clock), ..Limits::default() }, &mut |_| {}).unwrap();
+    let r = e
+        .go(
+            &Limits {
+                clock: Some(clock),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
     assert!(r.best_move.is_some());
     assert!(r.elapsed < Duration::from_millis(2000));
 }
 
 #[test]
 fn toga2_uci() {
-    let Some(mut e) = uci_engine("toga2") else { return };
+    let Some(mut e) = uci_engine("toga2") else {
+        return;
+    };
     exercise(&mut e, false);
 }
 
 #[test]
 fn fairymax_xboard_edit_mode() {
-    let Some(mut e) = xboard_engine("fairymax") else { return };
-    assert_eq!(e.feature("setboard"), Some("0"), "fairymax has no setboard: the edit path is used");
+    let Some(mut e) = xboard_engine("fairymax") else {
+        return;
+    };
+    assert_eq!(
+        e.feature("setboard"),
+        Some("0"),
+        "fairymax has no setboard: the edit path is used"
+    );
     exercise(&mut e, true);
 }
 
 #[test]
 fn phalanx_xboard_depth_fallback() {
-    let Some(mut e) = xboard_engine("phalanx") else { return };
+    let Some(mut e) = xboard_engine("phalanx") else {
+        return;
+    };
     assert_eq!(e.feature("setboard"), Some("1"));
     exercise(&mut e, true);
 }
 
 #[test]
 fn sjeng_xboard_without_done() {
-    let Some(mut e) = xboard_engine("sjeng") else { return };
+    let Some(mut e) = xboard_engine("sjeng") else {
+        return;
+    };
     exercise(&mut e, false);
 }
 
 #[test]
 fn xboard_clock_time_control() {
-    let Some(mut e) = xboard_engine("fairymax") else { return };
+    let Some(mut e) = xboard_engine("fairymax") else {
+        return;
+    };
     e.set_position(&Chess::default(), &[]).unwrap();
     let clock = gamerec_engine::Clock {
         white: Duration::from_secs(3),
@@ -167,7 +237,15 @@ fn xboard_clock_time_control() {
         moves_to_go: Some(40),
         ..Default::default()
     };
-    let r = e.go(&Limits { clock: Some(clock), ..Limits::default() }, &mut |_| {}).unwrap();
+    let r = e
+        .go(
+            &Limits {
+                clock: Some(clock),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
     assert!(r.best_move.is_some());
     assert!(r.elapsed < Duration::from_secs(3));
 }
@@ -188,14 +266,20 @@ fn script(name: &str, body: &str) -> PathBuf {
 }
 
 fn fast_uci() -> UciOptions {
-    UciOptions { handshake_timeout: Duration::from_millis(800), grace: Duration::from_millis(300), search_timeout: None }
+    UciOptions {
+        handshake_timeout: Duration::from_millis(800),
+        grace: Duration::from_millis(300),
+        search_timeout: None,
+    }
 }
 
 #[test]
 fn silent_engine_times_out_and_is_killed() {
     let path = script("silent.sh", "exec sleep 600");
     let started = Instant::now();
-    let err = UciEngine::start(&EngineCommand::program(&path), &fast_uci()).err().expect("must fail");
+    let err = UciEngine::start(&EngineCommand::program(&path), &fast_uci())
+        .err()
+        .expect("must fail");
     assert!(matches!(err, EngineError::Timeout { .. }), "{err}");
     assert!(started.elapsed() < Duration::from_secs(5));
     let started = Instant::now();
@@ -207,8 +291,13 @@ fn silent_engine_times_out_and_is_killed() {
     };
     // No features at all: a protocol-1 engine; it starts, but never moves.
     let mut e = XboardEngine::start(&EngineCommand::program(&path), &opts).unwrap();
-    let err = e.go(&Limits::movetime(Duration::from_millis(200)), &mut |_| {}).err().expect("must fail");
-    assert!(matches!(err, EngineError::Timeout { .. } | EngineError::Died { .. }), "{err}");
+    let err = e
+        .go(&Limits::movetime(Duration::from_millis(200)), &mut |_| {})
+        .expect_err("must fail");
+    assert!(
+        matches!(err, EngineError::Timeout { .. } | EngineError::Died { .. }),
+        "{err}"
+    );
     assert!(started.elapsed() < Duration::from_secs(8));
 }
 
@@ -227,7 +316,9 @@ done"#;
     assert_eq!(e.name(), "Staller");
     e.set_position(&Chess::default(), &[]).unwrap();
     let started = Instant::now();
-    let err = e.go(&Limits::movetime(Duration::from_millis(200)), &mut |_| {}).err().expect("must fail");
+    let err = e
+        .go(&Limits::movetime(Duration::from_millis(200)), &mut |_| {})
+        .expect_err("must fail");
     assert!(matches!(err, EngineError::Timeout { .. }), "{err}");
     assert!(started.elapsed() < Duration::from_secs(3));
 }
@@ -244,7 +335,7 @@ done"#;
     let path = script("crasher.sh", body);
     let mut e = UciEngine::start(&EngineCommand::program(&path), &fast_uci()).unwrap();
     e.set_position(&Chess::default(), &[]).unwrap();
-    let err = e.go(&Limits::depth(5), &mut |_| {}).err().expect("must fail");
+    let err = e.go(&Limits::depth(5), &mut |_| {}).expect_err("must fail");
     match err {
         EngineError::Died { status, stderr } => {
             assert!(status.contains("139"), "{status}");
@@ -266,11 +357,16 @@ done"#;
     let path = script("illegal.sh", body);
     let mut e = UciEngine::start(&EngineCommand::program(&path), &fast_uci()).unwrap();
     e.set_position(&Chess::default(), &[]).unwrap();
-    assert!(matches!(e.go(&Limits::depth(1), &mut |_| {}), Err(EngineError::Protocol(_))));
+    assert!(matches!(
+        e.go(&Limits::depth(1), &mut |_| {}),
+        Err(EngineError::Protocol(_))
+    ));
 }
 
 #[test]
 fn missing_program_is_a_spawn_error() {
-    let err = UciEngine::start(&EngineCommand::program("/nonexistent/engine"), &fast_uci()).err().unwrap();
+    let err = UciEngine::start(&EngineCommand::program("/nonexistent/engine"), &fast_uci())
+        .err()
+        .unwrap();
     assert!(matches!(err, EngineError::Spawn { .. }));
 }

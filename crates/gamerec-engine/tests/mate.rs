@@ -9,7 +9,10 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
 fn pos(fen: &str) -> Chess {
-    fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    fen.parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
 }
 
 /// Checks a claimed mate line: every attacker move legal, ends in checkmate.
@@ -43,13 +46,29 @@ fn expect_mate(fen: &str, n: u32, first: Option<&str>) {
 
 #[test]
 fn hand_built_mates_in_one_to_four() {
-    expect_mate("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", 1, Some("h5f7"));
-    expect_mate("rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2", 1, Some("d8h4"));
+    expect_mate(
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        1,
+        Some("h5f7"),
+    );
+    expect_mate(
+        "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2",
+        1,
+        Some("d8h4"),
+    );
     expect_mate("1k6/8/1K6/8/8/8/8/R7 w - - 0 1", 2, None);
     expect_mate("k7/8/2K5/8/8/8/8/1R6 w - - 0 1", 2, None);
     expect_mate("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1", 3, Some("f6a6"));
-    expect_mate("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3, Some("f8c5"));
-    expect_mate("r2rb1k1/pp1q1p1p/2n1p1p1/2bp4/5P2/PP1BPR1Q/1BPN2PP/R5K1 w - - 0 1", 4, None);
+    expect_mate(
+        "r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1",
+        3,
+        Some("f8c5"),
+    );
+    expect_mate(
+        "r2rb1k1/pp1q1p1p/2n1p1p1/2bp4/5P2/PP1BPR1Q/1BPN2PP/R5K1 w - - 0 1",
+        4,
+        None,
+    );
 }
 
 #[test]
@@ -62,12 +81,20 @@ fn underpromotion_mate() {
 fn stalemate_traps() {
     // Qf7 would stalemate; Qf8# (or another rank-8 queen move) mates.
     let p = pos("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1");
-    let MateOutcome::Mate { moves: 1, pv } = find_mate(&p, 3) else { panic!() };
+    let MateOutcome::Mate { moves: 1, pv } = find_mate(&p, 3) else {
+        panic!()
+    };
     assert_mating_line(&p, &pv, 1);
     // Stalemated side to move: no mate, and no move.
-    assert_eq!(find_mate(&pos("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"), 3), MateOutcome::NoMate);
+    assert_eq!(
+        find_mate(&pos("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"), 3),
+        MateOutcome::NoMate
+    );
     // Lone king and pawn that can only stalemate: never a mate.
-    assert_eq!(find_mate(&pos("k7/P7/1K6/8/8/8/8/8 w - - 0 1"), 4), MateOutcome::NoMate);
+    assert_eq!(
+        find_mate(&pos("k7/P7/1K6/8/8/8/8/8 w - - 0 1"), 4),
+        MateOutcome::NoMate
+    );
     // Qg6 would stalemate; Qg7 mates.
     let p = pos("7k/8/5K2/8/8/8/8/6Q1 w - - 0 1");
     if let MateOutcome::Mate { moves, pv } = find_mate(&p, 3) {
@@ -80,32 +107,89 @@ fn stalemate_traps() {
 
 /// WAC positions with their shortest mate (Stockfish, depth 16).
 const WAC_MATES: &[(&str, u32)] = &[
-    ("WAC.001", 2), ("WAC.004", 2), ("WAC.005", 2), ("WAC.012", 2), ("WAC.027", 2), ("WAC.054", 2),
-    ("WAC.060", 2), ("WAC.061", 2), ("WAC.084", 2), ("WAC.099", 2), ("WAC.154", 2), ("WAC.156", 2),
-    ("WAC.160", 2), ("WAC.184", 2), ("WAC.188", 2), ("WAC.246", 2), ("WAC.050", 3), ("WAC.057", 3),
-    ("WAC.064", 3), ("WAC.079", 3), ("WAC.097", 3), ("WAC.102", 3), ("WAC.104", 3), ("WAC.132", 3),
-    ("WAC.136", 3), ("WAC.143", 3), ("WAC.158", 3), ("WAC.172", 3), ("WAC.173", 3), ("WAC.177", 3),
-    ("WAC.179", 3), ("WAC.186", 3), ("WAC.191", 3), ("WAC.197", 3), ("WAC.203", 3), ("WAC.219", 3),
-    ("WAC.225", 3), ("WAC.295", 3),
+    ("WAC.001", 2),
+    ("WAC.004", 2),
+    ("WAC.005", 2),
+    ("WAC.012", 2),
+    ("WAC.027", 2),
+    ("WAC.054", 2),
+    ("WAC.060", 2),
+    ("WAC.061", 2),
+    ("WAC.084", 2),
+    ("WAC.099", 2),
+    ("WAC.154", 2),
+    ("WAC.156", 2),
+    ("WAC.160", 2),
+    ("WAC.184", 2),
+    ("WAC.188", 2),
+    ("WAC.246", 2),
+    ("WAC.050", 3),
+    ("WAC.057", 3),
+    ("WAC.064", 3),
+    ("WAC.079", 3),
+    ("WAC.097", 3),
+    ("WAC.102", 3),
+    ("WAC.104", 3),
+    ("WAC.132", 3),
+    ("WAC.136", 3),
+    ("WAC.143", 3),
+    ("WAC.158", 3),
+    ("WAC.172", 3),
+    ("WAC.173", 3),
+    ("WAC.177", 3),
+    ("WAC.179", 3),
+    ("WAC.186", 3),
+    ("WAC.191", 3),
+    ("WAC.197", 3),
+    ("WAC.203", 3),
+    ("WAC.219", 3),
+    ("WAC.225", 3),
+    ("WAC.295", 3),
 ];
 
 const WAC_MATES_4_5: &[(&str, u32)] = &[
-    ("WAC.014", 4), ("WAC.035", 4), ("WAC.055", 4), ("WAC.103", 4), ("WAC.134", 4), ("WAC.139", 4),
-    ("WAC.161", 4), ("WAC.215", 4), ("WAC.244", 4), ("WAC.253", 4), ("WAC.263", 4), ("WAC.282", 4),
-    ("WAC.283", 4), ("WAC.290", 4), ("WAC.298", 4), ("WAC.009", 5), ("WAC.088", 5), ("WAC.138", 5),
-    ("WAC.167", 5), ("WAC.211", 5), ("WAC.212", 5), ("WAC.260", 5), ("WAC.267", 5), ("WAC.278", 5),
+    ("WAC.014", 4),
+    ("WAC.035", 4),
+    ("WAC.055", 4),
+    ("WAC.103", 4),
+    ("WAC.134", 4),
+    ("WAC.139", 4),
+    ("WAC.161", 4),
+    ("WAC.215", 4),
+    ("WAC.244", 4),
+    ("WAC.253", 4),
+    ("WAC.263", 4),
+    ("WAC.282", 4),
+    ("WAC.283", 4),
+    ("WAC.290", 4),
+    ("WAC.298", 4),
+    ("WAC.009", 5),
+    ("WAC.088", 5),
+    ("WAC.138", 5),
+    ("WAC.167", 5),
+    ("WAC.211", 5),
+    ("WAC.212", 5),
+    ("WAC.260", 5),
+    ("WAC.267", 5),
+    ("WAC.278", 5),
     ("WAC.285", 5),
 ];
 
 fn wac() -> Vec<EpdRecord> {
     let text = std::fs::read_to_string(gamerec_testkit::corpus("epd/arasan/wac.epd")).unwrap();
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| EpdRecord::parse(l).unwrap()).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| EpdRecord::parse(l).unwrap())
+        .collect()
 }
 
 fn check_wac(list: &[(&str, u32)]) {
     let records = wac();
     for &(id, dm) in list {
-        let r = records.iter().find(|r| r.first("id").as_deref() == Some(id)).unwrap();
+        let r = records
+            .iter()
+            .find(|r| r.first("id").as_deref() == Some(id))
+            .unwrap();
         let (p, _) = r.chess().unwrap();
         let started = Instant::now();
         let mut solver = MateSolver::new(Default::default());
@@ -117,7 +201,11 @@ fn check_wac(list: &[(&str, u32)]) {
             }
             other => panic!("{id}: expected mate in {dm}, got {other:?}"),
         }
-        eprintln!("{id} dm {dm}: {} nodes, {:?}", solver.nodes, started.elapsed());
+        eprintln!(
+            "{id} dm {dm}: {} nodes, {:?}",
+            solver.nodes,
+            started.elapsed()
+        );
     }
 }
 
@@ -133,7 +221,10 @@ fn wac_mates_in_four_and_five() {
 }
 
 fn hard_mates() -> Vec<(Chess, u32)> {
-    let text = std::fs::read_to_string(gamerec_testkit::corpus("epd/whittington/hard-mates-blass-uri.epd")).unwrap();
+    let text = std::fs::read_to_string(gamerec_testkit::corpus(
+        "epd/whittington/hard-mates-blass-uri.epd",
+    ))
+    .unwrap();
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -181,7 +272,9 @@ fn hard_mates_full_depth() {
 fn agrees_with_stockfish_on_wac() {
     use gamerec_engine::uci::{UciEngine, UciOptions};
     use gamerec_engine::{Engine, EngineCommand, Limits, Score};
-    let Some(sf) = gamerec_testkit::peer("stockfish") else { return };
+    let Some(sf) = gamerec_testkit::peer("stockfish") else {
+        return;
+    };
     let mut e = UciEngine::start(&EngineCommand::program(sf), &UciOptions::default()).unwrap();
     for r in wac().iter().take(60) {
         let (p, _) = r.chess().unwrap();

@@ -2,7 +2,9 @@
 //! middlegame and endgame), mobility, bishop pair, pawn structure and a
 //! simple king shelter. Centipawns from the side to move's view.
 
-use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks};
+use shakmaty::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
+};
 use shakmaty::{Bitboard, Board, Chess, Color, File, Position, Rank, Role, Square};
 
 /// Material values indexed by `Role as usize - 1` (pawn … king).
@@ -109,7 +111,10 @@ fn table_index(color: Color, sq: Square) -> usize {
 
 /// Game phase: 24 with all pieces on, 0 with only pawns and kings.
 pub fn phase(board: &Board) -> i32 {
-    let p = board.knights().count() + board.bishops().count() + 2 * board.rooks().count() + 4 * board.queens().count();
+    let p = board.knights().count()
+        + board.bishops().count()
+        + 2 * board.rooks().count()
+        + 4 * board.queens().count();
     (p as i32).min(PHASE_TOTAL)
 }
 
@@ -118,7 +123,7 @@ fn adjacent_files(file: File) -> Bitboard {
     let mut bb = Bitboard::EMPTY;
     for g in [f - 1, f + 1] {
         if (0..8).contains(&g) {
-            bb = bb | Bitboard::from_file(File::new(g as u32));
+            bb |= Bitboard::from_file(File::new(g as u32));
         }
     }
     bb
@@ -136,7 +141,7 @@ fn front_span(color: Color, sq: Square) -> Bitboard {
             Color::Black => r < rank,
         };
         if is_ahead {
-            ahead = ahead | Bitboard::from_rank(Rank::new(r));
+            ahead |= Bitboard::from_rank(Rank::new(r));
         }
     }
     files & ahead
@@ -149,7 +154,9 @@ fn side(board: &Board, color: Color) -> (i32, i32) {
     let occ = board.occupied();
     let our_pawns = board.pawns() & us;
     let their_pawns = board.pawns() & them;
-    let their_pawn_attacks = their_pawns.into_iter().fold(Bitboard::EMPTY, |acc, sq| acc | pawn_attacks(!color, sq));
+    let their_pawn_attacks = their_pawns
+        .into_iter()
+        .fold(Bitboard::EMPTY, |acc, sq| acc | pawn_attacks(!color, sq));
     let safe = !us & !their_pawn_attacks;
     let their_king_zone = board.king_of(!color).map_or(Bitboard::EMPTY, king_attacks);
     let (mut mg, mut eg) = (0, 0);
@@ -265,7 +272,7 @@ fn king_zone_ranks(color: Color, k: Square) -> Bitboard {
     let d = if color == Color::White { 1 } else { -1 };
     for rr in [r + d, r + 2 * d] {
         if (0..8).contains(&rr) {
-            bb = bb | Bitboard::from_rank(Rank::new(rr as u32));
+            bb |= Bitboard::from_rank(Rank::new(rr as u32));
         }
     }
     bb
@@ -283,12 +290,20 @@ pub fn evaluate(pos: &Chess) -> i32 {
     // Drawish material: no pawns and at most a minor piece ahead.
     let white_pawns = (board.pawns() & board.white()).count();
     let black_pawns = (board.pawns() & board.black()).count();
-    if score > 0 && white_pawns == 0 && non_pawn(board, Color::White) - non_pawn(board, Color::Black) <= 330 {
-        score /= 8;
-    } else if score < 0 && black_pawns == 0 && non_pawn(board, Color::Black) - non_pawn(board, Color::White) <= 330 {
+    let white_drawish = score > 0
+        && white_pawns == 0
+        && non_pawn(board, Color::White) - non_pawn(board, Color::Black) <= 330;
+    let black_drawish = score < 0
+        && black_pawns == 0
+        && non_pawn(board, Color::Black) - non_pawn(board, Color::White) <= 330;
+    if white_drawish || black_drawish {
         score /= 8;
     }
-    let score = if pos.turn() == Color::White { score } else { -score };
+    let score = if pos.turn() == Color::White {
+        score
+    } else {
+        -score
+    };
     score + 10
 }
 
@@ -314,7 +329,10 @@ mod tests {
     use shakmaty::fen::Fen;
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
     }
 
     #[test]

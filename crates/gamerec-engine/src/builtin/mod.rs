@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Move, Position};
 
+use crate::Engine;
 use crate::mate::{MateOutcome, MateSolver};
 use crate::types::{EngineError, Info, Limits, Result, Score, SearchResult, StopHandle};
-use crate::Engine;
 use search::{SearchLimits, Searcher, allocate, hash_of};
 use tt::Tt;
 
@@ -49,19 +49,32 @@ impl BuiltinEngine {
 
     /// A new engine with a `mb`-megabyte hash table.
     pub fn with_hash(mb: usize) -> BuiltinEngine {
-        BuiltinEngine { tt: Tt::new(mb), start: Chess::default(), moves: Vec::new(), stop: StopHandle::new() }
+        BuiltinEngine {
+            tt: Tt::new(mb),
+            start: Chess::default(),
+            moves: Vec::new(),
+            stop: StopHandle::new(),
+        }
     }
 }
 
 impl BuiltinEngine {
     /// Looks for a forced mate in up to [`MATE_PROBE_MOVES`] moves with a
     /// small budget (a tenth of the time, at most [`MATE_PROBE_NODES`]).
-    fn mate_probe(&self, pos: &Chess, started: Instant, hard: Option<Instant>, limits: &Limits) -> Option<SearchResult> {
+    fn mate_probe(
+        &self,
+        pos: &Chess,
+        started: Instant,
+        hard: Option<Instant>,
+        limits: &Limits,
+    ) -> Option<SearchResult> {
         if limits.depth.is_some_and(|d| d < 2 * MATE_PROBE_MOVES) {
             return None;
         }
         let mut solver = MateSolver::new(self.stop.flag().clone());
-        let node_cap = limits.nodes.map_or(MATE_PROBE_NODES, |n| (n / 10).min(MATE_PROBE_NODES));
+        let node_cap = limits
+            .nodes
+            .map_or(MATE_PROBE_NODES, |n| (n / 10).min(MATE_PROBE_NODES));
         solver.node_limit = Some(node_cap);
         solver.deadline = hard.map(|h| started + (h - started) / 10);
         match solver.solve(pos, MATE_PROBE_MOVES) {
@@ -76,7 +89,12 @@ impl BuiltinEngine {
                     pv: pv.clone(),
                     ..Info::default()
                 };
-                Some(SearchResult { best_move: pv.first().copied(), ponder: pv.get(1).copied(), info, elapsed })
+                Some(SearchResult {
+                    best_move: pv.first().copied(),
+                    ponder: pv.get(1).copied(),
+                    info,
+                    elapsed,
+                })
             }
             _ => None,
         }
@@ -100,12 +118,16 @@ impl Engine for BuiltinEngine {
                     .parse()
                     .ok()
                     .filter(|&v| (1..=65536).contains(&v))
-                    .ok_or_else(|| EngineError::Usage(format!("Hash must be 1..65536 MB, not `{value}`")))?;
+                    .ok_or_else(|| {
+                        EngineError::Usage(format!("Hash must be 1..65536 MB, not `{value}`"))
+                    })?;
                 self.tt = Tt::new(mb);
                 Ok(())
             }
             "Threads" | "MultiPV" if value == "1" => Ok(()),
-            _ => Err(EngineError::Usage(format!("the builtin engine has no option `{name}` = `{value}`"))),
+            _ => Err(EngineError::Usage(format!(
+                "the builtin engine has no option `{name}` = `{value}`"
+            ))),
         }
     }
 
@@ -128,11 +150,18 @@ impl Engine for BuiltinEngine {
         let hard_from_movetime = limits.movetime.map(|t| started + t);
         let (soft, hard) = match limits.clock {
             Some(c) if limits.movetime.is_none() => {
-                let (rem, inc) = if pos.turn().is_white() { (c.white, c.white_inc) } else { (c.black, c.black_inc) };
+                let (rem, inc) = if pos.turn().is_white() {
+                    (c.white, c.white_inc)
+                } else {
+                    (c.black, c.black_inc)
+                };
                 let (s, h) = allocate(rem, inc, c.moves_to_go);
                 (Some(started + s), Some(started + h))
             }
-            _ => (hard_from_movetime.map(|h| started + (h - started) * 6 / 10), hard_from_movetime),
+            _ => (
+                hard_from_movetime.map(|h| started + (h - started) * 6 / 10),
+                hard_from_movetime,
+            ),
         };
         if let Some(n) = limits.mate {
             let mut solver = MateSolver::new(self.stop.flag().clone());
@@ -140,7 +169,11 @@ impl Engine for BuiltinEngine {
             solver.deadline = hard;
             let outcome = solver.solve(&pos, n);
             let elapsed = started.elapsed();
-            let mut info = Info { nodes: Some(solver.nodes), time: Some(elapsed), ..Info::default() };
+            let mut info = Info {
+                nodes: Some(solver.nodes),
+                time: Some(elapsed),
+                ..Info::default()
+            };
             let best = match outcome {
                 MateOutcome::Mate { moves, pv } => {
                     info.score = Some(Score::Mate(moves as i32));
@@ -152,7 +185,12 @@ impl Engine for BuiltinEngine {
             };
             on_info(&info);
             let best = best.or_else(|| pos.legal_moves().first().copied());
-            return Ok(SearchResult { best_move: best, ponder: info.pv.get(1).copied(), info, elapsed });
+            return Ok(SearchResult {
+                best_move: best,
+                ponder: info.pv.get(1).copied(),
+                info,
+                elapsed,
+            });
         }
         // A short exact mate probe first: alpha-beta with pruning can miss a
         // quiet mating move for a while; the solver cannot.
@@ -165,12 +203,22 @@ impl Engine for BuiltinEngine {
             (None, None, None) => None,
             (d, _, _) => d,
         };
-        let sl = SearchLimits { depth, nodes: limits.nodes, hard, soft };
+        let sl = SearchLimits {
+            depth,
+            nodes: limits.nodes,
+            hard,
+            soft,
+        };
         let flag = self.stop.flag().clone();
         let mut searcher = Searcher::new(&mut self.tt, &flag, sl, keys);
         let (best, info) = searcher.run(&pos, on_info);
         let elapsed = started.elapsed();
-        Ok(SearchResult { best_move: best, ponder: info.pv.get(1).copied(), info, elapsed })
+        Ok(SearchResult {
+            best_move: best,
+            ponder: info.pv.get(1).copied(),
+            info,
+            elapsed,
+        })
     }
 
     fn stop_handle(&self) -> StopHandle {

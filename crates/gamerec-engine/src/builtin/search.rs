@@ -74,7 +74,12 @@ fn piece_index(pos: &Chess, m: Move) -> usize {
 impl<'a> Searcher<'a> {
     /// A searcher over `tt`; `history_keys` are the hashes of the positions
     /// before the root (oldest first) for repetition detection.
-    pub fn new(tt: &'a mut Tt, stop: &'a AtomicBool, limits: SearchLimits, history_keys: Vec<u64>) -> Self {
+    pub fn new(
+        tt: &'a mut Tt,
+        stop: &'a AtomicBool,
+        limits: SearchLimits,
+        history_keys: Vec<u64>,
+    ) -> Self {
         let mut lmr = [[0u8; 64]; 64];
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
@@ -103,13 +108,32 @@ impl<'a> Searcher<'a> {
         self.tt.new_search();
         let legal = root.legal_moves();
         if legal.is_empty() {
-            let score = if root.is_check() { Score::Mate(0) } else { Score::Cp(0) };
-            return (None, Info { depth: Some(0), score: Some(score), nodes: Some(0), ..Info::default() });
+            let score = if root.is_check() {
+                Score::Mate(0)
+            } else {
+                Score::Cp(0)
+            };
+            return (
+                None,
+                Info {
+                    depth: Some(0),
+                    score: Some(score),
+                    nodes: Some(0),
+                    ..Info::default()
+                },
+            );
         }
         let key = hash_of(root);
-        let max_depth = self.limits.depth.unwrap_or(MAX_PLY as u32 - 4).clamp(1, MAX_PLY as u32 - 4) as i32;
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 4)
+            .clamp(1, MAX_PLY as u32 - 4) as i32;
         let mut best = Some(legal[0]);
-        let mut last = Info { pv: vec![legal[0]], ..Info::default() };
+        let mut last = Info {
+            pv: vec![legal[0]],
+            ..Info::default()
+        };
         let mut score: i32 = 0;
         for depth in 1..=max_depth {
             self.seldepth = 0;
@@ -139,7 +163,9 @@ impl<'a> Searcher<'a> {
                 }
             };
             let completed = !self.stopped;
-            if self.pv[0].first().is_some() && (completed || self.pv[0].first() == best.as_ref() || depth > 1) {
+            if !self.pv[0].is_empty()
+                && (completed || self.pv[0].first() == best.as_ref() || depth > 1)
+            {
                 // A partial iteration's move is used only when it came out of
                 // a full-width root search that improved on the old best.
                 if completed {
@@ -203,7 +229,13 @@ impl<'a> Searcher<'a> {
         false
     }
 
-    fn order(&self, pos: &Chess, moves: &MoveList, tt_move: PackedMove, ply: usize) -> Vec<(i32, Move)> {
+    fn order(
+        &self,
+        pos: &Chess,
+        moves: &MoveList,
+        tt_move: PackedMove,
+        ply: usize,
+    ) -> Vec<(i32, Move)> {
         moves
             .iter()
             .map(|&m| {
@@ -226,7 +258,16 @@ impl<'a> Searcher<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn search(&mut self, pos: &Chess, key: u64, mut depth: i32, mut alpha: i32, mut beta: i32, ply: usize, null_ok: bool) -> i32 {
+    fn search(
+        &mut self,
+        pos: &Chess,
+        key: u64,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        null_ok: bool,
+    ) -> i32 {
         self.pv[ply].clear();
         self.nodes += 1;
         if self.nodes & 1023 == 0 {
@@ -238,7 +279,10 @@ impl<'a> Searcher<'a> {
         let root = ply == 0;
         let pv_node = beta - alpha > 1;
         if !root {
-            if pos.halfmoves() >= 100 || self.is_repetition(key, pos.halfmoves()) || pos.is_insufficient_material() {
+            if pos.halfmoves() >= 100
+                || self.is_repetition(key, pos.halfmoves())
+                || pos.is_insufficient_material()
+            {
                 return 0;
             }
             alpha = alpha.max(-MATE + ply as i32);
@@ -273,7 +317,11 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        let static_eval = if in_check { -INF } else { hit.map_or_else(|| evaluate(pos), |h| h.eval) };
+        let static_eval = if in_check {
+            -INF
+        } else {
+            hit.map_or_else(|| evaluate(pos), |h| h.eval)
+        };
 
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility pruning.
@@ -286,7 +334,8 @@ impl<'a> Searcher<'a> {
                 if let Ok(null) = pos.clone().swap_turn() {
                     let nkey = hash_of(&null);
                     self.keys.push(key);
-                    let s = -self.search(&null, nkey, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+                    let s =
+                        -self.search(&null, nkey, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
                     self.keys.pop();
                     if self.stopped {
                         return 0;
@@ -319,7 +368,8 @@ impl<'a> Searcher<'a> {
             let m = scored[i].1;
             let quiet = !m.is_capture() && !m.is_promotion();
 
-            let ckey = pos.update_zobrist_hash::<Zobrist64>(Zobrist64(key), m, EnPassantMode::Legal);
+            let ckey =
+                pos.update_zobrist_hash::<Zobrist64>(Zobrist64(key), m, EnPassantMode::Legal);
             let mut child = pos.clone();
             child.play_unchecked(m);
             let ckey = ckey.map_or_else(|| hash_of(&child), |z| z.0);
@@ -329,7 +379,14 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             // Late move pruning of quiet moves at shallow depth.
-            if !pv_node && !in_check && quiet && !gives_check && depth <= 3 && i >= 4 + 4 * depth as usize && best > -MATE_BOUND {
+            if !pv_node
+                && !in_check
+                && quiet
+                && !gives_check
+                && depth <= 3
+                && i >= 4 + 4 * depth as usize
+                && best > -MATE_BOUND
+            {
                 continue;
             }
 
@@ -349,7 +406,15 @@ impl<'a> Searcher<'a> {
                     }
                     r = r.clamp(0, depth - 2);
                 }
-                s = -self.search(&child, ckey, depth - 1 - r, -alpha - 1, -alpha, ply + 1, true);
+                s = -self.search(
+                    &child,
+                    ckey,
+                    depth - 1 - r,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    true,
+                );
                 if s > alpha && r > 0 {
                     s = -self.search(&child, ckey, depth - 1, -alpha - 1, -alpha, ply + 1, true);
                 }
@@ -396,7 +461,8 @@ impl<'a> Searcher<'a> {
             TtBound::Upper
         };
         let ev = if in_check { 0 } else { static_eval };
-        self.tt.store(key, best_move, to_tt(best, ply), ev, depth, bound);
+        self.tt
+            .store(key, best_move, to_tt(best, ply), ev, depth, bound);
         best
     }
 
@@ -436,16 +502,23 @@ impl<'a> Searcher<'a> {
             }
             ms.retain(|m| {
                 // Delta pruning.
-                let gain = m.capture().map_or(0, value) + m.promotion().map_or(0, |r| value(r) - 100);
+                let gain =
+                    m.capture().map_or(0, value) + m.promotion().map_or(0, |r| value(r) - 100);
                 stand + gain + 200 > alpha
             });
             ms
         };
         let mut scored: Vec<(i32, Move)> = moves
             .iter()
-            .map(|&m| (m.capture().map_or(0, |v| 10 * value(v)) - value(m.role()) / 10 + m.promotion().map_or(0, value), m))
+            .map(|&m| {
+                (
+                    m.capture().map_or(0, |v| 10 * value(v)) - value(m.role()) / 10
+                        + m.promotion().map_or(0, value),
+                    m,
+                )
+            })
             .collect();
-        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_unstable_by_key(|s| std::cmp::Reverse(s.0));
         for (_, m) in scored {
             if !in_check
                 && let Some(victim) = m.capture()
@@ -501,7 +574,11 @@ fn from_tt(score: i32, ply: usize) -> i32 {
 }
 
 /// Time allocation for a clock: (soft, hard) budgets.
-pub fn allocate(remaining: Duration, inc: Duration, moves_to_go: Option<u32>) -> (Duration, Duration) {
+pub fn allocate(
+    remaining: Duration,
+    inc: Duration,
+    moves_to_go: Option<u32>,
+) -> (Duration, Duration) {
     let mtg = moves_to_go.unwrap_or(30).clamp(1, 50);
     let base = remaining / mtg + inc * 3 / 4;
     let hard_cap = remaining.saturating_sub(Duration::from_millis(50)) * 2 / 5;

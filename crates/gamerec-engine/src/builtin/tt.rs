@@ -84,7 +84,11 @@ impl Tt {
     pub fn new(mb: usize) -> Tt {
         let want = (mb.max(1) * 1024 * 1024) / std::mem::size_of::<Entry>();
         let size = want.next_power_of_two() / if want.is_power_of_two() { 1 } else { 2 };
-        Tt { entries: vec![Entry::default(); size.max(1024)], mask: size.max(1024) - 1, age: 0 }
+        Tt {
+            entries: vec![Entry::default(); size.max(1024)],
+            mask: size.max(1024) - 1,
+            age: 0,
+        }
     }
 
     /// Clears all entries.
@@ -115,12 +119,24 @@ impl Tt {
     }
 
     /// Stores a result.
-    pub fn store(&mut self, key: u64, mv: Option<Move>, score: i32, eval: i32, depth: i32, bound: TtBound) {
+    pub fn store(
+        &mut self,
+        key: u64,
+        mv: Option<Move>,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: TtBound,
+    ) {
         let age = self.age;
         let e = &mut self.entries[key as usize & self.mask];
         if e.key == key || e.age != age || depth >= i32::from(e.depth) - 2 || e.bound == 0 {
             let keep_move = e.key == key && mv.is_none();
-            e.mv = if keep_move { e.mv } else { mv.map(PackedMove::pack).unwrap_or_default() };
+            e.mv = if keep_move {
+                e.mv
+            } else {
+                mv.map(PackedMove::pack).unwrap_or_default()
+            };
             e.key = key;
             e.score = score.clamp(-32000, 32000) as i16;
             e.eval = eval.clamp(-32000, 32000) as i16;
