@@ -171,10 +171,16 @@ fn check(a: &CheckArgs) -> Result<u8> {
             let tx = tx.clone();
             let (next, opts, files) = (&next, &opts, &a.files);
             scope.spawn(move || {
+                // Batches of files per message keep thread wake-ups rare.
+                const BATCH: usize = 32;
                 loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    if tx.send((i, check_one(path, opts))).is_err() {
+                    let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
+                    if start >= files.len() {
+                        break;
+                    }
+                    let end = (start + BATCH).min(files.len());
+                    let batch: Vec<_> = files[start..end].iter().map(|path| check_one(path, opts)).collect();
+                    if tx.send((start, batch)).is_err() {
                         break;
                     }
                 }
@@ -184,16 +190,18 @@ fn check(a: &CheckArgs) -> Result<u8> {
         // Print in input order.
         let mut pending = std::collections::BTreeMap::new();
         let mut want = 0;
-        for (i, r) in rx {
-            pending.insert(i, r);
-            while let Some((out, s, err)) = pending.remove(&want) {
-                want += 1;
-                total.add(&s);
-                if let Some(e) = err {
-                    eprintln!("gamerec: error: {e}");
-                }
-                if !pipe_closed && stdout.write_all(&out).is_err() {
-                    pipe_closed = true;
+        for (i, batch) in rx {
+            pending.insert(i, batch);
+            while let Some(batch) = pending.remove(&want) {
+                want += batch.len();
+                for (out, s, err) in batch {
+                    total.add(&s);
+                    if let Some(e) = err {
+                        eprintln!("gamerec: error: {e}");
+                    }
+                    if !pipe_closed && stdout.write_all(&out).is_err() {
+                        pipe_closed = true;
+                    }
                 }
             }
         }
