@@ -179,7 +179,10 @@ fn check(a: &CheckArgs) -> Result<u8> {
                         break;
                     }
                     let end = (start + BATCH).min(files.len());
-                    let batch: Vec<_> = files[start..end].iter().map(|path| check_one(path, opts)).collect();
+                    let batch: Vec<_> = files[start..end]
+                        .iter()
+                        .map(|path| check_one(path, opts))
+                        .collect();
                     if tx.send((start, batch)).is_err() {
                         break;
                     }

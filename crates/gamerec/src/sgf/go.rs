@@ -188,7 +188,11 @@ impl Board {
             for (k, &m) in members.iter().enumerate() {
                 self.chain[m] = start as u16;
                 self.next[m] = members[(k + 1) % members.len()] as u16;
-                libs += self.neighbors(m).iter().filter(|&&q| self.color[q] == EMPTY).count() as i32;
+                libs += self
+                    .neighbors(m)
+                    .iter()
+                    .filter(|&&q| self.color[q] == EMPTY)
+                    .count() as i32;
             }
             self.libs[start] = libs;
             self.size[start] = members.len() as u16;
@@ -285,7 +289,11 @@ impl Board {
     }
 
     fn merge(&mut self, a: usize, b: usize) {
-        let (big, small) = if self.size[a] >= self.size[b] { (a, b) } else { (b, a) };
+        let (big, small) = if self.size[a] >= self.size[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let mut s = small;
         loop {
             self.chain[s] = big as u16;

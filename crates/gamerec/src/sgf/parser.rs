@@ -627,7 +627,11 @@ impl<'a> Parser<'a> {
                 if e - s == 2
                     && let Some(pt) = Point::from_letters(&src[s as usize..e as usize])
                 {
-                    let v = if small && pt == Point::new(19, 19) { Value::Pass } else { Value::Point(pt) };
+                    let v = if small && pt == Point::new(19, 19) {
+                        Value::Pass
+                    } else {
+                        Value::Point(pt)
+                    };
                     self.coll.values.push(v);
                     continue;
                 }
