@@ -118,9 +118,9 @@ fn check_one(
     if !sgf_cmd::is_sgf(path) {
         return failed(format!("{}", unsupported(path)));
     }
-    let bytes = match std::fs::read(path) {
+    let bytes = match sgf_cmd::read_input(path) {
         Ok(b) => b,
-        Err(e) => return failed(format!("{path}: {e}")),
+        Err(e) => return failed(format!("{e:#}")),
     };
     match sgf_cmd::check_sgf(path, &bytes, opts, &mut out) {
         Ok(s) => (out, s, None),
