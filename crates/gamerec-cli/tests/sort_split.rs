@@ -149,3 +149,18 @@ fn split_writes_the_archive_layout() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn check_strict_warns_on_tag_values() {
+    let pgn = "[Event \"x\"]\n[Site \"?\"]\n[Date \"2001.1.1\"]\n[Round \"1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n[TimeControl \"40/7200:3600\"]\n[Clock \"W/1:34:56\"]\n\n1. e4 *\n";
+    let out = gamerec(&["check", "--strict", "-"], pgn);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "warnings do not fail: {text}");
+    assert!(
+        text.contains("<stdin>:1:1: warning: tag Date: expected a date YYYY.MM.DD"),
+        "{text}"
+    );
+    assert_eq!(text.matches("warning:").count(), 1, "{text}");
+    let out = gamerec(&["check", "-"], pgn);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("warning:"));
+}
