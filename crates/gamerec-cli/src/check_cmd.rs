@@ -46,6 +46,32 @@ pub enum To {
     Json,
     /// Smart Game Format.
     Sgf,
+    /// Extended Position Description, one record per line.
+    Epd,
+    /// FEN, one position per line.
+    Fen,
+    /// ChessBase DOS game file (the .cbi index is written beside it).
+    Cbf,
+    /// ChessBase opening book.
+    Fbk,
+    /// PGN Compressed (binary).
+    Pgc,
+}
+
+impl To {
+    /// The format's name as written after `--to`.
+    pub fn name(self) -> &'static str {
+        match self {
+            To::Pgn => "pgn",
+            To::Json => "json",
+            To::Sgf => "sgf",
+            To::Epd => "epd",
+            To::Fen => "fen",
+            To::Cbf => "cbf",
+            To::Fbk => "fbk",
+            To::Pgc => "pgc",
+        }
+    }
 }
 
 /// Arguments of `gamerec convert` (all formats).
@@ -57,7 +83,8 @@ pub struct ConvertArgs {
     /// Output file (default: stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Output format (default: by the output's extension, else the input's).
+    /// Output format (default: by the output's extension, else the input's);
+    /// cbf, fbk and pgc are binary and need -o.
     #[arg(long)]
     pub to: Option<To>,
     /// Worker threads (default: all cores).
@@ -119,27 +146,57 @@ fn check_one(
         };
         (Vec::new(), s, Some(msg))
     };
-    if !sgf_cmd::is_sgf(path) {
+    if crate::binary_cmd::binary_format(std::path::Path::new(path)).is_some() {
+        return match crate::binary_cmd::check_report(path, opts.quiet, &mut out) {
+            Ok(b) => {
+                let s = sgf_cmd::Summary {
+                    files: 1,
+                    games: b.games,
+                    nodes: b.nodes,
+                    errors: b.errors,
+                    warnings: b.warnings,
+                    ..Default::default()
+                };
+                (out, s, None)
+            }
+            Err(e) => failed(format!("{e:#}")),
+        };
+    }
+    if crate::epd_cmd::is_epd(path) {
+        return match std::fs::read(path) {
+            Ok(bytes) => {
+                let s = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
+                (out, s, None)
+            }
+            Err(e) => failed(format!("{path}: {e}")),
+        };
+    }
+    if !sgf_cmd::is_sgf(path) && !crate::epd_cmd::is_epd(path) {
         return failed(format!("{}", unsupported(path)));
     }
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => return failed(format!("{path}: {e}")),
     };
+    if crate::epd_cmd::is_epd(path) {
+        let summary = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
+        return (out, summary, None);
+    }
     match sgf_cmd::check_sgf(path, &bytes, opts, &mut out) {
         Ok(s) => (out, s, None),
         Err(e) => failed(format!("{path}: {e:#}")),
     }
 }
 
-/// `gamerec check`: SGF files are checked by the SGF checker, everything
+/// `gamerec check`: SGF and EPD files are checked file by file, everything
 /// else as PGN; each group prints its own summary line.
 pub fn check(a: CheckArgs) -> Result<ExitCode> {
-    let (sgf, other): (Vec<OsString>, Vec<OsString>) = a
-        .files
-        .iter()
-        .cloned()
-        .partition(|f| Format::of_path(Path::new(f)) == Format::Sgf);
+    let (sgf, other): (Vec<OsString>, Vec<OsString>) = a.files.iter().cloned().partition(|f| {
+        matches!(
+            Format::of_path(Path::new(f)),
+            Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
+        )
+    });
     let mut code = 0u8;
     if !other.is_empty() {
         let pgn = pgn_cmd::CheckArgs {
@@ -245,12 +302,30 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
 /// `gamerec convert`: dispatches on the first input's format.
 pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     let first = Path::new(&a.inputs[0]);
+    if a.inputs.len() == 1 {
+        let input = first.to_string_lossy();
+        let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let to = a.to.map(|t| t.name());
+        if crate::binary_cmd::is_binary_conversion(&input, output.as_deref(), to) {
+            return crate::binary_cmd::convert(&input, output.as_deref(), to).map(ExitCode::from);
+        }
+    }
+    if a.inputs.len() == 1 {
+        let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let to = a.to.map(|t| t.name());
+        if let Some(code) =
+            crate::epd_cmd::try_convert(&first.to_string_lossy(), output.as_deref(), to)?
+        {
+            return Ok(ExitCode::from(code));
+        }
+    }
     if Format::of_path(first) != Format::Sgf {
         let to = match a.to {
             None => None,
             Some(To::Pgn) => Some(pgn_cmd::To::Pgn),
             Some(To::Json) => Some(pgn_cmd::To::Json),
             Some(To::Sgf) => anyhow::bail!("cannot convert chess games to SGF"),
+            Some(other) => anyhow::bail!("cannot convert this input to {}", other.name()),
         };
         return pgn_cmd::convert(pgn_cmd::ConvertArgs {
             inputs: a.inputs,
@@ -272,7 +347,10 @@ fn convert_sgf_file(input: &str, output: Option<&str>, a: &ConvertArgs) -> Resul
     let target = match a.to {
         Some(To::Json) => sgf_cmd::SgfTarget::Json,
         Some(To::Sgf) => sgf_cmd::SgfTarget::Sgf,
-        Some(To::Pgn) => anyhow::bail!("cannot convert SGF to PGN (supported: sgf, json)"),
+        Some(other) => anyhow::bail!(
+            "cannot convert SGF to {} (supported: sgf, json)",
+            other.name()
+        ),
         None if output.is_some_and(|o| o.ends_with(".json")) => sgf_cmd::SgfTarget::Json,
         None => sgf_cmd::SgfTarget::Sgf,
     };
