@@ -28,6 +28,10 @@ pub struct CheckArgs {
     /// Print errors only (warnings are still counted).
     #[arg(short, long)]
     pub quiet: bool,
+    /// PGN: also warn on tag values that break their formats (Date, Round,
+    /// TimeControl, ...; PGN standard sections 8.1 and 9).
+    #[arg(long)]
+    pub strict: bool,
     /// SGF: read input in this charset, overriding CA (e.g. GB18030).
     #[arg(long)]
     pub charset: Option<String>,
@@ -200,6 +204,7 @@ pub fn check(a: CheckArgs) -> Result<ExitCode> {
             threads: a.threads,
             mainline_only: a.mainline_only,
             quiet: a.quiet,
+            strict: a.strict,
         };
         code = code.max(exit_number(pgn_cmd::check(pgn)?));
     }

@@ -23,6 +23,7 @@ mod pgn_cmd;
 mod progress;
 mod referee_cmd;
 mod sgf_cmd;
+mod sort_cmd;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -88,6 +89,10 @@ enum Command {
     ///   gamerec show game.sgf --node 57,2,60   # variation 2 at move 57, then move 60
     #[command(verbatim_doc_comment)]
     Show(check_cmd::ShowArgs),
+    /// Sort PGN games into the standard's collation order.
+    Sort(sort_cmd::SortArgs),
+    /// Split PGN games into a chronological archive (YYYY/YYYYMM.pgn).
+    Split(sort_cmd::SplitArgs),
     /// SGF tools (upgrade).
     Sgf {
         #[command(subcommand)]
@@ -130,6 +135,8 @@ fn main() -> ExitCode {
         Command::Convert(args) => check_cmd::convert(args),
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
+        Command::Sort(args) => sort_cmd::run_sort(args),
+        Command::Split(args) => sort_cmd::run_split(args),
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
         Command::Epd {
             command: EpdCommand::Data(verb),

@@ -48,6 +48,10 @@ pub struct CheckArgs {
     /// Do not print warnings (only errors).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Also warn on tag values that break their formats (Date, Round,
+    /// TimeControl, ...; PGN standard sections 8.1 and 9).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Output format of `convert`.
@@ -110,6 +114,8 @@ struct Report {
     truncated: bool,
     found: Vec<Found>,
     out: Vec<u8>,
+    /// Warnings about the game just read, located at its start.
+    game_warnings: Vec<String>,
 }
 
 /// Reads all games of a chunk with `visitor`, calling `each` per game.
@@ -126,13 +132,21 @@ fn read_chunk<V: Visitor>(
         report.games += 1;
         each(out, &mut report);
         let problems: &[Problem] = reader.problems();
-        if problems.is_empty() {
+        let game_warnings = std::mem::take(&mut report.game_warnings);
+        if problems.is_empty() && game_warnings.is_empty() {
             continue;
         }
+        let at_start = reader.game_offset();
+        let game_problems = game_warnings.into_iter().map(|message| Problem {
+            severity: Severity::Warning,
+            offset: at_start,
+            message,
+        });
+        let problems: Vec<Problem> = problems.iter().cloned().chain(game_problems).collect();
         let index = index.get_or_insert_with(|| LineIndex::new(&chunk.data));
         let game = report.games - 1;
         let start = (reader.game_offset() - chunk.offset) as usize;
-        for p in problems {
+        for p in &problems {
             let rel = p.offset - chunk.offset;
             let lc = index.line_col(rel);
             let gl = index.line_col(start as u64);
@@ -311,12 +325,16 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let inputs = Input::from_args(&args.inputs);
     let opts = CheckOptions {
         variations: !args.mainline_only,
+        strict: args.strict,
         ..CheckOptions::default()
     };
     let job = |chunk: &Chunk| {
         let mut checker = Checker::new(opts.clone());
         read_chunk(chunk, &mut checker, |checked, report| {
             report.moves += checked.moves;
+            report
+                .game_warnings
+                .extend(checked.tag_warnings.iter().map(ToString::to_string));
         })
     };
     let stdout = io::stdout();

@@ -256,3 +256,33 @@ fn strict_checks_flag_real_irregular_values() {
     assert!(reported > 0);
     let _ = Duration::ZERO;
 }
+
+#[test]
+fn lichess_games_through_the_builder() {
+    use gamerec::pgn::commands::{derive_game_times, node_clock, strip_game_commands};
+    let data = std::fs::read(corpus("pgn/lichess_db_1000k.pgn")).expect("corpus");
+    let (games, _problems) = gamerec::pgn::read_games(&data);
+    assert!(games.len() > 300, "{}", games.len());
+    let (mut derived, mut clocks) = (0usize, 0usize);
+    for mut game in games {
+        for (id, t) in derive_game_times(&game) {
+            assert_eq!(t.clock, node_clock(game.tree.node(id)));
+            if t.clock.is_some() {
+                clocks += 1;
+                derived += usize::from(t.game_time.is_some());
+            }
+        }
+        strip_game_commands(&mut game);
+        for id in game.tree.preorder() {
+            let node = game.tree.node(id);
+            assert!(
+                node.comments_after
+                    .iter()
+                    .chain(&node.comments_before)
+                    .all(|c| commands(&c.text).next().is_none())
+            );
+        }
+    }
+    assert!(clocks > 20_000, "{clocks}");
+    assert!(derived * 200 > clocks * 199, "{derived} of {clocks}");
+}

@@ -8,7 +8,8 @@ use shakmaty::{Chess, Position};
 
 use super::visitor::{Flow, GameEnd, GameStart, RawValue, Skip, Stop, Visitor};
 use crate::fen::read_fen;
-use crate::model::{PlyMove, play_ply};
+use crate::model::{PlyMove, Tags, play_ply};
+use crate::pgn::tags::{TagWarning, check_tags};
 use crate::san::{ReadOptions, read_san};
 
 /// What the checker verifies.
@@ -19,6 +20,9 @@ pub struct CheckOptions {
     pub variations: bool,
     /// Options for reading SAN.
     pub san: ReadOptions,
+    /// Also check tag values against their formats
+    /// ([`crate::pgn::tags::check_tags`]; `gamerec check --strict`).
+    pub strict: bool,
 }
 
 impl Default for CheckOptions {
@@ -26,17 +30,20 @@ impl Default for CheckOptions {
         CheckOptions {
             variations: true,
             san: ReadOptions::default(),
+            strict: false,
         }
     }
 }
 
 /// Counts of one checked game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Checked {
     /// Main-line moves resolved and played.
     pub moves: u64,
     /// Whether an error failed the game.
     pub failed: bool,
+    /// Tag values that break their formats (only with `strict`).
+    pub tag_warnings: Vec<TagWarning>,
 }
 
 /// Resolves and plays every move of every game it visits.
@@ -48,6 +55,7 @@ pub struct Checker {
     before: Chess,
     stack: Vec<(Chess, Chess)>,
     moves: u64,
+    tags: Tags,
 }
 
 impl Checker {
@@ -77,10 +85,17 @@ impl Visitor for Checker {
         self.start = None;
         self.stack.clear();
         self.moves = 0;
+        if self.opts.strict {
+            self.tags = Tags::new();
+        }
         Flow::Continue(())
     }
 
     fn tag(&mut self, name: &[u8], value: RawValue<'_>) -> Flow {
+        if self.opts.strict {
+            let text = String::from_utf8_lossy(&value.unescape()).into_owned();
+            self.tags.push(String::from_utf8_lossy(name), text);
+        }
         if name == b"FEN" {
             let value = value.unescape();
             let fen = std::str::from_utf8(&value).unwrap_or("");
@@ -139,6 +154,11 @@ impl Visitor for Checker {
         Checked {
             moves: self.moves,
             failed: end.failed,
+            tag_warnings: if self.opts.strict {
+                check_tags(&self.tags)
+            } else {
+                Vec::new()
+            },
         }
     }
 }

@@ -636,6 +636,9 @@ fn marks<'a>(operands: &'a [&'a str]) -> impl Iterator<Item = &'a str> {
 }
 
 impl KnownCommand {
+    /// The names of the commands gamerec types.
+    pub const NAMES: [&'static str; 7] = ["clk", "egt", "emt", "mct", "eval", "csl", "cal"];
+
     /// Reads a command gamerec knows: `None` when the name is not one of
     /// `clk`, `egt`, `emt`, `mct`, `eval`, `csl`, `cal`; an error when its
     /// operands are malformed.
@@ -646,6 +649,9 @@ impl KnownCommand {
 
     /// Like [`KnownCommand::from_command`], for a borrowed command.
     pub fn from_ref(cmd: &CommandRef<'_>) -> Option<Result<KnownCommand, CommandValueError>> {
+        if !KnownCommand::NAMES.contains(&cmd.name) {
+            return None;
+        }
         let ops: Vec<&str> = cmd.operands().collect();
         KnownCommand::from_parts(cmd.name, &ops)
     }
