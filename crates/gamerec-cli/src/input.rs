@@ -141,9 +141,10 @@ impl Input {
     /// counts the raw bytes read, for progress reports.
     pub fn open(&self, read_bytes: Option<Arc<AtomicU64>>) -> io::Result<Box<dyn Read + Send>> {
         let raw: Box<dyn Read + Send> = match &self.path {
-            Some(path) => Box::new(File::open(path).map_err(|e| {
-                io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-            })?),
+            Some(path) => Box::new(
+                File::open(path)
+                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
+            ),
             None => Box::new(io::stdin()),
         };
         let raw: Box<dyn Read + Send> = match read_bytes {
@@ -187,9 +188,13 @@ pub fn open_output(path: Option<&Path>) -> io::Result<Box<dyn Write + Send>> {
     match path {
         Some(p) if p != Path::new("-") => Ok(Box::new(io::BufWriter::with_capacity(
             1 << 16,
-            File::create(p).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
+            File::create(p)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
         ))),
-        _ => Ok(Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout()))),
+        _ => Ok(Box::new(io::BufWriter::with_capacity(
+            1 << 16,
+            io::stdout(),
+        ))),
     }
 }
 

@@ -19,8 +19,8 @@ use gamerec::diag::{LineIndex, Severity};
 use gamerec::pgn::stream::{count_lines, line_at};
 use gamerec::pgn::writer::export_string;
 use gamerec::pgn::{
-    CheckOptions, Checker, Chunk, Chunker, Encoding, GameBuilder, Problem, SliceReader,
-    Visitor, WriteOptions, write_game_json,
+    CheckOptions, Checker, Chunk, Chunker, Encoding, GameBuilder, Problem, SliceReader, Visitor,
+    WriteOptions, write_game_json,
 };
 
 use crate::input::{Format, Input, is_broken_pipe, open_output};
@@ -168,7 +168,11 @@ where
         if !matches!(input.format, Format::Pgn | Format::Unknown) {
             // Hook for other formats (EPD, SGF, ChessBase, PGC): their verbs
             // dispatch here once they exist.
-            bail!("{}: {:?} input is not supported by this verb yet", input.name, input.format);
+            bail!(
+                "{}: {:?} input is not supported by this verb yet",
+                input.name,
+                input.format
+            );
         }
         let reader = input.open(Some(progress.read_bytes.clone()))?;
         let mut chunker = Chunker::new(reader);
@@ -319,29 +323,35 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let mut out = io::BufWriter::new(stdout.lock());
     let (mut games, mut moves, mut errors) = (0u64, 0u64, 0u64);
     let mut write_failed = None;
-    run(&inputs, thread_count(args.threads), job, |input, report, lb, gb| {
-        games += report.games;
-        moves += report.moves;
-        for f in &report.found {
-            if f.severity == Severity::Error {
-                errors += 1;
-            } else if args.quiet {
-                continue;
+    run(
+        &inputs,
+        thread_count(args.threads),
+        job,
+        |input, report, lb, gb| {
+            games += report.games;
+            moves += report.moves;
+            for f in &report.found {
+                if f.severity == Severity::Error {
+                    errors += 1;
+                } else if args.quiet {
+                    continue;
+                }
+                if let Err(e) = writeln!(out, "{}", render(input, f, lb, gb)) {
+                    write_failed = Some(e);
+                    return Ok(false);
+                }
             }
-            if let Err(e) = writeln!(out, "{}", render(input, f, lb, gb)) {
-                write_failed = Some(e);
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    })?;
+            Ok(true)
+        },
+    )?;
     if let Some(e) = write_failed {
         if is_broken_pipe(&e) {
             return Ok(ExitCode::SUCCESS);
         }
         return Err(e.into());
     }
-    let summary = writeln!(out, "{games} games, {moves} moves, {errors} errors").and_then(|_| out.flush());
+    let summary =
+        writeln!(out, "{games} games, {moves} moves, {errors} errors").and_then(|_| out.flush());
     if let Err(e) = summary {
         if !is_broken_pipe(&e) {
             return Err(e.into());
@@ -391,21 +401,26 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let mut errors = 0u64;
     let mut write_failed = None;
     let stderr = io::stderr();
-    run(&inputs, thread_count(args.threads), job, |input, report, lb, gb| {
-        for f in &report.found {
-            if f.severity == Severity::Error {
-                errors += 1;
-            } else if args.quiet {
-                continue;
+    run(
+        &inputs,
+        thread_count(args.threads),
+        job,
+        |input, report, lb, gb| {
+            for f in &report.found {
+                if f.severity == Severity::Error {
+                    errors += 1;
+                } else if args.quiet {
+                    continue;
+                }
+                let _ = writeln!(stderr.lock(), "{}", render(input, f, lb, gb));
             }
-            let _ = writeln!(stderr.lock(), "{}", render(input, f, lb, gb));
-        }
-        if let Err(e) = out.write_all(&report.out) {
-            write_failed = Some(e);
-            return Ok(false);
-        }
-        Ok(true)
-    })?;
+            if let Err(e) = out.write_all(&report.out) {
+                write_failed = Some(e);
+                return Ok(false);
+            }
+            Ok(true)
+        },
+    )?;
     let flushed = match write_failed {
         Some(e) => Err(e),
         None => out.flush(),

@@ -36,8 +36,14 @@ fn check_prints_diagnostics_then_the_summary() {
         lines[0].starts_with("<stdin>:3:13: error: illegal move Ke3"),
         "{out}"
     );
-    assert!(lines[0].contains("(game 1, line 1: [Event \"a\"])"), "{out}");
-    assert!(lines[1].starts_with("<stdin>:8:7: error: unexpected character '&'"), "{out}");
+    assert!(
+        lines[0].contains("(game 1, line 1: [Event \"a\"])"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("<stdin>:8:7: error: unexpected character '&'"),
+        "{out}"
+    );
     assert!(lines[1].contains("game 3"), "{out}");
     assert_eq!(lines[2], "3 games, 5 moves, 2 errors");
     let (code, out, _) = gamerec(&["check", "-"], Some(b"1. e4 e5 *\n"));

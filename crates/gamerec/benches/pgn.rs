@@ -39,7 +39,12 @@ fn bench(c: &mut Criterion) {
         let (games, _) = read_games(&data);
         group.bench_function("export", |b| {
             let opts = WriteOptions::default();
-            b.iter(|| games.iter().map(|g| export_string(g, &opts).len()).sum::<usize>())
+            b.iter(|| {
+                games
+                    .iter()
+                    .map(|g| export_string(g, &opts).len())
+                    .sum::<usize>()
+            })
         });
         group.finish();
     }

@@ -11,8 +11,16 @@ use gamerec::pgn::{WriteOptions, read_games};
 
 /// Files that are truly invalid, with the number of failing games and why.
 const INVALID: &[(&str, usize, &str)] = &[
-    ("nested-comment.pgn", 1, "nests braces, which section 5 forbids"),
-    ("test-promotion-in.pgn", 8, "long algebraic moves (d7d8R) are not SAN"),
+    (
+        "nested-comment.pgn",
+        1,
+        "nests braces, which section 5 forbids",
+    ),
+    (
+        "test-promotion-in.pgn",
+        8,
+        "long algebraic moves (d7d8R) are not SAN",
+    ),
     (
         "lichess_study_lichess-practice-greek-gift_by_arex_2017.02.11.pgn",
         1,
@@ -25,14 +33,34 @@ const INVALID: &[(&str, usize, &str)] = &[
     ),
     // pgn-extract outputs in other notations (not SAN; a tolerant SAN reader
     // of issue #2 may accept some: then lower these counts).
-    ("test-nestedcomments-out.pgn", 1, "keeps the nested braces of its input"),
+    (
+        "test-nestedcomments-out.pgn",
+        1,
+        "keeps the nested braces of its input",
+    ),
     ("test-WWdeutsch-out.pgn", 1, "German piece letters (Lb2)"),
     ("test-Wdeutsch-out.pgn", 1, "German piece letters (Lb2)"),
-    ("test-WWelalg-out.pgn", 1, "enhanced long algebraic (e5d4 for a capture)"),
-    ("test-Welalg-out.pgn", 1, "enhanced long algebraic (e5d4 for a capture)"),
-    ("test-WWhalg-out.pgn", 1, "hyphenated long algebraic (b2-b3)"),
+    (
+        "test-WWelalg-out.pgn",
+        1,
+        "enhanced long algebraic (e5d4 for a capture)",
+    ),
+    (
+        "test-Welalg-out.pgn",
+        1,
+        "enhanced long algebraic (e5d4 for a capture)",
+    ),
+    (
+        "test-WWhalg-out.pgn",
+        1,
+        "hyphenated long algebraic (b2-b3)",
+    ),
     ("test-Whalg-out.pgn", 1, "hyphenated long algebraic (b2-b3)"),
-    ("test-WWxlalg-out.pgn", 1, "hyphenated long algebraic (b2-b3)"),
+    (
+        "test-WWxlalg-out.pgn",
+        1,
+        "hyphenated long algebraic (b2-b3)",
+    ),
     ("test-WWlalg-out.pgn", 1, "long algebraic (c1b2)"),
     ("test-Wlalg-out.pgn", 1, "long algebraic (c1b2)"),
     ("test-WWuci-out.pgn", 1, "UCI moves (c1b2)"),
@@ -72,15 +100,22 @@ fn every_corpus_pgn_reads_and_round_trips() {
             .find(|(n, _, _)| *n == name)
             .map_or(0, |(_, count, _)| *count);
         if errors.len() != expected {
-            let first = errors.first().map(|e| e.message.clone()).unwrap_or_default();
-            wrong.push(format!("{name}: {} errors, expected {expected}: {first}", errors.len()));
+            let first = errors
+                .first()
+                .map(|e| e.message.clone())
+                .unwrap_or_default();
+            wrong.push(format!(
+                "{name}: {} errors, expected {expected}: {first}",
+                errors.len()
+            ));
         }
 
         let e1: String = games.iter().map(|g| export_string(g, &opts)).collect();
         let (g2, p2) = read_games(e1.as_bytes());
         // Only a Result tag that disagrees with the marker (kept as read).
         assert!(
-            p2.iter().all(|p| p.message.contains("does not match the Result tag")),
+            p2.iter()
+                .all(|p| p.message.contains("does not match the Result tag")),
             "{name}: export has problems {p2:?}"
         );
         assert_eq!(g2.len(), games.len(), "{name}");
@@ -90,7 +125,10 @@ fn every_corpus_pgn_reads_and_round_trips() {
         assert!(g3 == g2, "{name}: import(export(g)) != g");
         for line in e1.lines() {
             let long_token = !line.contains(' ') || line.starts_with('[') || line.contains(';');
-            assert!(line.chars().count() < 80 || long_token, "{name}: long line {line}");
+            assert!(
+                line.chars().count() < 80 || long_token,
+                "{name}: long line {line}"
+            );
         }
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));

@@ -107,7 +107,8 @@ impl Visitor for GameBuilder {
     }
 
     fn tag(&mut self, name: &[u8], value: RawValue<'_>) -> Flow {
-        self.tags.push((name.to_vec(), value.unescape().into_owned()));
+        self.tags
+            .push((name.to_vec(), value.unescape().into_owned()));
         Flow::Continue(())
     }
 

@@ -83,7 +83,10 @@ pub fn write_game_json(game: &Game, commands: &dyn Fn(&[Comment], &mut String), 
     let tree = &game.tree;
     let mut stack = Vec::new();
     match tree.root().main_child() {
-        Some(first) => stack.push(Task::Move { node: first, first: true }),
+        Some(first) => stack.push(Task::Move {
+            node: first,
+            first: true,
+        }),
         None => out.push(']'),
     }
     while let Some(task) = stack.pop() {
@@ -141,7 +144,10 @@ pub fn write_game_json(game: &Game, commands: &dyn Fn(&[Comment], &mut String), 
         }
         stack.push(Task::Raw("]}"));
         for (i, &v) in variations.iter().enumerate().rev() {
-            stack.push(Task::Move { node: v, first: true });
+            stack.push(Task::Move {
+                node: v,
+                first: true,
+            });
             stack.push(Task::Raw("["));
             if i > 0 {
                 stack.push(Task::Raw(","));

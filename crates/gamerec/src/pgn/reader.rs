@@ -318,7 +318,11 @@ impl<'a> SliceReader<'a> {
                         self.truncated = true;
                     }
                     self.pos = at.min(data.len());
-                    return self.bad_tag(st, at, "unterminated tag value: expected \" before the line end");
+                    return self.bad_tag(
+                        st,
+                        at,
+                        "unterminated tag value: expected \" before the line end",
+                    );
                 }
                 Some(_) => self.pos += 1,
             }
@@ -328,8 +332,8 @@ impl<'a> SliceReader<'a> {
         self.skip_ws();
         if data.get(self.pos) != Some(&b']') {
             // Lenient: an unescaped quote inside the value, `[White ""X""]`.
-            let line_end = memchr2(b'\n', b'\r', &data[value_start..])
-                .map_or(data.len(), |i| value_start + i);
+            let line_end =
+                memchr2(b'\n', b'\r', &data[value_start..]).map_or(data.len(), |i| value_start + i);
             let line = &data[value_start..line_end];
             if let Some(q) = memchr::memmem::rfind(line, b"\"]") {
                 value = &line[..q];
@@ -478,7 +482,11 @@ impl<'a> SliceReader<'a> {
                     self.pos = end;
                     let digits = &data[at + 1..end];
                     let nag = (!digits.is_empty() && digits.len() <= 3)
-                        .then(|| digits.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0')))
+                        .then(|| {
+                            digits
+                                .iter()
+                                .fold(0u32, |n, d| n * 10 + u32::from(d - b'0'))
+                        })
                         .and_then(|n| u8::try_from(n).ok());
                     match nag {
                         None => self.fail(st, at, "bad NAG: expected $ and a number 0 to 255"),
@@ -536,7 +544,11 @@ impl<'a> SliceReader<'a> {
                 b'[' => {
                     // The next game begins: this one had no termination marker.
                     if st.depth > 0 {
-                        self.fail(st, at, "unterminated variation: expected ) before the next game");
+                        self.fail(
+                            st,
+                            at,
+                            "unterminated variation: expected ) before the next game",
+                        );
                     }
                     return;
                 }

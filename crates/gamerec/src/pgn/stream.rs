@@ -265,7 +265,10 @@ impl<R: Read> Reader<R> {
 
     /// The first line of the game starting at `offset` (for diagnostics).
     pub fn line_text(&self, offset: u64) -> &[u8] {
-        line_at(&self.chunk.data, offset.saturating_sub(self.chunk.offset) as usize)
+        line_at(
+            &self.chunk.data,
+            offset.saturating_sub(self.chunk.offset) as usize,
+        )
     }
 }
 

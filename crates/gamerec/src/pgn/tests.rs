@@ -46,7 +46,8 @@ fn standard_sample_game_reads_and_exports_byte_identical() {
 
 #[test]
 fn several_tags_on_a_line_and_a_tag_over_two_lines() {
-    let game = one("[Event \"E\"] [Site \"S\"][Date\n\"2024.01.01\"]\n[Round\n  \"3\"\n]\n1. e4 *\n");
+    let game =
+        one("[Event \"E\"] [Site \"S\"][Date\n\"2024.01.01\"]\n[Round\n  \"3\"\n]\n1. e4 *\n");
     let names: Vec<_> = game.tags.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["Event", "Site", "Date", "Round"]);
     assert_eq!(game.tags.get("Date"), Some("2024.01.01"));
@@ -99,7 +100,10 @@ fn percent_escape_lines_only_in_column_one() {
     assert_eq!(game.tree.mainline_len(), 2);
     let (n, problems) = errors(b"1. e4 % not an escape\n e5 *\n");
     assert_eq!(n, 0);
-    assert!(problems[0].message.contains("unexpected character '%'"), "{problems:?}");
+    assert!(
+        problems[0].message.contains("unexpected character '%'"),
+        "{problems:?}"
+    );
 }
 
 #[test]
@@ -125,7 +129,10 @@ fn comment_with_closing_brace_exports_as_semicolon_comment() {
 fn suffix_annotations_become_nags() {
     let game = one("1. e4! e5?? 2. Nf3!? $14 Nc6 *");
     let text = export(&game);
-    assert!(text.contains("1. e4 $1 1... e5 $4 2. Nf3 $5 $14 2... Nc6 *"), "{text}");
+    assert!(
+        text.contains("1. e4 $1 1... e5 $4 2. Nf3 $5 $14 2... Nc6 *"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -136,7 +143,9 @@ fn black_move_numbers_follow_section_8_2_2_2() {
         text.contains("1. e4 {c} 1... e5 2. Nf3 $1 2... Nc6 3. Bb5 (3. Bc4 Bc5) 3... a6 *"),
         "{text}"
     );
-    let black = one("[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\"]\n1... e5 2. Nf3 *");
+    let black = one(
+        "[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\"]\n1... e5 2. Nf3 *",
+    );
     assert!(export(&black).contains("\n1... e5 2. Nf3 *\n"));
 }
 
@@ -163,7 +172,13 @@ fn deep_variations_do_not_recurse() {
     text.extend_from_slice(b" *\n\n1. d4 *\n");
     let (n, problems) = errors(&text);
     assert_eq!(n, 1);
-    assert_eq!(problems.iter().filter(|p| p.severity == Severity::Error).count(), 1);
+    assert_eq!(
+        problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count(),
+        1
+    );
 
     // 20,000 properly nested variations: built, written and read back.
     let depth = 20_000;
@@ -310,7 +325,9 @@ fn latin1_corpus_files() {
             write_game(g, &opts, &mut latin);
         }
         assert!(
-            latin.windows(5).any(|w| w == b"Fran\xe7" || w == b"olg\xe1r"),
+            latin
+                .windows(5)
+                .any(|w| w == b"Fran\xe7" || w == b"olg\xe1r"),
             "{rel}"
         );
     }
@@ -360,7 +377,8 @@ fn visitor_can_skip_games_and_variations() {
 #[test]
 fn checker_checks_variations_from_the_right_position() {
     let mut checker = Checker::default();
-    let mut reader = SliceReader::new(b"1. e4 e5 (1... c5 2. Nf3 (2. c3)) 2. Nf3 *\n1. e4 e5 (2. d4) *");
+    let mut reader =
+        SliceReader::new(b"1. e4 e5 (1... c5 2. Nf3 (2. c3)) 2. Nf3 *\n1. e4 e5 (2. d4) *");
     let first = reader.read_game(&mut checker).unwrap();
     assert_eq!((first.moves, first.failed), (3, false));
     let second = reader.read_game(&mut checker).unwrap();

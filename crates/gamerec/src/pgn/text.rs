@@ -21,7 +21,10 @@ pub enum Encoding {
 impl Encoding {
     /// The encoding a game's texts need: UTF-8 if all are valid UTF-8.
     pub fn detect<'a>(texts: impl IntoIterator<Item = &'a [u8]>) -> Encoding {
-        if texts.into_iter().all(|t| t.is_ascii() || std::str::from_utf8(t).is_ok()) {
+        if texts
+            .into_iter()
+            .all(|t| t.is_ascii() || std::str::from_utf8(t).is_ok())
+        {
             Encoding::Utf8
         } else {
             Encoding::Latin1

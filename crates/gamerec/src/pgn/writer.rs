@@ -162,7 +162,10 @@ pub fn export_string(game: &Game, opts: &WriteOptions) -> String {
         let value = match found {
             Some(i) => {
                 used[i] = true;
-                game.tags.iter().nth(i).map_or(default, |t| t.value.as_str())
+                game.tags
+                    .iter()
+                    .nth(i)
+                    .map_or(default, |t| t.value.as_str())
             }
             None if name == "Result" => result.as_str(),
             None => default,
