@@ -106,6 +106,7 @@ struct Found {
 #[derive(Default)]
 struct Report {
     games: u64,
+    lines: u64,
     moves: u64,
     truncated: bool,
     found: Vec<Found>,
@@ -118,7 +119,10 @@ fn read_chunk<V: Visitor>(
     visitor: &mut V,
     mut each: impl FnMut(V::Output, &mut Report),
 ) -> Report {
-    let mut report = Report::default();
+    let mut report = Report {
+        lines: count_lines(&chunk.data),
+        ..Report::default()
+    };
     let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
     let mut index: Option<LineIndex> = None;
     while let Some(out) = reader.read_game(visitor) {
@@ -176,6 +180,7 @@ where
         }
         let reader = input.open(Some(progress.read_bytes.clone()))?;
         let mut chunker = Chunker::new(reader);
+        let pool = chunker.pool();
         let mut line_base = 0u64;
         let mut game_base = 0u64;
         let mut carry: Option<Chunk> = None;
@@ -194,8 +199,9 @@ where
                 carry = Some(chunk);
                 return Ok(());
             }
-            let lines = count_lines(&chunk.data);
+            let lines = report.lines;
             let games = report.games;
+            pool.give(chunk.data);
             if !emit(input, report, line_base, game_base)? {
                 *stop = true;
             }
