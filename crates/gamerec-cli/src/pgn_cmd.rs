@@ -358,10 +358,10 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     }
     let summary =
         writeln!(out, "{games} games, {moves} moves, {errors} errors").and_then(|_| out.flush());
-    if let Err(e) = summary {
-        if !is_broken_pipe(&e) {
-            return Err(e.into());
-        }
+    if let Err(e) = summary
+        && !is_broken_pipe(&e)
+    {
+        return Err(e.into());
     }
     Ok(if errors > 0 {
         ExitCode::from(1)

@@ -52,10 +52,10 @@ impl BufferPool {
     /// Returns a buffer for reuse (at most a few are kept).
     pub fn give(&self, mut buf: Vec<u8>) {
         buf.clear();
-        if let Ok(mut spare) = self.0.lock() {
-            if spare.len() < 64 {
-                spare.push(buf);
-            }
+        if let Ok(mut spare) = self.0.lock()
+            && spare.len() < 64
+        {
+            spare.push(buf);
         }
     }
 
