@@ -1,16 +1,44 @@
 //! The `gamerec` command-line tool: a thin layer over the gamerec libraries.
+//!
+//! Each verb lives in its own module (`<area>_cmd.rs`) exposing an `Args`
+//! struct and a `run` function; this file only registers them (one `Command`
+//! variant and one `match` arm each). Verbs shared by several formats
+//! (`check`, `convert`, `show`) dispatch by extension in `check_cmd`.
+//!
+//! Exit codes: 0 success, 1 errors found in the input, 2 usage or I/O
+//! failure. A closed stdout (broken pipe, e.g. `| head`) counts as success.
 
+use std::io;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod binary_cmd;
+mod check_cmd;
+mod engine_cmd;
+mod epd_cmd;
 mod input;
+mod moves_cmd;
 mod pgn_cmd;
 mod progress;
+mod referee_cmd;
+mod sgf_cmd;
+
+const EXAMPLES: &str = "\
+Examples:
+  gamerec check games.pgn problems.sgf
+  gamerec convert game.sgf --to json > game.json
+  gamerec moves 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
+  cut -d' ' -f1-6 positions.txt | gamerec moves
+  gamerec show '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'
+  gamerec show game.sgf --node 57
+  gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
+  gamerec report wac-result.epd -o wac.html
+  gamerec <COMMAND> --help";
 
 /// Read, check, convert, analyse and referee game records.
 #[derive(Parser)]
-#[command(name = "gamerec", version, about)]
+#[command(name = "gamerec", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -18,23 +46,123 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check that every game reads and every move is legal.
-    Check(pgn_cmd::CheckArgs),
-    /// Convert games to PGN export format or JSON Lines.
-    Convert(pgn_cmd::ConvertArgs),
+    /// Check game records: syntax, values and the legality of every move.
+    ///
+    /// Prints `path:line:col: error|warning: message` for each problem and a
+    /// summary line; exits 1 when any error was found, 2 when a file could
+    /// not be read. Formats are chosen by extension.
+    ///
+    /// Examples:
+    ///   gamerec check games.pgn
+    ///   gamerec check --threads 1 a.pgn b.pgn.zst
+    ///   zcat big.pgn.gz | gamerec check -
+    ///   gamerec check game.sgf
+    ///   find games -name '*.sgf' | xargs gamerec check
+    #[command(verbatim_doc_comment)]
+    Check(check_cmd::CheckArgs),
+    /// Convert a game record to another format or form.
+    ///
+    /// The output format comes from --to, else the output file's extension,
+    /// else the input's format.
+    ///
+    /// Examples:
+    ///   gamerec convert messy.pgn -o clean.pgn
+    ///   gamerec convert a.pgn b.pgn.gz --to json > games.jsonl
+    ///   gamerec convert old.pgn --encoding latin-1 -o old-latin1.pgn
+    ///   gamerec convert game.sgf -o copy.sgf
+    ///   gamerec convert game.sgf --to json > game.json
+    ///   gamerec convert old.sgf --ff4 -o new.sgf
+    ///   gamerec convert games.cbi -o games.pgc     # ChessBase pair to PGC
+    ///   gamerec convert book.fbk --to cbf -o book  # writes book.cbf and book.cbi
+    #[command(verbatim_doc_comment)]
+    Convert(check_cmd::ConvertArgs),
+    /// Print all legal moves of FEN positions in canonical SAN.
+    Moves(moves_cmd::MovesArgs),
+    /// Draw a position in the terminal: a FEN, or a node of a game file.
+    ///
+    /// Examples:
+    ///   gamerec show 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1'
+    ///   gamerec show --flip --ascii '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'
+    ///   gamerec show game.sgf                  # end of the main line
+    ///   gamerec show game.sgf --node 57        # main line move 57
+    ///   gamerec show game.sgf --node 57,2,60   # variation 2 at move 57, then move 60
+    #[command(verbatim_doc_comment)]
+    Show(check_cmd::ShowArgs),
+    /// SGF tools (upgrade).
+    Sgf {
+        #[command(subcommand)]
+        command: sgf_cmd::SgfCommand,
+    },
+    /// EPD verbs: normalize (pfdn), purge (pfop), check; analyze (pfga),
+    /// mate (pfms), solve (pfts).
+    #[command(after_help = "Examples:
+  gamerec epd normalize wac.epd -o wac-normal.epd
+  gamerec epd purge -i arasan21.epd c0 c1 id
+  cat suite.epd | gamerec epd check
+  gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
+  gamerec epd mate --moves 3 mates.epd")]
+    Epd {
+        #[command(subcommand)]
+        command: EpdCommand,
+    },
+    /// Gastric-style report over `epd solve` results (text + HTML).
+    Report(engine_cmd::ReportArgs),
+    /// The Argus tournament referee (EPD referee protocol).
+    Referee(referee_cmd::RefereeArgs),
+    /// Connect an engine to an Argus referee as a client.
+    Bridge(referee_cmd::BridgeArgs),
+    /// Play a match between two engines through a local referee.
+    Match(referee_cmd::MatchArgs),
+}
+
+#[derive(Subcommand)]
+enum EpdCommand {
+    #[command(flatten)]
+    Data(epd_cmd::Verb),
+    #[command(flatten)]
+    Engine(engine_cmd::EpdEngineCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome = match cli.command {
-        Command::Check(args) => pgn_cmd::check(args),
-        Command::Convert(args) => pgn_cmd::convert(args),
+    let result = match cli.command {
+        Command::Check(args) => check_cmd::check(args),
+        Command::Convert(args) => check_cmd::convert(args),
+        Command::Moves(args) => moves_cmd::run_moves(args),
+        Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
+        Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
+        Command::Epd {
+            command: EpdCommand::Data(verb),
+        } => epd_cmd::run_verb(verb).map(|ok| ExitCode::from(u8::from(!ok))),
+        Command::Epd {
+            command: EpdCommand::Engine(c),
+        } => engine_cmd::run_epd(c),
+        Command::Report(a) => engine_cmd::run_report(a),
+        Command::Referee(args) => Ok(referee_cmd::referee(args)),
+        Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
+        Command::Match(args) => Ok(referee_cmd::run_match(args)),
     };
-    match outcome {
+    finish(result)
+}
+
+/// Turns a verb's result into the process exit code: errors are printed as
+/// `gamerec: ...` with exit code 2, except a broken pipe, which is success.
+fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
+    match result {
         Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("gamerec: error: {err:#}");
+            eprintln!("gamerec: {err:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether `err` (or its cause) is an I/O error caused by a closed pipe.
+pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
 }

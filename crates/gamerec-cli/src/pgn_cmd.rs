@@ -38,16 +38,16 @@ Prints every diagnostic as `path:line:col: error: ...`, then
 pub struct CheckArgs {
     /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
     #[arg(required = true)]
-    inputs: Vec<OsString>,
+    pub inputs: Vec<OsString>,
     /// Worker threads (default: all cores).
     #[arg(long, short = 't')]
-    threads: Option<usize>,
+    pub threads: Option<usize>,
     /// Check only main-line moves (skip variations).
     #[arg(long)]
-    mainline_only: bool,
+    pub mainline_only: bool,
     /// Do not print warnings (only errors).
     #[arg(long, short = 'q')]
-    quiet: bool,
+    pub quiet: bool,
 }
 
 /// Output format of `convert`.
@@ -70,25 +70,25 @@ Games that fail to read are reported on stderr and left out (exit 1).")]
 pub struct ConvertArgs {
     /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
     #[arg(required = true)]
-    inputs: Vec<OsString>,
+    pub inputs: Vec<OsString>,
     /// Output file (default: stdout).
     #[arg(long, short = 'o')]
-    output: Option<PathBuf>,
+    pub output: Option<PathBuf>,
     /// Output format (default: by the output's extension, else pgn).
     #[arg(long)]
-    to: Option<To>,
+    pub to: Option<To>,
     /// Worker threads (default: all cores).
     #[arg(long, short = 't')]
-    threads: Option<usize>,
+    pub threads: Option<usize>,
     /// Text encoding of PGN output: utf-8 or latin-1.
     #[arg(long, default_value = "utf-8")]
-    encoding: Encoding,
+    pub encoding: Encoding,
     /// Remove embedded `[%...]` commands from comments (presentation output).
     #[arg(long)]
-    strip_commands: bool,
+    pub strip_commands: bool,
     /// Do not print warnings (only errors).
     #[arg(long, short = 'q')]
-    quiet: bool,
+    pub quiet: bool,
 }
 
 /// A diagnostic located within its chunk.
@@ -377,11 +377,6 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         Some(p) if Format::of_path(p) == Format::Json => To::Json,
         _ => To::Pgn,
     });
-    if args.strip_commands {
-        eprintln!(
-            "gamerec: warning: --strip-commands needs gamerec::pgn::commands, not merged yet; comments are kept"
-        );
-    }
     let opts = WriteOptions {
         encoding: args.encoding,
         ..WriteOptions::default()
@@ -389,7 +384,10 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let job = |chunk: &Chunk| {
         let mut builder = GameBuilder::default();
         read_chunk(chunk, &mut builder, |game, report| {
-            let Some(game) = game else { return };
+            let Some(mut game) = game else { return };
+            if args.strip_commands {
+                gamerec::pgn::commands::strip_game_commands(&mut game);
+            }
             match to {
                 To::Pgn => {
                     opts.encoding
@@ -397,7 +395,11 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
                 }
                 To::Json => {
                     let mut text = String::new();
-                    write_game_json(&game, &gamerec::pgn::json::no_commands, &mut text);
+                    write_game_json(
+                        &game,
+                        &gamerec::pgn::commands::write_commands_json,
+                        &mut text,
+                    );
                     report.out.extend_from_slice(text.as_bytes());
                 }
             }

@@ -12,7 +12,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use shakmaty::{CastlingMode, Chess, FromSetup, Move, Position};
 
 /// One tag pair, `[Name "value"]`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -347,20 +347,52 @@ impl MoveTree {
     }
 }
 
-/// Plays `mv` on a copy of `pos`. A null move passes the turn (clearing any
-/// en-passant square); in check, where shakmaty refuses, the position is
-/// returned unchanged with the turn passed as far as the rules allow.
+/// Plays `mv` on a copy of `pos`. A null move passes the turn like
+/// python-chess and ChessBase: the en-passant square is cleared, the
+/// halfmove clock advances and so does the fullmove number after Black. A
+/// null move while in check is impossible (see [`try_play_ply`]); there the
+/// position is returned unchanged.
 pub fn play_ply(pos: &Chess, mv: PlyMove) -> Chess {
+    try_play_ply(pos, mv).unwrap_or_else(|_| pos.clone())
+}
+
+/// A null move was played while the side to move is in check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NullMoveInCheck;
+
+impl fmt::Display for NullMoveInCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a null move is impossible while in check")
+    }
+}
+
+impl std::error::Error for NullMoveInCheck {}
+
+/// Plays `mv` (legal in `pos`) on a copy of `pos`; a null move fails only
+/// when the side to move is in check.
+pub fn try_play_ply(pos: &Chess, mv: PlyMove) -> Result<Chess, NullMoveInCheck> {
     match mv {
         PlyMove::Move(m) => {
             let mut next = pos.clone();
             next.play_unchecked(m);
-            next
+            Ok(next)
         }
-        PlyMove::Null => match pos.clone().swap_turn() {
-            Ok(next) => next,
-            Err(err) => err.ignore_impossible_check().unwrap_or_else(|_| pos.clone()),
-        },
+        PlyMove::Null => {
+            if pos.is_check() {
+                return Err(NullMoveInCheck);
+            }
+            let mode = pos.castles().mode();
+            let mut setup = pos.to_setup(shakmaty::EnPassantMode::Always);
+            setup.swap_turn();
+            setup.halfmoves = setup.halfmoves.saturating_add(1);
+            if pos.turn() == shakmaty::Color::Black {
+                setup.fullmoves = setup.fullmoves.saturating_add(1);
+            }
+            match Chess::from_setup(setup, mode) {
+                Ok(next) => Ok(next),
+                Err(e) => e.ignore_impossible_check().map_err(|_| NullMoveInCheck),
+            }
+        }
     }
 }
 
@@ -397,16 +429,42 @@ impl Game {
         Game::default()
     }
 
+    /// Sets the start position from the `FEN` tag (when present; a `SetUp`
+    /// tag is not required, as many files omit it), detecting Chess960
+    /// castling. Without a `FEN` tag the start is the standard position.
+    pub fn set_start_from_tags(&mut self) -> Result<(), crate::fen::FenError> {
+        match self.tags.get("FEN") {
+            Some(fen) => {
+                let (pos, mode) = crate::fen::read_fen(fen)?;
+                self.start = pos;
+                self.castling_mode = mode;
+            }
+            None => {
+                self.start = Chess::default();
+                self.castling_mode = CastlingMode::Standard;
+            }
+        }
+        Ok(())
+    }
+
+    /// A game with these tags, starting from their `FEN` tag if any.
+    pub fn from_tags(tags: Tags) -> Result<Game, crate::fen::FenError> {
+        let mut game = Game {
+            tags,
+            ..Game::default()
+        };
+        game.set_start_from_tags()?;
+        Ok(game)
+    }
+
     /// The position after node `id` (the start position for the root).
     pub fn position_at(&self, id: NodeId) -> Chess {
         self.tree
             .path_to(id)
             .into_iter()
-            .fold(self.start.clone(), |pos, n| {
-                match &self.tree.node(n).ply {
-                    Some(ply) => play_ply(&pos, ply.mv),
-                    None => pos,
-                }
+            .fold(self.start.clone(), |pos, n| match &self.tree.node(n).ply {
+                Some(ply) => play_ply(&pos, ply.mv),
+                None => pos,
             })
     }
 
@@ -527,5 +585,43 @@ mod tests {
         let pos = Chess::default();
         let next = play_ply(&pos, PlyMove::Null);
         assert_eq!(next.turn(), shakmaty::Color::Black);
+        assert_eq!(
+            crate::fen::write_fen(&next, CastlingMode::Standard),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 1 1"
+        );
+        let back = play_ply(&next, PlyMove::Null);
+        assert_eq!(
+            crate::fen::write_fen(&back, CastlingMode::Standard),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2 2"
+        );
+    }
+
+    #[test]
+    fn null_move_clears_en_passant_and_keeps_chess960_castling() {
+        let (pos, mode) = crate::fen::read_fen("4k3/8/8/3pP3/8/8/8/1R2K1RR w G d6 0 1").unwrap();
+        let next = try_play_ply(&pos, PlyMove::Null).unwrap();
+        assert_eq!(
+            crate::fen::write_fen(&next, mode),
+            "4k3/8/8/3pP3/8/8/8/1R2K1RR b G - 1 1"
+        );
+    }
+
+    #[test]
+    fn start_from_fen_tag() {
+        let mut tags = Tags::new();
+        tags.push("SetUp", "1");
+        tags.push("FEN", "4k3/8/8/8/8/8/4P3/4K3 b - - 5 39");
+        let game = Game::from_tags(tags).unwrap();
+        assert_eq!(game.start.fullmoves().get(), 39);
+        let mut tags = Tags::new();
+        tags.push("FEN", "not a fen");
+        assert!(Game::from_tags(tags).is_err());
+    }
+
+    #[test]
+    fn null_move_in_check_is_refused() {
+        let (pos, _) = crate::fen::read_fen("4k3/8/8/8/8/8/8/4K2r w - - 0 1").unwrap();
+        assert_eq!(try_play_ply(&pos, PlyMove::Null), Err(NullMoveInCheck));
+        assert_eq!(play_ply(&pos, PlyMove::Null), pos);
     }
 }

@@ -14,6 +14,7 @@
 //! | `commands` | `[%name operands]` embedded commands (supplement 2001) |
 //! | `tags` | tag value semantics and strict checks (Date, Round, TimeControl, ...) |
 //! | `collate` | the standard's collation order for sorting games |
+//! | `timecontrol` | clock values, the TimeControl and Clock tags, derived move times |
 
 pub mod builder;
 pub mod check;
@@ -24,6 +25,7 @@ pub mod reader;
 pub mod stream;
 pub mod tags;
 pub mod text;
+pub mod timecontrol;
 pub mod visitor;
 pub mod writer;
 

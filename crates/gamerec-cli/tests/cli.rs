@@ -1,0 +1,146 @@
+//! The `gamerec` binary: help, version, `moves` and `show` contracts.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn gamerec(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gamerec");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[test]
+fn help_has_examples_and_version_works() {
+    let out = gamerec(&["--help"], "");
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("Examples:") && help.contains("moves") && help.contains("show"));
+    for verb in ["moves", "show"] {
+        let out = gamerec(&[verb, "--help"], "");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Examples:"),
+            "{verb}"
+        );
+    }
+    let out = gamerec(&["--version"], "");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("gamerec "));
+    let out = gamerec(&["no-such-verb"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn moves_from_arguments() {
+    let out = gamerec(&["moves", START], "");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut moves: Vec<&str> = text.trim_end().split(' ').collect();
+    moves.sort_unstable();
+    assert_eq!(moves.len(), 20);
+    assert!(moves.contains(&"Nf3") && moves.contains(&"e4"));
+}
+
+#[test]
+fn moves_from_stdin_with_a_bad_line() {
+    let input =
+        format!("{START}\nnot a fen\n4k3/8/8/8/8/8/8/4K3 w - - 0 1\n8/8/8/8/8/8/8/8 w - - 0 1\n");
+    let out = gamerec(&["moves"], &input);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.split('\n').collect();
+    assert_eq!(lines.len(), 5, "{text:?}"); // 4 lines and the final newline
+    assert_eq!(lines[0].split(' ').count(), 20);
+    assert_eq!(lines[1], "");
+    assert_eq!(lines[2].split(' ').count(), 5);
+    assert_eq!(lines[3], "");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("line 2") && err.contains("piece placement"),
+        "{err}"
+    );
+    assert!(
+        err.contains("line 4") && err.contains("illegal position"),
+        "{err}"
+    );
+}
+
+#[test]
+fn moves_checkmate_and_stalemate_print_empty_lines() {
+    let mate = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+    let stalemate = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
+    let out = gamerec(&["moves", mate, stalemate], "");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "\n\n");
+}
+
+#[test]
+fn moves_in_other_letters_and_figurines() {
+    let out = gamerec(&["moves", "--language", "german", START], "");
+    assert!(String::from_utf8(out.stdout).unwrap().contains("Sf3"));
+    let out = gamerec(&["moves", "--figurines", START], "");
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("\u{2658}f3")
+    );
+    let out = gamerec(&["moves", "--language", "klingon", START], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn show_draws_the_board() {
+    let out = gamerec(
+        &[
+            "show",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+        ],
+        "",
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("8 \u{265C} \u{265E}"), "{text}");
+    assert!(
+        text.contains("4 \u{00B7} \u{00B7} \u{00B7} \u{00B7} \u{2659}"),
+        "{text}"
+    );
+    assert!(text.contains("  a b c d e f g h"));
+    assert!(text.contains("Black to move"));
+    let out = gamerec(&["show", "bad"], "");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn broken_pipe_is_success() {
+    // Many lines of input, stdout closed right away.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
+        .arg("moves")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gamerec");
+    let mut stdin = child.stdin.take().unwrap();
+    drop(child.stdout.take());
+    let input = format!("{START}\n").repeat(20_000);
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?} {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
