@@ -110,6 +110,7 @@ struct Found {
 #[derive(Default)]
 struct Report {
     games: u64,
+    lines: u64,
     moves: u64,
     truncated: bool,
     found: Vec<Found>,
@@ -124,7 +125,10 @@ fn read_chunk<V: Visitor>(
     visitor: &mut V,
     mut each: impl FnMut(V::Output, &mut Report),
 ) -> Report {
-    let mut report = Report::default();
+    let mut report = Report {
+        lines: count_lines(&chunk.data),
+        ..Report::default()
+    };
     let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
     let mut index: Option<LineIndex> = None;
     while let Some(out) = reader.read_game(visitor) {
@@ -190,6 +194,7 @@ where
         }
         let reader = input.open(Some(progress.read_bytes.clone()))?;
         let mut chunker = Chunker::new(reader);
+        let pool = chunker.pool();
         let mut line_base = 0u64;
         let mut game_base = 0u64;
         let mut carry: Option<Chunk> = None;
@@ -208,8 +213,9 @@ where
                 carry = Some(chunk);
                 return Ok(());
             }
-            let lines = count_lines(&chunk.data);
+            let lines = report.lines;
             let games = report.games;
+            pool.give(chunk.data);
             if !emit(input, report, line_base, game_base)? {
                 *stop = true;
             }
@@ -370,10 +376,10 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     }
     let summary =
         writeln!(out, "{games} games, {moves} moves, {errors} errors").and_then(|_| out.flush());
-    if let Err(e) = summary {
-        if !is_broken_pipe(&e) {
-            return Err(e.into());
-        }
+    if let Err(e) = summary
+        && !is_broken_pipe(&e)
+    {
+        return Err(e.into());
     }
     Ok(if errors > 0 {
         ExitCode::from(1)

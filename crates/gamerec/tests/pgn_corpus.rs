@@ -17,11 +17,6 @@ const INVALID: &[(&str, usize, &str)] = &[
         "nests braces, which section 5 forbids",
     ),
     (
-        "test-promotion-in.pgn",
-        8,
-        "long algebraic moves (d7d8R) are not SAN",
-    ),
-    (
         "lichess_study_lichess-practice-greek-gift_by_arex_2017.02.11.pgn",
         1,
         "variation (20... Kf8) moves the king onto its own rook",
@@ -31,8 +26,8 @@ const INVALID: &[(&str, usize, &str)] = &[
         3,
         "black move numbers and moves for the side not to move (1... Nxg5 with White to move)",
     ),
-    // pgn-extract outputs in other notations (not SAN; a tolerant SAN reader
-    // of issue #2 may accept some: then lower these counts).
+    // pgn-extract outputs in other notations that the tolerant SAN reader
+    // does not take (long algebraic, UCI and promotions like d7d8R it does).
     (
         "test-nestedcomments-out.pgn",
         1,
@@ -40,30 +35,6 @@ const INVALID: &[(&str, usize, &str)] = &[
     ),
     ("test-WWdeutsch-out.pgn", 1, "German piece letters (Lb2)"),
     ("test-Wdeutsch-out.pgn", 1, "German piece letters (Lb2)"),
-    (
-        "test-WWelalg-out.pgn",
-        1,
-        "enhanced long algebraic (e5d4 for a capture)",
-    ),
-    (
-        "test-Welalg-out.pgn",
-        1,
-        "enhanced long algebraic (e5d4 for a capture)",
-    ),
-    (
-        "test-WWhalg-out.pgn",
-        1,
-        "hyphenated long algebraic (b2-b3)",
-    ),
-    ("test-Whalg-out.pgn", 1, "hyphenated long algebraic (b2-b3)"),
-    (
-        "test-WWxlalg-out.pgn",
-        1,
-        "hyphenated long algebraic (b2-b3)",
-    ),
-    ("test-WWlalg-out.pgn", 1, "long algebraic (c1b2)"),
-    ("test-Wlalg-out.pgn", 1, "long algebraic (c1b2)"),
-    ("test-WWuci-out.pgn", 1, "UCI moves (c1b2)"),
     ("test-WWepd-out.pgn", 1, "EPD lines, not movetext"),
 ];
 

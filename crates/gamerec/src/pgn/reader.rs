@@ -253,14 +253,14 @@ impl<'a> SliceReader<'a> {
                     self.pos,
                     "game ends without a termination marker (1-0, 0-1, 1/2-1/2 or *)",
                 );
-            } else if let (Some(Some(tag)), Some(marker)) = (st.result_tag, st.result) {
-                if tag != marker {
-                    self.problem(
-                        Severity::Warning,
-                        self.pos,
-                        format!("termination marker {marker} does not match the Result tag {tag}"),
-                    );
-                }
+            } else if let (Some(Some(tag)), Some(marker)) = (st.result_tag, st.result)
+                && tag != marker
+            {
+                self.problem(
+                    Severity::Warning,
+                    self.pos,
+                    format!("termination marker {marker} does not match the Result tag {tag}"),
+                );
             }
         }
         let problems = std::mem::take(&mut self.problems);

@@ -12,6 +12,7 @@
 //! for you.
 
 use std::io::{self, Read};
+use std::sync::{Arc, Mutex};
 
 use memchr::{memchr_iter, memrchr_iter};
 
@@ -42,8 +43,30 @@ impl Chunk {
     }
 }
 
+/// Spare chunk buffers, shared between a [`Chunker`] and whoever consumes
+/// its chunks (reusing them spares the allocator and the page faults).
+#[derive(Debug, Clone, Default)]
+pub struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
+
+impl BufferPool {
+    /// Returns a buffer for reuse (at most a few are kept).
+    pub fn give(&self, mut buf: Vec<u8>) {
+        buf.clear();
+        if let Ok(mut spare) = self.0.lock()
+            && spare.len() < 64
+        {
+            spare.push(buf);
+        }
+    }
+
+    fn take(&self) -> Option<Vec<u8>> {
+        self.0.lock().ok()?.pop()
+    }
+}
+
 /// Cuts an input into [`Chunk`]s at probable game boundaries.
 pub struct Chunker<R> {
+    pool: BufferPool,
     inner: R,
     carry: Vec<u8>,
     offset: u64,
@@ -60,6 +83,7 @@ impl<R: Read> Chunker<R> {
     /// Chunks of about `size` bytes (at least 1).
     pub fn with_size(inner: R, size: usize) -> Chunker<R> {
         Chunker {
+            pool: BufferPool::default(),
             inner,
             carry: Vec::new(),
             offset: 0,
@@ -68,25 +92,28 @@ impl<R: Read> Chunker<R> {
         }
     }
 
+    /// The pool that [`Chunker::next_chunk`] takes its buffers from: give
+    /// finished chunks' `data` back to it.
+    pub fn pool(&self) -> BufferPool {
+        self.pool.clone()
+    }
+
     /// The next chunk, `None` at the end of the input.
     pub fn next_chunk(&mut self) -> io::Result<Option<Chunk>> {
-        let mut buf = std::mem::take(&mut self.carry);
+        let mut buf = self
+            .pool
+            .take()
+            .unwrap_or_else(|| Vec::with_capacity(self.size + self.carry.len()));
+        buf.extend_from_slice(&self.carry);
+        self.carry.clear();
         let mut want = self.size;
         loop {
-            while !self.eof && buf.len() < want {
-                let old = buf.len();
-                buf.resize(want, 0);
-                match self.inner.read(&mut buf[old..]) {
-                    Ok(0) => {
-                        buf.truncate(old);
-                        self.eof = true;
-                    }
-                    Ok(n) => buf.truncate(old + n),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(old),
-                    Err(e) => {
-                        buf.truncate(old);
-                        return Err(e);
-                    }
+            if !self.eof && buf.len() < want {
+                let missing = (want - buf.len()) as u64;
+                buf.reserve(missing as usize);
+                let n = (&mut self.inner).take(missing).read_to_end(&mut buf)?;
+                if (n as u64) < missing {
+                    self.eof = true;
                 }
             }
             if self.eof {
@@ -102,7 +129,7 @@ impl<R: Read> Chunker<R> {
                 return Ok(Some(chunk));
             }
             if let Some(cut) = find_cut(&buf) {
-                self.carry = buf[cut..].to_vec();
+                self.carry.extend_from_slice(&buf[cut..]);
                 buf.truncate(cut);
                 let chunk = Chunk {
                     offset: self.offset,

@@ -235,7 +235,7 @@ pub fn export_string(game: &Game, opts: &WriteOptions) -> String {
             }
             let abs = start_ply + ply;
             let number = abs / 2 + 1;
-            if abs % 2 == 0 {
+            if abs.is_multiple_of(2) {
                 lines.token(&format!("{number}."));
             } else if force {
                 lines.token(&format!("{number}..."));
