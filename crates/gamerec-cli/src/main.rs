@@ -15,7 +15,10 @@ use clap::{Parser, Subcommand};
 
 mod check_cmd;
 mod epd_cmd;
+mod input;
 mod moves_cmd;
+mod pgn_cmd;
+mod progress;
 mod sgf_cmd;
 
 const EXAMPLES: &str = "\
@@ -45,8 +48,10 @@ enum Command {
     /// not be read. Formats are chosen by extension.
     ///
     /// Examples:
+    ///   gamerec check games.pgn
+    ///   gamerec check --threads 1 a.pgn b.pgn.zst
+    ///   zcat big.pgn.gz | gamerec check -
     ///   gamerec check game.sgf
-    ///   gamerec check -q games/*.sgf
     ///   find games -name '*.sgf' | xargs gamerec check
     #[command(verbatim_doc_comment)]
     Check(check_cmd::CheckArgs),
@@ -56,6 +61,9 @@ enum Command {
     /// else the input's format.
     ///
     /// Examples:
+    ///   gamerec convert messy.pgn -o clean.pgn
+    ///   gamerec convert a.pgn b.pgn.gz --to json > games.jsonl
+    ///   gamerec convert old.pgn --encoding latin-1 -o old-latin1.pgn
     ///   gamerec convert game.sgf -o copy.sgf
     ///   gamerec convert game.sgf --to json > game.json
     ///   gamerec convert old.sgf --ff4 -o new.sgf
@@ -85,8 +93,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check(args) => check_cmd::check(&args).map(ExitCode::from),
-        Command::Convert(args) => check_cmd::convert(&args).map(ExitCode::from),
+        Command::Check(args) => check_cmd::check(args),
+        Command::Convert(args) => check_cmd::convert(args),
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
