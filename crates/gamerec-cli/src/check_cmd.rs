@@ -46,6 +46,12 @@ pub enum To {
     Epd,
     /// FEN, one position per line.
     Fen,
+    /// ChessBase DOS game file (the .cbi index is written beside it).
+    Cbf,
+    /// ChessBase opening book.
+    Fbk,
+    /// PGN Compressed (binary).
+    Pgc,
 }
 
 impl To {
@@ -57,6 +63,9 @@ impl To {
             To::Sgf => "sgf",
             To::Epd => "epd",
             To::Fen => "fen",
+            To::Cbf => "cbf",
+            To::Fbk => "fbk",
+            To::Pgc => "pgc",
         }
     }
 }
@@ -70,7 +79,8 @@ pub struct ConvertArgs {
     /// Output file (default: stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Output format (default: by the output's extension, else the input's).
+    /// Output format (default: by the output's extension, else the input's);
+    /// cbf, fbk and pgc are binary and need -o.
     #[arg(long)]
     pub to: Option<To>,
     /// Worker threads (default: all cores).
@@ -138,6 +148,22 @@ fn check_one(
         };
         (Vec::new(), s, Some(msg))
     };
+    if crate::binary_cmd::binary_format(std::path::Path::new(path)).is_some() {
+        return match crate::binary_cmd::check_report(path, opts.quiet, &mut out) {
+            Ok(b) => {
+                let s = sgf_cmd::Summary {
+                    files: 1,
+                    games: b.games,
+                    nodes: b.nodes,
+                    errors: b.errors,
+                    warnings: b.warnings,
+                    ..Default::default()
+                };
+                (out, s, None)
+            }
+            Err(e) => failed(format!("{e:#}")),
+        };
+    }
     if crate::epd_cmd::is_epd(path) {
         return match std::fs::read(path) {
             Ok(bytes) => {
@@ -167,11 +193,12 @@ fn check_one(
 /// `gamerec check`: SGF and EPD files are checked file by file, everything
 /// else as PGN; each group prints its own summary line.
 pub fn check(a: CheckArgs) -> Result<ExitCode> {
-    let (sgf, other): (Vec<OsString>, Vec<OsString>) = a
-        .files
-        .iter()
-        .cloned()
-        .partition(|f| matches!(Format::of_path(Path::new(f)), Format::Sgf | Format::Epd));
+    let (sgf, other): (Vec<OsString>, Vec<OsString>) = a.files.iter().cloned().partition(|f| {
+        matches!(
+            Format::of_path(Path::new(f)),
+            Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
+        )
+    });
     let mut code = 0u8;
     if !other.is_empty() {
         let pgn = pgn_cmd::CheckArgs {
@@ -276,6 +303,14 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
 /// `gamerec convert`: dispatches on the first input's format.
 pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     let first = Path::new(&a.inputs[0]);
+    if a.inputs.len() == 1 {
+        let input = first.to_string_lossy();
+        let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let to = a.to.map(|t| t.name());
+        if crate::binary_cmd::is_binary_conversion(&input, output.as_deref(), to) {
+            return crate::binary_cmd::convert(&input, output.as_deref(), to).map(ExitCode::from);
+        }
+    }
     if a.inputs.len() == 1 {
         let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
         let to = a.to.map(|t| t.name());
