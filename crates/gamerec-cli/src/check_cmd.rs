@@ -99,6 +99,12 @@ pub struct ConvertArgs {
     /// Print errors only.
     #[arg(short, long)]
     pub quiet: bool,
+    /// PGN to EPD: a record for every position, variations included.
+    #[arg(long)]
+    pub variations: bool,
+    /// PGN to EPD: the game's tags as a `ptp` operation on every record.
+    #[arg(long)]
+    pub ptp: bool,
     /// SGF: upgrade to FF[4] while converting.
     #[arg(long)]
     pub ff4: bool,
@@ -325,8 +331,12 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     if a.inputs.len() == 1 {
         let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
         let to = a.to.map(|t| t.name());
+        let epd_opts = crate::epd_cmd::ConvertOptions {
+            variations: a.variations,
+            ptp: a.ptp,
+        };
         if let Some(code) =
-            crate::epd_cmd::try_convert(&first.to_string_lossy(), output.as_deref(), to)?
+            crate::epd_cmd::try_convert(&first.to_string_lossy(), output.as_deref(), to, epd_opts)?
         {
             return Ok(ExitCode::from(code));
         }

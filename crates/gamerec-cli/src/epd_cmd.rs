@@ -267,19 +267,39 @@ fn extension(path: &str) -> Option<String> {
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
 }
 
-/// `gamerec convert` between FEN and EPD: `.epd` to FEN (`--to fen` or a
-/// `.fen` output) and `.fen` to EPD. `None` when the conversion is not one
-/// of these.
-pub fn try_convert(input: &str, output: Option<&str>, to: Option<&str>) -> Result<Option<u8>> {
+/// Options of the EPD conversions of `gamerec convert`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ConvertOptions {
+    /// PGN to EPD: every position, variations included.
+    pub variations: bool,
+    /// PGN to EPD: the game's tags as `ptp` on every record.
+    pub ptp: bool,
+}
+
+/// `gamerec convert` between PGN, FEN and EPD: `.epd` to FEN (`--to fen` or
+/// a `.fen` output) or to PGN (`--to pgn` or a `.pgn` output), `.fen` to
+/// EPD, and `.pgn` to EPD (`--to epd` or a `.epd` output). `None` when the
+/// conversion is not one of these.
+pub fn try_convert(
+    input: &str,
+    output: Option<&str>,
+    to: Option<&str>,
+    opts: ConvertOptions,
+) -> Result<Option<u8>> {
+    let input_format = crate::input::Format::of_path(std::path::Path::new(input));
     let from = extension(input);
     let target = to
         .map(str::to_ascii_lowercase)
         .or_else(|| output.and_then(extension));
+    let from_pgn = input_format == crate::input::Format::Pgn || input == "-";
+    if from_pgn && target.as_deref() == Some("epd") {
+        return pgn_to_epd(input, output, opts).map(Some);
+    }
+    if from.as_deref() == Some("epd") && target.as_deref() == Some("pgn") {
+        return epd_to_pgn(input, output).map(Some);
+    }
     let to_fen = from.as_deref() == Some("epd") && target.as_deref() == Some("fen");
     let to_epd = from.as_deref() == Some("fen") && matches!(target.as_deref(), None | Some("epd"));
-    if from.as_deref() == Some("epd") && target.as_deref() == Some("pgn") {
-        anyhow::bail!("EPD to PGN: not available until the PGN writer lands");
-    }
     if !to_fen && !to_epd {
         return Ok(None);
     }
@@ -331,4 +351,71 @@ pub fn try_convert(input: &str, output: Option<&str>, to: Option<&str>) -> Resul
         )?;
     }
     Ok(Some(u8::from(errors > 0)))
+}
+
+fn pgn_to_epd(input: &str, output: Option<&str>, opts: ConvertOptions) -> Result<u8> {
+    let source = crate::input::Input::from_arg(std::ffi::OsStr::new(input));
+    let mut bytes = Vec::new();
+    source.open(None)?.read_to_end(&mut bytes)?;
+    let (games, problems) = gamerec::pgn::read_games(&bytes);
+    let index = gamerec::diag::LineIndex::new(&bytes);
+    let stderr = io::stderr();
+    let mut errors = 0u64;
+    for p in &problems {
+        if p.severity == Severity::Error {
+            errors += 1;
+        }
+        writeln!(
+            stderr.lock(),
+            "{}:{}: {}: {}",
+            source.name,
+            index.line_col(p.offset),
+            p.severity,
+            p.message
+        )?;
+    }
+    let mut out = open_output(&output.map(PathBuf::from))?;
+    let convert_opts = epd::convert::GameToEpd {
+        variations: opts.variations,
+        tags_as_ptp: opts.ptp,
+    };
+    let mut warned = std::collections::BTreeSet::new();
+    for game in &games {
+        let converted = epd::convert::game_to_records(game, &convert_opts);
+        for record in &converted.value {
+            writeln!(out, "{record}")?;
+        }
+        for w in converted.warnings {
+            // Say each kind of loss once, not once per game.
+            let kind: String = w.split(':').next_back().unwrap_or(&w).trim().to_string();
+            if warned.insert(kind) {
+                writeln!(stderr.lock(), "{}: warning: {w}", source.name)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(u8::from(errors > 0))
+}
+
+fn epd_to_pgn(input: &str, output: Option<&str>) -> Result<u8> {
+    let inputs = read_inputs(&[PathBuf::from(input)])?;
+    let mut out = open_output(&output.map(PathBuf::from))?;
+    let stderr = io::stderr();
+    let mut clean = true;
+    let opts = gamerec::pgn::WriteOptions::default();
+    for line in epd::read_lines(&inputs[0].text) {
+        report(&line, input, false, &mut stderr.lock())?;
+        match &line.record {
+            Some(record) => {
+                let game = epd::convert::record_to_game(record).value;
+                let mut bytes = Vec::new();
+                gamerec::pgn::write_game(&game, &opts, &mut bytes);
+                out.write_all(&bytes)?;
+            }
+            None if line.is_blank() => {}
+            None => clean = false,
+        }
+    }
+    out.flush()?;
+    Ok(u8::from(!clean))
 }

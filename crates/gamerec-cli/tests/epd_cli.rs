@@ -110,3 +110,54 @@ fn convert_between_fen_and_epd() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn convert_between_pgn_and_epd() {
+    let dir = std::env::temp_dir().join(format!("gamerec-epd-pgn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"E\"]\n[Round \"2\"]\n[White \"W\"]\n\n1. e4 {good} e5 (1... c5) 2. Nf3 *\n",
+    )
+    .unwrap();
+    let out = gamerec(&["convert", pgn.to_str().unwrap(), "--to", "epd"], "");
+    assert_eq!(out.status.code(), Some(0));
+    let epd = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = epd.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(
+        lines[1],
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - sm e5; c0 \"good\"; id \"E.2.1\"; hmvc 0; fmvn 1;"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("variations"));
+    let out = gamerec(
+        &[
+            "convert",
+            pgn.to_str().unwrap(),
+            "--to",
+            "epd",
+            "--variations",
+            "--ptp",
+        ],
+        "",
+    );
+    let epd = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(epd.lines().count(), 6);
+    assert!(epd.contains("ptp Event \"E\" Round \"2\" White \"W\""));
+    assert!(epd.contains("sm c5;"));
+
+    let epd_path = dir.join("r.epd");
+    std::fs::write(
+        &epd_path,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - pv e4 e5; bm e4; ptp White \"X\";\n",
+    )
+    .unwrap();
+    let out = gamerec(&["convert", epd_path.to_str().unwrap(), "--to", "pgn"], "");
+    assert_eq!(out.status.code(), Some(0));
+    let pgn_text = String::from_utf8_lossy(&out.stdout);
+    assert!(pgn_text.contains("[White \"X\"]"), "{pgn_text}");
+    assert!(pgn_text.contains("[SetUp \"1\"]"), "{pgn_text}");
+    assert!(pgn_text.contains("{bm e4;} 1. e4 e5 *"), "{pgn_text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -249,6 +249,9 @@ fn tcri_and_tcsi_take_two_strings() {
     );
     ok("tcsi \"a@b\" \"Zarkov\";", "tcsi \"a@b\" \"Zarkov\";");
     err("tcsi \"a@b\";", "two string operands");
+    // Found by fuzzing: an unquoted operand with a control character.
+    err("tcsi \u{18}b@x \"o\";", "control character");
+    err("ptp White \u{1};", "control character");
 }
 
 #[test]

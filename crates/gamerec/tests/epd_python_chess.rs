@@ -3,8 +3,9 @@
 //! `epd::convert::game_to_records` equals python-chess's `board.epd()` with
 //! the same `sm`, `id`, `hmvc`, `fmvn`, position by position.
 //!
-//! python-chess reads the PGN and emits the main line as UCI moves; the game
-//! is rebuilt through the model API (independent of the PGN reader).
+//! python-chess reads the PGN and emits the main line as UCI moves. The
+//! games are built twice: through the model API from those moves
+//! (independent of the PGN reader), and by `gamerec::pgn::read_games`.
 
 use std::process::Command;
 
@@ -109,4 +110,22 @@ fn pgn_to_epd_matches_python_chess_board_epd() {
         }
     }
     assert!(positions > 100_000, "{positions} positions");
+
+    // The same through gamerec's own PGN reader.
+    let bytes = std::fs::read(&pgn).expect("read PGN");
+    let (read, _) = gamerec::pgn::read_games(&bytes);
+    assert_eq!(
+        read.len(),
+        games.len(),
+        "games read by gamerec and python-chess"
+    );
+    for (gi, (game, rg)) in read.iter().zip(&games).enumerate() {
+        let records = game_to_records(game, &GameToEpd::default()).value;
+        let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+        assert_eq!(
+            lines, rg.epds,
+            "game {gi} ({}) via pgn::read_games",
+            rg.event
+        );
+    }
 }

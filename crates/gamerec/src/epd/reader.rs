@@ -677,6 +677,9 @@ impl<'a> LineReader<'a> {
                 for o in &operands {
                     if !o.quoted {
                         self.warn(o.at, format!("`{name}`: string operand not quoted"));
+                        if let Err(msg) = check_string(&o.text) {
+                            return Err(self.error(o.at, format!("`{name}`: {msg}")));
+                        }
                     }
                     typed.push(Operand::String(o.text.clone()));
                 }
@@ -737,6 +740,9 @@ impl<'a> LineReader<'a> {
                         return Err(self.error(tag.at, format!("`ptp` tag name: {msg}")));
                     }
                     if !value.quoted {
+                        if let Err(msg) = check_string(&value.text) {
+                            return Err(self.error(value.at, format!("`ptp`: {msg}")));
+                        }
                         self.warn(
                             value.at,
                             format!("`ptp`: value of tag `{}` not quoted", tag.text),
