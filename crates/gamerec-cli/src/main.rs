@@ -15,7 +15,11 @@ use clap::{Parser, Subcommand};
 
 mod binary_cmd;
 mod check_cmd;
+mod epd_cmd;
+mod input;
 mod moves_cmd;
+mod pgn_cmd;
+mod progress;
 mod sgf_cmd;
 
 const EXAMPLES: &str = "\
@@ -45,8 +49,10 @@ enum Command {
     /// not be read. Formats are chosen by extension.
     ///
     /// Examples:
+    ///   gamerec check games.pgn
+    ///   gamerec check --threads 1 a.pgn b.pgn.zst
+    ///   zcat big.pgn.gz | gamerec check -
     ///   gamerec check game.sgf
-    ///   gamerec check -q games/*.sgf
     ///   find games -name '*.sgf' | xargs gamerec check
     #[command(verbatim_doc_comment)]
     Check(check_cmd::CheckArgs),
@@ -56,11 +62,16 @@ enum Command {
     /// else the input's format.
     ///
     /// Examples:
+    ///   gamerec convert messy.pgn -o clean.pgn
+    ///   gamerec convert a.pgn b.pgn.gz --to json > games.jsonl
+    ///   gamerec convert old.pgn --encoding latin-1 -o old-latin1.pgn
     ///   gamerec convert game.sgf -o copy.sgf
     ///   gamerec convert game.sgf --to json > game.json
     ///   gamerec convert old.sgf --ff4 -o new.sgf
-    ///   gamerec convert games.cbi -o games.pgc     # ChessBase pair to PGC
-    ///   gamerec convert book.fbk --to cbf -o book  # writes book.cbf and book.cbi
+    ///   gamerec convert games.pgn -o games.cbf     # also writes games.cbi
+    ///   gamerec convert games.cbi -o games.pgn     # reads the .cbf/.cbi pair
+    ///   gamerec convert games.pgn -o book.fbk      # all games merged into one tree
+    ///   gamerec convert games.pgc --to pgn > games.pgn
     #[command(verbatim_doc_comment)]
     Convert(check_cmd::ConvertArgs),
     /// Print all legal moves of FEN positions in canonical SAN.
@@ -80,16 +91,19 @@ enum Command {
         #[command(subcommand)]
         command: sgf_cmd::SgfCommand,
     },
+    /// EPD data verbs: normalize (pfdn), purge (pfop), check.
+    Epd(epd_cmd::EpdArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check(args) => check_cmd::check(&args).map(ExitCode::from),
-        Command::Convert(args) => check_cmd::convert(&args).map(ExitCode::from),
+        Command::Check(args) => check_cmd::check(args),
+        Command::Convert(args) => check_cmd::convert(args),
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
+        Command::Epd(args) => epd_cmd::run(args),
     };
     finish(result)
 }
