@@ -46,11 +46,11 @@ pub enum To {
     Epd,
     /// FEN, one position per line.
     Fen,
-    /// ChessBase CBF game file (with its CBI index; needs -o).
+    /// ChessBase DOS game file (the .cbi index is written beside it).
     Cbf,
-    /// ChessBase FBK opening tree (needs -o).
+    /// ChessBase opening book.
     Fbk,
-    /// PGN binary coding, PGC (needs -o).
+    /// PGN Compressed (binary).
     Pgc,
 }
 
@@ -79,7 +79,8 @@ pub struct ConvertArgs {
     /// Output file (default: stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Output format (default: by the output's extension, else the input's).
+    /// Output format (default: by the output's extension, else the input's);
+    /// cbf, fbk and pgc are binary and need -o.
     #[arg(long)]
     pub to: Option<To>,
     /// Worker threads (default: all cores).
@@ -141,7 +142,7 @@ fn check_one(
         };
         (Vec::new(), s, Some(msg))
     };
-    if crate::binary_cmd::binary_format(Path::new(path)).is_some() {
+    if crate::binary_cmd::binary_format(std::path::Path::new(path)).is_some() {
         return match crate::binary_cmd::check_report(path, opts.quiet, &mut out) {
             Ok(b) => {
                 let s = sgf_cmd::Summary {
@@ -187,8 +188,10 @@ fn check_one(
 /// else as PGN; each group prints its own summary line.
 pub fn check(a: CheckArgs) -> Result<ExitCode> {
     let (sgf, other): (Vec<OsString>, Vec<OsString>) = a.files.iter().cloned().partition(|f| {
-        matches!(Format::of_path(Path::new(f)), Format::Sgf | Format::Epd)
-            || crate::binary_cmd::binary_format(Path::new(f)).is_some()
+        matches!(
+            Format::of_path(Path::new(f)),
+            Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
+        )
     });
     let mut code = 0u8;
     if !other.is_empty() {

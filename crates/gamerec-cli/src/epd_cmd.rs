@@ -2,26 +2,15 @@
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Args, Subcommand};
+use clap::Subcommand;
 use gamerec::diag::{Diagnostic, Severity};
 use gamerec::epd::{self, LineRead};
 
 /// EPD data verbs (EPD specification section 7).
-#[derive(Args, Debug)]
-#[command(after_help = "Examples:
-  gamerec epd normalize wac.epd -o wac-normal.epd
-  gamerec epd purge -i arasan21.epd c0 c1 id
-  cat suite.epd | gamerec epd check")]
-pub struct EpdArgs {
-    #[command(subcommand)]
-    verb: Verb,
-}
-
 #[derive(Subcommand, Debug)]
-enum Verb {
+pub enum Verb {
     /// pfdn (7.1): write each record in canonical form: single blanks,
     /// operations in ASCII order of opcode, am/bm/noop operands sorted,
     /// moves in canonical SAN, FEN counters as hmvc/fmvn.
@@ -124,15 +113,6 @@ fn with_path(mut d: Diagnostic, name: &str) -> Diagnostic {
     d
 }
 
-/// Runs `gamerec epd ...`: exit 0 when clean, 1 when the input has errors.
-pub fn run(args: EpdArgs) -> Result<ExitCode> {
-    Ok(if run_verb(args.verb)? {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
 /// Rewrites every record with `edit`; returns whether no error was found.
 fn rewrite(
     inputs: &[Input],
@@ -173,7 +153,7 @@ fn report(line: &LineRead<'_>, name: &str, warnings: bool, to: &mut dyn Write) -
     Ok(())
 }
 
-fn run_verb(verb: Verb) -> Result<bool> {
+pub fn run_verb(verb: Verb) -> Result<bool> {
     match verb {
         Verb::Normalize {
             files,

@@ -15,11 +15,13 @@ use clap::{Parser, Subcommand};
 
 mod binary_cmd;
 mod check_cmd;
+mod engine_cmd;
 mod epd_cmd;
 mod input;
 mod moves_cmd;
 mod pgn_cmd;
 mod progress;
+mod referee_cmd;
 mod sgf_cmd;
 
 const EXAMPLES: &str = "\
@@ -30,6 +32,8 @@ Examples:
   cut -d' ' -f1-6 positions.txt | gamerec moves
   gamerec show '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'
   gamerec show game.sgf --node 57
+  gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
+  gamerec report wac-result.epd -o wac.html
   gamerec <COMMAND> --help";
 
 /// Read, check, convert, analyse and referee game records.
@@ -91,8 +95,34 @@ enum Command {
         #[command(subcommand)]
         command: sgf_cmd::SgfCommand,
     },
-    /// EPD data verbs: normalize (pfdn), purge (pfop), check.
-    Epd(epd_cmd::EpdArgs),
+    /// EPD verbs: normalize (pfdn), purge (pfop), check; analyze (pfga),
+    /// mate (pfms), solve (pfts).
+    #[command(after_help = "Examples:
+  gamerec epd normalize wac.epd -o wac-normal.epd
+  gamerec epd purge -i arasan21.epd c0 c1 id
+  cat suite.epd | gamerec epd check
+  gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
+  gamerec epd mate --moves 3 mates.epd")]
+    Epd {
+        #[command(subcommand)]
+        command: EpdCommand,
+    },
+    /// Gastric-style report over `epd solve` results (text + HTML).
+    Report(engine_cmd::ReportArgs),
+    /// The Argus tournament referee (EPD referee protocol).
+    Referee(referee_cmd::RefereeArgs),
+    /// Connect an engine to an Argus referee as a client.
+    Bridge(referee_cmd::BridgeArgs),
+    /// Play a match between two engines through a local referee.
+    Match(referee_cmd::MatchArgs),
+}
+
+#[derive(Subcommand)]
+enum EpdCommand {
+    #[command(flatten)]
+    Data(epd_cmd::Verb),
+    #[command(flatten)]
+    Engine(engine_cmd::EpdEngineCommand),
 }
 
 fn main() -> ExitCode {
@@ -103,7 +133,16 @@ fn main() -> ExitCode {
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
-        Command::Epd(args) => epd_cmd::run(args),
+        Command::Epd {
+            command: EpdCommand::Data(verb),
+        } => epd_cmd::run_verb(verb).map(|ok| ExitCode::from(u8::from(!ok))),
+        Command::Epd {
+            command: EpdCommand::Engine(c),
+        } => engine_cmd::run_epd(c),
+        Command::Report(a) => engine_cmd::run_report(a),
+        Command::Referee(args) => Ok(referee_cmd::referee(args)),
+        Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
+        Command::Match(args) => Ok(referee_cmd::run_match(args)),
     };
     finish(result)
 }
