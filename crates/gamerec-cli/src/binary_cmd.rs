@@ -190,55 +190,92 @@ pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Binary
     Ok(s)
 }
 
-/// Whether `convert` with this input, output and `--to` is a binary conversion.
+/// Whether `convert` with this input, output and `--to` involves a binary format.
 pub fn is_binary_conversion(input: &str, output: Option<&str>, to: Option<&str>) -> bool {
     binary_format(Path::new(input)).is_some()
         || output.is_some_and(|o| binary_format(Path::new(o)).is_some())
         || matches!(to, Some("cbf" | "cbi" | "fbk" | "pgc"))
 }
 
-/// `convert` between binary formats: reads `input` (.cbf/.cbi, .fbk, .pgc),
-/// writes `output` (its extension, or `--to`, picks the format; binary output
-/// needs `-o`). Prints every issue of both sides to stderr; returns 1 when a
-/// game could not be read or written.
+/// Reads PGN games (any compression the shared input layer knows), printing
+/// problems as `name:line:col: severity: message` to `err`.
+fn read_pgn_games(input: &str, err: &mut impl Write) -> Result<(Vec<Game>, bool)> {
+    let source = crate::input::Input::from_arg(std::ffi::OsStr::new(input));
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut source.open(None)?, &mut bytes)
+        .with_context(|| format!("cannot read {}", source.name))?;
+    let (games, problems) = gamerec::pgn::read_games(&bytes);
+    let index = gamerec::diag::LineIndex::new(&bytes);
+    let mut failed = false;
+    for p in &problems {
+        failed |= p.severity == Severity::Error;
+        writeln!(
+            err,
+            "{}:{}: {}: {}",
+            source.name,
+            index.line_col(p.offset),
+            p.severity,
+            p.message
+        )?;
+    }
+    Ok((games, failed))
+}
+
+/// `convert` where either side is binary: reads `input` (.cbf/.cbi, .fbk,
+/// .pgc, else PGN), writes `output` in the format `--to` or its extension
+/// names (binary output needs `-o`; text output is PGN, to stdout without
+/// `-o`). Prints every issue of both sides to stderr; returns 1 when a game
+/// could not be read or written.
 pub fn convert(input: &str, output: Option<&str>, to: Option<&str>) -> Result<u8> {
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    let (games, read_failed) = if binary_format(Path::new(input)).is_some() {
+        let read = read_binary_games(Path::new(input))?;
+        for issue in &read.issues {
+            writeln!(err, "{}:{issue}", read.issue_path(issue).display())?;
+        }
+        let failed = read.issues.iter().any(|i| i.severity == Severity::Error);
+        (read.games, failed)
+    } else {
+        read_pgn_games(input, &mut err)?
+    };
+    let binary_out = match to {
+        Some(t) => matches!(t, "cbf" | "cbi" | "fbk" | "pgc"),
+        None => output.is_some_and(|o| binary_format(Path::new(o)).is_some()),
+    };
+    if !binary_out {
+        if let Some(t) = to.filter(|t| *t != "pgn") {
+            anyhow::bail!("cannot convert {input} to {t} (supported: pgn, cbf, fbk, pgc)");
+        }
+        let mut out = crate::input::open_output(output.map(Path::new))?;
+        let opts = gamerec::pgn::WriteOptions::default();
+        let mut buf = Vec::new();
+        for game in &games {
+            buf.clear();
+            gamerec::pgn::write_game(game, &opts, &mut buf);
+            out.write_all(&buf)?;
+        }
+        out.flush()?;
+        return Ok(u8::from(read_failed));
+    }
     let Some(output) = output.filter(|o| *o != "-") else {
         anyhow::bail!("binary output needs a file: -o FILE.cbf|.fbk|.pgc");
     };
     let mut out_path = PathBuf::from(output);
-    if let Some(ext) = to {
-        if !matches!(ext, "cbf" | "cbi" | "fbk" | "pgc") {
-            anyhow::bail!("cannot write {ext:?} here (supported: cbf, fbk, pgc)");
-        }
-        if binary_format(&out_path).is_none() {
-            out_path.set_extension(ext);
-        }
+    if let Some(ext) = to
+        && binary_format(&out_path).is_none()
+    {
+        out_path.set_extension(ext);
     }
-    if binary_format(Path::new(input)).is_none() {
-        anyhow::bail!(
-            "{input}: binary output is written from .cbf/.cbi, .fbk or .pgc input here; \
-             other inputs go through read_binary_games/write_binary_games in their own verb"
-        );
-    }
-    let read = read_binary_games(Path::new(input))?;
-    let stderr = io::stderr();
-    let mut err = stderr.lock();
-    for issue in &read.issues {
-        writeln!(err, "{}:{issue}", read.issue_path(issue).display())?;
-    }
-    let issues = write_binary_games(&out_path, &read.games)?;
+    let issues = write_binary_games(&out_path, &games)?;
     let written = if binary_format(&out_path) == Some(BinaryFormat::Cbf) {
         cbf_pair(&out_path).0
     } else {
         out_path.clone()
     };
     print_issues(&written, &issues, &mut err)?;
-    let failed = read
-        .issues
-        .iter()
-        .chain(&issues)
-        .any(|i| i.severity == Severity::Error);
-    Ok(u8::from(failed))
+    let write_failed = issues.iter().any(|i| i.severity == Severity::Error);
+    Ok(u8::from(read_failed || write_failed))
 }
 
 #[cfg(test)]
@@ -352,6 +389,16 @@ mod tests {
         let read = read_binary_games(&dst.with_extension("cbi")).expect("reads");
         assert_eq!(read.games[0].tree.mainline_len(), 2);
         assert!(convert(src.to_str().expect("utf-8"), None, Some("fbk")).is_err());
+        // PGN in, binary out, PGN back.
+        let pgn = temp("conv.pgn");
+        fs::write(&pgn, "[White \"A\"]\n\n1. e4 {hi} e5 2. Nf3 1-0\n").expect("write");
+        let out = temp("from-pgn.pgc");
+        let code = convert(pgn.to_str().expect("utf-8"), out.to_str(), None).expect("converts");
+        assert_eq!(code, 0);
+        let back = temp("back.pgn");
+        convert(out.to_str().expect("utf-8"), back.to_str(), Some("pgn")).expect("converts");
+        let text = fs::read_to_string(&back).expect("read");
+        assert!(text.contains("1. e4 e5 2. Nf3 1-0"), "{text}");
         assert!(is_binary_conversion("a.pgn", Some("b.pgc"), None));
         assert!(!is_binary_conversion("a.pgn", Some("b.sgf"), None));
     }

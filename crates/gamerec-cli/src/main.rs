@@ -73,8 +73,10 @@ enum Command {
     ///   gamerec convert game.sgf -o copy.sgf
     ///   gamerec convert game.sgf --to json > game.json
     ///   gamerec convert old.sgf --ff4 -o new.sgf
-    ///   gamerec convert games.cbi -o games.pgc     # ChessBase pair to PGC
-    ///   gamerec convert book.fbk --to cbf -o book  # writes book.cbf and book.cbi
+    ///   gamerec convert games.pgn -o games.cbf     # also writes games.cbi
+    ///   gamerec convert games.cbi -o games.pgn     # reads the .cbf/.cbi pair
+    ///   gamerec convert games.pgn -o book.fbk      # all games merged into one tree
+    ///   gamerec convert games.pgc --to pgn > games.pgn
     #[command(verbatim_doc_comment)]
     Convert(check_cmd::ConvertArgs),
     /// Print all legal moves of FEN positions in canonical SAN.

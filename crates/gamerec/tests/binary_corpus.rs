@@ -3,8 +3,8 @@
 //! comments as far as each format holds them; everything else must have
 //! been reported.
 //!
-//! The games are read with a small movetext reader below (tags, moves,
-//! variations, NAGs, comments) until `gamerec::pgn` has its reader.
+//! The games are read with `gamerec::pgn::read_games`, cross-checked
+//! against a small independent movetext reader below.
 
 use gamerec::chessbase::{Issue, read_cbf, write_cbf};
 use gamerec::diag::Severity;
@@ -151,8 +151,20 @@ fn read_games(text: &str) -> Vec<Game> {
 
 fn corpus(name: &str) -> Vec<Game> {
     let path = gamerec_testkit::corpus(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    read_games(&text)
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (games, problems) = gamerec::pgn::read_games(&bytes);
+    assert!(
+        problems.iter().all(|p| p.severity == Severity::Warning),
+        "{name}: {problems:?}"
+    );
+    // The small reader below must agree with gamerec::pgn on every game.
+    let text = String::from_utf8_lossy(&bytes);
+    let mine = read_games(&text);
+    assert_eq!(mine.len(), games.len(), "{name}: game count");
+    for (a, b) in games.iter().zip(&mine) {
+        assert_eq!(moves(a), moves(b), "{name}: moves");
+    }
+    games
 }
 
 /// Moves in pre-order with their number of children.
