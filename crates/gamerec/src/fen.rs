@@ -645,9 +645,13 @@ impl Parsed {
         // Impossible checks and surplus material are accepted, as python-chess
         // does: perft suites and composed problems contain them, and the move
         // generator handles them.
-        let result = Chess::from_setup(self.setup, mode)
-            .or_else(|e| e.ignore_impossible_check())
-            .or_else(|e| e.ignore_too_much_material());
+        let result = match Chess::from_setup(self.setup, mode) {
+            Ok(pos) => Ok(pos),
+            Err(e) => match e.ignore_impossible_check() {
+                Ok(pos) => Ok(pos),
+                Err(e) => e.ignore_too_much_material(),
+            },
+        };
         match result {
             Ok(pos) => Ok((pos, mode)),
             Err(err) => {
