@@ -387,7 +387,42 @@ pub fn read_san(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove
             tolerated,
         });
     }
+    if let Some(mv) = coordinate_path(pos, core) {
+        let mut tolerated = Tolerated::LONG_FORM.with(Tolerated::DISAMBIGUATION);
+        if core.len() == 5 {
+            tolerated = tolerated.with(Tolerated::PROMOTION_FORM);
+        }
+        return Ok(ReadMove {
+            mv: PlyMove::Move(mv),
+            nag,
+            check,
+            tolerated,
+        });
+    }
     read_slow(pos, text, opts)
+}
+
+/// The coordinate (UCI) form `g1f3`, `e7e8q`, without allocating.
+#[inline]
+fn coordinate_path(pos: &Chess, core: &[u8]) -> Option<Move> {
+    let shaped = matches!(
+        core,
+        [b'a'..=b'h', b'1'..=b'8', b'a'..=b'h', b'1'..=b'8']
+            | [
+                b'a'..=b'h',
+                b'1'..=b'8',
+                b'a'..=b'h',
+                b'1'..=b'8',
+                b'q' | b'r' | b'b' | b'n'
+            ]
+    );
+    if !shaped {
+        return None;
+    }
+    shakmaty::uci::UciMove::from_ascii(core)
+        .ok()?
+        .to_move(pos)
+        .ok()
 }
 
 fn null_move(
