@@ -1,8 +1,9 @@
 //! The `gamerec` command-line tool: a thin layer over the gamerec libraries.
 //!
 //! Each verb lives in its own module (`<area>_cmd.rs`) exposing an `Args`
-//! struct and a `run(args) -> anyhow::Result<ExitCode>` function; this file
-//! only registers them (one `Command` variant and one `match` arm each).
+//! struct and a `run` function; this file only registers them (one `Command`
+//! variant and one `match` arm each). Verbs shared by several formats
+//! (`check`, `convert`, `show`) dispatch by extension in `check_cmd`.
 //!
 //! Exit codes: 0 success, 1 errors found in the input, 2 usage or I/O
 //! failure. A closed stdout (broken pipe, e.g. `| head`) counts as success.
@@ -12,13 +13,18 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod check_cmd;
 mod moves_cmd;
+mod sgf_cmd;
 
 const EXAMPLES: &str = "\
 Examples:
+  gamerec check games.pgn problems.sgf
+  gamerec convert game.sgf --to json > game.json
   gamerec moves 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
   cut -d' ' -f1-6 positions.txt | gamerec moves
   gamerec show '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'
+  gamerec show game.sgf --node 57
   gamerec <COMMAND> --help";
 
 /// Read, check, convert, analyse and referee game records.
@@ -31,17 +37,56 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Check game records: syntax, values and the legality of every move.
+    ///
+    /// Prints `path:line:col: error|warning: message` for each problem and a
+    /// summary line; exits 1 when any error was found, 2 when a file could
+    /// not be read. Formats are chosen by extension.
+    ///
+    /// Examples:
+    ///   gamerec check game.sgf
+    ///   gamerec check -q games/*.sgf
+    ///   find games -name '*.sgf' | xargs gamerec check
+    #[command(verbatim_doc_comment)]
+    Check(check_cmd::CheckArgs),
+    /// Convert a game record to another format or form.
+    ///
+    /// The output format comes from --to, else the output file's extension,
+    /// else the input's format.
+    ///
+    /// Examples:
+    ///   gamerec convert game.sgf -o copy.sgf
+    ///   gamerec convert game.sgf --to json > game.json
+    ///   gamerec convert old.sgf --ff4 -o new.sgf
+    #[command(verbatim_doc_comment)]
+    Convert(check_cmd::ConvertArgs),
     /// Print all legal moves of FEN positions in canonical SAN.
     Moves(moves_cmd::MovesArgs),
-    /// Draw a FEN position as a board in the terminal.
-    Show(moves_cmd::ShowArgs),
+    /// Draw a position in the terminal: a FEN, or a node of a game file.
+    ///
+    /// Examples:
+    ///   gamerec show 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1'
+    ///   gamerec show --flip --ascii '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'
+    ///   gamerec show game.sgf                  # end of the main line
+    ///   gamerec show game.sgf --node 57        # main line move 57
+    ///   gamerec show game.sgf --node 57,2,60   # variation 2 at move 57, then move 60
+    #[command(verbatim_doc_comment)]
+    Show(check_cmd::ShowArgs),
+    /// SGF tools (upgrade).
+    Sgf {
+        #[command(subcommand)]
+        command: sgf_cmd::SgfCommand,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Check(args) => check_cmd::check(&args).map(ExitCode::from),
+        Command::Convert(args) => check_cmd::convert(&args).map(ExitCode::from),
         Command::Moves(args) => moves_cmd::run_moves(args),
-        Command::Show(args) => moves_cmd::run_show(args),
+        Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
+        Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
     };
     finish(result)
 }

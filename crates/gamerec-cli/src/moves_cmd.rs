@@ -92,41 +92,22 @@ pub fn run_moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-const SHOW_EXAMPLES: &str = "\
-Examples:
-  gamerec show 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1'
-  gamerec show --flip --ascii '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'";
-
-/// Arguments of `gamerec show`.
-#[derive(Args)]
-#[command(after_help = SHOW_EXAMPLES)]
-pub struct ShowArgs {
-    /// The position (one quoted argument).
-    #[arg(value_name = "FEN")]
-    fen: String,
-    /// Black at the bottom.
-    #[arg(long)]
-    flip: bool,
-    /// FEN letters instead of Unicode figurines.
-    #[arg(long)]
-    ascii: bool,
-}
-
-/// Draws the board with coordinates and the side to move.
-pub fn run_show(args: ShowArgs) -> anyhow::Result<ExitCode> {
-    let pos = match read_fen(&args.fen) {
+/// `gamerec show FEN`: draws the board with coordinates and the side to
+/// move; exit code 1 for a bad FEN.
+pub fn show_fen(fen: &str, flip: bool, ascii: bool) -> anyhow::Result<u8> {
+    let pos = match read_fen(fen) {
         Ok((pos, _)) => pos,
         Err(err) => {
             eprintln!("gamerec show: {err}");
-            return Ok(ExitCode::from(1));
+            return Ok(1);
         }
     };
-    let text = board_diagram(&pos, args.flip, args.ascii);
+    let text = board_diagram(&pos, flip, ascii);
     let stdout = io::stdout();
     let mut out = stdout.lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(0)
 }
 
 /// The board as text: ranks with their digits, files below, then the side to

@@ -7,7 +7,9 @@
 //! | `commands` | `[%name operands]` embedded commands (supplement 2001) |
 //! | `tags` | tag value semantics and strict checks (Date, Round, TimeControl, ...) |
 //! | `collate` | the standard's collation order for sorting games |
+//! | `timecontrol` | clock values, the TimeControl and Clock tags, derived move times |
 
 pub mod collate;
 pub mod commands;
 pub mod tags;
+pub mod timecontrol;

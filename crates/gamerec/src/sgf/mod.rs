@@ -1,1 +1,25 @@
-//! Smart Game Format FF[1]..FF[4]: parser, writer, Go and Othello semantics. Issue #5.
+//! Smart Game Format FF\[1\]..FF\[4\]: parser, writer, Go and Othello semantics.
+//!
+//! * [`parse`] reads bytes in any charset into a [`Collection`] (an arena
+//!   tree) plus [`SgfDiagnostic`]s; damage is reported and the rest read.
+//! * [`write`] writes a collection back (file's own FF, or FF\[4\] after
+//!   [`upgrade`]); `parse(write(x)) == x`.
+//! * [`go`] and [`othello`] hold the board rules; [`replay`] plays a game to
+//!   any node and checks every move.
+
+pub mod charset;
+pub mod go;
+pub mod json;
+pub mod othello;
+pub mod parser;
+pub mod props;
+pub mod replay;
+pub mod tree;
+pub mod upgrade;
+pub mod writer;
+
+pub use charset::FileDecoding;
+pub use parser::{ParseOptions, Parsed, SgfDiagnostic, parse};
+pub use props::{Prop, PropKind, ValueType};
+pub use tree::{Collection, Color, GameInfo, NodeId, Point, PropRef, Str, Value};
+pub use writer::{WriteOptions, write, write_to_string};

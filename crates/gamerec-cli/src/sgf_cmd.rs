@@ -1,0 +1,418 @@
+//! SGF support of the shared verbs (`check`, `convert`, `show`) and the
+//! `gamerec sgf upgrade` subcommand.
+
+use std::io::{self, Write};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use gamerec::diag::Severity;
+use gamerec::sgf::{
+    self, Collection, Color, NodeId, ParseOptions, Parsed, Point, Prop, Value, WriteOptions,
+    charset, json,
+    replay::{self, Position},
+};
+
+/// Counts reported by `check`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Summary {
+    /// Files read.
+    pub files: u64,
+    /// Files that could not be read.
+    pub unreadable: u64,
+    /// Games (game trees) read.
+    pub games: u64,
+    /// Nodes read.
+    pub nodes: u64,
+    /// Error diagnostics.
+    pub errors: u64,
+    /// Warning diagnostics.
+    pub warnings: u64,
+    /// Bytes read.
+    pub bytes: u64,
+}
+
+impl Summary {
+    /// Adds another file's counts.
+    pub fn add(&mut self, o: &Summary) {
+        self.files += o.files;
+        self.unreadable += o.unreadable;
+        self.games += o.games;
+        self.nodes += o.nodes;
+        self.errors += o.errors;
+        self.warnings += o.warnings;
+        self.bytes += o.bytes;
+    }
+}
+
+/// Options of `check` that SGF uses.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Read every file in this charset (overrides `CA`).
+    pub charset: Option<String>,
+    /// Print errors only, not warnings.
+    pub quiet: bool,
+}
+
+/// Whether a path names an SGF file (by extension).
+pub fn is_sgf(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("sgf"))
+}
+
+fn parse_options(charset_name: Option<&str>) -> Result<ParseOptions> {
+    let charset = match charset_name {
+        None => None,
+        Some(name) => Some(
+            charset::encoding_for_label(name)
+                .with_context(|| format!("unknown charset {name:?}"))?,
+        ),
+    };
+    Ok(ParseOptions { charset })
+}
+
+/// Checks one SGF file: syntax, property values, node rules, and every
+/// move and setup of every game (Go, Othello). Diagnostics are written to
+/// `out` as `path:line:col: severity: message`.
+pub fn check_sgf(
+    path: &str,
+    bytes: &[u8],
+    opts: &CheckOptions,
+    out: &mut Vec<u8>,
+) -> Result<Summary> {
+    let parsed = sgf::parse(bytes, &parse_options(opts.charset.as_deref())?);
+    let mut s = Summary {
+        files: 1,
+        bytes: bytes.len() as u64,
+        games: parsed.collection.roots.len() as u64,
+        nodes: parsed.collection.node_count() as u64,
+        ..Summary::default()
+    };
+    let mut diags = parsed.diagnostics.clone();
+    for (g, &root) in parsed.collection.roots.iter().enumerate() {
+        for e in replay::check_game(&parsed.collection, root, g + 1) {
+            diags.push(parsed.diagnostic_at(
+                Severity::Error,
+                e.offset as u64,
+                format!("{}: {}", e.path, e.message),
+            ));
+        }
+    }
+    diags.sort_by_key(|d| d.offset);
+    for d in &diags {
+        match d.severity {
+            Severity::Error => s.errors += 1,
+            Severity::Warning => s.warnings += 1,
+        }
+        if d.severity == Severity::Error || !opts.quiet {
+            let _ = writeln!(out, "{}", d.to_diagnostic(Some(path)));
+        }
+    }
+    Ok(s)
+}
+
+/// Output formats of `convert` for SGF input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SgfTarget {
+    /// SGF text (UTF-8).
+    Sgf,
+    /// The JSON tree dump.
+    Json,
+}
+
+/// Options of `convert` that SGF uses.
+#[derive(Debug, Clone, Default)]
+pub struct ConvertOptions {
+    /// Read in this charset (overrides `CA`).
+    pub charset: Option<String>,
+    /// Upgrade to FF\[4\] while converting.
+    pub ff4: bool,
+    /// Expand compressed point lists.
+    pub expand_point_lists: bool,
+}
+
+/// Converts SGF bytes to SGF or JSON; diagnostics go to `diag_out`.
+/// Returns the output and the number of errors in the input.
+pub fn convert_sgf(
+    path: &str,
+    bytes: &[u8],
+    target: SgfTarget,
+    opts: &ConvertOptions,
+    diag_out: &mut dyn Write,
+) -> Result<(Vec<u8>, usize)> {
+    let parsed = sgf::parse(bytes, &parse_options(opts.charset.as_deref())?);
+    report(path, &parsed, diag_out)?;
+    let mut coll = parsed.collection.clone();
+    if opts.ff4 {
+        coll = upgrade_reporting(path, &parsed, diag_out)?;
+    }
+    let out = match target {
+        SgfTarget::Sgf => sgf::write(
+            &coll,
+            &WriteOptions {
+                expand_point_lists: opts.expand_point_lists,
+                ..WriteOptions::default()
+            },
+        ),
+        SgfTarget::Json => json::to_json(&coll).into_bytes(),
+    };
+    Ok((out, parsed.error_count()))
+}
+
+fn report(path: &str, parsed: &Parsed, out: &mut dyn Write) -> io::Result<()> {
+    for d in &parsed.diagnostics {
+        writeln!(out, "{}", d.to_diagnostic(Some(path)))?;
+    }
+    Ok(())
+}
+
+fn upgrade_reporting(path: &str, parsed: &Parsed, out: &mut dyn Write) -> io::Result<Collection> {
+    let (coll, notes) = sgf::upgrade::upgrade(&parsed.collection);
+    for n in notes {
+        let d = parsed.diagnostic_at(
+            Severity::Warning,
+            n.offset as u64,
+            format!("{}: {}", n.path, n.message),
+        );
+        writeln!(out, "{}", d.to_diagnostic(Some(path)))?;
+    }
+    Ok(coll)
+}
+
+/// `gamerec sgf ...`: SGF-only tools.
+#[derive(Debug, Subcommand)]
+pub enum SgfCommand {
+    /// Upgrade FF[1]/FF[3] files to FF[4].
+    ///
+    /// Converts passes `tt` to `[]`, `M`/`L` to `MA`/`TR`/`LB`, verbose and
+    /// renamed properties, `DT` to YYYY-MM-DD, `RE` to B+/W+ form, `TM` to
+    /// seconds, and splits nodes that mix setup and moves. Whatever cannot
+    /// convert is kept and reported as a warning.
+    ///
+    /// Examples:
+    ///   gamerec sgf upgrade old.sgf -o new.sgf
+    ///   gamerec sgf upgrade old.sgf > new.sgf
+    #[command(verbatim_doc_comment)]
+    Upgrade(UpgradeArgs),
+}
+
+/// Arguments of `gamerec sgf upgrade`.
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    /// The SGF file (`-` for stdin).
+    pub input: String,
+    /// Output file (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<String>,
+    /// Read the input in this charset (overrides CA).
+    #[arg(long)]
+    pub charset: Option<String>,
+}
+
+/// Runs `gamerec sgf ...`; returns the exit code.
+pub fn run_sgf(cmd: &SgfCommand) -> Result<u8> {
+    match cmd {
+        SgfCommand::Upgrade(a) => {
+            let bytes = read_input(&a.input)?;
+            let parsed = sgf::parse(&bytes, &parse_options(a.charset.as_deref())?);
+            let mut err = io::stderr().lock();
+            report(&a.input, &parsed, &mut err)?;
+            let coll = upgrade_reporting(&a.input, &parsed, &mut err)?;
+            let out = sgf::write(&coll, &WriteOptions::default());
+            write_output(a.output.as_deref(), &out)?;
+            Ok(if parsed.error_count() > 0 { 1 } else { 0 })
+        }
+    }
+}
+
+/// Reads a file, or stdin for `-`.
+pub fn read_input(path: &str) -> Result<Vec<u8>> {
+    if path == "-" {
+        let mut v = Vec::new();
+        io::Read::read_to_end(&mut io::stdin().lock(), &mut v).context("reading stdin")?;
+        Ok(v)
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read {path}"))
+    }
+}
+
+/// Writes to a file, or stdout (a closed pipe is not an error).
+pub fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<()> {
+    match path {
+        Some(p) if p != "-" => {
+            std::fs::write(p, bytes).with_context(|| format!("cannot write {p}"))
+        }
+        _ => match io::stdout().lock().write_all(bytes) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            r => r.context("writing stdout"),
+        },
+    }
+}
+
+/// Renders the board at a node (default: the end of the main line of the
+/// first game) with game info, captures and the node's properties.
+pub fn show_sgf(
+    path: &str,
+    bytes: &[u8],
+    node_path: Option<&str>,
+    charset_name: Option<&str>,
+) -> Result<String> {
+    let parsed = sgf::parse(bytes, &parse_options(charset_name)?);
+    let coll = &parsed.collection;
+    let Some(&first) = coll.roots.first() else {
+        bail!("{path}: no game tree found");
+    };
+    let (game, node) = match node_path {
+        Some(p) => {
+            replay::find_node(coll, p).with_context(|| format!("no node at {p:?} in {path}"))?
+        }
+        None => (0, *coll.main_line(first).last().unwrap_or(&first)),
+    };
+    let root = coll.roots[game];
+    let mut s = String::new();
+    use std::fmt::Write as _;
+    let info = coll.game_info(root);
+    let _ = writeln!(s, "{path}: {}", replay::node_path(coll, node, game + 1));
+    let names = [
+        Prop::PB,
+        Prop::BR,
+        Prop::PW,
+        Prop::WR,
+        Prop::EV,
+        Prop::RO,
+        Prop::DT,
+        Prop::KM,
+        Prop::HA,
+        Prop::RE,
+    ];
+    let mut line = Vec::new();
+    for p in names {
+        if let Some(v) = coll.get(root, p) {
+            line.push(format!("{}[{}]", p.name(), coll.value_text(v.value())));
+        }
+    }
+    if !line.is_empty() {
+        let _ = writeln!(s, "{}", line.join(" "));
+    }
+    match replay::play_to(coll, node) {
+        None => {
+            let _ = writeln!(s, "(no board: game GM[{}] is not Go or Othello)", info.gm);
+        }
+        Some((state, errors)) => {
+            render_board(coll, node, &state.position, state.last_move, &mut s);
+            if let Position::Go(b) = &state.position {
+                let _ = writeln!(
+                    s,
+                    "Captures: Black {}, White {}",
+                    b.captures(Color::Black),
+                    b.captures(Color::White)
+                );
+            } else if let Position::Othello(b) = &state.position {
+                let _ = writeln!(
+                    s,
+                    "Discs: Black {}, White {}",
+                    b.count(Color::Black),
+                    b.count(Color::White)
+                );
+            }
+            let _ = writeln!(
+                s,
+                "Moves played: {}; {} to play",
+                state.moves,
+                if state.to_play == Color::Black {
+                    "Black"
+                } else {
+                    "White"
+                }
+            );
+            for (off, msg) in errors {
+                let d = parsed.diagnostic_at(Severity::Error, off as u64, msg);
+                let _ = writeln!(s, "{}", d.to_diagnostic(Some(path)));
+            }
+        }
+    }
+    for p in coll.properties(node) {
+        let vals: Vec<String> = p.values().iter().map(|&v| coll.value_text(v)).collect();
+        let _ = writeln!(s, "{}[{}]", p.name(), vals.join("]["));
+    }
+    Ok(s)
+}
+
+fn render_board(
+    coll: &Collection,
+    node: NodeId,
+    pos: &Position,
+    last: Option<(Color, Option<Point>)>,
+    s: &mut String,
+) {
+    use std::fmt::Write as _;
+    let (w, h) = pos.size();
+    let go = matches!(pos, Position::Go(_));
+    let col_name = |x: u32| -> String {
+        if go && w <= 25 {
+            let c = b'A' + x as u8;
+            let c = if c >= b'I' { c + 1 } else { c };
+            (c as char).to_string()
+        } else {
+            (Point::new(x as u8, 0).letters()[0] as char).to_string()
+        }
+    };
+    let mut marks = std::collections::HashMap::new();
+    for p in coll.properties(node) {
+        let ch = match p.prop() {
+            Prop::TB => 'b',
+            Prop::TW => 'w',
+            Prop::TR | Prop::CR | Prop::SQ | Prop::MA | Prop::M => '*',
+            _ => continue,
+        };
+        for &v in p.values() {
+            match v {
+                Value::Point(pt) => {
+                    marks.insert(pt, ch);
+                }
+                Value::Rect(a, b) => {
+                    for y in a.y..=b.y {
+                        for x in a.x..=b.x {
+                            marks.insert(Point::new(x, y), ch);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let _ = p;
+    }
+    let header: String = (0..w).map(|x| format!("{:<2}", col_name(x))).collect();
+    let _ = writeln!(s, "    {}", header.trim_end());
+    for y in 0..h {
+        let label = if go { h - y } else { y + 1 };
+        let _ = write!(s, "{label:>3} ");
+        for x in 0..w {
+            let pt = Point::new(x as u8, y as u8);
+            let c = match pos.get(pt) {
+                Some(Color::Black) => 'X',
+                Some(Color::White) => 'O',
+                None => *marks.get(&pt).unwrap_or(&'.'),
+            };
+            let is_last = last.is_some_and(|(_, p)| p == Some(pt));
+            let _ = write!(s, "{c}{}", if is_last { '<' } else { ' ' });
+        }
+        let _ = writeln!(s, "{label}");
+    }
+    let _ = writeln!(s, "    {}", header.trim_end());
+    if let Some((c, p)) = last {
+        let _ = writeln!(
+            s,
+            "Last move: {} {}",
+            c.letter(),
+            p.map_or_else(
+                || "pass".to_string(),
+                |p| format!(
+                    "{p} ({}{})",
+                    col_name(p.x as u32),
+                    if go { h - p.y as u32 } else { p.y as u32 + 1 }
+                )
+            )
+        );
+    }
+}

@@ -1,0 +1,377 @@
+//! Go rules on boards up to 52x52: captures, suicide, simple ko, passes.
+//!
+//! Chains are kept incrementally (a circular stone list and a
+//! pseudo-liberty count per chain), so a move costs a few array updates;
+//! setup properties, which may split chains, rebuild them from scratch.
+//! Moves follow SGF semantics: they are always executed ("place a stone,
+//! remove captured opponent chains, then the own chain if it has no
+//! liberties"), and the result says whether the move was illegal.
+
+use std::fmt;
+
+use super::tree::{Color, Point};
+
+/// Why a move is illegal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Illegal {
+    /// The point is outside the board.
+    OffBoard,
+    /// The point already holds a stone.
+    Occupied,
+    /// The move retakes a ko immediately.
+    Ko,
+    /// The move leaves its own chain without liberties.
+    Suicide,
+}
+
+impl fmt::Display for Illegal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Illegal::OffBoard => "the point is off the board",
+            Illegal::Occupied => "the point is occupied",
+            Illegal::Ko => "it retakes the ko immediately",
+            Illegal::Suicide => "it is suicide",
+        })
+    }
+}
+
+/// What a move did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MoveOutcome {
+    /// Opponent stones captured.
+    pub captured: u32,
+    /// Own stones removed by suicide.
+    pub suicided: u32,
+    /// Set when the move broke a rule (it was executed anyway).
+    pub illegal: Option<Illegal>,
+}
+
+const EMPTY: u8 = 0;
+
+fn code(c: Color) -> u8 {
+    match c {
+        Color::Black => 1,
+        Color::White => 2,
+    }
+}
+
+/// A Go position.
+#[derive(Debug, Clone)]
+pub struct Board {
+    width: usize,
+    height: usize,
+    color: Vec<u8>,
+    chain: Vec<u16>,
+    next: Vec<u16>,
+    libs: Vec<i32>,
+    size: Vec<u16>,
+    /// Prisoners taken by Black and by White.
+    captures: [u32; 2],
+    /// The point the given colour may not play next (simple ko).
+    ko: Option<(usize, Color)>,
+}
+
+impl Board {
+    /// An empty board `width` x `height` (each 1..=52).
+    pub fn new(width: u32, height: u32) -> Board {
+        let (w, h) = (width.clamp(1, 52) as usize, height.clamp(1, 52) as usize);
+        let n = w * h;
+        Board {
+            width: w,
+            height: h,
+            color: vec![EMPTY; n],
+            chain: (0..n as u16).collect(),
+            next: (0..n as u16).collect(),
+            libs: vec![0; n],
+            size: vec![0; n],
+            captures: [0, 0],
+            ko: None,
+        }
+    }
+
+    /// Columns.
+    pub fn width(&self) -> u32 {
+        self.width as u32
+    }
+
+    /// Rows.
+    pub fn height(&self) -> u32 {
+        self.height as u32
+    }
+
+    /// Prisoners taken by `c`.
+    pub fn captures(&self, c: Color) -> u32 {
+        self.captures[code(c) as usize - 1]
+    }
+
+    /// The point a player may not play next because of ko.
+    pub fn ko(&self) -> Option<(Point, Color)> {
+        self.ko.map(|(i, c)| (self.point(i), c))
+    }
+
+    fn index(&self, p: Point) -> Option<usize> {
+        let (x, y) = (p.x as usize, p.y as usize);
+        (x < self.width && y < self.height).then_some(y * self.width + x)
+    }
+
+    fn point(&self, i: usize) -> Point {
+        Point::new((i % self.width) as u8, (i / self.width) as u8)
+    }
+
+    /// The stone on `p`.
+    pub fn get(&self, p: Point) -> Option<Color> {
+        match self.index(p).map(|i| self.color[i]) {
+            Some(1) => Some(Color::Black),
+            Some(2) => Some(Color::White),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn neighbors(&self, i: usize) -> impl Iterator<Item = usize> + use<> {
+        let (w, h) = (self.width, self.height);
+        let (x, y) = (i % w, i / w);
+        let mut out = [usize::MAX; 4];
+        if x > 0 {
+            out[0] = i - 1;
+        }
+        if x + 1 < w {
+            out[1] = i + 1;
+        }
+        if y > 0 {
+            out[2] = i - w;
+        }
+        if y + 1 < h {
+            out[3] = i + w;
+        }
+        out.into_iter().filter(|&n| n != usize::MAX)
+    }
+
+    /// Puts or removes stones without captures (setup `AB`/`AW`/`AE`).
+    pub fn setup(&mut self, changes: &[(Point, Option<Color>)]) -> Result<(), Point> {
+        let mut bad = None;
+        for &(p, c) in changes {
+            match self.index(p) {
+                Some(i) => self.color[i] = c.map_or(EMPTY, code),
+                None => bad = Some(p),
+            }
+        }
+        self.rebuild();
+        self.ko = None;
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// Recomputes every chain from the stone colours.
+    fn rebuild(&mut self) {
+        let n = self.color.len();
+        let mut seen = vec![false; n];
+        let mut stack = Vec::new();
+        for start in 0..n {
+            if seen[start] || self.color[start] == EMPTY {
+                continue;
+            }
+            let c = self.color[start];
+            let mut members = Vec::new();
+            stack.push(start);
+            seen[start] = true;
+            while let Some(i) = stack.pop() {
+                members.push(i);
+                for q in self.neighbors(i) {
+                    if !seen[q] && self.color[q] == c {
+                        seen[q] = true;
+                        stack.push(q);
+                    }
+                }
+            }
+            let root = start;
+            let mut libs = 0;
+            for (k, &m) in members.iter().enumerate() {
+                self.chain[m] = root as u16;
+                self.next[m] = members[(k + 1) % members.len()] as u16;
+                libs += self
+                    .neighbors(m)
+                    .filter(|&q| self.color[q] == EMPTY)
+                    .count() as i32;
+            }
+            self.libs[root] = libs;
+            self.size[root] = members.len() as u16;
+        }
+    }
+
+    /// The legality of a move, without playing it.
+    pub fn check(&self, c: Color, p: Point) -> Result<(), Illegal> {
+        let i = self.index(p).ok_or(Illegal::OffBoard)?;
+        if self.color[i] != EMPTY {
+            return Err(Illegal::Occupied);
+        }
+        if self.ko == Some((i, c)) {
+            return Err(Illegal::Ko);
+        }
+        let mut trial = self.clone();
+        match trial.play(c, Some(p)).illegal {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Plays a move (`None` = pass) with SGF semantics: always executed.
+    pub fn play(&mut self, c: Color, p: Option<Point>) -> MoveOutcome {
+        let mut out = MoveOutcome::default();
+        let Some(p) = p else {
+            self.ko = None;
+            return out;
+        };
+        let Some(i) = self.index(p) else {
+            out.illegal = Some(Illegal::OffBoard);
+            self.ko = None;
+            return out;
+        };
+        if self.color[i] != EMPTY {
+            out.illegal = Some(Illegal::Occupied);
+            self.color[i] = EMPTY;
+            self.rebuild();
+        } else if self.ko == Some((i, c)) {
+            out.illegal = Some(Illegal::Ko);
+        }
+        self.ko = None;
+        let me = code(c);
+        let opp = 3 - me;
+        self.color[i] = me;
+        self.chain[i] = i as u16;
+        self.next[i] = i as u16;
+        self.size[i] = 1;
+        self.libs[i] = 0;
+        for q in self.neighbors(i) {
+            if self.color[q] == EMPTY {
+                self.libs[i] += 1;
+            } else {
+                let r = self.chain[q] as usize;
+                self.libs[r] -= 1;
+            }
+        }
+        for q in self.neighbors(i) {
+            if self.color[q] == me {
+                let (a, b) = (self.chain[i] as usize, self.chain[q] as usize);
+                if a != b {
+                    self.merge(a, b);
+                }
+            }
+        }
+        let mut captured_at = usize::MAX;
+        for q in self.neighbors(i) {
+            if self.color[q] == opp {
+                let r = self.chain[q] as usize;
+                if self.libs[r] == 0 {
+                    let n = self.remove_chain(r);
+                    out.captured += n;
+                    captured_at = q;
+                }
+            }
+        }
+        let own = self.chain[i] as usize;
+        if out.captured == 0 && self.libs[own] == 0 {
+            let n = self.remove_chain(own);
+            out.suicided = n;
+            self.captures[opp as usize - 1] += n;
+            if out.illegal.is_none() {
+                out.illegal = Some(Illegal::Suicide);
+            }
+        }
+        self.captures[me as usize - 1] += out.captured;
+        if out.captured == 1 && self.size[own] == 1 && self.libs[own] == 1 && self.color[i] == me {
+            self.ko = Some((captured_at, c.opponent()));
+        }
+        out
+    }
+
+    fn merge(&mut self, a: usize, b: usize) {
+        let (big, small) = if self.size[a] >= self.size[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let mut s = small;
+        loop {
+            self.chain[s] = big as u16;
+            s = self.next[s] as usize;
+            if s == small {
+                break;
+            }
+        }
+        self.next.swap(big, small);
+        self.libs[big] += self.libs[small];
+        self.size[big] += self.size[small];
+    }
+
+    fn remove_chain(&mut self, r: usize) -> u32 {
+        let mut n = 0;
+        let mut s = r;
+        loop {
+            self.color[s] = EMPTY;
+            n += 1;
+            s = self.next[s] as usize;
+            if s == r {
+                break;
+            }
+        }
+        let mut s = r;
+        loop {
+            let next = self.next[s] as usize;
+            for q in self.neighbors(s) {
+                if self.color[q] != EMPTY {
+                    let c = self.chain[q] as usize;
+                    self.libs[c] += 1;
+                }
+            }
+            self.chain[s] = s as u16;
+            self.next[s] = s as u16;
+            s = next;
+            if s == r {
+                break;
+            }
+        }
+        n
+    }
+
+    /// Number of stones of colour `c` on the board.
+    pub fn count(&self, c: Color) -> usize {
+        self.color.iter().filter(|&&v| v == code(c)).count()
+    }
+}
+
+/// Standard handicap points (19x19, 13x13 and 9x9; 2..=9 stones).
+pub fn handicap_points(size: u32, stones: u32) -> Option<Vec<Point>> {
+    let (lo, mid, hi) = match size {
+        19 => (3u8, 9u8, 15u8),
+        13 => (3, 6, 9),
+        9 => (2, 4, 6),
+        _ => return None,
+    };
+    let p = Point::new;
+    let order = [
+        p(hi, lo),
+        p(lo, hi),
+        p(hi, hi),
+        p(lo, lo),
+        p(mid, mid),
+        p(lo, mid),
+        p(hi, mid),
+        p(mid, lo),
+        p(mid, hi),
+    ];
+    let pick: &[usize] = match stones {
+        2 => &[0, 1],
+        3 => &[0, 1, 2],
+        4 => &[0, 1, 2, 3],
+        5 => &[0, 1, 2, 3, 4],
+        6 => &[0, 1, 2, 3, 5, 6],
+        7 => &[0, 1, 2, 3, 4, 5, 6],
+        8 => &[0, 1, 2, 3, 5, 6, 7, 8],
+        9 => &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+        _ => return None,
+    };
+    if size == 9 && stones > 5 && stones != 9 {
+        // 9x9 boards use the same points; all fit.
+    }
+    Some(pick.iter().map(|&k| order[k]).collect())
+}

@@ -1,0 +1,385 @@
+//! Playing games: to any node, and checking every move of a tree.
+//!
+//! Node paths name a node the way a reader would: `main line move 57`
+//! (the 57th node below the root on the main line), `main line move 57,
+//! variation 2` (the second child at that depth, i.e. the first alternative
+//! to main line move 57), `..., variation 2, move 60` (further down that
+//! variation). Move numbers are depths below the root.
+
+use super::go;
+use super::othello;
+use super::props::Prop;
+use super::tree::{Collection, Color, NodeId, Point, Value};
+
+/// A position of a supported game.
+#[derive(Debug, Clone)]
+pub enum Position {
+    /// Go (GM\[1\]).
+    Go(go::Board),
+    /// Othello (GM\[2\]).
+    Othello(othello::Board),
+}
+
+impl Position {
+    /// The stone on `p`.
+    pub fn get(&self, p: Point) -> Option<Color> {
+        match self {
+            Position::Go(b) => b.get(p),
+            Position::Othello(b) => b.get(p),
+        }
+    }
+
+    /// Board columns and rows.
+    pub fn size(&self) -> (u32, u32) {
+        match self {
+            Position::Go(b) => (b.width(), b.height()),
+            Position::Othello(b) => (b.width(), b.height()),
+        }
+    }
+}
+
+/// The state after playing to a node.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// The board.
+    pub position: Position,
+    /// Who moves next (`PL`, else the opponent of the last mover).
+    pub to_play: Color,
+    /// Moves played on the way (B/W properties).
+    pub moves: u32,
+    /// The last move played, if any (`None` inside = pass).
+    pub last_move: Option<(Color, Option<Point>)>,
+}
+
+/// A rule broken by a move or setup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError {
+    /// The node.
+    pub node: NodeId,
+    /// Its path, e.g. `game 1, main line move 57, variation 2`.
+    pub path: String,
+    /// Byte offset of the offending property in the input.
+    pub offset: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Whether GM is a game with rules here.
+pub fn supported(gm: u32) -> bool {
+    gm == 1 || gm == 2
+}
+
+/// The position before the root node's properties are applied.
+pub fn initial(coll: &Collection, root: NodeId) -> Option<State> {
+    let info = coll.game_info(root);
+    let position = match info.gm {
+        1 => Position::Go(go::Board::new(info.width, info.height)),
+        2 => {
+            let has_setup =
+                coll.get(root, Prop::AB).is_some() || coll.get(root, Prop::AW).is_some();
+            if has_setup {
+                Position::Othello(othello::Board::empty(info.width, info.height))
+            } else {
+                Position::Othello(othello::Board::standard(info.width, info.height))
+            }
+        }
+        _ => return None,
+    };
+    Some(State {
+        position,
+        to_play: Color::Black,
+        moves: 0,
+        last_move: None,
+    })
+}
+
+fn points(v: Value, out: &mut Vec<Point>) {
+    match v {
+        Value::Point(p) => out.push(p),
+        Value::Rect(a, b) => {
+            for y in a.y.min(b.y)..=a.y.max(b.y) {
+                for x in a.x.min(b.x)..=a.x.max(b.x) {
+                    out.push(Point::new(x, y));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Applies one node (setup, then move) to `state`; rule errors go to `errors`.
+pub fn apply_node(
+    coll: &Collection,
+    node: NodeId,
+    state: &mut State,
+    errors: &mut Vec<(u32, String)>,
+) {
+    let mut changes: Vec<(Point, Option<Color>)> = Vec::new();
+    let mut mv: Option<(Color, Value, u32)> = None;
+    let mut forced = false;
+    let mut setup_offset = 0;
+    for p in coll.properties(node) {
+        let set = match p.prop() {
+            Prop::AB => Some(Some(Color::Black)),
+            Prop::AW => Some(Some(Color::White)),
+            Prop::AE => Some(None),
+            Prop::B => {
+                mv.get_or_insert((Color::Black, p.value(), p.offset()));
+                None
+            }
+            Prop::W => {
+                mv.get_or_insert((Color::White, p.value(), p.offset()));
+                None
+            }
+            Prop::KO => {
+                forced = true;
+                None
+            }
+            Prop::PL => {
+                if let Value::Color(c) = p.value() {
+                    state.to_play = c;
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(c) = set {
+            setup_offset = p.offset();
+            let mut pts = Vec::new();
+            for &v in p.values() {
+                points(v, &mut pts);
+            }
+            changes.extend(pts.into_iter().map(|pt| (pt, c)));
+        }
+    }
+    if !changes.is_empty() {
+        match &mut state.position {
+            Position::Go(b) => {
+                if let Err(p) = b.setup(&changes) {
+                    errors.push((
+                        setup_offset,
+                        format!(
+                            "setup point {p} is off the {}x{} board",
+                            b.width(),
+                            b.height()
+                        ),
+                    ));
+                }
+            }
+            Position::Othello(b) => {
+                for &(p, c) in &changes {
+                    if !b.set(p, c) {
+                        errors.push((setup_offset, format!("setup point {p} is off the board")));
+                    }
+                }
+            }
+        }
+    }
+    let Some((color, value, offset)) = mv else {
+        return;
+    };
+    let point = match value {
+        Value::Point(p) => Some(p),
+        Value::Pass | Value::None => None,
+        _ => {
+            errors.push((
+                offset,
+                format!("{} move value is not a point", color.letter()),
+            ));
+            return;
+        }
+    };
+    let name = |p: Option<Point>| p.map_or_else(|| "pass".to_string(), |p| p.to_string());
+    match &mut state.position {
+        Position::Go(b) => {
+            let out = b.play(color, point);
+            if let Some(why) = out.illegal
+                && !forced
+            {
+                errors.push((
+                    offset,
+                    format!("illegal move {}[{}]: {why}", color.letter(), name(point)),
+                ));
+            }
+        }
+        Position::Othello(b) => {
+            if let Err(why) = b.play(color, point)
+                && !forced
+            {
+                errors.push((
+                    offset,
+                    format!("illegal move {}[{}]: {why}", color.letter(), name(point)),
+                ));
+            }
+        }
+    }
+    state.moves += 1;
+    state.to_play = color.opponent();
+    state.last_move = Some((color, point));
+}
+
+/// Plays from the root to `node` (root, then each node on the path).
+pub fn play_to(coll: &Collection, node: NodeId) -> Option<(State, Vec<(u32, String)>)> {
+    let root = coll.root_of(node);
+    let mut state = initial(coll, root)?;
+    let mut path = vec![node];
+    let mut n = node;
+    while let Some(p) = coll.parent(n) {
+        path.push(p);
+        n = p;
+    }
+    let mut errors = Vec::new();
+    place_implied_handicap(coll, root, &mut state);
+    for &id in path.iter().rev() {
+        apply_node(coll, id, &mut state, &mut errors);
+    }
+    Some((state, errors))
+}
+
+/// `HA` without `AB`: the standard handicap points are assumed.
+fn place_implied_handicap(coll: &Collection, root: NodeId, state: &mut State) -> bool {
+    if let Position::Go(b) = &mut state.position
+        && let Some(Value::Number(ha)) = coll.get(root, Prop::HA).map(|p| p.value())
+        && ha >= 2
+        && coll.get(root, Prop::AB).is_none()
+        && b.width() == b.height()
+        && let Some(pts) = go::handicap_points(b.width(), ha as u32)
+    {
+        let changes: Vec<_> = pts.into_iter().map(|p| (p, Some(Color::Black))).collect();
+        let _ = b.setup(&changes);
+        state.to_play = Color::White;
+        return true;
+    }
+    false
+}
+
+/// Checks every move and setup of the game under `root` (all variations).
+pub fn check_game(coll: &Collection, root: NodeId, game_number: usize) -> Vec<RuleError> {
+    let mut out = Vec::new();
+    let Some(mut state) = initial(coll, root) else {
+        return out;
+    };
+    place_implied_handicap(coll, root, &mut state);
+    let mut stack: Vec<(NodeId, State)> = Vec::new();
+    let mut errors = Vec::new();
+    let mut cur = Some(root);
+    loop {
+        let node = match cur {
+            Some(n) => n,
+            None => match stack.pop() {
+                Some((n, s)) => {
+                    state = s;
+                    n
+                }
+                None => break,
+            },
+        };
+        errors.clear();
+        apply_node(coll, node, &mut state, &mut errors);
+        for (offset, message) in errors.drain(..) {
+            out.push(RuleError {
+                node,
+                path: node_path(coll, node, game_number),
+                offset,
+                message,
+            });
+        }
+        let mut children = coll.children(node);
+        cur = children.next();
+        let rest: Vec<NodeId> = children.collect();
+        for &c in rest.iter().rev() {
+            stack.push((c, state.clone()));
+        }
+    }
+    out
+}
+
+/// The readable path of a node: `game 1, main line move 57, variation 2`.
+pub fn node_path(coll: &Collection, node: NodeId, game_number: usize) -> String {
+    let mut idx = Vec::new();
+    let mut n = node;
+    while let Some(p) = coll.parent(n) {
+        let i = coll.children(p).position(|c| c == n).unwrap_or(0);
+        idx.push(i);
+        n = p;
+    }
+    idx.reverse();
+    let mut s = format!("game {game_number}");
+    if idx.is_empty() {
+        s.push_str(", root node");
+        return s;
+    }
+    let mut first = true;
+    let mut last_depth = 0;
+    for (d, &i) in idx.iter().enumerate() {
+        if i != 0 {
+            s.push_str(if first {
+                ", main line move "
+            } else {
+                ", move "
+            });
+            s.push_str(&(d + 1).to_string());
+            s.push_str(&format!(", variation {}", i + 1));
+            first = false;
+            last_depth = d + 1;
+        }
+    }
+    if last_depth != idx.len() {
+        s.push_str(if first {
+            ", main line move "
+        } else {
+            ", move "
+        });
+        s.push_str(&idx.len().to_string());
+    }
+    s
+}
+
+/// Finds a node from a path: the integers in `path` alternate move depth and
+/// variation number (`57`, `57,2`, `57,2,60`, or the text `node_path`
+/// prints, with an optional leading `game N`). Returns (game index, node).
+pub fn find_node(coll: &Collection, path: &str) -> Option<(usize, NodeId)> {
+    let mut text = path.trim();
+    let mut game = 0usize;
+    if let Some(rest) = text.strip_prefix("game") {
+        let rest = rest.trim_start();
+        let end = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        game = rest[..end].parse::<usize>().ok()?.checked_sub(1)?;
+        text = &rest[end..];
+    }
+    let nums: Vec<usize> = text
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().ok())
+        .collect::<Option<_>>()?;
+    let root = *coll.roots.get(game)?;
+    let mut node = root;
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < nums.len() {
+        let target = nums[k];
+        if target < depth {
+            return None;
+        }
+        let var = nums.get(k + 1).copied();
+        // Walk the current line down to the parent of `target`, then choose
+        // the variation (or the first child).
+        while depth + 1 < target {
+            node = coll.first_child(node)?;
+            depth += 1;
+        }
+        if target == depth {
+            if var.is_some() {
+                return None;
+            }
+            break;
+        }
+        let choice = var.unwrap_or(1).checked_sub(1)?;
+        node = coll.children(node).nth(choice)?;
+        depth += 1;
+        k += 2;
+    }
+    Some((game, node))
+}
