@@ -539,6 +539,10 @@ enum Sym {
 
 const MAX_SYMS: usize = 12;
 
+/// Longest text the tolerant reader looks at (`Ng1xf3e.p.+!?` and figurines
+/// fit easily).
+const MAX_TEXT: usize = 48;
+
 struct Syms {
     items: [Sym; MAX_SYMS],
     len: usize,
@@ -913,6 +917,9 @@ fn read_slow(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, S
             &format!("{why}: expected a move such as e4, Nf3, exd5, O-O or e8=Q"),
         )
     };
+    if text.len() > MAX_TEXT {
+        return Err(syntax("too long for a move"));
+    }
     let Ok(text_str) = std::str::from_utf8(text) else {
         return Err(syntax("not valid UTF-8"));
     };
@@ -1543,7 +1550,9 @@ mod tests {
 
     #[test]
     fn syntax_errors_are_distinct() {
+        let long = "!?".repeat(50_000);
         for t in [
+            long.as_str(),
             "",
             "hello",
             "Nz9",
