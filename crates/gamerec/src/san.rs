@@ -1288,25 +1288,31 @@ mod tests {
 
     #[test]
     fn castling_giving_check_and_mate() {
-        // O-O with the rook checking on f8... on f1 towards f8.
+        // O-O puts the rook on f1, checking the king on f8.
         let fen = "5k2/8/8/8/8/8/8/4K2R w K - 0 1";
         assert!(all_san(fen).contains(&"O-O+".to_string()));
         assert_eq!(canon(fen, "O-O"), "O-O+");
         assert_eq!(canon(fen, "0-0"), "O-O+");
         assert_eq!(canon(fen, "0-0+"), "O-O+");
         assert_eq!(canon(fen, "e1g1"), "O-O+");
+        // A wrong mark is accepted and reported back as written.
+        let rm = read(fen, "O-O#").unwrap();
+        assert_eq!(rm.check, Some(Suffix::Checkmate));
+        // O-O-O puts the rook on d1, checking the king on d8.
         let fen = "3k4/8/8/8/8/8/8/R3K3 w Q - 0 1";
         assert_eq!(canon(fen, "0-0-0"), "O-O-O+");
         assert_eq!(canon(fen, "O-O-O"), "O-O-O+");
-        // Castling mate: king h8 boxed by own pawns... black king e8? use f-file.
-        let fen = "5k2/8/8/8/8/8/8/4K2R w K - 0 1";
-        let rm = read(fen, "O-O#").unwrap();
-        assert_eq!(rm.check, Some(Suffix::Checkmate)); // written mark, not used to decide
-        let mate = "6k1/5ppp/8/8/8/8/8/R3K3 w Q - 0 1";
-        assert!(all_san(mate).contains(&"Ra8#".to_string()));
-        assert!(all_san("5rkr/5ppp/8/8/8/8/8/4K2R w K - 0 1").contains(&"O-O".to_string()));
-        let castle_mate = "8/8/8/8/8/8/7R/5k1K w - - 0 1";
-        let _ = castle_mate;
+        // Castling mate: the king on f8 is walled in by its own rooks and pawns.
+        let fen = "4rkr1/4p1p1/8/8/8/8/8/4K2R w K - 0 1";
+        assert!(all_san(fen).contains(&"O-O#".to_string()));
+        assert_eq!(canon(fen, "O-O"), "O-O#");
+        // Chess960: king b1, rook a1 (X-FEN `A`... written `Q`).
+        let fen = "1k6/8/8/8/8/8/8/RK6 w Q - 0 1";
+        assert!(
+            all_san(fen).contains(&"O-O-O".to_string()),
+            "{:?}",
+            all_san(fen)
+        );
         let e = read("4k3/8/8/8/8/8/8/4K2R w - - 0 1", "O-O").unwrap_err();
         assert_eq!(e.kind, SanErrorKind::Illegal);
     }
