@@ -223,7 +223,10 @@ pub struct WriteOptions {
 }
 
 /// What the tolerant reader had to accept: a set of non-canonical forms
-/// found in the text (empty for canonical SAN, check marks aside).
+/// found in the text. Empty means the text, without its suffix annotation
+/// and check mark, is exactly the canonical SAN (compare
+/// [`ReadMove::check`] with [`check_suffix`] of the position after the move
+/// to know whether the check mark was right too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Tolerated(u16);
 
@@ -252,6 +255,8 @@ impl Tolerated {
     pub const FIGURINES: Tolerated = Tolerated(1 << 9);
     /// Null move written other than `--` (`Z0`, `0000`).
     pub const NULL_FORM: Tolerated = Tolerated(1 << 10);
+    /// Any other deviation: symbols out of order, stray separators.
+    pub const LAYOUT: Tolerated = Tolerated(1 << 11);
 
     /// Whether nothing was tolerated.
     pub const fn is_empty(self) -> bool {
@@ -268,7 +273,7 @@ impl Tolerated {
     }
 
     fn names(self) -> impl Iterator<Item = &'static str> {
-        const NAMES: [&str; 11] = [
+        const NAMES: [&str; 12] = [
             "letter case",
             "capture mark",
             "pawn letter",
@@ -280,6 +285,7 @@ impl Tolerated {
             "foreign piece letters",
             "figurines",
             "null move form",
+            "layout",
         ];
         (0..NAMES.len())
             .filter(move |i| self.0 & (1 << i) != 0)
@@ -488,7 +494,10 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
             if core.first() == Some(&b'P') {
                 tolerated = tolerated.with(Tolerated::PAWN_LETTER);
             }
-            if file.is_some() || rank.is_some() {
+            if promotion.is_some() && core.last().is_some_and(u8::is_ascii_lowercase) {
+                tolerated = tolerated.with(Tolerated::PROMOTION_FORM);
+            }
+            if file.is_some() || rank.is_some() || (role == Role::Pawn && capture) {
                 let canonical = San::disambiguate(m, &candidates);
                 if let San::Normal {
                     file: cf, rank: cr, ..
@@ -575,7 +584,7 @@ struct Split<'a> {
 }
 
 fn split_suffixes(text: &str) -> Result<Split<'_>, &'static str> {
-    let mut core = text.trim();
+    let mut core = text;
     let mut annotation = String::new();
     let mut check = None;
     let mut ep_mark = false;
@@ -984,7 +993,7 @@ fn read_slow(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, S
                     if r.capture_written != m.is_capture() && !m.is_castle() {
                         t = t.with(Tolerated::CAPTURE_MARK);
                     }
-                    if r.from_file.is_some() || r.from_rank.is_some() {
+                    if !m.is_castle() {
                         let canonical = San::from_move(pos, m);
                         if let San::Normal {
                             file: cf, rank: cr, ..
@@ -1001,7 +1010,14 @@ fn read_slow(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, S
         match found.len() {
             0 => continue,
             1 => {
-                let (m, tolerated) = found[0];
+                let (m, mut tolerated) = found[0];
+                if tolerated.is_empty() {
+                    let mut canonical = String::new();
+                    San::from_move(pos, m).append_to_string(&mut canonical);
+                    if canonical != core {
+                        tolerated = Tolerated::LAYOUT;
+                    }
+                }
                 return Ok(ReadMove {
                     mv: PlyMove::Move(m),
                     nag,
@@ -1165,6 +1181,20 @@ pub fn write_san_with(pos: &Chess, mv: PlyMove, opts: &WriteOptions, out: &mut S
     }
     if let Some(s) = plus.suffix {
         out.push(s.char());
+    }
+}
+
+/// Appends the canonical SAN of `mv` in `pos` when the caller already holds
+/// `after`, the position after the move: saves playing it again.
+pub fn write_san_given_after(pos: &Chess, mv: PlyMove, after: &Chess, out: &mut String) {
+    match mv {
+        PlyMove::Null => out.push_str("--"),
+        PlyMove::Move(m) => {
+            San::from_move(pos, m).append_to_string(out);
+            if let Some(suffix) = Suffix::from_position(after) {
+                out.push(suffix.char());
+            }
+        }
     }
 }
 
@@ -1453,6 +1483,37 @@ mod tests {
         assert_eq!((rm.nag, rm.check), (Some(5), Some(Suffix::Check)));
         let e = read(START, "e4!!!").unwrap_err();
         assert_eq!(e.kind, SanErrorKind::Syntax);
+    }
+
+    #[test]
+    fn untolerated_means_canonical() {
+        let fen = "1r2k3/P7/8/8/8/8/8/4K1N1 w - - 0 1";
+        for (text, canonical) in [
+            ("axb8=Q", true),
+            ("axb8=q", false),
+            ("xb8=Q", false),
+            ("Ng1f3", false),
+            ("N1f3", false),
+            ("Nf3", true),
+            ("aa8=Q", false),
+        ] {
+            let p = pos(fen);
+            let rm = read_san(&p, text.as_bytes(), &ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(
+                rm.tolerated.is_empty(),
+                canonical,
+                "{text}: {}",
+                rm.tolerated
+            );
+            let mut a = String::new();
+            let mut b = String::new();
+            write_san_to(&p, rm.mv, &mut a);
+            let mut after = p.clone();
+            after.play_unchecked(rm.mv_move());
+            write_san_given_after(&p, rm.mv, &after, &mut b);
+            assert_eq!(a, b);
+        }
     }
 
     #[test]
