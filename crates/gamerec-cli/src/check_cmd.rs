@@ -3,42 +3,105 @@
 //! Each format module (`sgf_cmd`, ...) provides check/convert/show functions;
 //! this file picks one by the input's extension.
 
+use std::ffi::OsString;
 use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::sgf_cmd;
+use crate::input::Format;
+use crate::{pgn_cmd, sgf_cmd};
 
+/// Arguments of `gamerec check` (all formats).
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// Files to check.
+    /// Files to check (`-` for stdin as PGN; .gz, .bz2, .zst read transparently).
     #[arg(required = true)]
-    pub files: Vec<String>,
+    pub files: Vec<OsString>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// PGN: check only main-line moves (skip variations).
+    #[arg(long)]
+    pub mainline_only: bool,
     /// Print errors only (warnings are still counted).
     #[arg(short, long)]
     pub quiet: bool,
-    /// Read SGF input in this charset, overriding CA (e.g. GB18030).
+    /// SGF: read input in this charset, overriding CA (e.g. GB18030).
     #[arg(long)]
     pub charset: Option<String>,
 }
 
+/// Output format of `gamerec convert`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum To {
+    /// PGN export format.
+    Pgn,
+    /// JSON Lines (PGN input: one game per line; SGF input: the tree dump).
+    Json,
+    /// Smart Game Format.
+    Sgf,
+    /// Extended Position Description, one record per line.
+    Epd,
+    /// FEN, one position per line.
+    Fen,
+    /// ChessBase DOS game file (the .cbi index is written beside it).
+    Cbf,
+    /// ChessBase opening book.
+    Fbk,
+    /// PGN Compressed (binary).
+    Pgc,
+}
+
+impl To {
+    /// The format's name as written after `--to`.
+    pub fn name(self) -> &'static str {
+        match self {
+            To::Pgn => "pgn",
+            To::Json => "json",
+            To::Sgf => "sgf",
+            To::Epd => "epd",
+            To::Fen => "fen",
+            To::Cbf => "cbf",
+            To::Fbk => "fbk",
+            To::Pgc => "pgc",
+        }
+    }
+}
+
+/// Arguments of `gamerec convert` (all formats).
 #[derive(clap::Args)]
 pub struct ConvertArgs {
-    /// Input file.
-    pub input: String,
+    /// Input files (`-` for stdin as PGN; .gz, .bz2, .zst read transparently).
+    #[arg(required = true)]
+    pub inputs: Vec<OsString>,
     /// Output file (default: stdout).
     #[arg(short, long)]
-    pub output: Option<String>,
-    /// Output format: sgf or json.
+    pub output: Option<PathBuf>,
+    /// Output format (default: by the output's extension, else the input's);
+    /// cbf, fbk and pgc are binary and need -o.
     #[arg(long)]
-    pub to: Option<String>,
+    pub to: Option<To>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// PGN: text encoding of the output, utf-8 or latin-1.
+    #[arg(long, default_value = "utf-8")]
+    pub encoding: gamerec::pgn::Encoding,
+    /// PGN: remove embedded `[%...]` commands from comments (presentation output).
+    #[arg(long)]
+    pub strip_commands: bool,
+    /// Print errors only.
+    #[arg(short, long)]
+    pub quiet: bool,
     /// SGF: upgrade to FF[4] while converting.
     #[arg(long)]
     pub ff4: bool,
     /// SGF: expand compressed point lists [aa:cc].
     #[arg(long)]
     pub expand_points: bool,
-    /// Read SGF input in this charset, overriding CA.
+    /// SGF: read input in this charset, overriding CA.
     #[arg(long)]
     pub charset: Option<String>,
 }
@@ -79,20 +142,89 @@ fn check_one(
         };
         (Vec::new(), s, Some(msg))
     };
-    if !sgf_cmd::is_sgf(path) {
+    if crate::binary_cmd::binary_format(std::path::Path::new(path)).is_some() {
+        return match crate::binary_cmd::check_report(path, opts.quiet, &mut out) {
+            Ok(b) => {
+                let s = sgf_cmd::Summary {
+                    files: 1,
+                    games: b.games,
+                    nodes: b.nodes,
+                    errors: b.errors,
+                    warnings: b.warnings,
+                    ..Default::default()
+                };
+                (out, s, None)
+            }
+            Err(e) => failed(format!("{e:#}")),
+        };
+    }
+    if crate::epd_cmd::is_epd(path) {
+        return match std::fs::read(path) {
+            Ok(bytes) => {
+                let s = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
+                (out, s, None)
+            }
+            Err(e) => failed(format!("{path}: {e}")),
+        };
+    }
+    if !sgf_cmd::is_sgf(path) && !crate::epd_cmd::is_epd(path) {
         return failed(format!("{}", unsupported(path)));
     }
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => return failed(format!("{path}: {e}")),
     };
+    if crate::epd_cmd::is_epd(path) {
+        let summary = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
+        return (out, summary, None);
+    }
     match sgf_cmd::check_sgf(path, &bytes, opts, &mut out) {
         Ok(s) => (out, s, None),
         Err(e) => failed(format!("{path}: {e:#}")),
     }
 }
 
-pub fn check(a: &CheckArgs) -> Result<u8> {
+/// `gamerec check`: SGF and EPD files are checked file by file, everything
+/// else as PGN; each group prints its own summary line.
+pub fn check(a: CheckArgs) -> Result<ExitCode> {
+    let (sgf, other): (Vec<OsString>, Vec<OsString>) = a.files.iter().cloned().partition(|f| {
+        matches!(
+            Format::of_path(Path::new(f)),
+            Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
+        )
+    });
+    let mut code = 0u8;
+    if !other.is_empty() {
+        let pgn = pgn_cmd::CheckArgs {
+            inputs: other,
+            threads: a.threads,
+            mainline_only: a.mainline_only,
+            quiet: a.quiet,
+        };
+        code = code.max(exit_number(pgn_cmd::check(pgn)?));
+    }
+    if !sgf.is_empty() {
+        let files: Vec<String> = sgf
+            .iter()
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect();
+        code = code.max(check_sgf_files(&files, &a)?);
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The numeric value of the exit codes this tool uses (0, 1, 2).
+fn exit_number(code: ExitCode) -> u8 {
+    if code == ExitCode::SUCCESS {
+        0
+    } else if code == ExitCode::from(1) {
+        1
+    } else {
+        2
+    }
+}
+
+fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
     let opts = sgf_cmd::CheckOptions {
         charset: a.charset.clone(),
         quiet: a.quiet,
@@ -108,7 +240,7 @@ pub fn check(a: &CheckArgs) -> Result<u8> {
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let tx = tx.clone();
-            let (next, opts, files) = (&next, &opts, &a.files);
+            let (next, opts) = (&next, &opts);
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -162,36 +294,74 @@ pub fn check(a: &CheckArgs) -> Result<u8> {
     })
 }
 
-pub fn convert(a: &ConvertArgs) -> Result<u8> {
-    if !sgf_cmd::is_sgf(&a.input) {
-        return Err(unsupported(&a.input));
-    }
-    let target = match a.to.as_deref() {
-        Some("json") => sgf_cmd::SgfTarget::Json,
-        Some("sgf") => sgf_cmd::SgfTarget::Sgf,
-        Some(other) => anyhow::bail!("cannot convert SGF to {other:?} (supported: sgf, json)"),
-        None if a.output.as_deref().is_some_and(|o| o.ends_with(".json")) => {
-            sgf_cmd::SgfTarget::Json
+/// `gamerec convert`: dispatches on the first input's format.
+pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
+    let first = Path::new(&a.inputs[0]);
+    if a.inputs.len() == 1 {
+        let input = first.to_string_lossy();
+        let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let to = a.to.map(|t| t.name());
+        if crate::binary_cmd::is_binary_conversion(&input, output.as_deref(), to) {
+            return crate::binary_cmd::convert(&input, output.as_deref(), to).map(ExitCode::from);
         }
+    }
+    if a.inputs.len() == 1 {
+        let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let to = a.to.map(|t| t.name());
+        if let Some(code) =
+            crate::epd_cmd::try_convert(&first.to_string_lossy(), output.as_deref(), to)?
+        {
+            return Ok(ExitCode::from(code));
+        }
+    }
+    if Format::of_path(first) != Format::Sgf {
+        let to = match a.to {
+            None => None,
+            Some(To::Pgn) => Some(pgn_cmd::To::Pgn),
+            Some(To::Json) => Some(pgn_cmd::To::Json),
+            Some(To::Sgf) => anyhow::bail!("cannot convert chess games to SGF"),
+            Some(other) => anyhow::bail!("cannot convert this input to {}", other.name()),
+        };
+        return pgn_cmd::convert(pgn_cmd::ConvertArgs {
+            inputs: a.inputs,
+            output: a.output,
+            to,
+            threads: a.threads,
+            encoding: a.encoding,
+            strip_commands: a.strip_commands,
+            quiet: a.quiet,
+        });
+    }
+    anyhow::ensure!(a.inputs.len() == 1, "SGF conversion takes one input file");
+    let input = a.inputs[0].to_string_lossy().into_owned();
+    let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
+    convert_sgf_file(&input, output.as_deref(), &a).map(ExitCode::from)
+}
+
+fn convert_sgf_file(input: &str, output: Option<&str>, a: &ConvertArgs) -> Result<u8> {
+    let target = match a.to {
+        Some(To::Json) => sgf_cmd::SgfTarget::Json,
+        Some(To::Sgf) => sgf_cmd::SgfTarget::Sgf,
+        Some(other) => anyhow::bail!(
+            "cannot convert SGF to {} (supported: sgf, json)",
+            other.name()
+        ),
+        None if output.is_some_and(|o| o.ends_with(".json")) => sgf_cmd::SgfTarget::Json,
         None => sgf_cmd::SgfTarget::Sgf,
     };
-    let bytes = sgf_cmd::read_input(&a.input)?;
+    let bytes = sgf_cmd::read_input(input)?;
     let opts = sgf_cmd::ConvertOptions {
         charset: a.charset.clone(),
         ff4: a.ff4,
         expand_point_lists: a.expand_points,
     };
-    let (out, errors) = sgf_cmd::convert_sgf(
-        &a.input,
-        &bytes,
-        target,
-        &opts,
-        &mut std::io::stderr().lock(),
-    )?;
-    sgf_cmd::write_output(a.output.as_deref(), &out)?;
+    let (out, errors) =
+        sgf_cmd::convert_sgf(input, &bytes, target, &opts, &mut std::io::stderr().lock())?;
+    sgf_cmd::write_output(output, &out)?;
     Ok(if errors > 0 { 1 } else { 0 })
 }
 
+/// `gamerec show`: a FEN, or a node of an SGF file.
 pub fn show(a: &ShowArgs) -> Result<u8> {
     if !sgf_cmd::is_sgf(&a.input) {
         if std::path::Path::new(&a.input).is_file() {

@@ -13,8 +13,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod binary_cmd;
 mod check_cmd;
+mod engine_cmd;
+mod epd_cmd;
+mod input;
 mod moves_cmd;
+mod pgn_cmd;
+mod progress;
 mod sgf_cmd;
 
 const EXAMPLES: &str = "\
@@ -25,6 +31,8 @@ Examples:
   cut -d' ' -f1-6 positions.txt | gamerec moves
   gamerec show '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'
   gamerec show game.sgf --node 57
+  gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
+  gamerec report wac-result.epd -o wac.html
   gamerec <COMMAND> --help";
 
 /// Read, check, convert, analyse and referee game records.
@@ -44,8 +52,10 @@ enum Command {
     /// not be read. Formats are chosen by extension.
     ///
     /// Examples:
+    ///   gamerec check games.pgn
+    ///   gamerec check --threads 1 a.pgn b.pgn.zst
+    ///   zcat big.pgn.gz | gamerec check -
     ///   gamerec check game.sgf
-    ///   gamerec check -q games/*.sgf
     ///   find games -name '*.sgf' | xargs gamerec check
     #[command(verbatim_doc_comment)]
     Check(check_cmd::CheckArgs),
@@ -55,9 +65,14 @@ enum Command {
     /// else the input's format.
     ///
     /// Examples:
+    ///   gamerec convert messy.pgn -o clean.pgn
+    ///   gamerec convert a.pgn b.pgn.gz --to json > games.jsonl
+    ///   gamerec convert old.pgn --encoding latin-1 -o old-latin1.pgn
     ///   gamerec convert game.sgf -o copy.sgf
     ///   gamerec convert game.sgf --to json > game.json
     ///   gamerec convert old.sgf --ff4 -o new.sgf
+    ///   gamerec convert games.cbi -o games.pgc     # ChessBase pair to PGC
+    ///   gamerec convert book.fbk --to cbf -o book  # writes book.cbf and book.cbi
     #[command(verbatim_doc_comment)]
     Convert(check_cmd::ConvertArgs),
     /// Print all legal moves of FEN positions in canonical SAN.
@@ -77,16 +92,45 @@ enum Command {
         #[command(subcommand)]
         command: sgf_cmd::SgfCommand,
     },
+    /// EPD verbs: normalize (pfdn), purge (pfop), check; analyze (pfga),
+    /// mate (pfms), solve (pfts).
+    #[command(after_help = "Examples:
+  gamerec epd normalize wac.epd -o wac-normal.epd
+  gamerec epd purge -i arasan21.epd c0 c1 id
+  cat suite.epd | gamerec epd check
+  gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
+  gamerec epd mate --moves 3 mates.epd")]
+    Epd {
+        #[command(subcommand)]
+        command: EpdCommand,
+    },
+    /// Gastric-style report over `epd solve` results (text + HTML).
+    Report(engine_cmd::ReportArgs),
+}
+
+#[derive(Subcommand)]
+enum EpdCommand {
+    #[command(flatten)]
+    Data(epd_cmd::Verb),
+    #[command(flatten)]
+    Engine(engine_cmd::EpdEngineCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check(args) => check_cmd::check(&args).map(ExitCode::from),
-        Command::Convert(args) => check_cmd::convert(&args).map(ExitCode::from),
+        Command::Check(args) => check_cmd::check(args),
+        Command::Convert(args) => check_cmd::convert(args),
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
+        Command::Epd {
+            command: EpdCommand::Data(verb),
+        } => epd_cmd::run_verb(verb).map(|ok| ExitCode::from(u8::from(!ok))),
+        Command::Epd {
+            command: EpdCommand::Engine(c),
+        } => engine_cmd::run_epd(c),
+        Command::Report(a) => engine_cmd::run_report(a),
     };
     finish(result)
 }

@@ -1,1 +1,142 @@
-//! ChessBase DOS formats: CBF/CBI game files and FBK opening files. Issue #6.
+//! ChessBase DOS formats: CBF/CBI game files and FBK opening files.
+//!
+//! Specs: `chessbase-cbf-cbi-fbk-1993.txt` and the facts gathered in
+//! `chessbase-notes.md`. Multi-byte integers are big-endian.
+//!
+//! * [`read_cbf`] / [`write_cbf`]: a CBI index and its CBF game file to and
+//!   from [`Game`]s.
+//! * [`read_fbk`] / [`write_fbk`]: an opening tree to and from one game whose
+//!   variations are the tree.
+//!
+//! Readers never panic and bound every length field by the input; each
+//! problem is an [`Issue`] with a byte offset. Writers report, per game,
+//! everything that does not fit (never cutting silently).
+//!
+//! What maps to what (CBF):
+//!
+//! | CBF | model |
+//! |---|---|
+//! | player text `White-Black` (cp850) | `White`, `Black` (split at the first ` - `, else the first `-`); raw text in `CBPlayers` when the split does not give it back |
+//! | source text | `Event`, with a `(digits./\)` group as `Round`; raw text in `CBSource` when needed; `Site` is `?` |
+//! | year (127 = none) | `Date` `YYYY.??.??` |
+//! | result 0/1/2 | `0-1`, `1/2-1/2`, `1-0` |
+//! | result 3 + variant in bits 2-5 | nearest result (`+-` 1-0, `-+` 0-1, `=` 1/2-1/2, else `*`), the variant's position NAG on the last main-line move (a root comment when there is none), raw byte in `CBResult` |
+//! | Elo byte x > 0 | `WhiteElo`/`BlackElo` = 1600 + 5x |
+//! | ECO1/ECO2 | `ECO` `A00`..`E99`, sub-code in `CBEcoSub` when not 0 |
+//! | marked, deleted, version bit | `CBMarked`, `CBDeleted`, `CBVersion` = `1` |
+//! | magic byte | `CBMagic` when it is not the public checksum |
+//! | move count byte | `CBMoveCount` when it differs from the main line |
+//! | start position | `SetUp` `1`, `FEN` |
+//! | move/position/extra evaluation | NAGs (`[%cbeval M P E]` comment command when NAGs cannot give the triple back) |
+//! | comment text | the move's comment after it (177-182 as K Q N B R P, 0xFE as a line break) |
+
+pub mod comments;
+pub mod fbk;
+pub mod header;
+pub mod index;
+pub mod moves;
+pub mod order;
+pub mod reader;
+pub mod setup;
+pub mod text;
+pub mod writer;
+
+use std::fmt;
+
+pub use fbk::{read_fbk, write_fbk};
+pub use reader::{read_cbf, read_cbf_game};
+pub use writer::{CbfFiles, write_cbf};
+
+use crate::diag::Severity;
+#[cfg(doc)]
+use crate::model::Game;
+
+/// Which file of a pair an [`Issue`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// The CBI index.
+    Index,
+    /// The CBF game file (or the only file of FBK and PGC).
+    Data,
+}
+
+/// One problem found reading or writing a binary game file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// Warning (read or written with a loss or repair) or error (a game or
+    /// record could not be read or written).
+    pub severity: Severity,
+    /// Which file the offset is in.
+    pub file: FileKind,
+    /// Byte offset in that file (for writers: of the game being written, if known).
+    pub offset: u64,
+    /// The 1-based game number, if the issue belongs to one game.
+    pub game: Option<usize>,
+    /// What is wrong, and what was expected.
+    pub message: String,
+}
+
+impl Issue {
+    /// An error.
+    pub fn error(
+        file: FileKind,
+        offset: u64,
+        game: Option<usize>,
+        message: impl Into<String>,
+    ) -> Issue {
+        Issue {
+            severity: Severity::Error,
+            file,
+            offset,
+            game,
+            message: message.into(),
+        }
+    }
+
+    /// A warning.
+    pub fn warning(
+        file: FileKind,
+        offset: u64,
+        game: Option<usize>,
+        message: impl Into<String>,
+    ) -> Issue {
+        Issue {
+            severity: Severity::Warning,
+            file,
+            offset,
+            game,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Issue {
+    /// `byte OFFSET: SEVERITY: game N: MESSAGE` (prefix it with the path).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "byte {}: {}: ", self.offset, self.severity)?;
+        if let Some(g) = self.game {
+            write!(f, "game {g}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// Games read from a binary file, with every problem found.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOutcome {
+    /// The games that could be read (a game with an error in its moves keeps
+    /// the moves before the error).
+    pub games: Vec<crate::model::Game>,
+    /// Problems, in file order.
+    pub issues: Vec<Issue>,
+}
+
+impl ReadOutcome {
+    /// Whether any issue is an error.
+    pub fn has_errors(&self) -> bool {
+        self.issues.iter().any(|i| i.severity == Severity::Error)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,334 @@
+//! `gamerec epd normalize|purge|check`: the EPD data verbs.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use gamerec::diag::{Diagnostic, Severity};
+use gamerec::epd::{self, LineRead};
+
+/// EPD data verbs (EPD specification section 7).
+#[derive(Subcommand, Debug)]
+pub enum Verb {
+    /// pfdn (7.1): write each record in canonical form: single blanks,
+    /// operations in ASCII order of opcode, am/bm/noop operands sorted,
+    /// moves in canonical SAN, FEN counters as hmvc/fmvn.
+    ///
+    /// Lines with errors are reported and copied unchanged; blank lines are
+    /// dropped.
+    #[command(after_help = "Examples:
+  gamerec epd normalize wac.epd -o wac-normal.epd
+  gamerec epd normalize < suite.epd > suite-normal.epd")]
+    Normalize {
+        /// Input files (standard input when none).
+        files: Vec<PathBuf>,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Also report warnings (tolerated departures from the standard).
+        #[arg(short = 'W', long)]
+        warnings: bool,
+    },
+    /// pfop (7.4): remove the named operations from every record.
+    ///
+    /// The other operations keep their order; records are written in
+    /// canonical form. Lines with errors are reported and copied with only
+    /// the named operations cut out (unchanged if they do not lex).
+    #[command(after_help = "Examples:
+  gamerec epd purge c0 c1 < suite.epd > bare.epd
+  gamerec epd purge -i wac.epd -o wac-noid.epd id")]
+    Purge {
+        /// Opcodes to remove.
+        #[arg(required = true)]
+        opcodes: Vec<String>,
+        /// Input file (repeatable; standard input when none).
+        #[arg(short, long = "input")]
+        inputs: Vec<PathBuf>,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Also report warnings (tolerated departures from the standard).
+        #[arg(short = 'W', long)]
+        warnings: bool,
+    },
+    /// Validate only: print `path:line:col: error: ...` diagnostics (and
+    /// warnings), then `N records, E errors`. Exit status 1 when there are
+    /// errors.
+    #[command(after_help = "Examples:
+  gamerec epd check suite.epd
+  gamerec epd check --quiet *.epd")]
+    Check {
+        /// Input files (standard input when none).
+        files: Vec<PathBuf>,
+        /// Write the report here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Print errors only, no warnings.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+}
+
+struct Input {
+    name: String,
+    text: String,
+}
+
+fn read_inputs(files: &[PathBuf]) -> Result<Vec<Input>> {
+    if files.is_empty() {
+        let mut bytes = Vec::new();
+        io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+        return Ok(vec![Input {
+            name: "<stdin>".into(),
+            text: epd::decode(&bytes).into_owned(),
+        }]);
+    }
+    files
+        .iter()
+        .map(|path| {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            Ok(Input {
+                name: path.display().to_string(),
+                text: epd::decode(&bytes).into_owned(),
+            })
+        })
+        .collect()
+}
+
+fn open_output(path: &Option<PathBuf>) -> Result<Box<dyn Write>> {
+    Ok(match path {
+        Some(p) => Box::new(io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => Box::new(io::BufWriter::new(io::stdout().lock())),
+    })
+}
+
+fn with_path(mut d: Diagnostic, name: &str) -> Diagnostic {
+    d.path = Some(name.to_string());
+    d
+}
+
+/// Rewrites every record with `edit`; returns whether no error was found.
+fn rewrite(
+    inputs: &[Input],
+    output: &Option<PathBuf>,
+    warnings: bool,
+    mut edit: impl FnMut(&mut epd::EpdRecord) -> String,
+    mut fallback: impl FnMut(&str) -> Option<String>,
+) -> Result<bool> {
+    let mut out = open_output(output)?;
+    let mut clean = true;
+    let stderr = io::stderr();
+    for input in inputs {
+        for line in epd::read_lines(&input.text) {
+            report(&line, &input.name, warnings, &mut stderr.lock())?;
+            match line.record {
+                Some(mut record) => writeln!(out, "{}", edit(&mut record))?,
+                None if line.is_blank() => {}
+                None => {
+                    clean = false;
+                    match fallback(line.text) {
+                        Some(text) => writeln!(out, "{text}")?,
+                        None => writeln!(out, "{}", line.text)?,
+                    }
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(clean)
+}
+
+fn report(line: &LineRead<'_>, name: &str, warnings: bool, to: &mut dyn Write) -> Result<()> {
+    for d in &line.diagnostics {
+        if warnings || d.severity == Severity::Error {
+            writeln!(to, "{}", with_path(d.clone(), name))?;
+        }
+    }
+    Ok(())
+}
+
+pub fn run_verb(verb: Verb) -> Result<bool> {
+    match verb {
+        Verb::Normalize {
+            files,
+            output,
+            warnings,
+        } => {
+            let inputs = read_inputs(&files)?;
+            rewrite(
+                &inputs,
+                &output,
+                warnings,
+                |r| epd::normalized_line(r),
+                |_| None,
+            )
+        }
+        Verb::Purge {
+            opcodes,
+            inputs,
+            output,
+            warnings,
+        } => {
+            for op in &opcodes {
+                if let Err(msg) = epd::basetypes::parse_opcode(op) {
+                    anyhow::bail!("{msg}");
+                }
+            }
+            let inputs = read_inputs(&inputs)?;
+            rewrite(
+                &inputs,
+                &output,
+                warnings,
+                |r| {
+                    epd::purge(r, &opcodes);
+                    r.to_string()
+                },
+                |text| epd::purge::purge_line(text, &opcodes),
+            )
+        }
+        Verb::Check {
+            files,
+            output,
+            quiet,
+        } => {
+            let inputs = read_inputs(&files)?;
+            let mut out = open_output(&output)?;
+            let (mut records, mut errors) = (0u64, 0u64);
+            for input in &inputs {
+                for line in epd::read_lines(&input.text) {
+                    if line.is_blank() {
+                        continue;
+                    }
+                    records += 1;
+                    errors += line
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.severity == Severity::Error)
+                        .count() as u64;
+                    report(&line, &input.name, !quiet, &mut out)?;
+                }
+            }
+            writeln!(out, "{records} records, {errors} errors")?;
+            out.flush()?;
+            Ok(errors == 0)
+        }
+    }
+}
+
+/// Whether `path` names an EPD file (`.epd`).
+pub fn is_epd(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("epd"))
+}
+
+/// `gamerec check` on one EPD file: writes its diagnostics (errors only
+/// when `quiet`) to `out` and counts records as games (and nodes).
+pub fn check_file(
+    path: &str,
+    bytes: &[u8],
+    quiet: bool,
+    out: &mut Vec<u8>,
+) -> crate::sgf_cmd::Summary {
+    let text = epd::decode(bytes);
+    let mut summary = crate::sgf_cmd::Summary {
+        files: 1,
+        bytes: bytes.len() as u64,
+        ..Default::default()
+    };
+    for line in epd::read_lines(&text) {
+        if line.is_blank() {
+            continue;
+        }
+        summary.games += 1;
+        summary.nodes += 1;
+        for d in &line.diagnostics {
+            match d.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+            }
+            if !quiet || d.severity == Severity::Error {
+                let _ = writeln!(out, "{}", with_path(d.clone(), path));
+            }
+        }
+    }
+    summary
+}
+
+fn extension(path: &str) -> Option<String> {
+    std::path::Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+}
+
+/// `gamerec convert` between FEN and EPD: `.epd` to FEN (`--to fen` or a
+/// `.fen` output) and `.fen` to EPD. `None` when the conversion is not one
+/// of these.
+pub fn try_convert(input: &str, output: Option<&str>, to: Option<&str>) -> Result<Option<u8>> {
+    let from = extension(input);
+    let target = to
+        .map(str::to_ascii_lowercase)
+        .or_else(|| output.and_then(extension));
+    let to_fen = from.as_deref() == Some("epd") && target.as_deref() == Some("fen");
+    let to_epd = from.as_deref() == Some("fen") && matches!(target.as_deref(), None | Some("epd"));
+    if from.as_deref() == Some("epd") && target.as_deref() == Some("pgn") {
+        anyhow::bail!("EPD to PGN: not available until the PGN writer lands");
+    }
+    if !to_fen && !to_epd {
+        return Ok(None);
+    }
+    let inputs = read_inputs(&[PathBuf::from(input)])?;
+    let mut out = open_output(&output.map(PathBuf::from))?;
+    let mut errors = 0u64;
+    let mut dropped = 0u64;
+    let stderr = io::stderr();
+    for (n, line) in inputs[0].text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if to_fen {
+            let (record, diags) = epd::read_line(line, n as u64 + 1);
+            for d in diags.iter().filter(|d| d.severity == Severity::Error) {
+                writeln!(stderr.lock(), "{}", with_path(d.clone(), input))?;
+            }
+            match record {
+                Some(r) => {
+                    let fen = epd::convert::record_to_fen(&r);
+                    if !fen.warnings.is_empty() {
+                        dropped += 1;
+                    }
+                    writeln!(out, "{}", fen.value)?;
+                }
+                None => errors += 1,
+            }
+        } else {
+            match epd::convert::fen_to_record(line) {
+                Ok(r) => writeln!(out, "{r}")?,
+                Err(e) => {
+                    errors += 1;
+                    writeln!(
+                        stderr.lock(),
+                        "{input}:{}:{}: error: {}",
+                        n + 1,
+                        e.column + 1,
+                        e.message
+                    )?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    if dropped > 0 {
+        writeln!(
+            stderr.lock(),
+            "{input}: warning: operations of {dropped} record(s) have no FEN form and were dropped"
+        )?;
+    }
+    Ok(Some(u8::from(errors > 0)))
+}

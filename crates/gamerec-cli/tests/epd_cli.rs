@@ -1,0 +1,112 @@
+//! `gamerec epd normalize|purge|check`: output, diagnostics, exit status.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn gamerec(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gamerec");
+    // The verb may exit before reading (usage errors): ignore a closed pipe.
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes());
+    child.wait_with_output().expect("wait")
+}
+
+const GOOD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"a\"; bm Nf3 e4;\n";
+const BAD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"b\"; bm e5;\n";
+
+#[test]
+fn normalize_writes_canonical_lines_and_reports_errors() {
+    let out = gamerec(&["epd", "normalize"], GOOD);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf3 e4; id \"a\";\n"
+    );
+    let out = gamerec(&["epd", "normalize"], &format!("{GOOD}{BAD}"));
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().nth(1), Some(BAD.trim_end()));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("<stdin>:2:65: error: "), "{stderr}");
+    assert!(stderr.contains("error: `bm`: `e5`"), "{stderr}");
+}
+
+#[test]
+fn purge_removes_operations() {
+    let out = gamerec(&["epd", "purge", "id"], &format!("{GOOD}{BAD}"));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf3 e4;\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e5;\n"
+    );
+    let out = gamerec(&["epd", "purge", "9bad"], GOOD);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn check_prints_diagnostics_and_summary() {
+    let out = gamerec(&["epd", "check"], &format!("{GOOD}\n{BAD}"));
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("<stdin>:3:"), "{stdout}");
+    assert_eq!(lines.last(), Some(&"2 records, 1 errors"));
+    let out = gamerec(&["epd", "check"], GOOD);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 records, 0 errors\n"
+    );
+    let out = gamerec(&["epd", "check", "/no/such/file.epd"], "");
+    assert_eq!(out.status.code(), Some(2));
+    for verb in ["normalize", "purge", "check"] {
+        let out = gamerec(&["epd", verb, "--help"], "");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Examples:"),
+            "{verb}"
+        );
+    }
+}
+
+#[test]
+fn convert_between_fen_and_epd() {
+    let dir = std::env::temp_dir().join(format!("gamerec-epd-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let epd_path = dir.join("a.epd");
+    std::fs::write(&epd_path, format!("{GOOD}{BAD}")).unwrap();
+    let fen_path = dir.join("a.fen");
+    let out = gamerec(
+        &[
+            "convert",
+            epd_path.to_str().unwrap(),
+            "-o",
+            fen_path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "one record has an error");
+    let fen = std::fs::read_to_string(&fen_path).unwrap();
+    assert_eq!(
+        fen,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dropped"));
+    std::fs::write(&fen_path, "4k3/8/8/8/8/8/4P3/4K3 w - - 5 39\n").unwrap();
+    let out = gamerec(&["convert", fen_path.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "4k3/8/8/8/8/8/4P3/4K3 w - - hmvc 5; fmvn 39;\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,321 @@
+//! The EPD analysis verbs (EPD spec section 7): pfga (general analysis),
+//! pfms (mate search) and pfts (target search), over any [`Engine`],
+//! with several positions in parallel and output in input order.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use shakmaty::{Chess, Move, Position};
+
+use crate::epdrec::{EpdRecord, san, san_line};
+use crate::mate::{MateOutcome, MateSolver};
+use crate::types::{EngineError, Info, Limits, Score};
+use crate::{Engine, EngineSpec};
+
+/// Which verb to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    /// pfga (7.2): adds `pv`, `ce`, `pm`, `sm`, `acn`, `acs` (and `acd`, `acms`).
+    Analyze,
+    /// pfms (7.3): records without `dm` or with `dm` > `moves` get `dm` and
+    /// `pm` when a forced mate of at most `moves` is found.
+    Mate {
+        /// Fullmove mate length.
+        moves: u32,
+    },
+    /// pfts (7.5): adds `pm`, `pv`, `ce`, `acn`, `acs` and `solved 1|0`
+    /// against `bm`/`am`, with `sltm` (ms when the final answer was first seen).
+    Solve,
+}
+
+/// One input line and what became of it.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The output line (the input copied unchanged when it could not be used).
+    pub line: String,
+    /// An error about this record (bad EPD, engine failure), if any.
+    pub error: Option<String>,
+    /// For [`Verb::Solve`]: whether the record was solved.
+    pub solved: Option<bool>,
+}
+
+/// Runs `verb` on one record with `engine`.
+pub fn process_record(engine: &mut dyn Engine, verb: Verb, limits: &Limits, line: &str) -> Outcome {
+    let fail = |error: String| Outcome {
+        line: line.to_string(),
+        error: Some(error),
+        solved: None,
+    };
+    let mut rec = match EpdRecord::parse(line) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let pos = match rec.chess() {
+        Ok((p, _)) => p,
+        Err(e) => return fail(format!("bad position: {e}")),
+    };
+    let result = match verb {
+        Verb::Analyze => analyze(engine, limits, &pos, &mut rec, None).map(|_| None),
+        Verb::Solve => solve(engine, limits, &pos, &mut rec).map(Some),
+        Verb::Mate { moves } => mate(engine, limits, &pos, &mut rec, moves).map(|_| None),
+    };
+    match result {
+        Ok(solved) => Outcome {
+            line: rec.to_line(),
+            error: None,
+            solved,
+        },
+        Err(e) => fail(e),
+    }
+}
+
+/// The answer set for `pfts`: `bm` moves (if any) minus `am` moves.
+fn targets(rec: &EpdRecord, pos: &Chess) -> Result<(Vec<Move>, Vec<Move>), String> {
+    let (bm, bad_bm) = rec.moves("bm", pos);
+    let (am, bad_am) = rec.moves("am", pos);
+    if let Some(bad) = bad_bm.first().or(bad_am.first()) {
+        return Err(format!("`{bad}` is not a legal move here"));
+    }
+    Ok((bm, am))
+}
+
+fn is_solution(m: Move, bm: &[Move], am: &[Move]) -> bool {
+    (bm.is_empty() || bm.contains(&m)) && !am.contains(&m)
+}
+
+/// Writes pfga results; `track` sees each info (for solution timing).
+fn analyze(
+    engine: &mut dyn Engine,
+    limits: &Limits,
+    pos: &Chess,
+    rec: &mut EpdRecord,
+    mut track: Option<&mut dyn FnMut(&Info)>,
+) -> Result<Option<Move>, String> {
+    if pos.legal_moves().is_empty() {
+        rec.set("pv", "");
+        rec.set("ce", if pos.is_check() { "-32767" } else { "0" });
+        return Ok(None);
+    }
+    engine.set_position(pos, &[]).map_err(|e| e.to_string())?;
+    let r = engine
+        .go(limits, &mut |i| {
+            if let Some(t) = track.as_deref_mut() {
+                t(i)
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    let best = r
+        .best_move
+        .ok_or_else(|| "engine returned no move".to_string())?;
+    let mut pv = r.info.pv.clone();
+    if pv.first() != Some(&best) {
+        pv = vec![best];
+    }
+    let pm = san(pos, best);
+    rec.set("pv", san_line(pos, &pv).join(" "));
+    if let Some(score) = r.info.score {
+        rec.set("ce", score.to_ce().to_string());
+    }
+    rec.set("pm", pm.clone());
+    rec.set("sm", pm);
+    let elapsed = r.info.time.unwrap_or(r.elapsed).max(r.elapsed);
+    rec.set("acn", r.info.nodes.unwrap_or(0).to_string());
+    rec.set("acs", elapsed.as_secs().to_string());
+    rec.set("acms", elapsed.as_millis().to_string());
+    if let Some(d) = r.info.depth {
+        rec.set("acd", d.to_string());
+    }
+    Ok(Some(best))
+}
+
+fn solve(
+    engine: &mut dyn Engine,
+    limits: &Limits,
+    pos: &Chess,
+    rec: &mut EpdRecord,
+) -> Result<bool, String> {
+    let (bm, am) = targets(rec, pos)?;
+    if bm.is_empty() && am.is_empty() {
+        return Err("no bm or am to solve against".into());
+    }
+    let mut since: Option<Duration> = None;
+    let mut last_time = Duration::ZERO;
+    let mut track = |i: &Info| {
+        let t = i.time.unwrap_or(last_time);
+        last_time = t;
+        match i.pv.first() {
+            Some(&m) if i.multipv.unwrap_or(1) == 1 && is_solution(m, &bm, &am) => {
+                since.get_or_insert(t);
+            }
+            Some(_) if i.multipv.unwrap_or(1) == 1 => since = None,
+            _ => {}
+        }
+    };
+    let best = analyze(engine, limits, pos, rec, Some(&mut track))?;
+    rec.remove("sm");
+    let solved = best.is_some_and(|m| is_solution(m, &bm, &am));
+    rec.set("solved", if solved { "1" } else { "0" });
+    if solved {
+        let ms = since.map_or_else(
+            || rec.first("acms").and_then(|v| v.parse().ok()).unwrap_or(0),
+            |d| d.as_millis() as u64,
+        );
+        rec.set("sltm", ms.to_string());
+    } else {
+        rec.remove("sltm");
+    }
+    Ok(solved)
+}
+
+fn mate(
+    engine: &mut dyn Engine,
+    limits: &Limits,
+    pos: &Chess,
+    rec: &mut EpdRecord,
+    moves: u32,
+) -> Result<(), String> {
+    if rec
+        .first("dm")
+        .and_then(|d| d.parse::<u32>().ok())
+        .is_some_and(|d| d <= moves)
+    {
+        return Ok(()); // solved by an earlier pass
+    }
+    let started = std::time::Instant::now();
+    let found: Option<(u32, Vec<Move>, u64)> = if engine.name().starts_with("gamerec builtin") {
+        let stop = engine.stop_handle();
+        let mut solver = MateSolver::new(stop.flag().clone());
+        solver.node_limit = limits.nodes;
+        solver.deadline = limits.movetime.map(|t| started + t);
+        match solver.solve(pos, moves) {
+            MateOutcome::Mate { moves, pv } => Some((moves, pv, solver.nodes)),
+            _ => None,
+        }
+    } else {
+        engine.set_position(pos, &[]).map_err(|e| e.to_string())?;
+        let l = Limits {
+            mate: Some(moves),
+            ..limits.clone()
+        };
+        let r = engine.go(&l, &mut |_| {}).map_err(|e| e.to_string())?;
+        match (r.info.score, r.best_move) {
+            (Some(Score::Mate(n)), Some(best)) if n > 0 && n as u32 <= moves => {
+                let pv = if r.info.pv.first() == Some(&best) {
+                    r.info.pv.clone()
+                } else {
+                    vec![best]
+                };
+                Some((n as u32, pv, r.info.nodes.unwrap_or(0)))
+            }
+            _ => None,
+        }
+    };
+    if let Some((n, pv, nodes)) = found {
+        rec.set("dm", n.to_string());
+        rec.set("pm", san(pos, pv[0]));
+        rec.set("pv", san_line(pos, &pv).join(" "));
+        rec.set("acn", nodes.to_string());
+        rec.set("acs", started.elapsed().as_secs().to_string());
+    }
+    Ok(())
+}
+
+/// Progress of a run, for progress bars.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Progress {
+    /// Records finished.
+    pub done: usize,
+    /// Records to process.
+    pub total: usize,
+    /// Solved so far (solve only).
+    pub solved: usize,
+}
+
+/// Runs `verb` over `lines` with `jobs` engines in parallel. `emit` gets
+/// each outcome in input order (index, outcome); `progress` after each.
+/// Blank and `#` comment lines are passed through.
+pub fn run(
+    spec: &EngineSpec,
+    options: &[(String, String)],
+    verb: Verb,
+    limits: &Limits,
+    jobs: usize,
+    lines: Vec<String>,
+    mut emit: impl FnMut(usize, Outcome),
+    mut progress: impl FnMut(Progress),
+) -> Result<(), EngineError> {
+    let total = lines.len();
+    let queue = Arc::new(Mutex::new(lines.into_iter().enumerate()));
+    let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
+    let jobs = jobs.clamp(1, 64).min(total.max(1));
+    // Start engines up front so a bad command fails before any work.
+    let mut engines = Vec::with_capacity(jobs);
+    for _ in 0..jobs {
+        let mut e = spec.start()?;
+        for (k, v) in options {
+            e.set_option(k, v)?;
+        }
+        engines.push(e);
+    }
+    let mut pending = BTreeMap::new();
+    let mut next = 0;
+    let mut p = Progress {
+        total,
+        ..Progress::default()
+    };
+    std::thread::scope(|s| {
+        for mut engine in engines {
+            let queue = queue.clone();
+            let tx = tx.clone();
+            let limits = limits.clone();
+            let spec = spec.clone();
+            s.spawn(move || {
+                loop {
+                    let item = queue.lock().ok().and_then(|mut q| q.next());
+                    let Some((i, line)) = item else { break };
+                    let t = line.trim();
+                    let out = if t.is_empty() || t.starts_with('#') {
+                        Outcome {
+                            line,
+                            error: None,
+                            solved: None,
+                        }
+                    } else {
+                        let _ = engine.new_game();
+                        let out = process_record(engine.as_mut(), verb, &limits, &line);
+                        // A dead engine is replaced for the next record.
+                        if out
+                            .error
+                            .as_deref()
+                            .is_some_and(|e| e.contains("died") || e.contains("timed out"))
+                            && let Ok(fresh) = spec.start()
+                        {
+                            engine = fresh;
+                        }
+                        out
+                    };
+                    if tx.send((i, out)).is_err() {
+                        break;
+                    }
+                }
+                let _ = engine.quit();
+            });
+        }
+        drop(tx);
+        for (i, out) in rx {
+            pending.insert(i, out);
+            while let Some(out) = pending.remove(&next) {
+                p.done += 1;
+                if out.solved == Some(true) {
+                    p.solved += 1;
+                }
+                emit(next, out);
+                progress(p);
+                next += 1;
+            }
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,409 @@
+//! An engine child process: line-oriented stdin/stdout with deadlines,
+//! stderr drained on its own thread, killed on drop.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::types::{EngineError, Result};
+
+/// Longest line kept from an engine; the rest of a longer line is dropped.
+const MAX_LINE: usize = 64 * 1024;
+/// How many stderr lines are kept for error messages.
+const STDERR_TAIL: usize = 20;
+
+/// How to start an engine: program and arguments, split like a shell would
+/// split plain words (no quoting beyond `"…"`/`'…'`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineCommand {
+    /// Program path or name.
+    pub program: OsString,
+    /// Arguments.
+    pub args: Vec<OsString>,
+    /// Working directory (engines that read books/ini files from `.`).
+    pub cwd: Option<std::path::PathBuf>,
+}
+
+impl EngineCommand {
+    /// Splits `text` into program and arguments.
+    pub fn parse(text: &str) -> Result<EngineCommand> {
+        let words = split_words(text);
+        let mut it = words.into_iter();
+        let program = it
+            .next()
+            .ok_or_else(|| EngineError::Usage("empty engine command".into()))?;
+        Ok(EngineCommand {
+            program: program.into(),
+            args: it.map(Into::into).collect(),
+            cwd: None,
+        })
+    }
+
+    /// A command without arguments.
+    pub fn program(program: impl Into<OsString>) -> EngineCommand {
+        EngineCommand {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: None,
+        }
+    }
+
+    /// The command as one display string.
+    pub fn display(&self) -> String {
+        let mut s = self.program.to_string_lossy().into_owned();
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(&a.to_string_lossy());
+        }
+        s
+    }
+}
+
+fn split_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut in_word = false;
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => cur.push(c),
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            None => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    words
+}
+
+/// What came out of the engine's stdout.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Line {
+    /// One line, without its terminator.
+    Text(String),
+    /// The deadline passed first.
+    Timeout,
+}
+
+/// A running engine process.
+pub(crate) struct EngineProcess {
+    child: Child,
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
+    lines: Receiver<String>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    command: String,
+    closed: bool,
+    /// Every line sent and received, when tracing (`GAMEREC_ENGINE_TRACE=1`).
+    trace: bool,
+}
+
+impl EngineProcess {
+    /// Starts the engine with piped stdio.
+    pub(crate) fn spawn(cmd: &EngineCommand) -> Result<EngineProcess> {
+        let command = cmd.display();
+        let mut c = Command::new(&cmd.program);
+        c.args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(dir) = &cmd.cwd {
+            c.current_dir(dir);
+        }
+        let mut child = c.spawn().map_err(|source| EngineError::Spawn {
+            command: command.clone(),
+            source,
+        })?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| EngineError::Protocol("no stdout pipe".into()))?;
+        let stderr = child
+            .stderr
+            .take()
+            .ok_or_else(|| EngineError::Protocol("no stderr pipe".into()))?;
+        let stdin = child.stdin.take();
+
+        let (tx, lines) = mpsc::channel();
+        thread::Builder::new()
+            .name("engine-stdout".into())
+            .spawn(move || read_lines(stdout, |line| tx.send(line).is_ok()))?;
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = stderr_tail.clone();
+        thread::Builder::new()
+            .name("engine-stderr".into())
+            .spawn(move || {
+                read_lines(stderr, |line| {
+                    if let Ok(mut t) = tail.lock() {
+                        if t.len() == STDERR_TAIL {
+                            t.pop_front();
+                        }
+                        t.push_back(line);
+                    }
+                    true
+                })
+            })?;
+        Ok(EngineProcess {
+            child,
+            stdin: Arc::new(Mutex::new(stdin)),
+            lines,
+            stderr_tail,
+            command,
+            closed: false,
+            trace: std::env::var("GAMEREC_ENGINE_TRACE").is_ok_and(|v| v == "1"),
+        })
+    }
+
+    /// The command line, for messages.
+    pub(crate) fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// A shared writer for stop hooks.
+    pub(crate) fn stdin_handle(&self) -> Arc<Mutex<Option<ChildStdin>>> {
+        self.stdin.clone()
+    }
+
+    /// Sends one line (a newline is appended).
+    pub(crate) fn send(&mut self, line: &str) -> Result<()> {
+        if self.trace {
+            eprintln!("> {line}");
+        }
+        if write_line(&self.stdin, line).is_err() {
+            return Err(self.died());
+        }
+        Ok(())
+    }
+
+    /// Receives the next line, or [`Line::Timeout`] at `deadline`.
+    /// A closed stdout is reported as [`EngineError::Died`].
+    pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Result<Line> {
+        let got = match deadline {
+            None => self
+                .lines
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
+            Some(d) => self
+                .lines
+                .recv_timeout(d.saturating_duration_since(Instant::now())),
+        };
+        match got {
+            Ok(line) => {
+                if self.trace {
+                    eprintln!("< {line}");
+                }
+                Ok(Line::Text(line))
+            }
+            Err(RecvTimeoutError::Timeout) => Ok(Line::Timeout),
+            Err(RecvTimeoutError::Disconnected) => Err(self.died()),
+        }
+    }
+
+    /// Receives lines until `f` returns `Some`, failing at `deadline`
+    /// (after which the engine is killed).
+    pub(crate) fn expect<T>(
+        &mut self,
+        waiting_for: &str,
+        deadline: Instant,
+        mut f: impl FnMut(&str) -> Option<T>,
+    ) -> Result<T> {
+        loop {
+            match self.recv(Some(deadline))? {
+                Line::Text(line) => {
+                    if let Some(v) = f(&line) {
+                        return Ok(v);
+                    }
+                }
+                Line::Timeout => return Err(self.timeout(waiting_for)),
+            }
+        }
+    }
+
+    /// Kills the engine and builds the timeout error.
+    pub(crate) fn timeout(&mut self, waiting_for: &str) -> EngineError {
+        self.kill();
+        EngineError::Timeout {
+            waiting_for: waiting_for.to_string(),
+            stderr: self.stderr_text(),
+        }
+    }
+
+    /// The error for an engine whose pipes closed: waits briefly for its status.
+    pub(crate) fn died(&mut self) -> EngineError {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break s.to_string(),
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
+                Ok(None) => {
+                    self.kill();
+                    break "closed its output".to_string();
+                }
+                Err(e) => break e.to_string(),
+            }
+        };
+        self.closed = true;
+        EngineError::Died {
+            status,
+            stderr: self.stderr_text(),
+        }
+    }
+
+    fn stderr_text(&self) -> String {
+        // Give the stderr thread a moment to catch the last words.
+        thread::sleep(Duration::from_millis(20));
+        self.stderr_tail
+            .lock()
+            .map(|t| t.iter().cloned().collect::<Vec<_>>().join(" | "))
+            .unwrap_or_default()
+    }
+
+    /// Kills the process (idempotent).
+    pub(crate) fn kill(&mut self) {
+        if let Ok(mut s) = self.stdin.lock() {
+            s.take();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.closed = true;
+    }
+
+    /// Sends `quit_line`, waits up to `grace` for the engine to exit, then kills it.
+    pub(crate) fn close(&mut self, quit_line: &str, grace: Duration) {
+        if self.closed {
+            return;
+        }
+        let _ = write_line(&self.stdin, quit_line);
+        if let Ok(mut s) = self.stdin.lock() {
+            s.take(); // EOF on stdin
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                self.closed = true;
+                return;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+        self.kill();
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        if !self.closed {
+            self.kill();
+        }
+    }
+}
+
+/// Writes one line to a shared stdin.
+pub(crate) fn write_line(stdin: &Mutex<Option<ChildStdin>>, line: &str) -> std::io::Result<()> {
+    let mut guard = stdin
+        .lock()
+        .map_err(|_| std::io::Error::other("poisoned"))?;
+    let pipe = guard
+        .as_mut()
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+    pipe.write_all(line.as_bytes())?;
+    pipe.write_all(b"\n")?;
+    pipe.flush()
+}
+
+/// Reads `\n`/`\r\n` lines (lossy UTF-8, capped at [`MAX_LINE`]) until EOF
+/// or until `f` returns false.
+fn read_lines(stream: impl Read, mut f: impl FnMut(String) -> bool) {
+    let mut reader = BufReader::new(stream);
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let (done, used) = match reader.fill_buf() {
+            Ok([]) => {
+                if !buf.is_empty() {
+                    f(finish(&mut buf));
+                }
+                return;
+            }
+            Ok(chunk) => match memchr_nl(chunk) {
+                Some(i) => {
+                    take_capped(&mut buf, &chunk[..i]);
+                    (true, i + 1)
+                }
+                None => {
+                    take_capped(&mut buf, chunk);
+                    (false, chunk.len())
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        reader.consume(used);
+        if done && !f(finish(&mut buf)) {
+            return;
+        }
+    }
+}
+
+fn memchr_nl(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
+
+fn take_capped(buf: &mut Vec<u8>, bytes: &[u8]) {
+    let room = MAX_LINE.saturating_sub(buf.len());
+    buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+}
+
+fn finish(buf: &mut Vec<u8>) -> String {
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    let s = String::from_utf8_lossy(buf).into_owned();
+    buf.clear();
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_commands() {
+        assert_eq!(split_words("a b  'c d' \"e\""), ["a", "b", "c d", "e"]);
+        assert_eq!(split_words("  "), Vec::<String>::new());
+        assert_eq!(split_words("x ''"), ["x", ""]);
+    }
+
+    #[test]
+    fn reads_capped_lines() {
+        let mut data = b"one\r\ntwo\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
+        data.extend(b"\nlast");
+        let mut got = Vec::new();
+        read_lines(&data[..], |l| {
+            got.push(l);
+            true
+        });
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0], "one");
+        assert_eq!(got[1], "two");
+        assert_eq!(got[2].len(), MAX_LINE);
+        assert_eq!(got[3], "last");
+    }
+}

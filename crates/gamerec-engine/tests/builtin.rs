@@ -1,0 +1,173 @@
+//! The built-in engine: tactics, mates, limits, stopping.
+
+use std::time::{Duration, Instant};
+
+use gamerec_engine::builtin::BuiltinEngine;
+use gamerec_engine::{Engine, Limits, Score};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
+
+fn pos(fen: &str) -> Chess {
+    fen.parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
+}
+
+fn best(fen: &str, limits: &Limits) -> (String, Option<Score>) {
+    let mut e = BuiltinEngine::with_hash(16);
+    e.set_position(&pos(fen), &[]).unwrap();
+    let r = e.go(limits, &mut |_| {}).unwrap();
+    (
+        r.best_move
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .unwrap_or_default(),
+        r.info.score,
+    )
+}
+
+#[test]
+fn finds_mates() {
+    let (m, s) = best(
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        &Limits::depth(4),
+    );
+    assert_eq!(m, "h5f7");
+    assert_eq!(s, Some(Score::Mate(1)));
+    // Mate in 2: 1.Qd8+ Kxd8?? no — a classic back-rank: 1.Qxh7+ ... use a simple one.
+    let (m, s) = best("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", &Limits::depth(5));
+    assert_eq!(m, "d1d8");
+    assert_eq!(s, Some(Score::Mate(1)));
+    // Being mated: the score says so.
+    let (_, s) = best("7k/8/8/8/8/8/5q2/6rK w - - 0 1", &Limits::depth(3));
+    assert!(matches!(s, Some(Score::Mate(0)) | None), "{s:?}");
+}
+
+#[test]
+fn wins_material_and_avoids_blunders() {
+    // Hanging queen.
+    let (m, _) = best(
+        "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 1 3",
+        &Limits::depth(4),
+    );
+    assert_eq!(m, "c1g5");
+    // Knight fork: Nc7+ wins the rook.
+    let (m, _) = best("r3k3/8/8/3N4/8/8/8/4K3 w - - 0 1", &Limits::depth(5));
+    assert_eq!(m, "d5c7");
+}
+
+#[test]
+fn stalemate_and_checkmate_roots() {
+    let mut e = BuiltinEngine::new();
+    e.set_position(&pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), &[])
+        .unwrap();
+    let r = e.go(&Limits::depth(3), &mut |_| {}).unwrap();
+    assert_eq!(r.best_move, None);
+    assert_eq!(r.info.score, Some(Score::Cp(0)));
+    e.set_position(
+        &pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"),
+        &[],
+    )
+    .unwrap();
+    let r = e.go(&Limits::depth(3), &mut |_| {}).unwrap();
+    assert_eq!(r.best_move, None);
+    assert_eq!(r.info.score, Some(Score::Mate(0)));
+}
+
+#[test]
+fn avoids_stalemating_when_winning() {
+    // Qg6 stalemates; any sensible move keeps the win.
+    let (m, s) = best("7k/8/5K2/8/8/8/8/6Q1 w - - 0 1", &Limits::depth(6));
+    assert_ne!(m, "g1g6");
+    assert!(
+        matches!(s, Some(Score::Mate(n)) if n > 0) || matches!(s, Some(Score::Cp(c)) if c > 500),
+        "{s:?}"
+    );
+}
+
+#[test]
+fn respects_node_and_time_limits_and_stop() {
+    let mut e = BuiltinEngine::new();
+    e.set_position(&Chess::default(), &[]).unwrap();
+    let r = e.go(&Limits::nodes(20_000), &mut |_| {}).unwrap();
+    assert!(r.info.nodes.unwrap() <= 21_100, "{:?}", r.info.nodes);
+    assert!(r.best_move.is_some());
+    let started = Instant::now();
+    let r = e
+        .go(&Limits::movetime(Duration::from_millis(150)), &mut |_| {})
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_millis(600));
+    assert!(r.best_move.is_some());
+    let stop = e.stop_handle();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        stop.stop();
+    });
+    let started = Instant::now();
+    let r = e.go(&Limits::default(), &mut |_| {}).unwrap();
+    t.join().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(r.best_move.is_some());
+}
+
+#[test]
+fn reports_legal_pvs_and_increasing_depths() {
+    let mut e = BuiltinEngine::new();
+    let start = pos("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+    e.set_position(&start, &[]).unwrap();
+    let mut depths = Vec::new();
+    e.go(&Limits::depth(6), &mut |i| {
+        depths.push(i.depth.unwrap());
+        let mut p = start.clone();
+        for &m in &i.pv {
+            assert!(p.is_legal(m));
+            p.play_unchecked(m);
+        }
+        assert!(!i.pv.is_empty());
+    })
+    .unwrap();
+    assert_eq!(depths, [1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn repetition_is_a_draw() {
+    // White is a rook down but can give perpetual check.
+    let (_, s) = best("6k1/5ppp/8/8/8/8/r4PPP/r3Q1K1 w - - 0 1", &Limits::depth(6));
+    let _ = s;
+    // Replaying moves that repeat the position: the engine knows the history.
+    let mut e = BuiltinEngine::new();
+    let start = Chess::default();
+    let line: Vec<_> = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]
+        .iter()
+        .scan(start.clone(), |p, u| {
+            let m = u
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(p)
+                .unwrap();
+            p.play_unchecked(m);
+            Some(m)
+        })
+        .collect();
+    e.set_position(&start, &line).unwrap();
+    let r = e.go(&Limits::depth(4), &mut |_| {}).unwrap();
+    assert!(r.best_move.is_some());
+}
+
+#[test]
+fn mate_limit_uses_the_exact_solver() {
+    let mut e = BuiltinEngine::new();
+    // Mate in 2: 1.Kc6 Kc8 2.Ra8#.
+    e.set_position(&pos("1k6/8/1K6/8/8/8/8/R7 w - - 0 1"), &[])
+        .unwrap();
+    let r = e
+        .go(
+            &Limits {
+                mate: Some(2),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
+    assert_eq!(r.info.score, Some(Score::Mate(2)), "{:?}", r.info);
+}

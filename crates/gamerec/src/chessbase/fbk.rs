@@ -1,0 +1,405 @@
+//! FBK opening files (1993 text, section 3).
+//!
+//! Each move is two bytes: origin square in bits 0-5 of byte 1 and target
+//! square in bits 0-5 of byte 2 (A1 = 0, H8 = 63, rank by rank). Byte 1 bit
+//! 6 = 0 means the move starts a new variant, bit 7 = 1 that it ends the
+//! variant; byte 2 bit 7 marks a weak move; byte 2 bit 6 is unused.
+//!
+//! The text does not say where a new variant branches. gamerec reads the
+//! file as a pre-order walk of the tree: a move with bit 6 = 0 has an
+//! alternative later in the file (its position is remembered), and after a
+//! move that ends a variant reading resumes at the most recently remembered
+//! position; the next move is that alternative. The writer produces exactly
+//! this. Weak moves read as NAG `$2` (`?`); `$2` and `$4` write the weak bit.
+//! FBK stores no promotion piece (a promotion reads as `=Q`), no start
+//! position, tags, comments or other NAGs.
+
+use shakmaty::{Chess, Move, Position, Role, Square};
+
+use super::{FileKind, Issue, ReadOutcome};
+use crate::model::{Game, GameResult, MoveTree, NodeId, Ply, PlyMove};
+use crate::san::write_san;
+
+/// The NAG a weak move reads as.
+pub const WEAK_NAG: u8 = 2;
+
+fn find_move(pos: &Chess, from: Square, to: Square) -> Option<Move> {
+    let moves = pos.legal_moves();
+    let mut found = None;
+    for m in moves {
+        let (f, t) = match m {
+            Move::Castle { king, rook } => {
+                let side = m.castling_side()?;
+                let to = Square::from_coords(side.king_to_file(), king.rank());
+                let _ = rook;
+                (king, to)
+            }
+            _ => match m.from() {
+                Some(f) => (f, m.to()),
+                None => continue,
+            },
+        };
+        if f == from && t == to {
+            match m.promotion() {
+                None => return Some(m),
+                Some(Role::Queen) => found = Some(m),
+                Some(_) => {}
+            }
+        }
+    }
+    found
+}
+
+/// Reads an FBK file into one game whose variations are the opening tree.
+pub fn read_fbk(data: &[u8]) -> ReadOutcome {
+    let mut out = ReadOutcome::default();
+    if data.is_empty() {
+        return out;
+    }
+    let mut game = Game::new();
+    for (name, value) in [
+        ("Event", "?"),
+        ("Site", "?"),
+        ("Date", "????.??.??"),
+        ("Round", "?"),
+        ("White", "?"),
+        ("Black", "?"),
+        ("Result", "*"),
+    ] {
+        game.tags.push(name, value);
+    }
+    game.result = Some(GameResult::Unknown);
+    let mut stack: Vec<(NodeId, Chess)> = Vec::new();
+    let mut node = NodeId::ROOT;
+    let mut pos = Chess::default();
+    let mut ended = false;
+    let mut unused_bit = false;
+    for (i, rec) in data.chunks(2).enumerate() {
+        let offset = (i * 2) as u64;
+        let [b1, b2] = *rec else {
+            out.issues.push(Issue::error(
+                FileKind::Data,
+                offset,
+                None,
+                "odd file length: a move takes two bytes",
+            ));
+            break;
+        };
+        if ended {
+            out.issues.push(Issue::warning(
+                FileKind::Data,
+                offset,
+                None,
+                "moves after the end of the tree are read as further alternatives from the start",
+            ));
+            ended = false;
+        }
+        if b2 & 0x40 != 0 && !unused_bit {
+            unused_bit = true;
+            out.issues.push(Issue::warning(
+                FileKind::Data,
+                offset + 1,
+                None,
+                "unused bit 6 of the target byte is set (ignored)",
+            ));
+        }
+        let from = Square::new(u32::from(b1 & 63));
+        let to = Square::new(u32::from(b2 & 63));
+        if b1 & 0x40 == 0 {
+            stack.push((node, pos.clone()));
+        }
+        let Some(mv) = find_move(&pos, from, to) else {
+            out.issues.push(Issue::error(
+                FileKind::Data,
+                offset,
+                None,
+                format!("move {from}{to} is not legal here; the rest of the file is not read"),
+            ));
+            break;
+        };
+        let san = write_san(&pos, PlyMove::Move(mv));
+        let id = game.tree.add_child(
+            node,
+            Ply {
+                mv: PlyMove::Move(mv),
+                san,
+                written: None,
+            },
+        );
+        if b2 & 0x80 != 0 {
+            game.tree.node_mut(id).nags.push(WEAK_NAG);
+        }
+        pos.play_unchecked(mv);
+        node = id;
+        if b1 & 0x80 != 0 {
+            match stack.pop() {
+                Some((n, p)) => {
+                    node = n;
+                    pos = p;
+                }
+                None => {
+                    node = NodeId::ROOT;
+                    pos = Chess::default();
+                    ended = true;
+                }
+            }
+        }
+    }
+    if !stack.is_empty() && !out.has_errors() {
+        out.issues.push(Issue::warning(
+            FileKind::Data,
+            data.len() as u64,
+            None,
+            format!("{} announced alternatives never came", stack.len()),
+        ));
+    }
+    out.games.push(game);
+    out
+}
+
+/// Merges `games` into one opening tree and writes it as an FBK file.
+/// Games from another start position, and null moves, cannot be stored
+/// (error issues); tags, comments, NAGs other than `$2`/`$4` and
+/// under-promotions are reported as dropped.
+pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
+    let mut issues = Vec::new();
+    let mut tree = MoveTree::new();
+    let mut weak: Vec<bool> = vec![false];
+    for (gi, game) in games.iter().enumerate() {
+        let number = Some(gi + 1);
+        let warn = |issues: &mut Vec<Issue>, msg: String| {
+            issues.push(Issue::warning(FileKind::Data, 0, number, msg));
+        };
+        if game.start != Chess::default() {
+            issues.push(Issue::error(
+                FileKind::Data,
+                0,
+                number,
+                "FBK holds games from the standard start position only; game left out",
+            ));
+            continue;
+        }
+        let extra_tags = game
+            .tags
+            .iter()
+            .filter(|t| !matches!(t.value.as_str(), "?" | "????.??.??" | "*" | ""))
+            .count();
+        if extra_tags > 0 {
+            warn(
+                &mut issues,
+                format!("{extra_tags} tag(s) dropped (FBK keeps moves only)"),
+            );
+        }
+        let mut comments = 0;
+        let mut nags = Vec::new();
+        let mut underpromotions = 0;
+        let mut nulls = 0;
+        // map from game node to merged node
+        let mut map = vec![NodeId::ROOT; game.tree.len()];
+        comments += game.tree.root().comments_before.len() + game.tree.root().comments_after.len();
+        for id in game.tree.preorder() {
+            let node = game.tree.node(id);
+            let Some(ply) = &node.ply else { continue };
+            let PlyMove::Move(mv) = ply.mv else {
+                nulls += 1;
+                continue;
+            };
+            let Some(parent) = node.parent() else {
+                continue;
+            };
+            let mparent = map[parent.0 as usize];
+            if parent != NodeId::ROOT && mparent == NodeId::ROOT {
+                continue; // below a null move
+            }
+            if matches!(mv.promotion(), Some(r) if r != Role::Queen) {
+                underpromotions += 1;
+            }
+            let existing = tree
+                .node(mparent)
+                .children()
+                .iter()
+                .copied()
+                .find(|&c| tree.node(c).ply.as_ref().map(|p| p.mv) == Some(ply.mv));
+            let mid = match existing {
+                Some(c) => c,
+                None => {
+                    let c = tree.add_child(mparent, ply.clone());
+                    weak.push(false);
+                    c
+                }
+            };
+            map[id.0 as usize] = mid;
+            for &n in &node.nags {
+                if n == 2 || n == 4 {
+                    weak[mid.0 as usize] = true;
+                } else {
+                    nags.push(n);
+                }
+            }
+            comments += node.comments_before.len() + node.comments_after.len();
+        }
+        if nulls > 0 {
+            issues.push(Issue::error(
+                FileKind::Data,
+                0,
+                number,
+                format!(
+                    "{nulls} null move(s) and the moves after them left out (FBK cannot store them)"
+                ),
+            ));
+        }
+        if comments > 0 {
+            warn(
+                &mut issues,
+                format!("{comments} comment(s) dropped (FBK has no comments)"),
+            );
+        }
+        if !nags.is_empty() {
+            let list: Vec<String> = nags.iter().map(|n| format!("${n}")).collect();
+            warn(
+                &mut issues,
+                format!(
+                    "NAGs dropped (FBK keeps only the weak-move bit for $2/$4): {}",
+                    list.join(" ")
+                ),
+            );
+        }
+        if underpromotions > 0 {
+            warn(
+                &mut issues,
+                format!(
+                    "{underpromotions} under-promotion(s) written without their piece (FBK reads them as =Q)"
+                ),
+            );
+        }
+    }
+    // Pre-order walk without recursion.
+    let mut out = Vec::new();
+    let mut stack: Vec<NodeId> = tree.root().children().iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        let node = tree.node(id);
+        let Some(PlyMove::Move(mv)) = node.ply.as_ref().map(|p| p.mv) else {
+            continue;
+        };
+        let (from, to) = match mv {
+            Move::Castle { king, .. } => {
+                let side = mv
+                    .castling_side()
+                    .unwrap_or(shakmaty::CastlingSide::KingSide);
+                (king, Square::from_coords(side.king_to_file(), king.rank()))
+            }
+            _ => (mv.from().unwrap_or(Square::A1), mv.to()),
+        };
+        let has_later_sibling = node
+            .parent()
+            .map(|p| tree.node(p).children().last() != Some(&id))
+            .unwrap_or(false);
+        let mut b1 = from as u8;
+        if !has_later_sibling {
+            b1 |= 0x40;
+        }
+        if node.children().is_empty() {
+            b1 |= 0x80;
+        }
+        let mut b2 = to as u8;
+        if weak[id.0 as usize] {
+            b2 |= 0x80;
+        }
+        out.push(b1);
+        out.push(b2);
+        stack.extend(node.children().iter().rev().copied());
+    }
+    (out, issues)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(name: &str) -> u8 {
+        name.parse::<Square>().expect("square") as u8
+    }
+
+    fn sans(g: &Game, ids: &[NodeId]) -> Vec<String> {
+        ids.iter()
+            .map(|&id| g.tree.node(id).ply.as_ref().expect("ply").san.clone())
+            .collect()
+    }
+
+    /// Tree: 1.e4 (e5 (c5? ) ) ; 1.d4 d5 — written by hand from section 3.
+    fn sample() -> Vec<u8> {
+        vec![
+            sq("e2"), // e4: new variant (bit 6 = 0: 1.d4 follows), not the end
+            sq("e4"),
+            sq("e7") | 0x80, // e5: starts a new variant (c5 follows), ends the line
+            sq("e5"),
+            sq("c7") | 0x40 | 0x80, // c5: last alternative, ends, weak
+            sq("c5") | 0x80,
+            sq("d2") | 0x40, // d4: last alternative at the root
+            sq("d4"),
+            sq("d7") | 0x40 | 0x80, // d5: ends
+            sq("d5"),
+        ]
+    }
+
+    #[test]
+    fn reads_the_tree() {
+        let out = read_fbk(&sample());
+        assert!(out.issues.is_empty(), "{:?}", out.issues);
+        let g = &out.games[0];
+        assert_eq!(sans(g, g.tree.root().children()), vec!["e4", "d4"]);
+        let e4 = g.tree.root().children()[0];
+        let replies = g.tree.node(e4).children();
+        assert_eq!(sans(g, replies), vec!["e5", "c5"]);
+        assert_eq!(g.tree.node(replies[1]).nags, vec![WEAK_NAG]);
+        let d4 = g.tree.root().children()[1];
+        assert_eq!(sans(g, g.tree.node(d4).children()), vec!["d5"]);
+    }
+
+    #[test]
+    fn writes_the_same_bytes() {
+        let out = read_fbk(&sample());
+        let (bytes, issues) = write_fbk(&out.games);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(bytes, sample());
+    }
+
+    #[test]
+    fn castling_and_promotion_squares() {
+        // 1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.O-O: king e1 -> g1.
+        let moves = [
+            ("e2", "e4"),
+            ("e7", "e5"),
+            ("g1", "f3"),
+            ("b8", "c6"),
+            ("f1", "c4"),
+            ("f8", "c5"),
+            ("e1", "g1"),
+        ];
+        let mut data = Vec::new();
+        for (i, (f, t)) in moves.iter().enumerate() {
+            let mut b1 = sq(f) | 0x40;
+            if i == moves.len() - 1 {
+                b1 |= 0x80;
+            }
+            data.push(b1);
+            data.push(sq(t));
+        }
+        let out = read_fbk(&data);
+        assert!(out.issues.is_empty());
+        let g = &out.games[0];
+        let last = g.tree.mainline().last().expect("moves");
+        assert_eq!(g.tree.node(last).ply.as_ref().expect("ply").san, "O-O");
+        assert_eq!(write_fbk(&out.games).0, data);
+    }
+
+    #[test]
+    fn malformed() {
+        assert!(read_fbk(&[sq("e2")]).has_errors());
+        assert!(read_fbk(&[sq("e2"), sq("e5")]).has_errors());
+        let out = read_fbk(&[sq("e2") | 0xc0, sq("e4"), sq("d2") | 0xc0, sq("d4")]);
+        assert_eq!(out.issues.len(), 1, "second root line after the end");
+        assert_eq!(out.games[0].tree.root().children().len(), 2);
+        assert!(read_fbk(&[]).games.is_empty());
+    }
+}

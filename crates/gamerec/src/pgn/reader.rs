@@ -1,0 +1,595 @@
+//! The PGN import-format reader: a zero-copy tokenizer and game parser over
+//! a byte slice ([`SliceReader`]), driving a [`Visitor`].
+//!
+//! Every token of the standard's section 7 is recognised. Import freedom:
+//! any whitespace (tabs, CR, LF, CRLF, VT, FF), several tag pairs on one line
+//! or one pair over several lines, move numbers optional and with any number
+//! of periods (`12...`), a BOM between games, `%` escape lines in column 1,
+//! games without tags or without moves, a missing or mismatched termination
+//! marker (warnings). Nothing recurses: variations are counted, not nested
+//! calls, so 100,000 `(` cost a counter, not a stack.
+//!
+//! Errors fail the current game: the reader records one error, keeps
+//! tokenizing the rest of the game silently (so comments and strings still
+//! delimit correctly), and the next call starts at the next game.
+
+use std::ops::ControlFlow;
+
+use memchr::{memchr, memchr2};
+
+use super::visitor::{Flow, GameEnd, GameStart, Problem, RawValue, Skip, Stop, Visitor};
+use crate::diag::Severity;
+use crate::model::GameResult;
+
+const WS: u8 = 1;
+const MOVE: u8 = 2;
+const DIGIT: u8 = 4;
+const NAME: u8 = 8;
+
+/// Byte classes: whitespace, move-token bytes, digits, tag-name bytes.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let mut c = 0;
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+            c |= WS;
+        }
+        if b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'_' | b'+' | b'#' | b'=' | b':' | b'-' | b'!' | b'?' | b'/' | b'@' | b'~'
+            )
+            || b >= 0x80
+        {
+            c |= MOVE;
+        }
+        if b.is_ascii_digit() {
+            c |= DIGIT;
+        }
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'#' | b'=' | b':' | b'-') {
+            c |= NAME;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn is(b: u8, class: u8) -> bool {
+    CLASS[b as usize] & class != 0
+}
+
+/// Per-game parsing state.
+struct GameState {
+    /// Tokens are still lexed but no longer delivered.
+    skipping: bool,
+    failed: bool,
+    /// Open variations.
+    depth: u32,
+    /// Depth at which a skipped variation started (0 when none).
+    skip_from: u32,
+    /// Whether the current line has a move (a variation or NAG may follow).
+    line_has_move: bool,
+    saved_has_move: Vec<bool>,
+    result: Option<GameResult>,
+    result_tag: Option<Option<GameResult>>,
+    moves_seen: bool,
+    tags_seen: bool,
+}
+
+/// Reads games from a byte slice without copying: tags, moves and comments
+/// reach the visitor as slices of the input.
+///
+/// ```
+/// use gamerec::pgn::{SliceReader, SkipAll};
+/// let mut reader = SliceReader::new(b"[Event \"a\"]\n1. e4 e5 1-0\n\n1. d4 *\n");
+/// let mut games = 0;
+/// while reader.read_game(&mut SkipAll).is_some() {
+///     games += 1;
+/// }
+/// assert_eq!(games, 2);
+/// ```
+pub struct SliceReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    base: u64,
+    games: u64,
+    problems: Vec<Problem>,
+    truncated: bool,
+    last_start: usize,
+}
+
+impl<'a> SliceReader<'a> {
+    /// A reader over `data` (offsets in diagnostics count from its start).
+    pub fn new(data: &'a [u8]) -> SliceReader<'a> {
+        SliceReader::with_offset(data, 0)
+    }
+
+    /// A reader over `data`, which starts at byte `base` of a larger input.
+    pub fn with_offset(data: &'a [u8], base: u64) -> SliceReader<'a> {
+        SliceReader {
+            data,
+            pos: 0,
+            base,
+            games: 0,
+            problems: Vec::new(),
+            truncated: false,
+            last_start: 0,
+        }
+    }
+
+    /// Resumes reading `data` at byte `pos`, `games` games already read.
+    pub fn resume(data: &'a [u8], base: u64, pos: usize, games: u64) -> SliceReader<'a> {
+        SliceReader {
+            pos: pos.min(data.len()),
+            games,
+            ..SliceReader::with_offset(data, base)
+        }
+    }
+
+    /// The problems of the game read last.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// Byte offset (in the input) of the first token of the game read last.
+    pub fn game_offset(&self) -> u64 {
+        self.base + self.last_start as u64
+    }
+
+    /// Games started so far.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// Bytes consumed so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Whether the input ended inside a token, tag pair or variation of the
+    /// last game (so more input might have completed it).
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    fn problem(&mut self, severity: Severity, at: usize, message: impl Into<String>) {
+        self.problems.push(Problem {
+            severity,
+            offset: self.base + at as u64,
+            message: message.into(),
+        });
+    }
+
+    fn fail(&mut self, st: &mut GameState, at: usize, message: impl Into<String>) {
+        if !st.failed {
+            self.problem(Severity::Error, at, message);
+        }
+        st.failed = true;
+        st.skipping = true;
+    }
+
+    fn on_flow(&mut self, st: &mut GameState, at: usize, flow: Flow) {
+        if let ControlFlow::Break(stop) = flow {
+            match stop {
+                Stop::SkipGame => st.skipping = true,
+                Stop::Error(msg) => self.fail(st, at, msg),
+            }
+        }
+    }
+
+    fn at_line_start(&self, at: usize) -> bool {
+        at == 0 || matches!(self.data[at - 1], b'\n' | b'\r')
+    }
+
+    /// Skips whitespace, `%` escape lines and (between games) BOMs.
+    #[inline]
+    fn skip_ws(&mut self) {
+        let data = self.data;
+        loop {
+            while self.pos < data.len() && is(data[self.pos], WS) {
+                self.pos += 1;
+            }
+            match data.get(self.pos) {
+                Some(b'%') if self.at_line_start(self.pos) => self.skip_line(),
+                Some(0xef) if data[self.pos..].starts_with(b"\xef\xbb\xbf") => self.pos += 3,
+                _ => return,
+            }
+        }
+    }
+
+    fn skip_line(&mut self) {
+        self.pos = match memchr2(b'\n', b'\r', &self.data[self.pos..]) {
+            Some(i) => self.pos + i,
+            None => self.data.len(),
+        };
+    }
+
+    /// Reads the next game into `visitor`; `None` at the end of the input.
+    pub fn read_game<V: Visitor>(&mut self, visitor: &mut V) -> Option<V::Output> {
+        self.problems.clear();
+        self.truncated = false;
+        self.skip_ws();
+        if self.pos >= self.data.len() {
+            return None;
+        }
+        let start = self.pos;
+        self.last_start = start;
+        let index = self.games;
+        self.games += 1;
+        let mut st = GameState {
+            skipping: false,
+            failed: false,
+            depth: 0,
+            skip_from: 0,
+            line_has_move: false,
+            saved_has_move: Vec::new(),
+            result: None,
+            result_tag: None,
+            moves_seen: false,
+            tags_seen: false,
+        };
+        let flow = visitor.begin_game(GameStart {
+            index,
+            offset: self.base + start as u64,
+        });
+        self.on_flow(&mut st, start, flow);
+        let wants_comments = visitor.wants_comments();
+
+        self.tag_section(visitor, &mut st, wants_comments);
+        if !st.skipping {
+            let flow = visitor.begin_movetext();
+            self.on_flow(&mut st, self.pos, flow);
+        }
+        self.movetext(visitor, &mut st, wants_comments);
+
+        if !st.failed {
+            if st.result.is_none() {
+                self.problem(
+                    Severity::Warning,
+                    self.pos,
+                    "game ends without a termination marker (1-0, 0-1, 1/2-1/2 or *)",
+                );
+            } else if let (Some(Some(tag)), Some(marker)) = (st.result_tag, st.result) {
+                if tag != marker {
+                    self.problem(
+                        Severity::Warning,
+                        self.pos,
+                        format!("termination marker {marker} does not match the Result tag {tag}"),
+                    );
+                }
+            }
+        }
+        let problems = std::mem::take(&mut self.problems);
+        let out = visitor.end_game(GameEnd {
+            index,
+            offset: self.base + start as u64,
+            result: st.result,
+            failed: st.failed,
+            problems: &problems,
+        });
+        self.problems = problems;
+        Some(out)
+    }
+
+    fn tag_section<V: Visitor>(&mut self, v: &mut V, st: &mut GameState, wants_comments: bool) {
+        loop {
+            self.skip_ws();
+            match self.data.get(self.pos) {
+                Some(b'[') => self.tag_pair(v, st),
+                Some(b'{' | b';') => self.comment(v, st, wants_comments),
+                _ => return,
+            }
+        }
+    }
+
+    fn tag_pair<V: Visitor>(&mut self, v: &mut V, st: &mut GameState) {
+        let data = self.data;
+        let open = self.pos;
+        st.tags_seen = true;
+        self.pos += 1;
+        self.skip_ws();
+        let name_start = self.pos;
+        while self.pos < data.len() && is(data[self.pos], NAME) {
+            self.pos += 1;
+        }
+        let name = &data[name_start..self.pos];
+        if name.is_empty() {
+            let at = self.pos;
+            return self.bad_tag(st, at, "expected a tag name after [");
+        }
+        self.skip_ws();
+        if data.get(self.pos) != Some(&b'"') {
+            let at = self.pos;
+            return self.bad_tag(st, at, "expected a quoted tag value");
+        }
+        self.pos += 1;
+        let value_start = self.pos;
+        loop {
+            match data.get(self.pos) {
+                Some(b'"') => break,
+                Some(b'\\') => self.pos += 2,
+                Some(b'\n' | b'\r') | None => {
+                    let at = self.pos;
+                    if at >= data.len() {
+                        self.truncated = true;
+                    }
+                    self.pos = at.min(data.len());
+                    return self.bad_tag(
+                        st,
+                        at,
+                        "unterminated tag value: expected \" before the line end",
+                    );
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+        let mut value = &data[value_start..self.pos.min(data.len())];
+        self.pos += 1;
+        self.skip_ws();
+        if data.get(self.pos) != Some(&b']') {
+            // Lenient: an unescaped quote inside the value, `[White ""X""]`.
+            let line_end =
+                memchr2(b'\n', b'\r', &data[value_start..]).map_or(data.len(), |i| value_start + i);
+            let line = &data[value_start..line_end];
+            if let Some(q) = memchr::memmem::rfind(line, b"\"]") {
+                value = &line[..q];
+                self.pos = value_start + q + 2;
+                self.problem(
+                    Severity::Warning,
+                    value_start,
+                    "unescaped \" inside a tag value (read up to the last \"])",
+                );
+                return self.deliver_tag(v, st, open, name, value);
+            }
+            let at = self.pos;
+            if at >= data.len() {
+                self.truncated = true;
+            }
+            return self.bad_tag(st, at, "expected ] after the tag value");
+        }
+        self.pos += 1;
+        self.deliver_tag(v, st, open, name, value);
+    }
+
+    fn deliver_tag<V: Visitor>(
+        &mut self,
+        v: &mut V,
+        st: &mut GameState,
+        open: usize,
+        name: &[u8],
+        value: &[u8],
+    ) {
+        if name == b"Result" {
+            st.result_tag = Some(parse_result(value));
+        }
+        if !st.skipping {
+            let flow = v.tag(name, RawValue(value));
+            self.on_flow(st, open, flow);
+        }
+    }
+
+    fn bad_tag(&mut self, st: &mut GameState, at: usize, message: &str) {
+        // Tokenizing resumes right here, silently, to the end of the game.
+        self.fail(st, at, message);
+    }
+
+    fn comment<V: Visitor>(&mut self, v: &mut V, st: &mut GameState, wants_comments: bool) {
+        let data = self.data;
+        let at = self.pos;
+        let text = if data[at] == b'{' {
+            match memchr(b'}', &data[at + 1..]) {
+                Some(i) => {
+                    self.pos = at + 2 + i;
+                    &data[at + 1..at + 1 + i]
+                }
+                None => {
+                    self.pos = data.len();
+                    self.truncated = true;
+                    self.fail(st, at, "unterminated comment: expected }");
+                    return;
+                }
+            }
+        } else {
+            let end = match memchr2(b'\n', b'\r', &data[at + 1..]) {
+                Some(i) => at + 1 + i,
+                None => data.len(),
+            };
+            self.pos = end;
+            &data[at + 1..end]
+        };
+        if wants_comments && !st.skipping {
+            let flow = v.comment(text);
+            self.on_flow(st, at, flow);
+        }
+    }
+
+    fn movetext<V: Visitor>(&mut self, v: &mut V, st: &mut GameState, wants_comments: bool) {
+        let data = self.data;
+        loop {
+            while self.pos < data.len() && is(data[self.pos], WS) {
+                self.pos += 1;
+            }
+            let at = self.pos;
+            let Some(&b) = data.get(at) else {
+                if st.depth > 0 {
+                    self.truncated = true;
+                    self.fail(st, at, "unterminated variation: expected )");
+                }
+                return;
+            };
+            if is(b, MOVE) && !is(b, DIGIT) {
+                // A move: letters, `-` (null move), non-ASCII (figurines).
+                let mut end = at + 1;
+                while end < data.len() && is(data[end], MOVE) {
+                    end += 1;
+                }
+                self.pos = end;
+                st.moves_seen = true;
+                st.line_has_move = true;
+                if !st.skipping {
+                    let flow = v.san(&data[at..end], self.base + at as u64);
+                    self.on_flow(st, at, flow);
+                }
+                continue;
+            }
+            match b {
+                b'{' | b';' => self.comment(v, st, wants_comments),
+                b'0'..=b'9' => {
+                    let mut end = at + 1;
+                    while end < data.len() && is(data[end], MOVE) {
+                        end += 1;
+                    }
+                    let token = &data[at..end];
+                    self.pos = end;
+                    if let Some(result) = parse_result(token) {
+                        if st.depth > 0 && !st.failed {
+                            self.fail(st, at, "termination marker inside a variation: expected )");
+                            continue;
+                        }
+                        st.result = Some(result);
+                        return;
+                    }
+                    if token.iter().all(u8::is_ascii_digit) {
+                        continue; // move number
+                    }
+                    // Castling with zeros and the like: a move.
+                    st.moves_seen = true;
+                    st.line_has_move = true;
+                    if !st.skipping {
+                        let flow = v.san(token, self.base + at as u64);
+                        self.on_flow(st, at, flow);
+                    }
+                }
+                b'.' => self.pos += 1,
+                b'*' => {
+                    self.pos += 1;
+                    if st.depth > 0 && !st.failed {
+                        self.fail(st, at, "termination marker inside a variation: expected )");
+                        continue;
+                    }
+                    st.result = Some(GameResult::Unknown);
+                    return;
+                }
+                b'$' => {
+                    let mut end = at + 1;
+                    while end < data.len() && is(data[end], DIGIT) {
+                        end += 1;
+                    }
+                    self.pos = end;
+                    let digits = &data[at + 1..end];
+                    let nag = (!digits.is_empty() && digits.len() <= 3)
+                        .then(|| {
+                            digits
+                                .iter()
+                                .fold(0u32, |n, d| n * 10 + u32::from(d - b'0'))
+                        })
+                        .and_then(|n| u8::try_from(n).ok());
+                    match nag {
+                        None => self.fail(st, at, "bad NAG: expected $ and a number 0 to 255"),
+                        Some(_) if !st.line_has_move && !st.skipping => {
+                            self.fail(st, at, "NAG before any move")
+                        }
+                        Some(n) => {
+                            if !st.skipping {
+                                let flow = v.nag(n);
+                                self.on_flow(st, at, flow);
+                            }
+                        }
+                    }
+                }
+                b'(' => {
+                    self.pos += 1;
+                    if !st.line_has_move && !st.skipping {
+                        self.fail(st, at, "variation before any move: ( must follow a move");
+                    }
+                    st.depth += 1;
+                    st.saved_has_move.push(st.line_has_move);
+                    st.line_has_move = false;
+                    if !st.skipping {
+                        match v.begin_variation() {
+                            ControlFlow::Continue(Skip(true)) => {
+                                st.skipping = true;
+                                st.skip_from = st.depth;
+                            }
+                            ControlFlow::Continue(Skip(false)) => {}
+                            ControlFlow::Break(stop) => {
+                                self.on_flow(st, at, ControlFlow::Break(stop))
+                            }
+                        }
+                    }
+                }
+                b')' => {
+                    self.pos += 1;
+                    if st.depth == 0 {
+                        self.fail(st, at, "unmatched ): no variation is open");
+                        continue;
+                    }
+                    st.line_has_move = st.saved_has_move.pop().unwrap_or(true);
+                    if st.skip_from == st.depth {
+                        st.skip_from = 0;
+                        if !st.failed {
+                            st.skipping = false;
+                        }
+                    }
+                    st.depth -= 1;
+                    if !st.skipping {
+                        let flow = v.end_variation();
+                        self.on_flow(st, at, flow);
+                    }
+                }
+                b'[' => {
+                    // The next game begins: this one had no termination marker.
+                    if st.depth > 0 {
+                        self.fail(
+                            st,
+                            at,
+                            "unterminated variation: expected ) before the next game",
+                        );
+                    }
+                    return;
+                }
+                b'%' if self.at_line_start(at) => self.skip_line(),
+                _ => {
+                    self.pos += 1;
+                    if !st.skipping {
+                        let what = match b {
+                            b'<' | b'>' => "reserved token",
+                            _ => "unexpected character",
+                        };
+                        self.fail(
+                            st,
+                            at,
+                            format!(
+                                "{what} {}: expected a move, move number, comment, NAG, variation or termination marker",
+                                show_byte(b)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn show_byte(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        format!("'{}'", b as char)
+    } else {
+        format!("byte 0x{b:02x}")
+    }
+}
+
+/// Parses a termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`).
+pub fn parse_result(token: &[u8]) -> Option<GameResult> {
+    match token {
+        b"1-0" => Some(GameResult::WhiteWins),
+        b"0-1" => Some(GameResult::BlackWins),
+        b"1/2-1/2" => Some(GameResult::Draw),
+        b"*" => Some(GameResult::Unknown),
+        _ => None,
+    }
+}

@@ -1,0 +1,280 @@
+//! Streaming over any [`Read`]: the input is cut into chunks of whole games
+//! ([`Chunker`]), each read with the zero-copy [`SliceReader`]. Memory stays
+//! at a few chunks whatever the input size; chunks are also the unit of
+//! parallel work (games of one chunk are read in order by one thread).
+//!
+//! A chunk ends just before a `[` that starts a line and follows a
+//! termination marker, the usual start of the next game. That guess can be
+//! wrong only when the marker and the `[` sit inside an open comment,
+//! string or variation; the reader of the chunk then reports its last game
+//! as [`truncated`](SliceReader::truncated), and the caller reads that chunk
+//! again joined to the next one ([`Chunk::append`]). [`Reader`] does this
+//! for you.
+
+use std::io::{self, Read};
+
+use memchr::{memchr_iter, memrchr_iter};
+
+use super::reader::SliceReader;
+use super::visitor::{Problem, SkipAll, Visitor};
+use crate::diag::{LineCol, LineIndex};
+
+/// Default chunk size: 1 MiB.
+pub const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
+
+/// A run of whole games (usually) cut from a larger input.
+#[derive(Debug, Clone, Default)]
+pub struct Chunk {
+    /// The bytes.
+    pub data: Vec<u8>,
+    /// Byte offset of `data[0]` in the input.
+    pub offset: u64,
+    /// Whether this chunk reaches the end of the input.
+    pub last: bool,
+}
+
+impl Chunk {
+    /// Joins the following chunk to this one.
+    pub fn append(&mut self, next: Chunk) {
+        debug_assert_eq!(self.offset + self.data.len() as u64, next.offset);
+        self.data.extend_from_slice(&next.data);
+        self.last = next.last;
+    }
+}
+
+/// Cuts an input into [`Chunk`]s at probable game boundaries.
+pub struct Chunker<R> {
+    inner: R,
+    carry: Vec<u8>,
+    offset: u64,
+    size: usize,
+    eof: bool,
+}
+
+impl<R: Read> Chunker<R> {
+    /// Chunks of about [`DEFAULT_CHUNK_SIZE`] bytes.
+    pub fn new(inner: R) -> Chunker<R> {
+        Chunker::with_size(inner, DEFAULT_CHUNK_SIZE)
+    }
+
+    /// Chunks of about `size` bytes (at least 1).
+    pub fn with_size(inner: R, size: usize) -> Chunker<R> {
+        Chunker {
+            inner,
+            carry: Vec::new(),
+            offset: 0,
+            size: size.max(1),
+            eof: false,
+        }
+    }
+
+    /// The next chunk, `None` at the end of the input.
+    pub fn next_chunk(&mut self) -> io::Result<Option<Chunk>> {
+        let mut buf = std::mem::take(&mut self.carry);
+        let mut want = self.size;
+        loop {
+            while !self.eof && buf.len() < want {
+                let old = buf.len();
+                buf.resize(want, 0);
+                match self.inner.read(&mut buf[old..]) {
+                    Ok(0) => {
+                        buf.truncate(old);
+                        self.eof = true;
+                    }
+                    Ok(n) => buf.truncate(old + n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(old),
+                    Err(e) => {
+                        buf.truncate(old);
+                        return Err(e);
+                    }
+                }
+            }
+            if self.eof {
+                if buf.is_empty() {
+                    return Ok(None);
+                }
+                let chunk = Chunk {
+                    offset: self.offset,
+                    last: true,
+                    data: buf,
+                };
+                self.offset += chunk.data.len() as u64;
+                return Ok(Some(chunk));
+            }
+            if let Some(cut) = find_cut(&buf) {
+                self.carry = buf[cut..].to_vec();
+                buf.truncate(cut);
+                let chunk = Chunk {
+                    offset: self.offset,
+                    last: false,
+                    data: buf,
+                };
+                self.offset += chunk.data.len() as u64;
+                return Ok(Some(chunk));
+            }
+            want = buf.len() * 2;
+        }
+    }
+}
+
+/// The last offset in `buf` (not 0) where a line starts with `[` right
+/// after a termination marker.
+fn find_cut(buf: &[u8]) -> Option<usize> {
+    for i in memrchr_iter(b'[', buf) {
+        if i == 0 || !matches!(buf[i - 1], b'\n' | b'\r') {
+            continue;
+        }
+        let before = &buf[..i];
+        let end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
+        let text = &before[..end];
+        let marker = [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
+            .into_iter()
+            .find(|m| text.ends_with(m));
+        if let Some(m) = marker {
+            let start = end - m.len();
+            let boundary = start == 0 || {
+                let b = text[start - 1];
+                b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
+            };
+            if boundary {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// Counts line ends (LF, CRLF, lone CR) in `data`.
+pub fn count_lines(data: &[u8]) -> u64 {
+    let lf = memchr_iter(b'\n', data).count() as u64;
+    let lone_cr = memchr_iter(b'\r', data)
+        .filter(|&i| data.get(i + 1) != Some(&b'\n'))
+        .count() as u64;
+    lf + lone_cr
+}
+
+/// Whether the chunk reads to its end with no game cut off. Always true
+/// for the last chunk.
+pub fn chunk_is_whole(chunk: &Chunk) -> bool {
+    if chunk.last {
+        return true;
+    }
+    let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
+    let mut truncated = false;
+    while reader.read_game(&mut SkipAll).is_some() {
+        truncated = reader.truncated();
+    }
+    !truncated
+}
+
+/// Reads games from any [`Read`] with bounded memory: a [`Chunker`] and a
+/// [`SliceReader`] per chunk.
+///
+/// ```
+/// use gamerec::pgn::{Reader, SkipAll};
+/// let mut reader = Reader::new(&b"1. e4 e5 1-0\n\n[Event \"b\"]\n1. d4 *\n"[..]);
+/// let mut games = 0;
+/// while reader.read_game(&mut SkipAll)?.is_some() {
+///     games += 1;
+/// }
+/// assert_eq!(games, 2);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct Reader<R> {
+    chunker: Chunker<R>,
+    chunk: Chunk,
+    pos: usize,
+    games: u64,
+    line_base: u64,
+    index: Option<LineIndex>,
+    problems: Vec<Problem>,
+}
+
+impl<R: Read> Reader<R> {
+    /// A reader over `inner` (wrap slow sources in nothing: reads are large).
+    pub fn new(inner: R) -> Reader<R> {
+        Reader::from_chunker(Chunker::new(inner))
+    }
+
+    /// A reader over a chunker of a chosen chunk size.
+    pub fn from_chunker(chunker: Chunker<R>) -> Reader<R> {
+        Reader {
+            chunker,
+            chunk: Chunk::default(),
+            pos: 0,
+            games: 0,
+            line_base: 0,
+            index: None,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Reads the next game into `visitor`; `None` at the end of the input.
+    pub fn read_game<V: Visitor>(&mut self, visitor: &mut V) -> io::Result<Option<V::Output>> {
+        loop {
+            let mut reader =
+                SliceReader::resume(&self.chunk.data, self.chunk.offset, self.pos, self.games);
+            if let Some(out) = reader.read_game(visitor) {
+                self.pos = reader.position();
+                self.games = reader.games();
+                self.problems.clear();
+                self.problems.extend_from_slice(reader.problems());
+                return Ok(Some(out));
+            }
+            if !self.next_chunk()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn next_chunk(&mut self) -> io::Result<bool> {
+        let Some(mut chunk) = self.chunker.next_chunk()? else {
+            return Ok(false);
+        };
+        while !chunk_is_whole(&chunk) {
+            match self.chunker.next_chunk()? {
+                Some(next) => chunk.append(next),
+                None => chunk.last = true,
+            }
+        }
+        self.line_base += count_lines(&self.chunk.data);
+        self.chunk = chunk;
+        self.pos = 0;
+        self.index = None;
+        Ok(true)
+    }
+
+    /// The problems of the game read last.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// Line and column of `offset`, which must lie in the chunk of the game
+    /// read last (any offset from its [`Problem`]s does).
+    pub fn line_col(&mut self, offset: u64) -> LineCol {
+        let index = self
+            .index
+            .get_or_insert_with(|| LineIndex::new(&self.chunk.data));
+        let rel = offset.saturating_sub(self.chunk.offset);
+        let lc = index.line_col(rel);
+        LineCol {
+            line: lc.line + self.line_base,
+            column: lc.column,
+        }
+    }
+
+    /// The first line of the game starting at `offset` (for diagnostics).
+    pub fn line_text(&self, offset: u64) -> &[u8] {
+        line_at(
+            &self.chunk.data,
+            offset.saturating_sub(self.chunk.offset) as usize,
+        )
+    }
+}
+
+/// The line of `data` that starts at `at` (without its line end).
+pub fn line_at(data: &[u8], at: usize) -> &[u8] {
+    let rest = data.get(at..).unwrap_or(&[]);
+    let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+    &rest[..end]
+}

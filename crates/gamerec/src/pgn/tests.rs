@@ -1,0 +1,445 @@
+//! Tests of the PGN reader, builder and writer (issue #3 items 1-4).
+
+use super::stream::count_lines;
+use super::writer::export_string;
+use super::*;
+use crate::diag::Severity;
+use crate::model::{Game, GameResult, NodeId};
+
+fn one(text: &str) -> Game {
+    let (games, problems) = read_games(text.as_bytes());
+    assert!(
+        problems.iter().all(|p| p.severity == Severity::Warning),
+        "{problems:?}"
+    );
+    assert_eq!(games.len(), 1, "{problems:?}");
+    games.into_iter().next().unwrap()
+}
+
+fn export(game: &Game) -> String {
+    export_string(game, &WriteOptions::default())
+}
+
+fn errors(text: &[u8]) -> (usize, Vec<Problem>) {
+    let (games, problems) = read_games(text);
+    (games.len(), problems)
+}
+
+/// The sample game of section 2.3, in export format.
+fn standard_sample() -> String {
+    let spec = std::fs::read_to_string(gamerec_testkit::spec("pgn-standard-1994-full.txt"))
+        .expect("spec file");
+    let start = spec.find("[Event \"F/S Return Match\"]").unwrap();
+    let end = spec[start..].find("1/2-1/2\n\n").unwrap() + start + "1/2-1/2\n".len();
+    format!("{}\n", &spec[start..end])
+}
+
+#[test]
+fn standard_sample_game_reads_and_exports_byte_identical() {
+    let sample = standard_sample();
+    let game = one(&sample);
+    assert_eq!(game.tree.mainline_len(), 85);
+    assert_eq!(game.result, Some(GameResult::Draw));
+    assert_eq!(game.tags.get("White"), Some("Fischer, Robert J."));
+    assert_eq!(export(&game), sample);
+}
+
+#[test]
+fn several_tags_on_a_line_and_a_tag_over_two_lines() {
+    let game =
+        one("[Event \"E\"] [Site \"S\"][Date\n\"2024.01.01\"]\n[Round\n  \"3\"\n]\n1. e4 *\n");
+    let names: Vec<_> = game.tags.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["Event", "Site", "Date", "Round"]);
+    assert_eq!(game.tags.get("Date"), Some("2024.01.01"));
+    assert_eq!(game.tags.get("Round"), Some("3"));
+}
+
+#[test]
+fn import_freedom_move_numbers_periods_whitespace() {
+    let a = one("1.e4 e5 2 . Nf3 2...Nc6 3.... Bb5 a6 *");
+    let b = one("e4 e5\tNf3\r\nNc6\rBb5\x0ba6 *");
+    let c = one("1. e4 1... e5 2. Nf3 2... Nc6 3. Bb5 3... a6 *");
+    assert_eq!(a.tree.mainline_len(), 6);
+    assert_eq!(a, b);
+    assert_eq!(a, c);
+}
+
+#[test]
+fn games_without_tags_or_moves() {
+    let (games, problems) = read_games(b"*\n\n[Event \"x\"]\n*\n\n1. d4 1-0\n");
+    assert_eq!(games.len(), 3, "{problems:?}");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(games[0].tree.is_empty() && games[0].tags.is_empty());
+    assert!(games[1].tree.is_empty());
+    assert_eq!(games[2].result, Some(GameResult::WhiteWins));
+}
+
+#[test]
+fn missing_and_mismatched_results_are_warnings() {
+    let (n, problems) = errors(b"[Result \"1-0\"]\n1. e4 e5\n\n[Result \"1-0\"]\n1. d4 0-1\n");
+    assert_eq!(n, 2);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems.iter().all(|p| p.severity == Severity::Warning));
+    assert!(problems[0].message.contains("without a termination marker"));
+    assert!(problems[1].message.contains("does not match"));
+}
+
+#[test]
+fn bom_crlf_and_cr_line_ends() {
+    let plain = one("[Event \"x\"]\n\n1. e4 {a\nb} e5 *\n");
+    let bom = one("\u{feff}[Event \"x\"]\r\n\r\n1. e4 {a\r\nb} e5 *\r\n");
+    let cr = one("[Event \"x\"]\r\r1. e4 {a\rb} e5 *\r");
+    assert_eq!(plain, bom);
+    assert_eq!(plain, cr);
+}
+
+#[test]
+fn percent_escape_lines_only_in_column_one() {
+    let game = one("% private data [Event \"no\"] {\n[Event \"x\"]\n%more\n1. e4 e5 *\n");
+    assert_eq!(game.tags.len(), 1);
+    assert_eq!(game.tree.mainline_len(), 2);
+    let (n, problems) = errors(b"1. e4 % not an escape\n e5 *\n");
+    assert_eq!(n, 0);
+    assert!(
+        problems[0].message.contains("unexpected character '%'"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn semicolon_and_brace_comments_do_not_nest() {
+    let game = one("1. e4 {has ; semicolon} e5 ; rest {of line\n2. Nf3 *");
+    let e4 = game.tree.mainline().next().unwrap();
+    assert_eq!(game.tree.node(e4).comments_after[0].text, "has ; semicolon");
+    let e5 = game.tree.mainline().nth(1).unwrap();
+    assert_eq!(game.tree.node(e5).comments_after[0].text, " rest {of line");
+    // Round trip keeps both comments.
+    assert_eq!(one(&export(&game)).tree, game.tree);
+}
+
+#[test]
+fn comment_with_closing_brace_exports_as_semicolon_comment() {
+    let game = one("1. e4 ; a } b\ne5 *");
+    let text = export(&game);
+    assert!(text.contains("1. e4 ; a } b\n"), "{text}");
+    assert_eq!(one(&text).tree, game.tree);
+}
+
+#[test]
+fn suffix_annotations_become_nags() {
+    let game = one("1. e4! e5?? 2. Nf3!? $14 Nc6 *");
+    let text = export(&game);
+    assert!(
+        text.contains("1. e4 $1 1... e5 $4 2. Nf3 $5 $14 2... Nc6 *"),
+        "{text}"
+    );
+}
+
+#[test]
+fn black_move_numbers_follow_section_8_2_2_2() {
+    let game = one("1. e4 {c} e5 2. Nf3 $1 Nc6 3. Bb5 (3. Bc4 Bc5) a6 *");
+    let text = export(&game);
+    assert!(
+        text.contains("1. e4 {c} 1... e5 2. Nf3 $1 2... Nc6 3. Bb5 (3. Bc4 Bc5) 3... a6 *"),
+        "{text}"
+    );
+    let black = one(
+        "[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\"]\n1... e5 2. Nf3 *",
+    );
+    assert!(export(&black).contains("\n1... e5 2. Nf3 *\n"));
+}
+
+#[test]
+fn rav_nesting_five_deep() {
+    let text = "1. e4 (1. d4 d5 (1... Nf6 2. c4 (2. Nf3 g6 (2... e6 3. g3 (3. Bg5 h6))))) e5 *";
+    let game = one(text);
+    assert_eq!(game.tree.len(), 13);
+    let exported = export(&game);
+    assert!(
+        exported.replace('\n', " ").contains(
+            "1. e4 (1. d4 d5 (1... Nf6 2. c4 (2. Nf3 g6 (2... e6 3. g3 (3. Bg5 h6))))) 1... e5 *"
+        ),
+        "{exported}"
+    );
+    assert_eq!(one(&exported).tree, game.tree);
+}
+
+#[test]
+fn deep_variations_do_not_recurse() {
+    // 100,000 nested `(` without moves: one error, no crash.
+    let mut text = b"1. e4 ".to_vec();
+    text.extend(std::iter::repeat_n(b'(', 100_000));
+    text.extend_from_slice(b" *\n\n1. d4 *\n");
+    let (n, problems) = errors(&text);
+    assert_eq!(n, 1);
+    assert_eq!(
+        problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count(),
+        1
+    );
+
+    // 20,000 properly nested variations: built, written and read back.
+    let depth = 20_000;
+    let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8"];
+    let mut text = String::from("Nf3 Nf6 ");
+    for k in 1..=depth {
+        text.push_str(&format!("( {} {} ", shuffle[k % 4], shuffle[(k + 1) % 4]));
+    }
+    text.push_str(&")".repeat(depth));
+    text.push_str(" *");
+    let game = one(&text);
+    assert_eq!(game.tree.len(), 3 + 2 * depth);
+    assert_eq!(one(&export(&game)).tree, game.tree);
+    let mut json = String::new();
+    write_game_json(&game, &json::no_commands, &mut json);
+    assert_eq!(json.matches("\"variations\":[[").count(), depth);
+}
+
+#[test]
+fn each_recoverable_error_fails_one_game_and_reading_goes_on() {
+    let cases: &[(&str, &str)] = &[
+        ("[Event \"x\" 1. e4 *", "expected ]"),
+        ("[Event x]\n1. e4 *", "expected a quoted tag value"),
+        ("[ \"x\"]\n1. e4 *", "expected a tag name"),
+        ("[Event \"unterminated\n1. e4 *", "unterminated tag value"),
+        ("1. e4 e4 *", "illegal move e4"),
+        ("1. e4 e5 2. Ke3 *", "illegal move Ke3"),
+        ("1. e4 & e5 *", "unexpected character '&'"),
+        ("1. e4 < e5 *", "reserved token"),
+        ("1. e4 e5) *", "unmatched )"),
+        ("1. e4 $256 *", "bad NAG"),
+        ("$1 1. e4 *", "NAG before any move"),
+        ("(1. e4) 1. d4 *", "variation before any move"),
+        ("1. e4 (1. d4 *) *", "termination marker inside a variation"),
+        ("1. e4 (1. d4\n", "unterminated variation"),
+        ("[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n*", "invalid FEN"),
+    ];
+    for (bad, reason) in cases {
+        let text = format!("{bad}\n\n[Event \"next\"]\n1. e4 e5 1-0\n");
+        let (games, problems) = read_games(text.as_bytes());
+        let errors: Vec<_> = problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .collect();
+        assert_eq!(errors.len(), 1, "{bad}: {problems:?}");
+        assert!(errors[0].message.contains(reason), "{bad}: {problems:?}");
+        assert_eq!(games.len(), 1, "{bad}: {problems:?}");
+        assert_eq!(games[0].tags.get("Event"), Some("next"), "{bad}");
+    }
+    // An unterminated comment runs to the end of the input: one error.
+    let (n, problems) = errors(b"1. e4 {never closed\n\n[Event \"x\"]\n1. d4 *\n");
+    assert_eq!(n, 0);
+    assert!(problems[0].message.contains("unterminated comment"));
+}
+
+#[test]
+fn error_offsets_point_at_the_token() {
+    let text = b"[Event \"x\"]\n\n1. e4 e5 2. Ke3 *\n";
+    let (_, problems) = errors(text);
+    let index = crate::diag::LineIndex::new(text);
+    let lc = index.line_col(problems[0].offset);
+    assert_eq!((lc.line, lc.column), (3, 13));
+}
+
+#[test]
+fn unescaped_quotes_in_a_tag_value_are_a_warning() {
+    let game = one("[White \"\"Socrates Expert\"\"]\n1. e4 *");
+    assert_eq!(game.tags.get("White"), Some("\"Socrates Expert\""));
+    assert!(export(&game).contains("[White \"\\\"Socrates Expert\\\"\"]"));
+}
+
+#[test]
+fn tag_escapes_round_trip() {
+    let game = one("[Event \"a \\\"quoted\\\" back\\\\slash\"]\n*");
+    assert_eq!(game.tags.get("Event"), Some("a \"quoted\" back\\slash"));
+    assert!(export(&game).starts_with("[Event \"a \\\"quoted\\\" back\\\\slash\"]\n"));
+}
+
+#[test]
+fn export_tag_order_and_roster_defaults() {
+    let game = one("[ZTag \"z\"]\n[White \"W\"]\n[ATag \"a\"]\n[Black \"B\"]\n1. e4 1-0");
+    let text = export(&game);
+    assert!(text.starts_with(
+        "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"W\"]\n[Black \"B\"]\n[Result \"1-0\"]\n[ATag \"a\"]\n[ZTag \"z\"]\n\n1. e4 1-0\n\n"
+    ), "{text}");
+}
+
+#[test]
+fn export_lines_are_short_and_trimmed() {
+    let mut text = String::from("1. e4 {");
+    text.push_str(&"word ".repeat(60));
+    text.push_str("} e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 *");
+    let game = one(&text);
+    let out = export(&game);
+    for line in out.lines() {
+        assert!(line.chars().count() < 80, "{line}");
+        assert_eq!(line, line.trim(), "{line:?}");
+    }
+    assert_eq!(one(&out).tree, game.tree);
+}
+
+#[test]
+fn latin1_is_detected_per_game_and_round_trips_bytes() {
+    let mut data = b"[White \"Judit Polg\xe1r\"]\n1. e4 {\xe9t\xe9} *\n\n".to_vec();
+    data.extend_from_slice("[White \"Judit Polgár\"]\n1. e4 {été} *\n".as_bytes());
+    let (games, problems) = read_games(&data);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(games[0], games[1]);
+    assert_eq!(games[0].tags.get("White"), Some("Judit Polgár"));
+    let opts = WriteOptions {
+        encoding: Encoding::Latin1,
+        ..WriteOptions::default()
+    };
+    let mut out = Vec::new();
+    assert_eq!(write_game(&games[0], &opts, &mut out), 0);
+    assert!(out.windows(13).any(|w| w == b"Judit Polg\xe1r\""));
+    assert!(export(&games[0]).contains("Judit Polgár"));
+}
+
+#[test]
+fn latin1_corpus_files() {
+    for rel in [
+        "pgn/pgn-extract-tests/infiles/odds.pgn",
+        "pgn/lichess-studies/mate_in_2.pgn",
+    ] {
+        let data = std::fs::read(gamerec_testkit::corpus(rel)).unwrap();
+        let (games, problems) = read_games(&data);
+        assert!(
+            problems.iter().all(|p| p.severity == Severity::Warning),
+            "{rel}: {problems:?}"
+        );
+        let text: String = games.iter().map(export).collect();
+        assert!(
+            text.contains("François André Philidor") || text.contains("Judit Polgár"),
+            "{rel}"
+        );
+        // Latin-1 export gives back the original bytes of those names.
+        let opts = WriteOptions {
+            encoding: Encoding::Latin1,
+            ..WriteOptions::default()
+        };
+        let mut latin = Vec::new();
+        for g in &games {
+            write_game(g, &opts, &mut latin);
+        }
+        assert!(
+            latin
+                .windows(5)
+                .any(|w| w == b"Fran\xe7" || w == b"olg\xe1r"),
+            "{rel}"
+        );
+    }
+}
+
+#[test]
+fn visitor_can_skip_games_and_variations() {
+    struct Count {
+        moves: usize,
+        skip_variations: bool,
+    }
+    impl Visitor for Count {
+        type Output = usize;
+        fn begin_game(&mut self, start: GameStart) -> Flow {
+            if start.index == 1 {
+                Flow::Break(Stop::SkipGame)
+            } else {
+                Flow::Continue(())
+            }
+        }
+        fn san(&mut self, _: &[u8], _: u64) -> Flow {
+            self.moves += 1;
+            Flow::Continue(())
+        }
+        fn begin_variation(&mut self) -> std::ops::ControlFlow<Stop, Skip> {
+            std::ops::ControlFlow::Continue(Skip(self.skip_variations))
+        }
+        fn end_game(&mut self, _: GameEnd<'_>) -> usize {
+            std::mem::take(&mut self.moves)
+        }
+    }
+    let text = b"1. e4 (1. d4 (1. c4) d5) e5 *\n1. e4 e5 2. Nf3 *\n1. e4 *";
+    for (skip, expected) in [(false, vec![5, 0, 1]), (true, vec![2, 0, 1])] {
+        let mut v = Count {
+            moves: 0,
+            skip_variations: skip,
+        };
+        let mut reader = SliceReader::new(text);
+        let mut got = Vec::new();
+        while let Some(n) = reader.read_game(&mut v) {
+            got.push(n);
+        }
+        assert_eq!(got, expected);
+    }
+}
+
+#[test]
+fn checker_checks_variations_from_the_right_position() {
+    let mut checker = Checker::default();
+    let mut reader =
+        SliceReader::new(b"1. e4 e5 (1... c5 2. Nf3 (2. c3)) 2. Nf3 *\n1. e4 e5 (2. d4) *");
+    let first = reader.read_game(&mut checker).unwrap();
+    assert_eq!((first.moves, first.failed), (3, false));
+    let second = reader.read_game(&mut checker).unwrap();
+    assert!(second.failed, "2. d4 replaces 1... e5 and is Black's move");
+    let mut main_only = Checker::new(CheckOptions {
+        variations: false,
+        ..CheckOptions::default()
+    });
+    let mut reader = SliceReader::new(b"1. e4 e5 (2. d4) *");
+    assert!(!reader.read_game(&mut main_only).unwrap().failed);
+}
+
+#[test]
+fn streaming_reader_matches_slice_reader_at_any_chunk_size() {
+    let data = std::fs::read(gamerec_testkit::corpus(
+        "pgn/pgn-extract-tests/infiles/test-V.pgn",
+    ))
+    .unwrap();
+    let mut data = data;
+    data.extend_from_slice(b"\n1. e4 {a comment with\n1-0\n[Event \"inside\"] } e5 *\n");
+    let (expected, _) = read_games(&data);
+    for size in [1, 7, 64, 1000, 1 << 20] {
+        let mut reader = Reader::from_chunker(Chunker::with_size(&data[..], size));
+        let mut builder = GameBuilder::default();
+        let mut games = Vec::new();
+        while let Some(g) = reader.read_game(&mut builder).unwrap() {
+            games.extend(g);
+        }
+        assert_eq!(games, expected, "chunk size {size}");
+    }
+    assert_eq!(count_lines(b"a\nb\r\nc\rd"), 3);
+}
+
+#[test]
+fn a_long_comment_is_read_in_one_piece() {
+    let mut text = b"1. e4 {".to_vec();
+    text.extend(std::iter::repeat_n(b'x', 8 << 20));
+    text.extend_from_slice(b"} e5 *\n");
+    let mut reader = Reader::from_chunker(Chunker::with_size(&text[..], 1 << 16));
+    let mut checker = Checker::default();
+    let checked = reader.read_game(&mut checker).unwrap().unwrap();
+    assert_eq!((checked.moves, checked.failed), (2, false));
+}
+
+#[test]
+fn null_moves_read_and_write() {
+    let game = one("1. e4 -- 2. d4 *");
+    assert!(export(&game).contains("1. e4 -- 2. d4 *"));
+}
+
+#[test]
+fn import_export_is_idempotent_on_annotated_text() {
+    let text = "{start} 1. e4 $1 {after e4} (1. d4 {d4} (1. c4) 1... d5) 1... e5 ; line comment\n2. Nf3 {x} {y} *";
+    let g1 = one(text);
+    let e1 = export(&g1);
+    let g2 = one(&e1);
+    let e2 = export(&g2);
+    assert_eq!(e1, e2);
+    assert_eq!(one(&e2), g2);
+    assert_eq!(g2.tree.root().comments_before[0].text, "start");
+    let d4 = g2.tree.root().variations()[0];
+    assert_eq!(g2.tree.node(d4).comments_after[0].text, "d4");
+    assert_ne!(d4, NodeId::ROOT);
+}

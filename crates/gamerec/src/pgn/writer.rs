@@ -1,0 +1,294 @@
+//! PGN export format, exactly as section 8 of the standard describes it:
+//!
+//! * the Seven Tag Roster first and in order, missing ones filled (`?`,
+//!   `????.??.??`, the result), then every other tag in ASCII order of name
+//!   (duplicates kept, stable), one per line, then an empty line;
+//! * movetext in lines of fewer than 80 characters, tokens separated by one
+//!   space, no space at a line's start or end; `N.` before every white move,
+//!   `N...` before a black move only at the start of a game or variation or
+//!   after a comment, NAG or variation (8.2.2.2);
+//! * suffix annotations are NAGs already (the builder converted them),
+//!   comments in braces (a comment holding `}` is written as a `;` comment
+//!   ending its line), variations in parentheses, the termination marker,
+//!   an empty line.
+//!
+//! A comment is written word by word, so a long comment may wrap at its
+//! spaces; the reader folds that line break back to a space.
+
+use std::fmt::Write as _;
+
+use shakmaty::{Color, Position};
+
+use super::text::Encoding;
+use crate::model::{Game, GameResult, NodeId};
+
+/// Options of the export writer.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// Output encoding (UTF-8 by default).
+    pub encoding: Encoding,
+    /// Lines hold fewer than this many characters (80 in the standard).
+    pub line_limit: usize,
+    /// Leave comments out.
+    pub comments: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> WriteOptions {
+        WriteOptions {
+            encoding: Encoding::Utf8,
+            line_limit: 80,
+            comments: true,
+        }
+    }
+}
+
+/// The Seven Tag Roster with the values written when a tag is missing.
+pub const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
+struct Lines {
+    text: String,
+    line_len: usize,
+    limit: usize,
+    open_paren: bool,
+}
+
+impl Lines {
+    fn token(&mut self, token: &str) {
+        let paren = std::mem::take(&mut self.open_paren);
+        let len = token.chars().count() + usize::from(paren);
+        if self.line_len > 0 {
+            if self.line_len + 1 + len < self.limit {
+                self.text.push(' ');
+                self.line_len += 1;
+            } else {
+                self.text.push('\n');
+                self.line_len = 0;
+            }
+        }
+        if paren {
+            self.text.push('(');
+        }
+        self.text.push_str(token);
+        self.line_len += len;
+    }
+
+    fn close_paren(&mut self) {
+        if self.line_len > 0 && self.line_len + 1 < self.limit {
+            self.text.push(')');
+            self.line_len += 1;
+        } else {
+            self.token(")");
+        }
+    }
+
+    fn end_line(&mut self) {
+        if self.line_len > 0 {
+            self.text.push('\n');
+            self.line_len = 0;
+        }
+    }
+
+    fn comment(&mut self, text: &str) {
+        if text.contains('}') {
+            let mut t = String::from(";");
+            t.push_str(text);
+            self.token(&t);
+            self.end_line();
+            return;
+        }
+        let words: Vec<&str> = text.split(' ').collect();
+        let last = words.len() - 1;
+        for (i, w) in words.iter().enumerate() {
+            let mut unit = String::with_capacity(w.len() + 2);
+            if i == 0 {
+                unit.push('{');
+            }
+            unit.push_str(w);
+            if i == last {
+                unit.push('}');
+            }
+            self.token(&unit);
+        }
+    }
+}
+
+enum Task {
+    Line { node: NodeId, ply: u32, force: bool },
+    Open,
+    Close,
+}
+
+fn escape_tag_value(value: &str, out: &mut String) {
+    for c in value.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// The termination marker export writes: the game's result, else a valid
+/// Result tag, else `*`.
+pub fn export_result(game: &Game) -> GameResult {
+    game.result
+        .or_else(|| game.tags.get("Result").and_then(|r| r.parse().ok()))
+        .unwrap_or(GameResult::Unknown)
+}
+
+/// Appends `game` in export format to `out`; returns how many characters
+/// the encoding could not hold (written as `?`; only with Latin-1).
+pub fn write_game(game: &Game, opts: &WriteOptions, out: &mut Vec<u8>) -> usize {
+    let text = export_string(game, opts);
+    opts.encoding.encode_to(&text, out)
+}
+
+/// The export format of `game` as a string.
+pub fn export_string(game: &Game, opts: &WriteOptions) -> String {
+    let mut text = String::new();
+    let result = export_result(game);
+    // Tag pair section.
+    let mut used = vec![false; game.tags.len()];
+    for (name, default) in SEVEN_TAG_ROSTER {
+        let found = game.tags.iter().position(|t| t.name == name);
+        let value = match found {
+            Some(i) => {
+                used[i] = true;
+                game.tags
+                    .iter()
+                    .nth(i)
+                    .map_or(default, |t| t.value.as_str())
+            }
+            None if name == "Result" => result.as_str(),
+            None => default,
+        };
+        let _ = write!(text, "[{name} \"");
+        escape_tag_value(value, &mut text);
+        text.push_str("\"]\n");
+    }
+    let mut rest: Vec<_> = game
+        .tags
+        .iter()
+        .zip(&used)
+        .filter(|(_, used)| !**used)
+        .map(|(t, _)| t)
+        .collect();
+    rest.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    for tag in rest {
+        let _ = write!(text, "[{} \"", tag.name);
+        escape_tag_value(&tag.value, &mut text);
+        text.push_str("\"]\n");
+    }
+    text.push('\n');
+
+    // Movetext section.
+    let mut lines = Lines {
+        text,
+        line_len: 0,
+        limit: opts.line_limit.max(2),
+        open_paren: false,
+    };
+    let start_ply = (game.start.fullmoves().get().saturating_sub(1)) * 2
+        + u32::from(game.start.turn() == Color::Black);
+    let tree = &game.tree;
+    let root = tree.root();
+    if opts.comments {
+        for c in &root.comments_before {
+            lines.comment(&c.text);
+        }
+    }
+    let mut stack: Vec<Task> = Vec::new();
+    if let Some(first) = root.main_child() {
+        stack.push(Task::Line {
+            node: first,
+            ply: 0,
+            force: true,
+        });
+    }
+    while let Some(task) = stack.pop() {
+        let (mut node, mut ply, mut force) = match task {
+            Task::Open => {
+                lines.open_paren = true;
+                continue;
+            }
+            Task::Close => {
+                lines.close_paren();
+                continue;
+            }
+            Task::Line { node, ply, force } => (node, ply, force),
+        };
+        loop {
+            let n = tree.node(node);
+            if opts.comments && !n.comments_before.is_empty() {
+                for c in &n.comments_before {
+                    lines.comment(&c.text);
+                }
+                force = true;
+            }
+            let abs = start_ply + ply;
+            let number = abs / 2 + 1;
+            if abs % 2 == 0 {
+                lines.token(&format!("{number}."));
+            } else if force {
+                lines.token(&format!("{number}..."));
+            }
+            if let Some(p) = &n.ply {
+                lines.token(&p.san);
+            }
+            for nag in &n.nags {
+                lines.token(&format!("${nag}"));
+            }
+            force = !n.nags.is_empty();
+            if opts.comments && !n.comments_after.is_empty() {
+                for c in &n.comments_after {
+                    lines.comment(&c.text);
+                }
+                force = true;
+            }
+            let parent = n.parent().map(|p| tree.node(p));
+            let variations = match parent {
+                Some(p) if p.main_child() == Some(node) => p.variations(),
+                _ => &[],
+            };
+            if !variations.is_empty() {
+                if let Some(next) = n.main_child() {
+                    stack.push(Task::Line {
+                        node: next,
+                        ply: ply + 1,
+                        force: true,
+                    });
+                }
+                for &v in variations.iter().rev() {
+                    stack.push(Task::Close);
+                    stack.push(Task::Line {
+                        node: v,
+                        ply,
+                        force: true,
+                    });
+                    stack.push(Task::Open);
+                }
+                break;
+            }
+            match n.main_child() {
+                Some(next) => {
+                    node = next;
+                    ply += 1;
+                }
+                None => break,
+            }
+        }
+    }
+    lines.token(result.as_str());
+    lines.end_line();
+    let mut text = lines.text;
+    text.push('\n');
+    text
+}
