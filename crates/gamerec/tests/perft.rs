@@ -85,9 +85,19 @@ fn perft_double_checks_shallow() {
 }
 
 #[test]
-#[ignore = "minutes: the full suites to depth 6 (run with --ignored)"]
-fn perft_full() {
+#[ignore = "minutes: perft.epd to depth 6 (run with --ignored)"]
+fn perft_suite_full() {
     check("perft.epd", u64::MAX, 1);
+}
+
+#[test]
+#[ignore = "minutes: every double-check position to depth 4 (run with --ignored)"]
+fn perft_double_checks_full() {
     check("perft-ferdy-double-checks.epd", u64::MAX, 1);
-    check("perft-marcel.epd", 25_000_000, 1);
+}
+
+#[test]
+#[ignore = "minutes: all 6,839 Marcel positions up to a million nodes each (run with --ignored)"]
+fn perft_marcel_deeper() {
+    check("perft-marcel.epd", 1_000_000, 1);
 }
