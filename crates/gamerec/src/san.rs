@@ -1198,6 +1198,13 @@ pub fn write_san_given_after(pos: &Chess, mv: PlyMove, after: &Chess, out: &mut 
     }
 }
 
+/// Whether a whole token is an en-passant mark (`e.p.`, `ep`), as some files
+/// write after the capture with a space: `exd6 e.p.`. Movetext readers can
+/// skip such a token.
+pub fn is_en_passant_mark(token: &[u8]) -> bool {
+    matches!(token, b"e.p." | b"e.p" | b"ep" | b"E.P." | b"EP")
+}
+
 /// Whether `pos` is the side-to-move's checkmate (re-exported convenience).
 pub fn is_checkmate(pos: &Chess) -> bool {
     pos.is_checkmate()
@@ -1514,6 +1521,12 @@ mod tests {
             write_san_given_after(&p, rm.mv, &after, &mut b);
             assert_eq!(a, b);
         }
+    }
+
+    #[test]
+    fn en_passant_mark_tokens() {
+        assert!(is_en_passant_mark(b"e.p.") && is_en_passant_mark(b"ep"));
+        assert!(!is_en_passant_mark(b"e4"));
     }
 
     #[test]
