@@ -170,9 +170,9 @@ fn check_one(
     if !sgf_cmd::is_sgf(path) && !crate::epd_cmd::is_epd(path) {
         return failed(format!("{}", unsupported(path)));
     }
-    let bytes = match std::fs::read(path) {
+    let bytes = match sgf_cmd::read_input(path) {
         Ok(b) => b,
-        Err(e) => return failed(format!("{path}: {e}")),
+        Err(e) => return failed(format!("{e:#}")),
     };
     if crate::epd_cmd::is_epd(path) {
         let summary = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
@@ -229,9 +229,10 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
         charset: a.charset.clone(),
         quiet: a.quiet,
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4);
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 64);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel();
     let mut total = sgf_cmd::Summary::default();
@@ -242,10 +243,19 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
             let tx = tx.clone();
             let (next, opts) = (&next, &opts);
             scope.spawn(move || {
+                // Batches of files per message keep thread wake-ups rare.
+                const BATCH: usize = 32;
                 loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    if tx.send((i, check_one(path, opts))).is_err() {
+                    let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
+                    if start >= files.len() {
+                        break;
+                    }
+                    let end = (start + BATCH).min(files.len());
+                    let batch: Vec<_> = files[start..end]
+                        .iter()
+                        .map(|path| check_one(path, opts))
+                        .collect();
+                    if tx.send((start, batch)).is_err() {
                         break;
                     }
                 }
@@ -255,16 +265,18 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
         // Print in input order.
         let mut pending = std::collections::BTreeMap::new();
         let mut want = 0;
-        for (i, r) in rx {
-            pending.insert(i, r);
-            while let Some((out, s, err)) = pending.remove(&want) {
-                want += 1;
-                total.add(&s);
-                if let Some(e) = err {
-                    eprintln!("gamerec: error: {e}");
-                }
-                if !pipe_closed && stdout.write_all(&out).is_err() {
-                    pipe_closed = true;
+        for (i, batch) in rx {
+            pending.insert(i, batch);
+            while let Some(batch) = pending.remove(&want) {
+                want += batch.len();
+                for (out, s, err) in batch {
+                    total.add(&s);
+                    if let Some(e) = err {
+                        eprintln!("gamerec: error: {e}");
+                    }
+                    if !pipe_closed && stdout.write_all(&out).is_err() {
+                        pipe_closed = true;
+                    }
                 }
             }
         }

@@ -226,12 +226,15 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut errors = 0usize;
     let mut write_err: Option<io::Error> = None;
-    analysis::run(
-        &spec,
-        &options,
+    let config = analysis::RunConfig {
+        engine: spec,
+        options,
         verb,
-        &lim,
-        args.jobs,
+        limits: lim,
+        jobs: args.jobs,
+    };
+    analysis::run(
+        &config,
         todo,
         |i, out: Outcome| {
             if let Some(e) = &out.error {
@@ -282,11 +285,10 @@ fn position_key(line: &str) -> String {
 
 fn progress_bar(p: &Progress, verb: Verb, started: Instant) {
     let width = 30;
-    let filled = if p.total == 0 {
-        width
-    } else {
-        p.done * width / p.total
-    };
+    let filled = (p.done * width)
+        .checked_div(p.total)
+        .unwrap_or(width)
+        .min(width);
     let elapsed = started.elapsed().as_secs_f64();
     let eta = if p.done > 0 {
         elapsed / p.done as f64 * (p.total - p.done) as f64

@@ -21,6 +21,7 @@ mod input;
 mod moves_cmd;
 mod pgn_cmd;
 mod progress;
+mod referee_cmd;
 mod sgf_cmd;
 
 const EXAMPLES: &str = "\
@@ -106,6 +107,12 @@ enum Command {
     },
     /// Gastric-style report over `epd solve` results (text + HTML).
     Report(engine_cmd::ReportArgs),
+    /// The Argus tournament referee (EPD referee protocol).
+    Referee(referee_cmd::RefereeArgs),
+    /// Connect an engine to an Argus referee as a client.
+    Bridge(referee_cmd::BridgeArgs),
+    /// Play a match between two engines through a local referee.
+    Match(referee_cmd::MatchArgs),
 }
 
 #[derive(Subcommand)]
@@ -131,6 +138,9 @@ fn main() -> ExitCode {
             command: EpdCommand::Engine(c),
         } => engine_cmd::run_epd(c),
         Command::Report(a) => engine_cmd::run_report(a),
+        Command::Referee(args) => Ok(referee_cmd::referee(args)),
+        Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
+        Command::Match(args) => Ok(referee_cmd::run_match(args)),
     };
     finish(result)
 }

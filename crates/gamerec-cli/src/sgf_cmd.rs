@@ -55,9 +55,7 @@ pub struct CheckOptions {
 
 /// Whether a path names an SGF file (by extension).
 pub fn is_sgf(path: &str) -> bool {
-    std::path::Path::new(path)
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("sgf"))
+    crate::input::Format::of_path(std::path::Path::new(path)) == crate::input::Format::Sgf
 }
 
 fn parse_options(charset_name: Option<&str>) -> Result<ParseOptions> {
@@ -225,11 +223,18 @@ pub fn run_sgf(cmd: &SgfCommand) -> Result<u8> {
     }
 }
 
-/// Reads a file, or stdin for `-`.
+/// Reads a file, or stdin for `-`; `.gz`, `.bz2` and `.zst` are decompressed.
 pub fn read_input(path: &str) -> Result<Vec<u8>> {
-    if path == "-" {
+    use crate::input::{Compression, Input};
+    let compressed = Compression::of_extension(std::path::Path::new(path)) != Compression::None;
+    if path == "-" || compressed {
+        let input = Input::from_arg(std::ffi::OsStr::new(path));
+        let mut reader = input
+            .open(None)
+            .with_context(|| format!("cannot read {path}"))?;
         let mut v = Vec::new();
-        io::Read::read_to_end(&mut io::stdin().lock(), &mut v).context("reading stdin")?;
+        io::Read::read_to_end(&mut reader, &mut v)
+            .with_context(|| format!("cannot read {path}"))?;
         Ok(v)
     } else {
         std::fs::read(path).with_context(|| format!("cannot read {path}"))

@@ -233,19 +233,38 @@ pub struct Progress {
     pub solved: usize,
 }
 
-/// Runs `verb` over `lines` with `jobs` engines in parallel. `emit` gets
-/// each outcome in input order (index, outcome); `progress` after each.
-/// Blank and `#` comment lines are passed through.
+/// What to run: engine, its options, verb, limits, parallelism.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// The engine to start (once per job).
+    pub engine: EngineSpec,
+    /// Options set on each engine after it starts.
+    pub options: Vec<(String, String)>,
+    /// The verb.
+    pub verb: Verb,
+    /// Search limits per position.
+    pub limits: Limits,
+    /// Positions searched in parallel.
+    pub jobs: usize,
+}
+
+/// Runs the configured verb over `lines` with `jobs` engines in parallel.
+/// `emit` gets each outcome in input order (index, outcome); `progress`
+/// after each. Blank and `#` comment lines are passed through.
 pub fn run(
-    spec: &EngineSpec,
-    options: &[(String, String)],
-    verb: Verb,
-    limits: &Limits,
-    jobs: usize,
+    config: &RunConfig,
     lines: Vec<String>,
     mut emit: impl FnMut(usize, Outcome),
     mut progress: impl FnMut(Progress),
 ) -> Result<(), EngineError> {
+    let RunConfig {
+        engine: spec,
+        options,
+        verb,
+        limits,
+        jobs,
+    } = config;
+    let (verb, jobs) = (*verb, *jobs);
     let total = lines.len();
     let queue = Arc::new(Mutex::new(lines.into_iter().enumerate()));
     let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
@@ -254,7 +273,7 @@ pub fn run(
     let mut engines = Vec::with_capacity(jobs);
     for _ in 0..jobs {
         let mut e = spec.start()?;
-        for (k, v) in options {
+        for (k, v) in options.iter() {
             e.set_option(k, v)?;
         }
         engines.push(e);

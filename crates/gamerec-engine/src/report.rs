@@ -567,7 +567,7 @@ mod tests {
         assert_eq!(run.suites(), vec![("T".into(), 1, 2), ("U".into(), 0, 1)]);
         assert_eq!(run.records[2].time_ms, Some(1000));
         assert_eq!(run.records[0].solution_ms, Some(5));
-        let text = text_summary(&[run.clone()]);
+        let text = text_summary(std::slice::from_ref(&run));
         assert!(text.contains("a: 1/3 solved (33.3%)"), "{text}");
         assert!(text.contains("missed: T.2 U.1"), "{text}");
         let html = html_report(

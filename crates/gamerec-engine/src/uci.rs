@@ -79,10 +79,10 @@ impl UciEngine {
                 name = Some(rest.trim().to_string());
             } else if let Some(rest) = line.strip_prefix("id author ") {
                 author = Some(rest.trim().to_string());
-            } else if let Some(rest) = line.strip_prefix("option ") {
-                if let Some(o) = parse_option(rest) {
-                    options.push(o);
-                }
+            } else if let Some(rest) = line.strip_prefix("option ")
+                && let Some(o) = parse_option(rest)
+            {
+                options.push(o);
             }
             None
         })?;

@@ -370,7 +370,7 @@ impl XboardEngine {
 /// Formats a duration as XBoard `level` base time (`MIN` or `MIN:SS`).
 fn level_base(d: Duration) -> String {
     let secs = d.as_secs();
-    if secs % 60 == 0 {
+    if secs.is_multiple_of(60) {
         format!("{}", secs / 60)
     } else {
         format!("{}:{:02}", secs / 60, secs % 60)

@@ -293,8 +293,7 @@ fn silent_engine_times_out_and_is_killed() {
     let mut e = XboardEngine::start(&EngineCommand::program(&path), &opts).unwrap();
     let err = e
         .go(&Limits::movetime(Duration::from_millis(200)), &mut |_| {})
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     assert!(
         matches!(err, EngineError::Timeout { .. } | EngineError::Died { .. }),
         "{err}"
@@ -319,8 +318,7 @@ done"#;
     let started = Instant::now();
     let err = e
         .go(&Limits::movetime(Duration::from_millis(200)), &mut |_| {})
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     assert!(matches!(err, EngineError::Timeout { .. }), "{err}");
     assert!(started.elapsed() < Duration::from_secs(3));
 }
@@ -337,10 +335,7 @@ done"#;
     let path = script("crasher.sh", body);
     let mut e = UciEngine::start(&EngineCommand::program(&path), &fast_uci()).unwrap();
     e.set_position(&Chess::default(), &[]).unwrap();
-    let err = e
-        .go(&Limits::depth(5), &mut |_| {})
-        .err()
-        .expect("must fail");
+    let err = e.go(&Limits::depth(5), &mut |_| {}).expect_err("must fail");
     match err {
         EngineError::Died { status, stderr } => {
             assert!(status.contains("139"), "{status}");

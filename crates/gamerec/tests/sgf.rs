@@ -965,7 +965,29 @@ fn tarball_all_games() {
     for (name, errs) in &bad {
         eprintln!("{name}: {}", errs[0]);
     }
-    assert!(bad.len() < 200, "{} games break rules", bad.len());
+    // 54 of 71,934 records are flawed: 49 have illegal moves (mostly ko
+    // retakes, several ending in a forfeit), these 5 have damaged syntax.
+    let defects: &[(&str, &str)] = &[
+        (
+            "games/FHoninbo/Title/FHon-2006-4.sgf",
+            "LT[60]: expected an empty value",
+        ),
+        ("games/Gosei/48/Q05.sgf", "MN[306 moves]: expected a number"),
+        (
+            "games/Honinbo/64/P11.sgf",
+            "LT[60]: expected an empty value",
+        ),
+        ("games/Meijin/39/36.sgf", "unexpected ')'"),
+        ("games/NHK/27/21.sgf", "unexpected ')'"),
+    ];
+    let mut bad = bad;
+    for (name, rule) in defects {
+        let errs = bad
+            .remove(*name)
+            .unwrap_or_else(|| panic!("{name} no longer breaks: {rule}"));
+        assert!(errs.iter().any(|e| e.contains(rule)), "{name}: {errs:?}");
+    }
+    assert_eq!(bad.len(), 49, "games with illegal moves");
     for errs in bad.values() {
         assert!(errs.iter().all(|e| e.contains("illegal move")), "{bad:#?}");
     }

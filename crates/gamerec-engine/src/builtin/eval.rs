@@ -123,7 +123,7 @@ fn adjacent_files(file: File) -> Bitboard {
     let mut bb = Bitboard::EMPTY;
     for g in [f - 1, f + 1] {
         if (0..8).contains(&g) {
-            bb = bb | Bitboard::from_file(File::new(g as u32));
+            bb |= Bitboard::from_file(File::new(g as u32));
         }
     }
     bb
@@ -141,7 +141,7 @@ fn front_span(color: Color, sq: Square) -> Bitboard {
             Color::Black => r < rank,
         };
         if is_ahead {
-            ahead = ahead | Bitboard::from_rank(Rank::new(r));
+            ahead |= Bitboard::from_rank(Rank::new(r));
         }
     }
     files & ahead
@@ -272,7 +272,7 @@ fn king_zone_ranks(color: Color, k: Square) -> Bitboard {
     let d = if color == Color::White { 1 } else { -1 };
     for rr in [r + d, r + 2 * d] {
         if (0..8).contains(&rr) {
-            bb = bb | Bitboard::from_rank(Rank::new(rr as u32));
+            bb |= Bitboard::from_rank(Rank::new(rr as u32));
         }
     }
     bb
@@ -290,15 +290,13 @@ pub fn evaluate(pos: &Chess) -> i32 {
     // Drawish material: no pawns and at most a minor piece ahead.
     let white_pawns = (board.pawns() & board.white()).count();
     let black_pawns = (board.pawns() & board.black()).count();
-    if score > 0
+    let white_drawish = score > 0
         && white_pawns == 0
-        && non_pawn(board, Color::White) - non_pawn(board, Color::Black) <= 330
-    {
-        score /= 8;
-    } else if score < 0
+        && non_pawn(board, Color::White) - non_pawn(board, Color::Black) <= 330;
+    let black_drawish = score < 0
         && black_pawns == 0
-        && non_pawn(board, Color::Black) - non_pawn(board, Color::White) <= 330
-    {
+        && non_pawn(board, Color::Black) - non_pawn(board, Color::White) <= 330;
+    if white_drawish || black_drawish {
         score /= 8;
     }
     let score = if pos.turn() == Color::White {

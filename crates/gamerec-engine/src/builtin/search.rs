@@ -163,7 +163,7 @@ impl<'a> Searcher<'a> {
                 }
             };
             let completed = !self.stopped;
-            if self.pv[0].first().is_some()
+            if !self.pv[0].is_empty()
                 && (completed || self.pv[0].first() == best.as_ref() || depth > 1)
             {
                 // A partial iteration's move is used only when it came out of
@@ -518,7 +518,7 @@ impl<'a> Searcher<'a> {
                 )
             })
             .collect();
-        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_unstable_by_key(|s| std::cmp::Reverse(s.0));
         for (_, m) in scored {
             if !in_check
                 && let Some(victim) = m.capture()

@@ -47,6 +47,7 @@ pub struct MoveOutcome {
 }
 
 const EMPTY: u8 = 0;
+const BORDER: u8 = 3;
 
 fn code(c: Color) -> u8 {
     match c {
@@ -56,10 +57,15 @@ fn code(c: Color) -> u8 {
 }
 
 /// A Go position.
+///
+/// Points are stored with a one-point border of sentinels, so the four
+/// neighbours of a point are always `i - 1`, `i + 1`, `i - stride` and
+/// `i + stride`.
 #[derive(Debug, Clone)]
 pub struct Board {
     width: usize,
     height: usize,
+    stride: usize,
     color: Vec<u8>,
     chain: Vec<u16>,
     next: Vec<u16>,
@@ -75,11 +81,19 @@ impl Board {
     /// An empty board `width` x `height` (each 1..=52).
     pub fn new(width: u32, height: u32) -> Board {
         let (w, h) = (width.clamp(1, 52) as usize, height.clamp(1, 52) as usize);
-        let n = w * h;
+        let stride = w + 2;
+        let n = stride * (h + 2);
+        let mut color = vec![BORDER; n];
+        for y in 0..h {
+            for x in 0..w {
+                color[(y + 1) * stride + x + 1] = EMPTY;
+            }
+        }
         Board {
             width: w,
             height: h,
-            color: vec![EMPTY; n],
+            stride,
+            color,
             chain: (0..n as u16).collect(),
             next: (0..n as u16).collect(),
             libs: vec![0; n],
@@ -109,13 +123,14 @@ impl Board {
         self.ko.map(|(i, c)| (self.point(i), c))
     }
 
+    #[inline]
     fn index(&self, p: Point) -> Option<usize> {
         let (x, y) = (p.x as usize, p.y as usize);
-        (x < self.width && y < self.height).then_some(y * self.width + x)
+        (x < self.width && y < self.height).then_some((y + 1) * self.stride + x + 1)
     }
 
     fn point(&self, i: usize) -> Point {
-        Point::new((i % self.width) as u8, (i / self.width) as u8)
+        Point::new((i % self.stride - 1) as u8, (i / self.stride - 1) as u8)
     }
 
     /// The stone on `p`.
@@ -128,23 +143,8 @@ impl Board {
     }
 
     #[inline]
-    fn neighbors(&self, i: usize) -> impl Iterator<Item = usize> + use<> {
-        let (w, h) = (self.width, self.height);
-        let (x, y) = (i % w, i / w);
-        let mut out = [usize::MAX; 4];
-        if x > 0 {
-            out[0] = i - 1;
-        }
-        if x + 1 < w {
-            out[1] = i + 1;
-        }
-        if y > 0 {
-            out[2] = i - w;
-        }
-        if y + 1 < h {
-            out[3] = i + w;
-        }
-        out.into_iter().filter(|&n| n != usize::MAX)
+    fn neighbors(&self, i: usize) -> [usize; 4] {
+        [i - 1, i + 1, i - self.stride, i + self.stride]
     }
 
     /// Puts or removes stones without captures (setup `AB`/`AW`/`AE`).
@@ -166,12 +166,13 @@ impl Board {
         let n = self.color.len();
         let mut seen = vec![false; n];
         let mut stack = Vec::new();
+        let mut members = Vec::new();
         for start in 0..n {
-            if seen[start] || self.color[start] == EMPTY {
+            let c = self.color[start];
+            if seen[start] || c == EMPTY || c == BORDER {
                 continue;
             }
-            let c = self.color[start];
-            let mut members = Vec::new();
+            members.clear();
             stack.push(start);
             seen[start] = true;
             while let Some(i) = stack.pop() {
@@ -183,18 +184,18 @@ impl Board {
                     }
                 }
             }
-            let root = start;
             let mut libs = 0;
             for (k, &m) in members.iter().enumerate() {
-                self.chain[m] = root as u16;
+                self.chain[m] = start as u16;
                 self.next[m] = members[(k + 1) % members.len()] as u16;
                 libs += self
                     .neighbors(m)
-                    .filter(|&q| self.color[q] == EMPTY)
+                    .iter()
+                    .filter(|&&q| self.color[q] == EMPTY)
                     .count() as i32;
             }
-            self.libs[root] = libs;
-            self.size[root] = members.len() as u16;
+            self.libs[start] = libs;
+            self.size[start] = members.len() as u16;
         }
     }
 
@@ -240,16 +241,20 @@ impl Board {
         self.chain[i] = i as u16;
         self.next[i] = i as u16;
         self.size[i] = 1;
-        self.libs[i] = 0;
-        for q in self.neighbors(i) {
-            if self.color[q] == EMPTY {
-                self.libs[i] += 1;
-            } else {
-                let r = self.chain[q] as usize;
-                self.libs[r] -= 1;
+        let nb = self.neighbors(i);
+        let mut libs = 0;
+        for q in nb {
+            match self.color[q] {
+                EMPTY => libs += 1,
+                BORDER => {}
+                _ => {
+                    let r = self.chain[q] as usize;
+                    self.libs[r] -= 1;
+                }
             }
         }
-        for q in self.neighbors(i) {
+        self.libs[i] = libs;
+        for q in nb {
             if self.color[q] == me {
                 let (a, b) = (self.chain[i] as usize, self.chain[q] as usize);
                 if a != b {
@@ -258,12 +263,11 @@ impl Board {
             }
         }
         let mut captured_at = usize::MAX;
-        for q in self.neighbors(i) {
+        for q in nb {
             if self.color[q] == opp {
                 let r = self.chain[q] as usize;
                 if self.libs[r] == 0 {
-                    let n = self.remove_chain(r);
-                    out.captured += n;
+                    out.captured += self.remove_chain(r);
                     captured_at = q;
                 }
             }
@@ -318,9 +322,10 @@ impl Board {
         loop {
             let next = self.next[s] as usize;
             for q in self.neighbors(s) {
-                if self.color[q] != EMPTY {
-                    let c = self.chain[q] as usize;
-                    self.libs[c] += 1;
+                let c = self.color[q];
+                if c != EMPTY && c != BORDER {
+                    let ch = self.chain[q] as usize;
+                    self.libs[ch] += 1;
                 }
             }
             self.chain[s] = s as u16;

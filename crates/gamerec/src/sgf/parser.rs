@@ -80,10 +80,14 @@ impl Parsed {
 /// Parses an SGF collection from raw bytes (any charset).
 pub fn parse(bytes: &[u8], options: &ParseOptions) -> Parsed {
     let (text, decoding) = charset::prepare(bytes, options.charset);
+    let mut coll = Collection::new();
+    coll.nodes.reserve(text.len() / 8);
+    coll.props.reserve(text.len() / 8);
+    coll.values.reserve(text.len() / 8);
     let mut p = Parser {
         src: &text,
         pos: 0,
-        coll: Collection::new(),
+        coll,
         diags: Vec::new(),
         raw: Vec::new(),
         lowercase_ids: Vec::new(),
@@ -613,8 +617,25 @@ impl<'a> Parser<'a> {
             enc,
             malformed_charset: false,
         };
+        let small = info.width <= 19 && info.height <= 19;
+        let letters = info.letter_points();
         for pi in first_prop..self.coll.props.len() {
             let p = self.coll.props[pi];
+            // Fast path: a move of two letters.
+            if letters && (p.prop == Prop::B || p.prop == Prop::W) && p.values_len == 1 {
+                let (s, e) = self.raw[(p.values_start - base) as usize];
+                if e - s == 2
+                    && let Some(pt) = Point::from_letters(&src[s as usize..e as usize])
+                {
+                    let v = if small && pt == Point::new(19, 19) {
+                        Value::Pass
+                    } else {
+                        Value::Point(pt)
+                    };
+                    self.coll.values.push(v);
+                    continue;
+                }
+            }
             let vt = Collection::value_type(p.prop, &info);
             let game_info = p.prop.kind() == PropKind::GameInfo;
             for k in 0..p.values_len {

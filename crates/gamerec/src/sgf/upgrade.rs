@@ -328,14 +328,14 @@ pub fn normalize_date(text: &str) -> Option<String> {
             nums.push((n, digits.len()));
         } else if let Some(m) = MONTHS.iter().position(|m| tok.starts_with(m)) {
             month = Some(m as u32 + 1);
-        } else if !matches!(tok.as_ref(), "and" | "th" | "st" | "nd" | "rd" | "of") {
+        } else if !matches!(*tok, "and" | "th" | "st" | "nd" | "rd" | "of") {
             return None;
         }
     }
     for &(n, len) in &nums {
         if len == 4 && year.is_none() {
             year = Some(n);
-        } else if month.is_none() && n >= 1 && n <= 12 && year.is_some() && days.is_empty() {
+        } else if month.is_none() && (1..=12).contains(&n) && year.is_some() && days.is_empty() {
             month = Some(n);
         } else if (1..=31).contains(&n) && len <= 2 {
             days.push(n);

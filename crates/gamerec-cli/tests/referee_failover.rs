@@ -1,0 +1,268 @@
+//! Process-level referee tests on 127.0.0.1: killing the primary hands the
+//! event over to an `--observe` instance with no move lost; serial mode over
+//! FIFOs; `gamerec match` writes PGN.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_gamerec");
+
+struct Reaper(Vec<Child>);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("argus-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn saved_moves(dir: &Path, game: u32) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(dir.join(format!("state/game-{game:04}.json"))) else {
+        return Vec::new();
+    };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    v["moves"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m["san"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn wait_until(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+#[test]
+fn observer_takes_over_when_the_primary_is_killed() {
+    let dir = temp_dir("failover");
+    let (p1, p2) = (free_port(), free_port());
+    std::fs::write(
+        dir.join("EVENT.toml"),
+        "event = \"Fail-over\"\ntime_control = \"-\"\npairing = \"match\"\ngames = 2\n\
+         reset_delay = 0.05\nconclude_delay = 0.05\ngrace = 20\n\
+         [[player]]\nname = \"one\"\n[[player]]\nname = \"two\"\n",
+    )
+    .unwrap();
+    let event = dir.join("EVENT.toml");
+    let event = event.to_str().unwrap();
+    let (a1, a2) = (format!("127.0.0.1:{p1}"), format!("127.0.0.1:{p2}"));
+    let mut primary = spawn(&["referee", "serve", "--event", event, "--listen", &a1]);
+    std::thread::sleep(Duration::from_millis(300));
+    let observer = spawn(&[
+        "referee",
+        "serve",
+        "--event",
+        event,
+        "--listen",
+        &a2,
+        "--observe",
+        &a1,
+    ]);
+    let both = format!("{a1},{a2}");
+    let bridges = [
+        spawn(&["bridge", "--engine", "builtin:3", "--name", "one", &both]),
+        spawn(&["bridge", "--engine", "builtin:3", "--name", "two", &both]),
+    ];
+    let mut reaper = Reaper(Vec::new());
+    // Kill the primary in the middle of game 1.
+    assert!(
+        wait_until(Duration::from_secs(60), || saved_moves(&dir, 1).len() >= 6),
+        "game 1 never got going"
+    );
+    primary.kill().unwrap();
+    primary.wait().unwrap();
+    let before = saved_moves(&dir, 1);
+    reaper.0.push(observer);
+    reaper.0.extend(bridges);
+    // The observer resumes and finishes both games.
+    assert!(
+        wait_until(Duration::from_secs(120), || {
+            std::fs::read_to_string(dir.join("standings.json"))
+                .is_ok_and(|s| s.contains("\"games_played\": 2"))
+        }),
+        "the observer did not finish the event"
+    );
+    let after = saved_moves(&dir, 1);
+    assert!(after.len() >= before.len());
+    assert_eq!(&after[..before.len()], &before[..], "no move lost");
+    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event \"Fail-over\"]").count(), 2);
+    let log = std::fs::read_to_string(dir.join("log.txt")).unwrap();
+    assert!(log.contains("game 1 resumes after"), "{log}");
+    drop(reaper);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn serial_clients_over_fifos() {
+    let dir = temp_dir("serial");
+    let mut fifos = Vec::new();
+    for name in ["a.in", "a.out", "b.in", "b.out"] {
+        let p = dir.join(name);
+        let ok = Command::new("mkfifo").arg(&p).status().unwrap().success();
+        assert!(ok);
+        fifos.push(p.to_str().unwrap().to_owned());
+    }
+    std::fs::write(
+        dir.join("EVENT.toml"),
+        "event = \"Serial\"\ntime_control = \"60\"\npairing = \"match\"\ngames = 1\n\
+         reset_delay = 0.05\nconclude_delay = 0.05\n\
+         [[player]]\nname = \"left\"\n[[player]]\nname = \"right\"\n",
+    )
+    .unwrap();
+    let event = dir.join("EVENT.toml");
+    let port = free_port().to_string();
+    let listen = format!("127.0.0.1:{port}");
+    let serial_a = format!("{}:{}", fifos[0], fifos[1]);
+    let serial_b = format!("{}:{}", fifos[2], fifos[3]);
+    let referee = Command::new(BIN)
+        .args([
+            "referee",
+            "serve",
+            "--event",
+            event.to_str().unwrap(),
+            "--listen",
+            &listen,
+        ])
+        .args(["--serial", &serial_a, "--serial", &serial_b])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The clients: the referee reads a.in and writes a.out.
+    let client = |name: &'static str, input: String, output: String| {
+        std::thread::spawn(move || {
+            use std::io::{BufRead, BufReader, Write};
+            let mut to_referee = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&input)
+                .unwrap();
+            let from_referee = BufReader::new(std::fs::File::open(&output).unwrap());
+            writeln!(
+                to_referee,
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - refreq sign_on; tcsi \"s\" \"{name}\";"
+            )
+            .unwrap();
+            let mut seen = Vec::new();
+            for line in from_referee.lines() {
+                let Ok(line) = line else { break };
+                if line.contains("refcom respond;") {
+                    // Resign at once: the protocol round trip is what is tested.
+                    let fields: Vec<&str> = line.split_whitespace().take(4).collect();
+                    let mut pos = fields.join(" ");
+                    if line.contains(" sm ") {
+                        // After the opponent's move the position differs; use the
+                        // fools-proof start: only White ever moves first here.
+                        pos = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3".into();
+                    }
+                    let reply = if name == "left" { "sm e4;" } else { "resign;" };
+                    writeln!(to_referee, "{pos} refreq reply; {reply}").unwrap();
+                }
+                let done = line.contains("refcom disconnect;");
+                seen.push(line);
+                if done {
+                    break;
+                }
+            }
+            seen
+        })
+    };
+    let left = client("left", fifos[0].clone(), fifos[1].clone());
+    let right = client("right", fifos[2].clone(), fifos[3].clone());
+    let left = left.join().unwrap();
+    let right = right.join().unwrap();
+    let output = referee.wait_with_output().unwrap();
+    assert!(output.status.success());
+    assert!(left.iter().any(|l| l.contains("refcom conclude;")));
+    assert!(
+        right
+            .iter()
+            .any(|l| l.contains("ptp") && l.contains("Result \"1-0\""))
+    );
+    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
+    assert!(
+        pgn.contains("1. e4 ") && pgn.contains("black resigns"),
+        "{pgn}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn match_command_writes_pgn() {
+    let dir = temp_dir("match");
+    let out = dir.join("m.pgn");
+    let status = Command::new(BIN)
+        .args([
+            "match",
+            "builtin:1",
+            "builtin:2",
+            "--games",
+            "2",
+            "--tc",
+            "40/30+1",
+            "-o",
+        ])
+        .arg(&out)
+        .arg("--dir")
+        .arg(dir.join("event"))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    assert!(String::from_utf8_lossy(&status.stderr).contains("2 of 2 games played"));
+    let pgn = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(pgn.matches("[TimeControl \"40/30+1\"]").count(), 2);
+    assert!(pgn.contains("[White \"builtin:1\"]") && pgn.contains("[White \"builtin:2\"]"));
+    let bad = Command::new(BIN)
+        .args(["match", "builtin", "nonsense", "--games", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,115 @@
+//! SGF through the binary: `check`, `convert` (SGF, JSON, FF[4]), `show`,
+//! `sgf upgrade`.
+
+use std::process::Command;
+
+fn gamerec(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gamerec"))
+        .args(args)
+        .output()
+        .expect("run gamerec");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str, content: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("gamerec-sgf-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn check_reports_illegal_moves_with_paths_and_exit_codes() {
+    let good = temp("good.sgf", "(;FF[4]GM[1]SZ[9];B[ee];W[ce])");
+    let (code, out, _) = gamerec(&["check", &good]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("checked 1 file(s), 1 game(s), 3 node(s): 0 error(s), 0 warning(s)"),
+        "{out}"
+    );
+    let bad = temp(
+        "bad.sgf",
+        "(;FF[4]GM[1]SZ[9];B[ee];W[ce]\n(;B[ee])(;B[aa];W[ee]))",
+    );
+    let (code, out, _) = gamerec(&["check", &good, &bad]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "{bad}:2:3: error: game 1, main line move 3: illegal move B[ee]: the point is occupied"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("game 1, main line move 3, variation 2, move 4: illegal move W[ee]"),
+        "{out}"
+    );
+    assert!(out.contains("checked 2 file(s)"), "{out}");
+    let (code, _, err) = gamerec(&["check", "/no/such/file.sgf"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn convert_to_sgf_and_json_and_upgrade() {
+    let src = temp(
+        "old.sgf",
+        "(;FF[3]SZ[19]DT[1994/3/12]L[aa][bb];B[tt];W[dd]C[a\\]b])",
+    );
+    let (code, out, err) = gamerec(&["convert", &src]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("L[aa][bb]") && out.contains(";B[tt]") && out.contains("C[a\\]b]"),
+        "{out}"
+    );
+    let (code, json, _) = gamerec(&["convert", &src, "--to", "json"]);
+    assert_eq!(code, 0);
+    assert!(
+        json.starts_with("{\"format\":\"sgf\",\"games\":["),
+        "{json}"
+    );
+    assert!(
+        json.contains("{\"id\":\"C\",\"values\":[\"a]b\"]}"),
+        "{json}"
+    );
+    let (code, up, err) = gamerec(&["sgf", "upgrade", &src]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        up.contains("FF[4]")
+            && up.contains("LB[aa:A][bb:B]")
+            && up.contains(";B[]")
+            && up.contains("DT[1994-03-12]"),
+        "{up}"
+    );
+    let out_path = temp("new.sgf", "");
+    let (code, _, _) = gamerec(&["convert", &src, "--ff4", "-o", &out_path]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&out_path).unwrap(), up);
+    let (_, help, _) = gamerec(&["sgf", "upgrade", "--help"]);
+    assert!(help.contains("Examples:"), "{help}");
+}
+
+#[test]
+fn show_draws_the_board_at_a_node() {
+    let src = temp(
+        "show.sgf",
+        "(;FF[4]GM[1]SZ[5];B[cc];W[bc](;B[dc])(;B[cb]C[var]))",
+    );
+    let (code, out, _) = gamerec(&["show", &src, "--node", "3,2"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("game 1, main line move 3, variation 2"),
+        "{out}"
+    );
+    assert!(out.contains("  3 . O X . . 3"), "{out}");
+    assert!(
+        out.contains("  4 . . X< . . 4") || out.contains("  4 . . X<. . 4"),
+        "{out}"
+    );
+    assert!(out.contains("C[var]"), "{out}");
+    let (code, _, err) = gamerec(&["show", &src, "--node", "9"]);
+    assert_eq!(code, 2, "{err}");
+}

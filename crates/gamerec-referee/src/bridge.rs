@@ -1,0 +1,338 @@
+//! The bridge: turns an [`Engine`] into an Argus client (EPD section 8 from
+//! the client side). It keeps the game history the spec expects clients to
+//! keep, claims repetition and fifty-move draws itself, and rejects offers.
+
+use std::time::Duration;
+
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::{Clocks, Period, TimeControl};
+use crate::conn::{Line, read_line_bounded};
+use crate::engine::{Engine, Limits};
+use crate::game::{epd_fields, parse_move, position_from_fields};
+use crate::record::{MAX_RECORD_LEN, Record};
+
+/// What a bridge did before it stopped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BridgeSummary {
+    /// Games concluded.
+    pub games: u32,
+    /// Moves sent.
+    pub moves: u32,
+    /// Whether the referee sent `disconnect`.
+    pub disconnected: bool,
+}
+
+struct ClientGame {
+    start: Chess,
+    moves: Vec<Move>,
+    pos: Chess,
+    keys: Vec<u64>,
+    control: TimeControl,
+    clocks: Option<Clocks>,
+    charged: [usize; 2],
+    last_cc: [Duration; 2],
+    /// Our own thinking times, measured here, not yet charged to the model.
+    own: std::collections::VecDeque<Duration>,
+}
+
+fn key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+impl ClientGame {
+    fn new(start: Chess) -> ClientGame {
+        ClientGame {
+            keys: vec![key(&start)],
+            pos: start.clone(),
+            start,
+            moves: Vec::new(),
+            control: TimeControl::Unknown,
+            clocks: None,
+            charged: [0, 0],
+            last_cc: [Duration::ZERO; 2],
+            own: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Sets the position from a referee record (EPD 8.1: a different
+    /// position means a new history), then plays its `sm`.
+    fn sync(&mut self, record: &Record) -> Result<(), String> {
+        let hmvc = record.single("hmvc").and_then(|v| v.parse().ok());
+        let fmvn = record.single("fmvn").and_then(|v| v.parse().ok());
+        let given = position_from_fields(
+            &record.position,
+            hmvc.unwrap_or(self.pos.halfmoves()),
+            fmvn.unwrap_or(self.pos.fullmoves().get()),
+        )?;
+        if key(&given) != key(&self.pos)
+            || given.halfmoves() != self.pos.halfmoves()
+            || given.fullmoves() != self.pos.fullmoves()
+        {
+            let control = self.control.clone();
+            *self = ClientGame::new(given);
+            self.set_control(control);
+        }
+        if let Some(sm) = record.single("sm") {
+            let mv = parse_move(&self.pos, sm)?;
+            self.play(mv);
+        }
+        Ok(())
+    }
+
+    fn play(&mut self, mv: Move) {
+        self.pos.play_unchecked(mv);
+        self.moves.push(mv);
+        self.keys.push(key(&self.pos));
+    }
+
+    fn set_control(&mut self, control: TimeControl) {
+        self.clocks = control.is_timed().then(|| Clocks::new(control.clone()));
+        self.control = control;
+    }
+
+    /// Charges each side's moves since last time: our own with the time we
+    /// measured (plus transport allowance), the opponent's from `cc` (which
+    /// has one-second resolution).
+    fn charge(&mut self, record: &Record) {
+        let me = self.pos.turn();
+        let Some(clocks) = self.clocks.as_mut() else {
+            return;
+        };
+        let Some(op) = record.get("cc") else { return };
+        let used: Vec<Duration> = op
+            .operands
+            .iter()
+            .filter_map(|o| parse_clock(o.text()))
+            .collect();
+        if used.len() != 2 {
+            return;
+        }
+        let mut turn = self.start.turn();
+        let mut made = [0usize; 2];
+        for _ in &self.moves {
+            made[usize::from(turn.is_black())] += 1;
+            turn = !turn;
+        }
+        for color in [Color::White, Color::Black] {
+            let i = usize::from(color.is_black());
+            while self.charged[i] < made[i] {
+                let mut delta = used[i].saturating_sub(self.last_cc[i]);
+                if color == me {
+                    if let Some(own) = self.own.pop_front() {
+                        delta = own + LAG_ALLOWANCE;
+                    }
+                }
+                let _ = clocks.complete_move(color, delta);
+                self.last_cc[i] = used[i];
+                self.charged[i] += 1;
+            }
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        let mut limits = Limits::default();
+        if let Some(clocks) = &self.clocks {
+            let safe = |d: Option<Duration>| {
+                d.map(|d| {
+                    d.saturating_sub(SAFETY_MARGIN)
+                        .max(Duration::from_millis(10))
+                })
+            };
+            limits.white = safe(clocks.remaining(Color::White));
+            limits.black = safe(clocks.remaining(Color::Black));
+        }
+        if let TimeControl::Periods(periods) = &self.control {
+            let mut turn = self.start.turn();
+            let mut mine = 0u32;
+            for _ in &self.moves {
+                if turn == self.pos.turn() {
+                    mine += 1;
+                }
+                turn = !turn;
+            }
+            match periods.first() {
+                Some(Period::Moves {
+                    moves, increment, ..
+                }) if periods.len() == 1 => {
+                    limits.moves_to_go = Some(*moves - mine % *moves);
+                    limits.increment = Duration::from_secs(*increment);
+                }
+                Some(Period::Final { increment, .. }) => {
+                    limits.increment = Duration::from_secs(*increment);
+                }
+                _ => {}
+            }
+        }
+        limits
+    }
+
+    fn claimable(&self) -> bool {
+        let k = key(&self.pos);
+        self.keys.iter().filter(|&&x| x == k).count() >= 3 || self.pos.halfmoves() >= 100
+    }
+}
+
+/// Time charged on top of our own measured thinking time per move, for the
+/// transport between us and the referee.
+const LAG_ALLOWANCE: Duration = Duration::from_millis(20);
+
+/// Time kept back from the engine so it never plays on a hair's breadth.
+const SAFETY_MARGIN: Duration = Duration::from_millis(200);
+
+/// EPD 5.2.7 `ddd:hh:mm:ss`.
+fn parse_clock(text: &str) -> Option<Duration> {
+    let parts: Vec<u64> = text
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    match parts.as_slice() {
+        [d, h, m, s] => Some(Duration::from_secs(d * 86_400 + h * 3600 + m * 60 + s)),
+        _ => None,
+    }
+}
+
+/// Signs `name` on over `stream` and plays games with `engine` until the
+/// referee disconnects, the stream ends, or `cancel` fires (then signs off).
+pub async fn run_bridge<S>(
+    stream: S,
+    name: &str,
+    mut engine: Box<dyn Engine>,
+    cancel: CancellationToken,
+) -> std::io::Result<BridgeSummary>
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let (reader, mut writer) = tokio::io::split(stream);
+    let mut reader = BufReader::new(reader);
+    let mut summary = BridgeSummary::default();
+    let start_fields = epd_fields(&Chess::default());
+    let clean: String = name.chars().filter(|c| *c != '"' && *c != '\\').collect();
+    writer
+        .write_all(
+            format!("{start_fields} refreq sign_on; tcsi \"{clean}@localhost\" \"{clean}\";\n")
+                .as_bytes(),
+        )
+        .await?;
+    writer.flush().await?;
+    let mut game = ClientGame::new(Chess::default());
+    let mut buf = Vec::new();
+    loop {
+        let line = tokio::select! {
+            l = read_line_bounded(&mut reader, &mut buf, MAX_RECORD_LEN) => l?,
+            () = cancel.cancelled() => {
+                let _ = writer
+                    .write_all(format!("{} refreq sign_off;\n", epd_fields(&game.pos)).as_bytes())
+                    .await;
+                let _ = writer.flush().await;
+                return Ok(summary);
+            }
+        };
+        let text = match line {
+            None => return Ok(summary),
+            Some(Line::Text(t)) => t,
+            Some(_) => continue,
+        };
+        let Ok(record) = Record::parse(&text) else {
+            continue;
+        };
+        match record.single("refcom") {
+            Some("reset") => {
+                game = ClientGame::new(Chess::default());
+                if let Err(e) = game.sync(&record) {
+                    return Err(std::io::Error::other(e));
+                }
+                engine = run_blocking(engine, |e| e.new_game()).await?.0;
+            }
+            Some("inform") => {
+                if let Some(op) = record.get("ptp") {
+                    for pair in op.operands.chunks(2) {
+                        if let [k, v] = pair
+                            && k.text() == "TimeControl"
+                        {
+                            game.set_control(v.text().parse().unwrap_or(TimeControl::Unknown));
+                        }
+                    }
+                }
+            }
+            Some("execute") => {
+                if let Err(e) = game.sync(&record) {
+                    return Err(std::io::Error::other(e));
+                }
+            }
+            Some("respond") => {
+                if let Err(e) = game.sync(&record) {
+                    return Err(std::io::Error::other(e));
+                }
+                game.charge(&record);
+                let offered = record.has("draw_offer");
+                let (start, moves, limits) =
+                    (game.start.clone(), game.moves.clone(), game.limits());
+                let (e, chosen) =
+                    run_blocking(engine, move |e| e.go(&start, &moves, &limits)).await?;
+                engine = e;
+                let from = epd_fields(&game.pos);
+                let mut reply = Record::new(from).op("refreq", &["reply"]);
+                if offered {
+                    reply = reply.op("draw_reject", &[]);
+                }
+                match chosen {
+                    Some(mv) => {
+                        let san =
+                            shakmaty::san::SanPlus::from_move(game.pos.clone(), mv).to_string();
+                        let claim_before = game.claimable();
+                        game.play(mv);
+                        if claim_before || game.claimable() {
+                            reply = reply.op("draw_claim", &[]);
+                        }
+                        reply = reply.op("sm", &[&san]);
+                        summary.moves += 1;
+                    }
+                    None => {
+                        reply = if game.pos.is_insufficient_material() || game.claimable() {
+                            reply.op("draw_claim", &[])
+                        } else {
+                            reply.op("resign", &[])
+                        };
+                    }
+                }
+                reply.ops.sort_by(|a, b| a.opcode.cmp(&b.opcode));
+                writer.write_all(format!("{reply}\n").as_bytes()).await?;
+                writer.flush().await?;
+            }
+            Some("conclude") => summary.games += 1,
+            Some("disconnect") => {
+                summary.disconnected = true;
+                return Ok(summary);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs a blocking engine call on the blocking pool, handing the engine back.
+async fn run_blocking<T: Send + 'static>(
+    mut engine: Box<dyn Engine>,
+    f: impl FnOnce(&mut dyn Engine) -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<(Box<dyn Engine>, T)> {
+    tokio::task::spawn_blocking(move || {
+        let out = f(engine.as_mut());
+        out.map(|v| (engine, v))
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_cc_clock() {
+        assert_eq!(parse_clock("000:01:02:03"), Some(Duration::from_secs(3723)));
+        assert_eq!(parse_clock("1:2"), None);
+    }
+}

@@ -1,0 +1,257 @@
+//! One client connection: line framing with a bounded record length, the
+//! sign-on handshake, and the hand-off of a signed-on client to the lobby.
+//!
+//! The handler works on any byte stream (TCP, a pipe pair, an in-memory
+//! duplex for built-in engines), so every transport shares one code path.
+
+use std::sync::Arc;
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::lobby::{Inbound, Lobby, Seat};
+use crate::log::EventLog;
+use crate::record::{MAX_RECORD_LEN, Record};
+
+/// A line read from a client.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A complete line, terminator stripped.
+    Text(String),
+    /// A line longer than the limit; its bytes were discarded.
+    TooLong,
+    /// A line that is not UTF-8.
+    NotText,
+}
+
+/// Reads one line of at most `max` bytes, discarding the rest of an overlong
+/// line so memory stays bounded. `Ok(None)` at end of stream.
+pub async fn read_line_bounded<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<Line>> {
+    buf.clear();
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            if buf.is_empty() && !too_long {
+                return Ok(None);
+            }
+            break;
+        }
+        let (chunk, found) = match memchr(b'\n', available) {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        if !too_long {
+            if buf.len() + chunk.len() > max {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let consumed = found.unwrap_or(available.len());
+        reader.consume(consumed);
+        if found.is_some() {
+            break;
+        }
+    }
+    if too_long {
+        return Ok(Some(Line::TooLong));
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    match std::str::from_utf8(buf) {
+        Ok(s) => Ok(Some(Line::Text(s.to_owned()))),
+        Err(_) => Ok(Some(Line::NotText)),
+    }
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+/// The record the referee sends when it goes down (EPD 8.1.2).
+pub fn disconnect_record() -> Record {
+    Record::new(crate::game::epd_fields(&shakmaty::Chess::default())).op("refcom", &["disconnect"])
+}
+
+/// The record the referee sends on a fault it cannot recover from (EPD 8.1.4).
+pub fn fault_record(note: &str) -> Record {
+    Record::new(crate::game::epd_fields(&shakmaty::Chess::default()))
+        .op_with(
+            "c0",
+            vec![crate::record::Operand::Str(
+                note.chars().take(200).collect(),
+            )],
+        )
+        .op("refcom", &["fault"])
+}
+
+/// The name a client gives on sign-on: the player name of `tcsi` (EPD 6.30),
+/// or else a `ptp` `Name`/`White` value, or else `None`.
+fn client_name(record: &Record) -> Option<String> {
+    if let Some(op) = record.get("tcsi")
+        && let Some(last) = op.operands.last()
+    {
+        return Some(last.text().to_owned());
+    }
+    None
+}
+
+/// Serves one client until it signs off, disconnects, or `cancel` fires.
+pub async fn handle_client<S>(
+    stream: S,
+    lobby: Arc<Lobby>,
+    log: EventLog,
+    cancel: CancellationToken,
+) where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let (reader, mut writer) = tokio::io::split(stream);
+    let mut reader = BufReader::new(reader);
+    let (out_tx, mut out_rx) = mpsc::channel::<Record>(64);
+    let peer = lobby.next_anonymous();
+    let writer_name = Arc::new(std::sync::Mutex::new(peer.clone()));
+    let writer_log = log.clone();
+    let name_for_writer = writer_name.clone();
+    let writer_cancel = cancel.clone();
+    let writer_task = tokio::spawn(async move {
+        loop {
+            let record = tokio::select! {
+                r = out_rx.recv() => match r {
+                    Some(r) => r,
+                    None => break,
+                },
+                () = writer_cancel.cancelled() => disconnect_record(),
+            };
+            let line = format!("{record}\n");
+            let who = name_for_writer
+                .lock()
+                .map(|n| n.clone())
+                .unwrap_or_default();
+            writer_log.sent(&who, &record);
+            if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err() {
+                break;
+            }
+            if record.single("refcom") == Some("disconnect") {
+                break;
+            }
+        }
+        let _ = writer.shutdown().await;
+    });
+
+    let mut inbox: Option<mpsc::Sender<Inbound>> = None;
+    let mut buf = Vec::with_capacity(256);
+    loop {
+        let line = tokio::select! {
+            r = read_line_bounded(&mut reader, &mut buf, MAX_RECORD_LEN) => r,
+            () = cancel.cancelled() => break,
+        };
+        let received_at = Instant::now();
+        let who = writer_name.lock().map(|n| n.clone()).unwrap_or_default();
+        let parsed = match line {
+            Err(_) | Ok(None) => break,
+            Ok(Some(Line::Text(text))) if text.trim().is_empty() => continue,
+            Ok(Some(Line::Text(text))) => {
+                let parsed = Record::parse(&text).map_err(|e| (text.clone(), e.to_string()));
+                log.received(&who, &text);
+                parsed
+            }
+            Ok(Some(Line::TooLong)) => {
+                log.note(&format!("{who}: record longer than {MAX_RECORD_LEN} bytes"));
+                Err((
+                    String::new(),
+                    format!("record longer than {MAX_RECORD_LEN} bytes"),
+                ))
+            }
+            Ok(Some(Line::NotText)) => {
+                log.note(&format!("{who}: record is not text"));
+                Err((String::new(), "record is not ASCII text".to_owned()))
+            }
+        };
+        match (&inbox, parsed) {
+            (None, Ok(record)) if record.single("refreq") == Some("sign_on") => {
+                let name = client_name(&record).unwrap_or_else(|| peer.clone());
+                if let Ok(mut n) = writer_name.lock() {
+                    *n = name.clone();
+                }
+                let (tx, rx) = mpsc::channel(64);
+                inbox = Some(tx);
+                log.note(&format!("{name} signed on"));
+                lobby.put(Seat {
+                    name,
+                    out: out_tx.clone(),
+                    inbox: rx,
+                });
+            }
+            (None, Ok(record)) if record.single("refreq") == Some("sign_off") => break,
+            (None, _) => {
+                let _ = out_tx
+                    .send(fault_record("sign on first: refreq sign_on"))
+                    .await;
+            }
+            (Some(tx), Ok(record)) => {
+                let sign_off = record.single("refreq") == Some("sign_off");
+                let _ = tx.send(Inbound::Record(record, received_at)).await;
+                if sign_off {
+                    log.note(&format!("{who} signed off"));
+                    break;
+                }
+            }
+            (Some(tx), Err((line, error))) => {
+                let _ = tx
+                    .send(Inbound::Malformed {
+                        line,
+                        error,
+                        at: received_at,
+                    })
+                    .await;
+            }
+        }
+    }
+    if let Some(tx) = inbox {
+        let _ = tx.send(Inbound::Closed).await;
+    }
+    drop(out_tx);
+    if cancel.is_cancelled() {
+        // The writer sends `disconnect` and ends by itself.
+        let _ = writer_task.await;
+    } else {
+        // Let queued records (a final conclude) go out, but do not wait forever.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer_task).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn bounded_lines() {
+        let data = format!("short\r\n{}\nnext\n\u{ff}", "x".repeat(100));
+        let mut bytes = data.into_bytes();
+        bytes.extend_from_slice(&[0xff, b'\n']);
+        let mut reader = BufReader::with_capacity(8, &bytes[..]);
+        let mut buf = Vec::new();
+        let mut lines = Vec::new();
+        while let Some(l) = read_line_bounded(&mut reader, &mut buf, 50).await.unwrap() {
+            lines.push(l);
+        }
+        assert_eq!(
+            lines,
+            vec![
+                Line::Text("short".into()),
+                Line::TooLong,
+                Line::Text("next".into()),
+                Line::NotText
+            ]
+        );
+    }
+}

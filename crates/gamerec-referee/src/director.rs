@@ -1,0 +1,591 @@
+//! Runs a whole event: schedules the games with bounded concurrency, starts
+//! built-in/engine players behind in-process bridges, persists every move in
+//! the event directory (so a restarted referee resumes), writes the PGN, the
+//! standings and the log, and obeys the supervisor's console commands.
+//!
+//! Event directory layout:
+//!
+//! | file | what |
+//! |---|---|
+//! | `games.pgn` | finished games, export format, in game-number order |
+//! | `log.txt` | every record sent and received, timestamped |
+//! | `standings.txt`, `standings.json` | the running standings |
+//! | `state/game-NNNN.json` | moves and times of each started game (restart) |
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::Color;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, broadcast, mpsc, watch};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::bridge::run_bridge;
+use crate::clock::Clocks;
+use crate::conn::handle_client;
+use crate::engine::from_spec;
+use crate::event::{EventConfig, EventError};
+use crate::game::{Ending, GameState, Outcome, epd_fields};
+use crate::lobby::Lobby;
+use crate::log::EventLog;
+use crate::pgnout::game_pgn;
+use crate::runner::{GameContext, GameSpec, RunEnd, Stop, run_game};
+use crate::standings::{Standings, Table};
+
+/// One move as persisted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedMove {
+    /// SAN.
+    pub san: String,
+    /// Milliseconds the mover used.
+    pub ms: u64,
+}
+
+/// A game as persisted in `state/game-NNNN.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedGame {
+    /// Game number.
+    pub number: u32,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// Moves so far.
+    pub moves: Vec<SavedMove>,
+    /// The ending, once the game is over.
+    pub ending: Option<Ending>,
+}
+
+/// A live view of one game, for the spectator page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveGame {
+    /// Game number.
+    pub number: u32,
+    /// Round.
+    pub round: String,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// Current position, FEN.
+    pub fen: String,
+    /// Moves in SAN.
+    pub moves: Vec<String>,
+    /// White's clock, milliseconds left (None: untimed).
+    pub white_ms: Option<u64>,
+    /// Black's clock, milliseconds left.
+    pub black_ms: Option<u64>,
+    /// Side to move: "white" or "black".
+    pub turn: String,
+    /// Result token.
+    pub result: String,
+    /// Why it ended.
+    pub reason: Option<String>,
+}
+
+/// Shared live state: every game seen so far, plus a change signal.
+#[derive(Debug, Clone)]
+pub struct Live {
+    games: Arc<Mutex<BTreeMap<u32, LiveGame>>>,
+    standings: Arc<Mutex<Option<Standings>>>,
+    changed: broadcast::Sender<()>,
+}
+
+impl Default for Live {
+    fn default() -> Live {
+        Live {
+            games: Arc::default(),
+            standings: Arc::default(),
+            changed: broadcast::channel(16).0,
+        }
+    }
+}
+
+impl Live {
+    /// A JSON snapshot: `{"games": [...], "standings": {...}}`.
+    pub fn snapshot_json(&self) -> String {
+        let games: Vec<LiveGame> = self
+            .games
+            .lock()
+            .map(|g| g.values().cloned().collect())
+            .unwrap_or_default();
+        let standings = self.standings.lock().ok().and_then(|s| s.clone());
+        serde_json::json!({ "games": games, "standings": standings }).to_string()
+    }
+
+    /// A receiver that fires on every change.
+    pub fn subscribe(&self) -> broadcast::Receiver<()> {
+        self.changed.subscribe()
+    }
+
+    fn update(&self, spec: &GameSpec, state: &GameState) {
+        let live = LiveGame {
+            number: spec.number,
+            round: spec.round.clone(),
+            white: spec.white.clone(),
+            black: spec.black.clone(),
+            fen: gamerec::fen::write_fen(state.position(), shakmaty::CastlingMode::Standard),
+            moves: state.played().iter().map(|p| p.san.clone()).collect(),
+            white_ms: state
+                .clocks()
+                .remaining(Color::White)
+                .map(|d| d.as_millis() as u64),
+            black_ms: state
+                .clocks()
+                .remaining(Color::Black)
+                .map(|d| d.as_millis() as u64),
+            turn: if state.turn().is_white() {
+                "white"
+            } else {
+                "black"
+            }
+            .into(),
+            result: state
+                .ending()
+                .map_or("*", |e| e.outcome.result_str())
+                .into(),
+            reason: state.ending().map(|e| e.reason.clone()),
+        };
+        if let Ok(mut g) = self.games.lock() {
+            g.insert(spec.number, live);
+        }
+        let _ = self.changed.send(());
+    }
+
+    fn set_standings(&self, s: Standings) {
+        if let Ok(mut slot) = self.standings.lock() {
+            *slot = Some(s);
+        }
+        let _ = self.changed.send(());
+    }
+}
+
+/// How to run an event.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Overrides the event's concurrency.
+    pub concurrency: Option<usize>,
+    /// Echo the log to stderr.
+    pub echo_log: bool,
+    /// Serial clients: `IN:OUT` pipe pairs or device paths (see `serial`).
+    pub serial: Vec<String>,
+    /// Where a relative `openings` path is resolved (the event file's directory).
+    pub base: PathBuf,
+    /// Live state for the spectator page.
+    pub live: Live,
+}
+
+/// The outcome of running an event.
+#[derive(Debug, Clone)]
+pub struct EventSummary {
+    /// Final (or, if interrupted, current) standings.
+    pub standings: Standings,
+    /// Games with a result.
+    pub finished: u32,
+    /// Games scheduled.
+    pub total: u32,
+}
+
+/// A supervisor command, as typed on the console.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Stop starting new games.
+    Pause,
+    /// Start games again.
+    Resume,
+    /// End game N with a result (Termination "adjudication").
+    Abort(u32, Outcome),
+    /// Stop game N, keeping it to resume later.
+    Adjourn(u32),
+    /// Print the standings.
+    Standings,
+    /// List games in progress.
+    Games,
+    /// Adjourn everything and shut down.
+    Quit,
+}
+
+impl Command {
+    /// Parses a console line.
+    pub fn parse(line: &str) -> Result<Command, String> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let number = |w: Option<&&str>| {
+            w.and_then(|n| n.parse::<u32>().ok())
+                .ok_or_else(|| "expected a game number".to_owned())
+        };
+        match words.as_slice() {
+            ["pause"] => Ok(Command::Pause),
+            ["resume"] => Ok(Command::Resume),
+            ["standings"] => Ok(Command::Standings),
+            ["games"] => Ok(Command::Games),
+            ["quit"] => Ok(Command::Quit),
+            ["adjourn", rest @ ..] => Ok(Command::Adjourn(number(rest.first())?)),
+            ["abort", n, result] => {
+                let outcome = match *result {
+                    "1-0" => Outcome::Win(Color::White),
+                    "0-1" => Outcome::Win(Color::Black),
+                    "1/2-1/2" => Outcome::Draw,
+                    "*" => Outcome::Unfinished,
+                    _ => return Err("result must be 1-0, 0-1, 1/2-1/2 or *".into()),
+                };
+                Ok(Command::Abort(number(Some(n))?, outcome))
+            }
+            _ => Err(
+                "commands: pause, resume, standings, games, abort N RESULT, adjourn N, quit".into(),
+            ),
+        }
+    }
+}
+
+fn state_path(dir: &Path, number: u32) -> PathBuf {
+    dir.join("state").join(format!("game-{number:04}.json"))
+}
+
+fn save(dir: &Path, spec: &GameSpec, state: &GameState) {
+    let saved = SavedGame {
+        number: spec.number,
+        white: spec.white.clone(),
+        black: spec.black.clone(),
+        moves: state
+            .played()
+            .iter()
+            .map(|p| SavedMove {
+                san: p.san.clone(),
+                ms: p.elapsed.as_millis() as u64,
+            })
+            .collect(),
+        ending: state.ending().cloned(),
+    };
+    let path = state_path(dir, spec.number);
+    let tmp = path.with_extension("tmp");
+    if let Ok(text) = serde_json::to_string(&saved)
+        && std::fs::write(&tmp, text).is_ok()
+    {
+        let _ = std::fs::rename(&tmp, &path);
+    }
+}
+
+/// Rebuilds a game from its saved moves (or from its opening if new).
+fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, EventError> {
+    let mut state = GameState::new(spec.start.clone(), Clocks::new(spec.time_control.clone()));
+    match saved {
+        Some(saved) => {
+            if saved.white != spec.white || saved.black != spec.black {
+                return Err(EventError(format!(
+                    "state of game {} does not match the event's pairing",
+                    spec.number
+                )));
+            }
+            for m in &saved.moves {
+                state
+                    .replay_move(&m.san, Duration::from_millis(m.ms))
+                    .map_err(|e| EventError(format!("state of game {}: {e}", spec.number)))?;
+            }
+            if let Some(e) = &saved.ending {
+                state.end(e.outcome, e.termination, &e.reason);
+            }
+        }
+        None => {
+            for san in &spec.opening {
+                state
+                    .replay_move(san, Duration::ZERO)
+                    .map_err(|e| EventError(format!("opening of game {}: {e}", spec.number)))?;
+            }
+        }
+    }
+    Ok(state)
+}
+
+struct Records {
+    dir: PathBuf,
+    event: String,
+    total: u32,
+    finished: BTreeMap<u32, (GameSpec, GameState)>,
+    table: Table,
+}
+
+impl Records {
+    fn add(&mut self, spec: GameSpec, state: GameState) {
+        if let Some(e) = state.ending() {
+            self.table.add(&spec.white, &spec.black, e.outcome);
+        }
+        self.finished.insert(spec.number, (spec, state));
+    }
+
+    fn write(&self) -> Standings {
+        let mut pgn = String::new();
+        for (spec, state) in self.finished.values() {
+            pgn.push_str(&game_pgn(spec, state));
+        }
+        let _ = std::fs::write(self.dir.join("games.pgn"), pgn);
+        let standings = self.table.standings(&self.event, self.total);
+        let _ = std::fs::write(self.dir.join("standings.txt"), standings.to_text());
+        if let Ok(json) = serde_json::to_string_pretty(&standings) {
+            let _ = std::fs::write(self.dir.join("standings.json"), json + "\n");
+        }
+        standings
+    }
+}
+
+/// Runs `config` with its event directory `dir` (created if missing), taking
+/// remote clients on `listener` (if any). Returns when every game has a
+/// result, or when `cancel` fires or the supervisor quits (unfinished games
+/// stay in `dir/state` and resume on the next run).
+pub async fn run_event(
+    config: &EventConfig,
+    dir: &Path,
+    listener: Option<TcpListener>,
+    options: RunOptions,
+    cancel: CancellationToken,
+    mut console: Option<mpsc::Receiver<Command>>,
+) -> Result<EventSummary, EventError> {
+    let live = options.live.clone();
+    let base = options.base.as_path();
+    let io = |e: std::io::Error| EventError(format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir.join("state")).map_err(io)?;
+    let log = EventLog::open(&dir.join("log.txt"), options.echo_log).map_err(io)?;
+    let specs = config.schedule(base)?;
+    let timing = config.timing()?;
+    let concurrency = options
+        .concurrency
+        .or(config.concurrency)
+        .unwrap_or(1)
+        .clamp(1, 1024);
+
+    let mut records = Records {
+        dir: dir.to_owned(),
+        event: config.event.clone(),
+        total: specs.len() as u32,
+        finished: BTreeMap::new(),
+        table: Table::new(config.players.iter().map(|p| p.name.as_str())),
+    };
+    let mut pending = Vec::new();
+    for spec in &specs {
+        let saved: Option<SavedGame> = std::fs::read_to_string(state_path(dir, spec.number))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+        let state = restore(spec, saved.as_ref())?;
+        if state.ending().is_some() {
+            live.update(spec, &state);
+            records.add(spec.clone(), state);
+        } else {
+            if saved.is_some() {
+                log.note(&format!(
+                    "game {} resumes after {} moves",
+                    spec.number,
+                    state.played().len()
+                ));
+            }
+            pending.push((spec.clone(), state));
+        }
+    }
+    live.set_standings(records.write());
+    log.note(&format!(
+        "event '{}': {} games, {} to play, concurrency {concurrency}",
+        config.event,
+        specs.len(),
+        pending.len()
+    ));
+
+    let lobby = Arc::new(Lobby::new());
+    let conn_cancel = CancellationToken::new();
+    let tracker = TaskTracker::new();
+    if let Some(listener) = listener {
+        tracker.spawn(crate::server::accept_loop(
+            listener,
+            lobby.clone(),
+            log.clone(),
+            conn_cancel.clone(),
+            tracker.clone(),
+        ));
+    }
+    for pair in &options.serial {
+        let stream = crate::serial::open(pair)
+            .await
+            .map_err(|e| EventError(format!("serial {pair}: {e}")))?;
+        log.note(&format!("serial client on {pair}"));
+        tracker.spawn(handle_client(
+            stream,
+            lobby.clone(),
+            log.clone(),
+            conn_cancel.clone(),
+        ));
+    }
+    // Engines: one bridge per game the player may be in at once.
+    for player in &config.players {
+        let Some(engine_spec) = &player.engine else {
+            continue;
+        };
+        let games = pending
+            .iter()
+            .filter(|(s, _)| s.white == player.name || s.black == player.name)
+            .count();
+        for _ in 0..games.min(concurrency) {
+            let engine = from_spec(engine_spec, player.depth)
+                .map_err(|e| EventError(format!("player {}: {e}", player.name)))?;
+            let (ours, theirs) = tokio::io::duplex(64 * 1024);
+            tracker.spawn(handle_client(
+                ours,
+                lobby.clone(),
+                log.clone(),
+                conn_cancel.clone(),
+            ));
+            let (name, cancel) = (player.name.clone(), conn_cancel.clone());
+            tracker.spawn(async move {
+                let _ = run_bridge(theirs, &name, engine, cancel).await;
+            });
+        }
+    }
+
+    let records = Arc::new(Mutex::new(records));
+    let dir_owned = dir.to_owned();
+    let live_hook = live.clone();
+    let ctx = GameContext {
+        lobby: lobby.clone(),
+        timing,
+        log: log.clone(),
+        hook: Arc::new(move |spec, state| {
+            save(&dir_owned, spec, state);
+            live_hook.update(spec, state);
+        }),
+    };
+    let slots = Arc::new(Semaphore::new(concurrency));
+    let (paused_tx, paused_rx) = watch::channel(false);
+    let stops: Arc<Mutex<HashMap<u32, watch::Sender<Option<Stop>>>>> = Arc::default();
+    let mut games = tokio::task::JoinSet::new();
+    for (spec, state) in pending {
+        let (stop_tx, stop_rx) = watch::channel(None);
+        if let Ok(mut s) = stops.lock() {
+            s.insert(spec.number, stop_tx);
+        }
+        let (ctx, slots, records, live) =
+            (ctx.clone(), slots.clone(), records.clone(), live.clone());
+        let mut paused = paused_rx.clone();
+        let mut stop_wait = stop_rx.clone();
+        games.spawn(async move {
+            let _permit = tokio::select! {
+                p = slots.acquire_owned() => p.ok(),
+                _ = stop_wait.wait_for(|s| s.is_some()) => None,
+            };
+            let _ = paused.wait_for(|p| !*p).await;
+            if stop_rx.borrow().is_some() && _permit.is_none() {
+                return;
+            }
+            if let RunEnd::Finished(state) = run_game(&spec, state, &ctx, stop_rx).await
+                && let Ok(mut r) = records.lock()
+            {
+                r.add(spec, state);
+                live.set_standings(r.write());
+            }
+        });
+    }
+
+    let mut quit = false;
+    loop {
+        tokio::select! {
+            done = games.join_next() => {
+                if done.is_none() {
+                    break;
+                }
+            }
+            cmd = next_command(&mut console) => {
+                let reply = match cmd {
+                    Command::Pause => { let _ = paused_tx.send(true); "paused: no new games start".to_owned() }
+                    Command::Resume => { let _ = paused_tx.send(false); "resumed".to_owned() }
+                    Command::Standings => records.lock().map(|r| r.table.standings(&r.event, r.total).to_text()).unwrap_or_default(),
+                    Command::Games => games_text(&live),
+                    Command::Abort(n, outcome) => send_stop(&stops, n, Stop::Abort(outcome)),
+                    Command::Adjourn(n) => send_stop(&stops, n, Stop::Adjourn),
+                    Command::Quit => { quit = true; String::new() }
+                };
+                if !reply.is_empty() {
+                    println!("{}", reply.trim_end());
+                }
+                if quit { break; }
+            }
+            () = cancel.cancelled() => { quit = true; break; }
+        }
+    }
+    if quit {
+        if let Ok(s) = stops.lock() {
+            for tx in s.values() {
+                let _ = tx.send(Some(Stop::Adjourn));
+            }
+        }
+        while games.join_next().await.is_some() {}
+    }
+    // Every game is over or adjourned: tell the clients (EPD 8.1.2).
+    conn_cancel.cancel();
+    tracker.close();
+    let _ = tokio::time::timeout(Duration::from_secs(5), tracker.wait()).await;
+    let r = records
+        .lock()
+        .map_err(|_| EventError("internal: records lock poisoned".into()))?;
+    let standings = r.write();
+    log.note(&format!(
+        "event ends: {} of {} games finished",
+        standings.games_played, r.total
+    ));
+    Ok(EventSummary {
+        finished: standings.games_played,
+        total: r.total,
+        standings,
+    })
+}
+
+async fn next_command(console: &mut Option<mpsc::Receiver<Command>>) -> Command {
+    match console {
+        Some(rx) => match rx.recv().await {
+            Some(c) => c,
+            None => {
+                *console = None;
+                std::future::pending().await
+            }
+        },
+        None => std::future::pending().await,
+    }
+}
+
+fn send_stop(
+    stops: &Mutex<HashMap<u32, watch::Sender<Option<Stop>>>>,
+    n: u32,
+    stop: Stop,
+) -> String {
+    match stops
+        .lock()
+        .ok()
+        .and_then(|s| s.get(&n).map(|tx| tx.send(Some(stop.clone()))))
+    {
+        Some(Ok(())) => format!("game {n}: {stop:?}"),
+        _ => format!("game {n} is not in progress"),
+    }
+}
+
+fn games_text(live: &Live) -> String {
+    let games = live.games.lock().map(|g| g.clone()).unwrap_or_default();
+    let mut out = String::new();
+    for g in games.values().filter(|g| g.result == "*") {
+        out.push_str(&format!(
+            "game {} round {}: {} - {}, {} moves, {} to move\n",
+            g.number,
+            g.round,
+            g.white,
+            g.black,
+            g.moves.len(),
+            g.turn
+        ));
+    }
+    if out.is_empty() {
+        out.push_str("no game in progress\n");
+    }
+    out
+}
+
+/// The start position's EPD fields (used by tools that sign on).
+pub fn start_fields() -> String {
+    epd_fields(&shakmaty::Chess::default())
+}

@@ -1,0 +1,521 @@
+//! The EVENT.toml file: players, time control, rounds, pairing, openings,
+//! and the schedule of games it produces.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use shakmaty::{Chess, Position};
+
+use crate::clock::TimeControl;
+use crate::game::{parse_move, position_from_fields};
+use crate::record::Record;
+use crate::runner::{GameSpec, Timing};
+
+/// How games are paired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pairing {
+    /// Everyone plays everyone once per round (circle method); colours swap
+    /// from one round-robin cycle to the next.
+    RoundRobin,
+    /// The first player plays every other player `rounds` times, colours alternating.
+    Gauntlet,
+    /// The first two players play `games` games, colours alternating.
+    Match,
+}
+
+/// One player.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerConfig {
+    /// The name: PGN White/Black, and the `tcsi` name a remote client signs on with.
+    pub name: String,
+    /// `builtin`, `uci:COMMAND` or `xboard:COMMAND`: the referee starts the
+    /// engine behind an in-process bridge. Absent: a remote client.
+    pub engine: Option<String>,
+    /// Search depth for the built-in engine.
+    pub depth: Option<u32>,
+}
+
+/// The EVENT.toml contents.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventConfig {
+    /// PGN Event.
+    pub event: String,
+    /// PGN Site (default "?").
+    #[serde(default)]
+    pub site: Option<String>,
+    /// PGN Date (default: today, UTC).
+    #[serde(default)]
+    pub date: Option<String>,
+    /// PGN TimeControl syntax: `40/9000:3600`, `300`, `4500+60`, `*180`, `-`.
+    pub time_control: String,
+    /// Pairing system.
+    #[serde(default = "default_pairing")]
+    pub pairing: Pairing,
+    /// Round-robin cycles, or gauntlet games per opponent (default 1).
+    #[serde(default = "one")]
+    pub rounds: u32,
+    /// Games of a match (default 2).
+    #[serde(default)]
+    pub games: Option<u32>,
+    /// An EPD or PGN file of openings; each is played with both colours.
+    #[serde(default)]
+    pub openings: Option<PathBuf>,
+    /// Games played at the same time (default 1).
+    #[serde(default)]
+    pub concurrency: Option<usize>,
+    /// Listen address (default 127.0.0.1:7878).
+    #[serde(default)]
+    pub listen: Option<String>,
+    /// Seconds of quiet after `reset` (default 5).
+    #[serde(default)]
+    pub reset_delay: Option<f64>,
+    /// Seconds of quiet after `conclude` (default 5).
+    #[serde(default)]
+    pub conclude_delay: Option<f64>,
+    /// Seconds a disconnected player has to come back (default 30).
+    #[serde(default)]
+    pub grace: Option<f64>,
+    /// Seconds a player may stay silent in an untimed game (default 600).
+    #[serde(default)]
+    pub silence: Option<f64>,
+    /// The players.
+    #[serde(rename = "player")]
+    pub players: Vec<PlayerConfig>,
+}
+
+fn default_pairing() -> Pairing {
+    Pairing::RoundRobin
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A problem with an event file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventError(pub String);
+
+impl std::fmt::Display for EventError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EventError {}
+
+/// Most games one event may schedule (bounds memory on hostile input).
+pub const MAX_GAMES: usize = 100_000;
+
+fn seconds(value: Option<f64>, default: f64, what: &str) -> Result<Duration, EventError> {
+    let v = value.unwrap_or(default);
+    if !(0.0..=86_400.0).contains(&v) {
+        return Err(EventError(format!(
+            "{what} must be between 0 and 86400 seconds"
+        )));
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+impl EventConfig {
+    /// Parses and checks an EVENT.toml text.
+    pub fn parse(text: &str) -> Result<EventConfig, EventError> {
+        let config: EventConfig = toml::from_str(text).map_err(|e| EventError(e.to_string()))?;
+        config.time_control()?;
+        config.timing()?;
+        let mut names: Vec<&str> = config.players.iter().map(|p| p.name.as_str()).collect();
+        names.sort_unstable();
+        if names.windows(2).any(|w| w[0] == w[1]) {
+            return Err(EventError("player names must be unique".into()));
+        }
+        if config.players.len() < 2 {
+            return Err(EventError("an event needs at least two players".into()));
+        }
+        if config
+            .players
+            .iter()
+            .any(|p| p.name.is_empty() || p.name.len() > 100)
+        {
+            return Err(EventError(
+                "player names must have 1 to 100 characters".into(),
+            ));
+        }
+        Ok(config)
+    }
+
+    /// Reads and checks an EVENT.toml file.
+    pub fn load(path: &Path) -> Result<EventConfig, EventError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        EventConfig::parse(&text).map_err(|e| EventError(format!("{}: {}", path.display(), e.0)))
+    }
+
+    /// The parsed time control.
+    pub fn time_control(&self) -> Result<TimeControl, EventError> {
+        self.time_control
+            .parse()
+            .map_err(|e: crate::clock::TimeControlError| EventError(e.to_string()))
+    }
+
+    /// The protocol delays.
+    pub fn timing(&self) -> Result<Timing, EventError> {
+        Ok(Timing {
+            reset_delay: seconds(self.reset_delay, 5.0, "reset_delay")?,
+            conclude_delay: seconds(self.conclude_delay, 5.0, "conclude_delay")?,
+            grace: seconds(self.grace, 30.0, "grace")?,
+            silence: seconds(self.silence, 600.0, "silence")?,
+        })
+    }
+
+    /// The games to play, in order. `base` resolves a relative openings path.
+    pub fn schedule(&self, base: &Path) -> Result<Vec<GameSpec>, EventError> {
+        let tc = self.time_control()?;
+        let openings = match &self.openings {
+            Some(p) => {
+                let path = if p.is_absolute() {
+                    p.clone()
+                } else {
+                    base.join(p)
+                };
+                load_openings(&path)?
+            }
+            None => Vec::new(),
+        };
+        let names: Vec<&str> = self.players.iter().map(|p| p.name.as_str()).collect();
+        let pairs = pairings(self.pairing, &names, self.rounds, self.games.unwrap_or(2))?;
+        let date = self.date.clone().unwrap_or_else(crate::log::pgn_date_today);
+        Ok(pairs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (round, white, black))| {
+                let (start, opening) = if openings.is_empty() {
+                    (Chess::default(), Vec::new())
+                } else {
+                    openings[(i / 2) % openings.len()].clone()
+                };
+                GameSpec {
+                    number: i as u32 + 1,
+                    event: self.event.clone(),
+                    site: self.site.clone().unwrap_or_else(|| "?".into()),
+                    date: date.clone(),
+                    round,
+                    white: white.to_owned(),
+                    black: black.to_owned(),
+                    start,
+                    opening,
+                    time_control: tc.clone(),
+                }
+            })
+            .collect())
+    }
+}
+
+/// (round, white, black) for every game.
+pub fn pairings<'a>(
+    system: Pairing,
+    names: &[&'a str],
+    rounds: u32,
+    games: u32,
+) -> Result<Vec<(String, &'a str, &'a str)>, EventError> {
+    let mut out = Vec::new();
+    let guard = |n: usize| {
+        if n > MAX_GAMES {
+            Err(EventError(format!("more than {MAX_GAMES} games")))
+        } else {
+            Ok(())
+        }
+    };
+    match system {
+        Pairing::Match => {
+            guard(games as usize)?;
+            for g in 0..games {
+                let (w, b) = if g % 2 == 0 {
+                    (names[0], names[1])
+                } else {
+                    (names[1], names[0])
+                };
+                out.push(((g + 1).to_string(), w, b));
+            }
+        }
+        Pairing::Gauntlet => {
+            guard(rounds as usize * names.len())?;
+            for r in 0..rounds {
+                for other in &names[1..] {
+                    let (w, b) = if r % 2 == 0 {
+                        (names[0], *other)
+                    } else {
+                        (*other, names[0])
+                    };
+                    out.push(((r + 1).to_string(), w, b));
+                }
+            }
+        }
+        Pairing::RoundRobin => {
+            let mut ring: Vec<Option<&str>> = names.iter().map(|n| Some(*n)).collect();
+            if ring.len() % 2 == 1 {
+                ring.push(None);
+            }
+            let n = ring.len();
+            guard(rounds as usize * n * n / 2)?;
+            let mut round_no = 0;
+            for cycle in 0..rounds {
+                let mut r = ring.clone();
+                for turn in 0..n - 1 {
+                    round_no += 1;
+                    for board in 0..n / 2 {
+                        let (x, y) = (r[board], r[n - 1 - board]);
+                        let (Some(x), Some(y)) = (x, y) else { continue };
+                        // Alternate the fixed player's colour from round to round.
+                        let flip = (board == 0 && turn % 2 == 1) ^ (cycle % 2 == 1);
+                        let (w, b) = if flip { (y, x) } else { (x, y) };
+                        out.push((round_no.to_string(), w, b));
+                    }
+                    // Circle method: keep the first, rotate the rest.
+                    let last = r.pop().flatten();
+                    r.insert(1, last);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads openings: EPD lines (position + optional hmvc/fmvn) or the main
+/// lines of PGN games (SAN moves, optional FEN tag).
+pub fn load_openings(path: &Path) -> Result<Vec<(Chess, Vec<String>)>, EventError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+    let is_pgn = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
+    let openings = if is_pgn {
+        pgn_openings(&text)
+    } else {
+        epd_openings(&text)
+    }
+    .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+    if openings.is_empty() {
+        return Err(EventError(format!("{}: no openings", path.display())));
+    }
+    Ok(openings)
+}
+
+fn epd_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let record = Record::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let hmvc = record
+            .single("hmvc")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let fmvn = record
+            .single("fmvn")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        let pos = position_from_fields(&record.position, hmvc, fmvn)
+            .map_err(|e| format!("line {}: {e}", i + 1))?;
+        if pos.is_game_over() {
+            return Err(format!("line {}: the position is already over", i + 1));
+        }
+        out.push((pos, Vec::new()));
+    }
+    Ok(out)
+}
+
+/// A deliberately small movetext scanner for opening books: tags, comments,
+/// variations (skipped iteratively), NAGs and move numbers are ignored.
+fn pgn_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
+    let mut out = Vec::new();
+    let mut start = Chess::default();
+    let mut pos = start.clone();
+    let mut moves: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    let mut in_comment = false;
+    let mut in_tags = false;
+    for (line_no, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if !in_comment && depth == 0 && trimmed.starts_with('[') {
+            if !moves.is_empty() {
+                out.push((start.clone(), std::mem::take(&mut moves)));
+            }
+            if !in_tags {
+                start = Chess::default();
+            }
+            in_tags = true;
+            if let Some(fen) = trimmed
+                .strip_prefix("[FEN \"")
+                .and_then(|r| r.split('"').next())
+            {
+                start = gamerec::fen::read_fen(fen)
+                    .map(|(p, _)| p)
+                    .map_err(|e| format!("line {}: {e}", line_no + 1))?;
+            }
+            pos = start.clone();
+            continue;
+        }
+        in_tags = false;
+        let mut chars = line.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if in_comment {
+                in_comment = c != '}';
+                continue;
+            }
+            match c {
+                '{' => in_comment = true,
+                ';' => break,
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                c if c.is_whitespace() => {}
+                _ => {
+                    let mut end = i + c.len_utf8();
+                    while let Some(&(j, d)) = chars.peek() {
+                        if d.is_whitespace() || "{}();".contains(d) {
+                            break;
+                        }
+                        end = j + d.len_utf8();
+                        chars.next();
+                    }
+                    if depth > 0 {
+                        continue;
+                    }
+                    let raw = &line[i..end];
+                    if matches!(raw, "1-0" | "0-1" | "1/2-1/2" | "*") {
+                        out.push((start.clone(), std::mem::take(&mut moves)));
+                        pos = start.clone();
+                        continue;
+                    }
+                    let token = raw.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == '.');
+                    if token.is_empty() || token.starts_with('$') {
+                        continue;
+                    }
+                    let mv = parse_move(&pos, token)
+                        .map_err(|e| format!("line {}: {e}", line_no + 1))?;
+                    moves.push(token.to_owned());
+                    pos.play_unchecked(mv);
+                }
+            }
+        }
+    }
+    if !moves.is_empty() {
+        out.push((start, moves));
+    }
+    out.retain(|(_, m)| !m.is_empty());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_robin_meets_everyone_once() {
+        let names = ["a", "b", "c", "d", "e"];
+        let games = pairings(Pairing::RoundRobin, &names, 2, 0).unwrap();
+        assert_eq!(games.len(), 20);
+        let mut seen = std::collections::HashMap::new();
+        for (_, w, b) in &games[..10] {
+            let key = if w < b { (*w, *b) } else { (*b, *w) };
+            *seen.entry(key).or_insert(0) += 1;
+        }
+        assert_eq!(seen.len(), 10);
+        assert!(seen.values().all(|&n| n == 1));
+        // Second cycle reverses the colours of the first.
+        for (g1, g2) in games[..10].iter().zip(&games[10..]) {
+            assert_eq!((g1.1, g1.2), (g2.2, g2.1));
+        }
+        // Nobody plays twice in one round.
+        for round in 1..=5 {
+            let mut in_round: Vec<&str> = games
+                .iter()
+                .filter(|g| g.0 == round.to_string())
+                .flat_map(|g| [g.1, g.2])
+                .collect();
+            let n = in_round.len();
+            in_round.sort_unstable();
+            in_round.dedup();
+            assert_eq!(in_round.len(), n);
+        }
+    }
+
+    #[test]
+    fn match_and_gauntlet_alternate_colours() {
+        let m = pairings(Pairing::Match, &["a", "b"], 1, 4).unwrap();
+        let whites: Vec<&str> = m.iter().map(|g| g.1).collect();
+        assert_eq!(whites, ["a", "b", "a", "b"]);
+        let g = pairings(Pairing::Gauntlet, &["a", "b", "c"], 2, 0).unwrap();
+        assert_eq!(g.len(), 4);
+        assert_eq!((g[0].1, g[2].2), ("a", "a"));
+    }
+
+    #[test]
+    fn parses_event_file() {
+        let text = r#"
+event = "Argus Cup"
+site = "Lab"
+date = "2026.11.22"
+time_control = "40/60+1"
+pairing = "match"
+games = 4
+concurrency = 2
+reset_delay = 0.1
+
+[[player]]
+name = "alpha"
+engine = "builtin"
+depth = 2
+
+[[player]]
+name = "remote"
+"#;
+        let c = EventConfig::parse(text).unwrap();
+        assert_eq!(c.players.len(), 2);
+        assert_eq!(c.timing().unwrap().reset_delay, Duration::from_millis(100));
+        let games = c.schedule(Path::new(".")).unwrap();
+        assert_eq!(games.len(), 4);
+        assert_eq!(games[1].white, "remote");
+        assert_eq!(games[3].tags("*")[7].1, "40/60+1");
+        for bad in [
+            text.replace("40/60+1", "forty"),
+            text.replace("reset_delay = 0.1", "reset_delay = -1"),
+            text.replace("name = \"remote\"", "name = \"alpha\""),
+            text.replace("games = 4", "gamez = 4"),
+        ] {
+            assert!(EventConfig::parse(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn openings_from_epd_and_pgn() {
+        let dir = std::env::temp_dir().join(format!("argus-openings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let epd = dir.join("o.epd");
+        std::fs::write(
+            &epd,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 hmvc 0; fmvn 1;\n\n",
+        )
+        .unwrap();
+        let o = load_openings(&epd).unwrap();
+        assert_eq!(o.len(), 1);
+        assert_eq!(o[0].0.turn(), shakmaty::Color::Black);
+        let pgn = dir.join("o.pgn");
+        std::fs::write(
+            &pgn,
+            "[Event \"x\"]\n\n1. e4 {best} c5 (1... e5 2. Nf3) 2. Nf3 $1 d6 *\n\n[Event \"y\"]\n\n1. d4 d5 1/2-1/2\n",
+        )
+        .unwrap();
+        let o = load_openings(&pgn).unwrap();
+        assert_eq!(o.len(), 2);
+        assert_eq!(o[0].1, ["e4", "c5", "Nf3", "d6"]);
+        assert_eq!(o[1].1, ["d4", "d5"]);
+        std::fs::write(&pgn, "1. e4 e4 *\n").unwrap();
+        assert!(load_openings(&pgn).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

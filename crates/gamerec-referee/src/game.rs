@@ -1,0 +1,690 @@
+//! The rules the referee enforces on one game, free of any I/O: replies are
+//! checked and applied here; the async runner only moves records and time.
+
+use std::time::Duration;
+
+use shakmaty::fen::Epd;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position};
+
+use crate::clock::{Clocks, FlagFall};
+use crate::record::Record;
+
+/// PGN `Termination` tag values (PGN standard 9.8.1) the referee uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Termination {
+    /// Checkmate, stalemate, resignation, agreement or a valid claim.
+    Normal,
+    /// A flag fell.
+    TimeForfeit,
+    /// An illegal move, a malformed record or a wrong claim.
+    RulesInfraction,
+    /// A player left and did not come back within the grace period.
+    Abandoned,
+    /// The supervisor ended the game.
+    Adjudication,
+    /// The game was not finished (adjourned).
+    Unterminated,
+}
+
+impl Termination {
+    /// The tag value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::RulesInfraction => "rules infraction",
+            Termination::Abandoned => "abandoned",
+            Termination::Adjudication => "adjudication",
+            Termination::Unterminated => "unterminated",
+        }
+    }
+}
+
+/// A game result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Outcome {
+    /// A side won.
+    Win(#[serde(with = "color_serde")] Color),
+    /// Drawn.
+    Draw,
+    /// No result (adjourned or aborted).
+    Unfinished,
+}
+
+mod color_serde {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use shakmaty::Color;
+
+    pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(if c.is_white() { "white" } else { "black" })
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.as_str() {
+            "white" => Ok(Color::White),
+            "black" => Ok(Color::Black),
+            _ => Err(serde::de::Error::custom("expected white or black")),
+        }
+    }
+}
+
+impl Outcome {
+    /// The PGN result token.
+    pub fn result_str(self) -> &'static str {
+        match self {
+            Outcome::Win(Color::White) => "1-0",
+            Outcome::Win(Color::Black) => "0-1",
+            Outcome::Draw => "1/2-1/2",
+            Outcome::Unfinished => "*",
+        }
+    }
+
+    /// The score for `color`, in half points.
+    pub fn half_points(self, color: Color) -> u32 {
+        match self {
+            Outcome::Win(w) if w == color => 2,
+            Outcome::Draw => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// How and why a game ended.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Ending {
+    /// The result.
+    pub outcome: Outcome,
+    /// The PGN Termination.
+    pub termination: Termination,
+    /// A human-readable reason, written as the final PGN comment.
+    pub reason: String,
+}
+
+impl Ending {
+    fn new(outcome: Outcome, termination: Termination, reason: impl Into<String>) -> Ending {
+        Ending {
+            outcome,
+            termination,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// One move played, with the referee's timing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Played {
+    /// The move.
+    pub mv: Move,
+    /// Its SAN in the position it was played from.
+    pub san: String,
+    /// Time the mover took, as measured by the referee.
+    pub elapsed: Duration,
+    /// The mover's clock after the move (increments applied), if timed.
+    pub clock_after: Option<Duration>,
+    /// Whether a draw offer travelled with the move.
+    pub draw_offer: bool,
+    /// A note the referee attaches (a rejected claim, ...).
+    pub note: Option<String>,
+}
+
+/// What a reply did to the game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A move was played and the game goes on.
+    Moved,
+    /// The game is over.
+    Ended(Ending),
+}
+
+/// The referee's view of one game.
+#[derive(Debug, Clone)]
+pub struct GameState {
+    start: Chess,
+    pos: Chess,
+    played: Vec<Played>,
+    clocks: Clocks,
+    /// Position keys since the start (for repetitions).
+    keys: Vec<u64>,
+    /// A draw offer made with the last move, by this side.
+    offer: Option<Color>,
+    ending: Option<Ending>,
+}
+
+fn key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// The EPD four data fields of `pos` (en passant written as in EPD 4.4:
+/// whenever the last move was a double pawn push).
+pub fn epd_fields(pos: &Chess) -> String {
+    Epd::from_position(pos, EnPassantMode::Always).to_string()
+}
+
+impl GameState {
+    /// A new game from `start` under `clocks`.
+    pub fn new(start: Chess, clocks: Clocks) -> GameState {
+        GameState {
+            keys: vec![key(&start)],
+            pos: start.clone(),
+            start,
+            played: Vec::new(),
+            clocks,
+            offer: None,
+            ending: None,
+        }
+    }
+
+    /// The starting position.
+    pub fn start(&self) -> &Chess {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Chess {
+        &self.pos
+    }
+
+    /// The moves played so far.
+    pub fn played(&self) -> &[Played] {
+        &self.played
+    }
+
+    /// The clocks.
+    pub fn clocks(&self) -> &Clocks {
+        &self.clocks
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.pos.turn()
+    }
+
+    /// How the game ended, if it has.
+    pub fn ending(&self) -> Option<&Ending> {
+        self.ending.as_ref()
+    }
+
+    /// The side whose draw offer awaits an answer from the side to move.
+    pub fn pending_offer(&self) -> Option<Color> {
+        self.offer
+    }
+
+    /// The position before the last move and the last move, or the current
+    /// position and no move: what a `respond` or `execute` record carries.
+    pub fn last_move_view(&self) -> (Chess, Option<(Move, String)>) {
+        match self.played.last() {
+            None => (self.pos.clone(), None),
+            Some(last) => {
+                let mut before = self.start.clone();
+                for p in &self.played[..self.played.len() - 1] {
+                    before.play_unchecked(p.mv);
+                }
+                (before, Some((last.mv, last.san.clone())))
+            }
+        }
+    }
+
+    /// Positions before each move, with the moves: for replay with `execute`.
+    pub fn replay(&self) -> Vec<(Chess, String)> {
+        let mut pos = self.start.clone();
+        let mut out = Vec::with_capacity(self.played.len());
+        for p in &self.played {
+            out.push((pos.clone(), p.san.clone()));
+            pos.play_unchecked(p.mv);
+        }
+        out
+    }
+
+    /// Ends the game from outside (supervisor, abandonment, adjournment).
+    pub fn end(&mut self, outcome: Outcome, termination: Termination, reason: &str) -> Ending {
+        let ending = Ending::new(outcome, termination, reason);
+        self.ending = Some(ending.clone());
+        ending
+    }
+
+    /// The side to move ran out of time while thinking for `elapsed`.
+    pub fn flag(&mut self, elapsed: Duration) -> Ending {
+        let color = self.turn();
+        self.clocks.exhaust(color, elapsed);
+        self.flag_fell(color)
+    }
+
+    fn flag_fell(&mut self, color: Color) -> Ending {
+        let ending = if self.pos.has_insufficient_material(!color) {
+            Ending::new(
+                Outcome::Draw,
+                Termination::TimeForfeit,
+                format!("{color} lost on time but {} cannot mate", !color),
+            )
+        } else {
+            Ending::new(
+                Outcome::Win(!color),
+                Termination::TimeForfeit,
+                format!("{color} lost on time"),
+            )
+        };
+        self.ending = Some(ending.clone());
+        ending
+    }
+
+    fn infraction(&mut self, reason: String) -> Step {
+        let loser = self.turn();
+        let ending = Ending::new(Outcome::Win(!loser), Termination::RulesInfraction, reason);
+        self.ending = Some(ending.clone());
+        Step::Ended(ending)
+    }
+
+    /// Whether a draw may be claimed in the current position.
+    fn claimable(&self, pos: &Chess, keys: &[u64]) -> Option<&'static str> {
+        let k = key(pos);
+        if keys.iter().filter(|&&x| x == k).count() >= 3 {
+            Some("threefold repetition")
+        } else if pos.halfmoves() >= 100 {
+            Some("fifty-move rule")
+        } else if pos.is_insufficient_material() {
+            Some("insufficient material")
+        } else {
+            None
+        }
+    }
+
+    /// Applies a `reply` record from the side to move, received `elapsed`
+    /// after the `respond` was sent.
+    pub fn apply_reply(&mut self, reply: &Record, elapsed: Duration) -> Step {
+        if let Some(ending) = &self.ending {
+            return Step::Ended(ending.clone());
+        }
+        let color = self.turn();
+        if let Some(rem) = self.clocks.remaining(color)
+            && elapsed >= rem
+        {
+            return Step::Ended(self.flag(elapsed));
+        }
+        if !same_position(&reply.position, &self.pos) {
+            return self.infraction(format!(
+                "{color} replied from position '{}', expected '{}'",
+                reply.position,
+                epd_fields(&self.pos)
+            ));
+        }
+        let offer = self.offer.take();
+        if reply.has("draw_accept") {
+            if offer == Some(!color) {
+                let _ = self.clocks.complete_move(color, elapsed);
+                return Step::Ended(self.end(Outcome::Draw, Termination::Normal, "draw agreed"));
+            }
+            return self.infraction(format!("{color} accepted a draw that was not offered"));
+        }
+        if reply.has("resign") {
+            let _ = self.clocks.complete_move(color, elapsed);
+            return Step::Ended(self.end(
+                Outcome::Win(!color),
+                Termination::Normal,
+                &format!("{color} resigns"),
+            ));
+        }
+        let claim = reply.has("draw_claim");
+        let mv = match reply.get("sm") {
+            None => {
+                if claim {
+                    if let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
+                        let _ = self.clocks.complete_move(color, elapsed);
+                        return Step::Ended(self.end(
+                            Outcome::Draw,
+                            Termination::Normal,
+                            &format!("draw claimed by {color}: {why}"),
+                        ));
+                    }
+                    return self.infraction(format!("{color} made an invalid draw claim"));
+                }
+                return self.infraction(format!("{color} replied without a move"));
+            }
+            Some(op) => match op.operands.as_slice() {
+                [one] => match parse_move(&self.pos, one.text()) {
+                    Ok(mv) => mv,
+                    Err(e) => return self.infraction(format!("{color}: {e}")),
+                },
+                _ => return self.infraction(format!("{color}: 'sm' needs exactly one move")),
+            },
+        };
+        let san = shakmaty::san::SanPlus::from_move(self.pos.clone(), mv).to_string();
+        // A claim may concern the current position or the one after the move.
+        let mut note = None;
+        if claim && let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
+            let _ = self.clocks.complete_move(color, elapsed);
+            return Step::Ended(self.end(
+                Outcome::Draw,
+                Termination::Normal,
+                &format!("draw claimed by {color}: {why}"),
+            ));
+        }
+        if let Err(FlagFall(c)) = self.clocks.complete_move(color, elapsed) {
+            return Step::Ended(self.flag_fell(c));
+        }
+        if !self.pos.is_legal(mv) {
+            return self.infraction(format!("{color} played an illegal move"));
+        }
+        self.pos.play_unchecked(mv);
+        self.keys.push(key(&self.pos));
+        if claim {
+            if let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
+                self.push_played(mv, san, elapsed, false, None, color);
+                return Step::Ended(self.end(
+                    Outcome::Draw,
+                    Termination::Normal,
+                    &format!("draw claimed by {color}: {why}"),
+                ));
+            }
+            note = Some(format!("invalid draw claim by {color} rejected"));
+        }
+        let offered = reply.has("draw_offer") && !claim;
+        self.push_played(mv, san, elapsed, offered, note, color);
+        if offered {
+            self.offer = Some(color);
+        }
+        if let Some(ending) = self.automatic_ending(color) {
+            self.ending = Some(ending.clone());
+            return Step::Ended(ending);
+        }
+        Step::Moved
+    }
+
+    fn push_played(
+        &mut self,
+        mv: Move,
+        san: String,
+        elapsed: Duration,
+        draw_offer: bool,
+        note: Option<String>,
+        color: Color,
+    ) {
+        self.played.push(Played {
+            mv,
+            san,
+            elapsed,
+            clock_after: self.clocks.remaining(color),
+            draw_offer,
+            note,
+        });
+    }
+
+    /// Endings that need no claim: mate, stalemate, dead position, and the
+    /// automatic fivefold / 75-move draws that bound every game.
+    fn automatic_ending(&self, mover: Color) -> Option<Ending> {
+        let pos = &self.pos;
+        if pos.is_checkmate() {
+            return Some(Ending::new(
+                Outcome::Win(mover),
+                Termination::Normal,
+                format!("{mover} mates"),
+            ));
+        }
+        if pos.is_stalemate() {
+            return Some(Ending::new(Outcome::Draw, Termination::Normal, "stalemate"));
+        }
+        if pos.is_insufficient_material() {
+            return Some(Ending::new(
+                Outcome::Draw,
+                Termination::Normal,
+                "insufficient material",
+            ));
+        }
+        let k = key(pos);
+        if self.keys.iter().filter(|&&x| x == k).count() >= 5 {
+            return Some(Ending::new(
+                Outcome::Draw,
+                Termination::Normal,
+                "fivefold repetition",
+            ));
+        }
+        if pos.halfmoves() >= 150 {
+            return Some(Ending::new(
+                Outcome::Draw,
+                Termination::Normal,
+                "75-move rule",
+            ));
+        }
+        None
+    }
+
+    /// Replays a recorded move (restart), without clock checks.
+    pub fn replay_move(&mut self, san: &str, elapsed: Duration) -> Result<(), String> {
+        let color = self.turn();
+        let mv = parse_move(&self.pos, san)?;
+        let san = shakmaty::san::SanPlus::from_move(self.pos.clone(), mv).to_string();
+        let _ = self.clocks.complete_move(color, elapsed);
+        self.pos.play_unchecked(mv);
+        self.keys.push(key(&self.pos));
+        self.push_played(mv, san, elapsed, false, None, color);
+        Ok(())
+    }
+}
+
+/// Reads a supplied move: SAN (tolerantly) or, failing that, UCI.
+pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
+    match gamerec::san::read_san(pos, text.as_bytes(), &gamerec::san::ReadOptions::default()) {
+        Ok(read) => match read.mv {
+            gamerec::model::PlyMove::Move(m) => Ok(m),
+            gamerec::model::PlyMove::Null => Err(format!("null move '{text}' is not a move")),
+        },
+        Err(e) => match UciMove::from_ascii(text.as_bytes())
+            .ok()
+            .and_then(|u| u.to_move(pos).ok())
+        {
+            Some(m) => Ok(m),
+            None => Err(format!("illegal or unreadable move '{text}': {e}")),
+        },
+    }
+}
+
+/// Builds a position from EPD fields plus halfmove clock and fullmove number.
+pub fn position_from_fields(fields: &str, hmvc: u32, fmvn: u32) -> Result<Chess, String> {
+    let epd: Epd = fields.parse().map_err(|e| format!("bad position: {e}"))?;
+    let mut setup = epd.into_setup();
+    setup.halfmoves = hmvc;
+    setup.fullmoves = std::num::NonZeroU32::new(fmvn.max(1)).unwrap_or(std::num::NonZeroU32::MIN);
+    Chess::from_setup(setup, CastlingMode::Standard)
+        .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
+        .map_err(|e| format!("illegal position: {e}"))
+}
+
+fn same_position(fields: &str, pos: &Chess) -> bool {
+    match position_from_fields(fields, pos.halfmoves(), pos.fullmoves().get()) {
+        Ok(p) => key(&p) == key(pos),
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::TimeControl;
+
+    fn game(tc: &str) -> GameState {
+        GameState::new(
+            Chess::default(),
+            Clocks::new(tc.parse::<TimeControl>().unwrap()),
+        )
+    }
+
+    fn reply(g: &GameState, ops: &str) -> Record {
+        Record::parse(&format!("{} refreq reply; {ops}", epd_fields(g.position()))).unwrap()
+    }
+
+    fn play(g: &mut GameState, moves: &[&str]) {
+        for m in moves {
+            let r = reply(g, &format!("sm {m};"));
+            assert_eq!(
+                g.apply_reply(&r, Duration::from_secs(1)),
+                Step::Moved,
+                "{m}"
+            );
+        }
+    }
+
+    #[test]
+    fn fools_mate_is_detected() {
+        let mut g = game("300");
+        play(&mut g, &["f3", "e5", "g4"]);
+        let r = reply(&g, "sm Qh4;");
+        let Step::Ended(e) = g.apply_reply(&r, Duration::from_secs(1)) else {
+            panic!()
+        };
+        assert_eq!(e.outcome, Outcome::Win(Color::Black));
+        assert_eq!(g.played().last().unwrap().san, "Qh4#");
+    }
+
+    #[test]
+    fn illegal_move_and_wrong_position_are_infractions() {
+        let mut g = game("300");
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "sm e5;"), Duration::ZERO) else {
+            panic!()
+        };
+        assert_eq!(e.termination, Termination::RulesInfraction);
+        assert_eq!(e.outcome, Outcome::Win(Color::Black));
+        let mut g = game("300");
+        let r = Record::parse("8/8/8/8/8/8/8/K6k w - - refreq reply; sm Kb2;").unwrap();
+        let Step::Ended(e) = g.apply_reply(&r, Duration::ZERO) else {
+            panic!()
+        };
+        assert_eq!(e.termination, Termination::RulesInfraction);
+    }
+
+    #[test]
+    fn flag_fall_loses_or_draws() {
+        let mut g = game("10");
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "sm e4;"), Duration::from_secs(11)) else {
+            panic!()
+        };
+        assert_eq!(
+            (e.outcome, e.termination),
+            (Outcome::Win(Color::Black), Termination::TimeForfeit)
+        );
+        let pos = position_from_fields("k7/8/8/8/8/8/8/K5Q1 b - -", 0, 40).unwrap();
+        let mut g = GameState::new(pos, Clocks::new("10".parse().unwrap()));
+        let e = g.flag(Duration::from_secs(10));
+        assert_eq!(e.outcome, Outcome::Win(Color::White));
+        let pos = position_from_fields("k7/8/8/8/8/8/8/K5Q1 w - -", 0, 40).unwrap();
+        let mut g = GameState::new(pos, Clocks::new("10".parse().unwrap()));
+        let e = g.flag(Duration::from_secs(10));
+        assert_eq!(e.outcome, Outcome::Draw, "lone king cannot mate");
+    }
+
+    #[test]
+    fn draw_offer_accept_and_reject() {
+        let mut g = game("300");
+        play(&mut g, &["e4"]);
+        let r = reply(&g, "sm e5; draw_offer;");
+        assert_eq!(g.apply_reply(&r, Duration::ZERO), Step::Moved);
+        assert_eq!(g.pending_offer(), Some(Color::Black));
+        let r = reply(&g, "draw_reject; sm Nf3;");
+        assert_eq!(g.apply_reply(&r, Duration::ZERO), Step::Moved);
+        assert_eq!(g.pending_offer(), None);
+        let r = reply(&g, "draw_offer; sm Nc6;");
+        assert_eq!(g.apply_reply(&r, Duration::ZERO), Step::Moved);
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "draw_accept;"), Duration::ZERO) else {
+            panic!()
+        };
+        assert_eq!(e.outcome, Outcome::Draw);
+        assert_eq!(e.reason, "draw agreed");
+    }
+
+    #[test]
+    fn accepting_no_offer_is_an_infraction() {
+        let mut g = game("300");
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "draw_accept;"), Duration::ZERO) else {
+            panic!()
+        };
+        assert_eq!(e.termination, Termination::RulesInfraction);
+    }
+
+    #[test]
+    fn threefold_claim_valid_and_invalid() {
+        let mut g = game("-");
+        play(&mut g, &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]);
+        // Too early: the start position occurred twice, after Ng8 it would be three.
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "draw_claim; sm Ng8;"), Duration::ZERO)
+        else {
+            panic!()
+        };
+        assert_eq!(e.outcome, Outcome::Draw);
+        assert!(e.reason.contains("threefold"), "{}", e.reason);
+
+        let mut g = game("-");
+        play(&mut g, &["Nf3", "Nf6", "Ng1"]);
+        let r = reply(&g, "draw_claim; sm Ng8;");
+        assert_eq!(g.apply_reply(&r, Duration::ZERO), Step::Moved);
+        assert!(g.played().last().unwrap().note.is_some());
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "draw_claim;"), Duration::ZERO) else {
+            panic!()
+        };
+        assert_eq!(e.termination, Termination::RulesInfraction);
+    }
+
+    #[test]
+    fn fifty_move_claim() {
+        let pos = position_from_fields("4k3/8/8/8/8/8/R7/4K3 w - -", 99, 80).unwrap();
+        let mut g = GameState::new(pos.clone(), Clocks::new("-".parse().unwrap()));
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "draw_claim; sm Ra3;"), Duration::ZERO)
+        else {
+            panic!()
+        };
+        assert!(e.reason.contains("fifty"), "{}", e.reason);
+        let pos = position_from_fields("4k3/8/8/8/8/8/R7/4K3 w - -", 90, 80).unwrap();
+        let mut g = GameState::new(pos, Clocks::new("-".parse().unwrap()));
+        assert_eq!(
+            g.apply_reply(&reply(&g, "draw_claim; sm Ra3;"), Duration::ZERO),
+            Step::Moved
+        );
+    }
+
+    #[test]
+    fn insufficient_material_claim_and_automatic_draws() {
+        let pos = position_from_fields("4k3/8/8/8/8/8/8/4K1N1 w - -", 0, 60).unwrap();
+        let mut g = GameState::new(pos, Clocks::new("-".parse().unwrap()));
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "draw_claim;"), Duration::ZERO) else {
+            panic!()
+        };
+        assert!(e.reason.contains("insufficient"));
+        // Capturing the last pawn leaves K v K: drawn without a claim.
+        let pos = position_from_fields("4k3/8/8/8/8/8/3p4/4K3 w - -", 0, 60).unwrap();
+        let mut g = GameState::new(pos, Clocks::new("-".parse().unwrap()));
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "sm Kxd2;"), Duration::ZERO) else {
+            panic!()
+        };
+        assert_eq!(e.outcome, Outcome::Draw);
+    }
+
+    #[test]
+    fn stalemate_resign_and_uci_moves() {
+        let pos = position_from_fields("k7/8/1Q6/8/8/8/8/K7 w - -", 0, 60).unwrap();
+        let mut g = GameState::new(pos, Clocks::new("-".parse().unwrap()));
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "sm b6c7;"), Duration::ZERO) else {
+            panic!()
+        };
+        assert_eq!(e.reason, "stalemate");
+        let mut g = game("60");
+        let Step::Ended(e) = g.apply_reply(&reply(&g, "resign;"), Duration::ZERO) else {
+            panic!()
+        };
+        assert_eq!(e.outcome, Outcome::Win(Color::Black));
+        assert_eq!(e.termination, Termination::Normal);
+    }
+
+    #[test]
+    fn clocks_and_views() {
+        let mut g = game("60+1");
+        play(&mut g, &["e4", "c5"]);
+        assert_eq!(g.played()[0].clock_after, Some(Duration::from_secs(60)));
+        let (before, last) = g.last_move_view();
+        assert_eq!(last.unwrap().1, "c5");
+        assert_eq!(
+            epd_fields(&before),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3"
+        );
+        assert_eq!(g.replay().len(), 2);
+    }
+}

@@ -1,0 +1,440 @@
+//! Runs one game between two seats: the section 8 command sequence
+//! (reset, inform, execute for replays, respond/reply, inform Result,
+//! conclude), the referee's clocks, disconnect grace and supervisor stops.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use shakmaty::{Chess, Color, Position};
+use tokio::sync::watch;
+use tokio::time::{Instant, sleep_until};
+
+use crate::clock::TimeControl;
+use crate::game::{GameState, Outcome, Step, Termination, epd_fields};
+use crate::lobby::{Inbound, Lobby, Seat};
+use crate::log::EventLog;
+use crate::record::{Operand, Record};
+
+/// Delays and limits of the protocol.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// Quiet time after `reset` (EPD 8.1.6; default 5 s).
+    pub reset_delay: Duration,
+    /// Quiet time after `conclude` (EPD 8.1.1; default 5 s).
+    pub conclude_delay: Duration,
+    /// How long a disconnected player may take to come back.
+    pub grace: Duration,
+    /// How long a player may stay silent in an untimed game.
+    pub silence: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            reset_delay: Duration::from_secs(5),
+            conclude_delay: Duration::from_secs(5),
+            grace: Duration::from_secs(30),
+            silence: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Everything fixed about a game before it starts.
+#[derive(Debug, Clone)]
+pub struct GameSpec {
+    /// Game number within the event (1-based).
+    pub number: u32,
+    /// PGN Event.
+    pub event: String,
+    /// PGN Site.
+    pub site: String,
+    /// PGN Date.
+    pub date: String,
+    /// PGN Round.
+    pub round: String,
+    /// White's player name.
+    pub white: String,
+    /// Black's player name.
+    pub black: String,
+    /// The starting position.
+    pub start: Chess,
+    /// Opening moves (SAN) played before the players take over.
+    pub opening: Vec<String>,
+    /// The time control.
+    pub time_control: TimeControl,
+}
+
+impl GameSpec {
+    /// The Seven Tag Roster plus TimeControl (and SetUp/FEN when the start is
+    /// not the standard position), Result as `result`.
+    pub fn tags(&self, result: &str) -> Vec<(String, String)> {
+        let mut tags: Vec<(String, String)> = [
+            ("Event", self.event.as_str()),
+            ("Site", self.site.as_str()),
+            ("Date", self.date.as_str()),
+            ("Round", self.round.as_str()),
+            ("White", self.white.as_str()),
+            ("Black", self.black.as_str()),
+            ("Result", result),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        tags.push(("TimeControl".into(), self.time_control.to_string()));
+        if self.start != Chess::default() {
+            tags.push(("SetUp".into(), "1".into()));
+            tags.push((
+                "FEN".into(),
+                gamerec::fen::write_fen(&self.start, shakmaty::CastlingMode::Standard),
+            ));
+        }
+        tags
+    }
+}
+
+/// How the supervisor (or shutdown) stops a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// End the game with this outcome (Termination "adjudication").
+    Abort(Outcome),
+    /// Stop now, keep the game unfinished to resume later.
+    Adjourn,
+}
+
+/// Called with the game after it starts, after every move and at its end.
+pub type Hook = Arc<dyn Fn(&GameSpec, &GameState) + Send + Sync>;
+
+/// What a game needs from the event.
+#[derive(Clone)]
+pub struct GameContext {
+    /// Where players wait.
+    pub lobby: Arc<Lobby>,
+    /// Delays and limits.
+    pub timing: Timing,
+    /// The event log.
+    pub log: EventLog,
+    /// Progress callback.
+    pub hook: Hook,
+}
+
+/// How `run_game` returned.
+#[derive(Debug)]
+pub enum RunEnd {
+    /// The game has a result (including adjudication).
+    Finished(GameState),
+    /// The game was adjourned or the referee shut down mid-game.
+    Interrupted(GameState),
+}
+
+/// A record of `pos` with its halfmove clock and fullmove number.
+fn position_record(pos: &Chess) -> Record {
+    Record::new(epd_fields(pos))
+        .op("fmvn", &[&pos.fullmoves().to_string()])
+        .op("hmvc", &[&pos.halfmoves().to_string()])
+}
+
+/// Sorts operations into ASCII order of opcodes (EPD 5.1).
+fn finish(mut record: Record, refcom: &str) -> Record {
+    record = record.op("refcom", &[refcom]);
+    record.ops.sort_by(|a, b| a.opcode.cmp(&b.opcode));
+    record
+}
+
+fn inform_record(spec: &GameSpec, pos: &Chess, result: &str) -> Record {
+    let mut operands = Vec::new();
+    for (k, v) in spec.tags(result) {
+        operands.push(Operand::Token(k));
+        operands.push(Operand::Str(v));
+    }
+    finish(
+        Record::new(epd_fields(pos)).op_with("ptp", operands),
+        "inform",
+    )
+}
+
+fn respond_record(state: &GameState) -> Record {
+    let (before, last) = state.last_move_view();
+    let mut record = position_record(&before);
+    let cc = state.clocks().cc_operands();
+    record = record.op("cc", &[&cc[0], &cc[1]]);
+    if let Some((_, san)) = last {
+        record = record.op("sm", &[&san]);
+    }
+    if state.pending_offer() == Some(!state.turn()) {
+        record = record.op("draw_offer", &[]);
+    }
+    finish(record, "respond")
+}
+
+async fn send(seat: &Seat, record: Record) {
+    // A closed connection shows up as `Inbound::Closed` on the inbox.
+    let _ = seat.out.send(record).await;
+}
+
+/// Brings (re)connected seats up to date: reset, quiet time, inform, and
+/// `execute` for the moves already played. The seat that moves next gets all
+/// but the last move, which its `respond` carries.
+async fn sync_seats(spec: &GameSpec, state: &GameState, seats: &[(&Seat, bool)], timing: &Timing) {
+    for (seat, _) in seats {
+        send(seat, finish(position_record(state.start()), "reset")).await;
+    }
+    tokio::time::sleep(timing.reset_delay).await;
+    let replay = state.replay();
+    for (seat, moves_next) in seats {
+        send(seat, inform_record(spec, state.start(), "*")).await;
+        let upto = if *moves_next {
+            replay.len().saturating_sub(1)
+        } else {
+            replay.len()
+        };
+        for (pos, san) in &replay[..upto] {
+            send(
+                seat,
+                finish(position_record(pos).op("sm", &[san]), "execute"),
+            )
+            .await;
+        }
+    }
+}
+
+fn index(c: Color) -> usize {
+    if c.is_white() { 0 } else { 1 }
+}
+
+async fn recv(seat: &mut Option<Seat>) -> Inbound {
+    match seat {
+        Some(s) => s.inbox.recv().await.unwrap_or(Inbound::Closed),
+        None => std::future::pending().await,
+    }
+}
+
+async fn reclaim(lobby: &Lobby, gone: bool, name: &str) -> Seat {
+    if gone {
+        lobby.take(name).await
+    } else {
+        std::future::pending().await
+    }
+}
+
+enum Event {
+    In(Color, Inbound),
+    Back(Color, Seat),
+    Deadline,
+    Stop,
+}
+
+/// Runs a game from `state` (fresh or resumed) until it ends or is stopped.
+pub async fn run_game(
+    spec: &GameSpec,
+    mut state: GameState,
+    ctx: &GameContext,
+    mut stop: watch::Receiver<Option<Stop>>,
+) -> RunEnd {
+    let names = [spec.white.clone(), spec.black.clone()];
+    let mut seats: [Option<Seat>; 2] = tokio::select! {
+        (w, b) = ctx.lobby.take_pair(&names[0], &names[1]) => [Some(w), Some(b)],
+        _ = wait_stop(&mut stop) => return RunEnd::Interrupted(state),
+    };
+    ctx.log.note(&format!(
+        "game {}: {} - {} starts",
+        spec.number, spec.white, spec.black
+    ));
+    if let [Some(w), Some(b)] = &seats {
+        let white_moves = state.turn().is_white();
+        sync_seats(
+            spec,
+            &state,
+            &[(w, white_moves), (b, !white_moves)],
+            &ctx.timing,
+        )
+        .await;
+    }
+    (ctx.hook)(spec, &state);
+
+    let mut gone_since: [Option<Instant>; 2] = [None, None];
+    let mut sent_at: Option<Instant> = None;
+    while state.ending().is_none() {
+        let mover = state.turn();
+        if sent_at.is_none() {
+            if let Some(seat) = &seats[index(mover)] {
+                send(seat, respond_record(&state)).await;
+            }
+            sent_at = Some(Instant::now());
+        }
+        let started = sent_at.unwrap_or_else(Instant::now);
+        let flag_at = match state.clocks().remaining(mover) {
+            Some(rem) => started + rem,
+            None => started + ctx.timing.silence,
+        };
+        let mut deadline = flag_at;
+        for g in gone_since.iter().flatten() {
+            deadline = deadline.min(*g + ctx.timing.grace);
+        }
+        let gone = [seats[0].is_none(), seats[1].is_none()];
+        let event = {
+            let [ws, bs] = &mut seats;
+            tokio::select! {
+                ev = recv(ws) => Event::In(Color::White, ev),
+                ev = recv(bs) => Event::In(Color::Black, ev),
+                seat = reclaim(&ctx.lobby, gone[0], &names[0]) => Event::Back(Color::White, seat),
+                seat = reclaim(&ctx.lobby, gone[1], &names[1]) => Event::Back(Color::Black, seat),
+                () = sleep_until(deadline) => Event::Deadline,
+                _ = wait_stop(&mut stop) => Event::Stop,
+            }
+        };
+        match event {
+            Event::Deadline => {
+                let now = Instant::now();
+                if now >= flag_at {
+                    if state.clocks().remaining(mover).is_some() {
+                        state.flag(now - started);
+                    } else {
+                        state.end(
+                            Outcome::Win(!mover),
+                            Termination::Abandoned,
+                            &format!("{mover} stopped answering"),
+                        );
+                    }
+                } else {
+                    for c in [Color::White, Color::Black] {
+                        if gone_since[index(c)].is_some_and(|g| now >= g + ctx.timing.grace) {
+                            state.end(
+                                Outcome::Win(!c),
+                                Termination::Abandoned,
+                                &format!("{c} disconnected and did not return"),
+                            );
+                            break;
+                        }
+                    }
+                }
+            }
+            Event::Stop => match current_stop(&stop) {
+                Some(Stop::Abort(outcome)) => {
+                    state.end(
+                        outcome,
+                        Termination::Adjudication,
+                        "ended by the supervisor",
+                    );
+                }
+                Some(Stop::Adjourn) | None => {
+                    for seat in seats.iter().flatten() {
+                        send(seat, finish(position_record(state.position()), "reset")).await;
+                    }
+                    return_seats(&ctx.lobby, seats);
+                    return RunEnd::Interrupted(state);
+                }
+            },
+            Event::Back(c, seat) => {
+                ctx.log
+                    .note(&format!("game {}: {} is back", spec.number, seat.name));
+                sync_seats(spec, &state, &[(&seat, c == mover)], &ctx.timing).await;
+                if c == mover && sent_at.is_some() {
+                    send(&seat, respond_record(&state)).await;
+                }
+                seats[index(c)] = Some(seat);
+                gone_since[index(c)] = None;
+            }
+            Event::In(c, Inbound::Closed) => {
+                ctx.log.note(&format!(
+                    "game {}: {} disconnected",
+                    spec.number,
+                    names[index(c)]
+                ));
+                seats[index(c)] = None;
+                gone_since[index(c)] = Some(Instant::now());
+            }
+            Event::In(c, Inbound::Malformed { line, error, .. }) => {
+                let _ = line;
+                state.end(
+                    Outcome::Win(!c),
+                    Termination::RulesInfraction,
+                    &format!("{c} sent a malformed record: {error}"),
+                );
+            }
+            Event::In(c, Inbound::Record(record, at)) => match record.single("refreq") {
+                Some("reply") if c == mover => {
+                    let step = state.apply_reply(&record, at.saturating_duration_since(started));
+                    if step == Step::Moved {
+                        sent_at = None;
+                    }
+                    (ctx.hook)(spec, &state);
+                }
+                Some("reply") => {
+                    state.end(
+                        Outcome::Win(!c),
+                        Termination::RulesInfraction,
+                        &format!("{c} replied out of turn"),
+                    );
+                }
+                Some("sign_off") => {
+                    seats[index(c)] = None;
+                    state.end(
+                        Outcome::Win(!c),
+                        Termination::Abandoned,
+                        &format!("{c} signed off during the game"),
+                    );
+                }
+                Some("fault") => {
+                    ctx.log.note(&format!(
+                        "game {}: {} reports a fault; supervisor attention needed",
+                        spec.number,
+                        names[index(c)]
+                    ));
+                    state.end(
+                        Outcome::Win(!c),
+                        Termination::Abandoned,
+                        &format!("{c} reported a fault"),
+                    );
+                }
+                Some("sign_on") => {}
+                other => {
+                    state.end(
+                        Outcome::Win(!c),
+                        Termination::RulesInfraction,
+                        &format!("{c} sent a record without a valid refreq ({other:?})"),
+                    );
+                }
+            },
+        }
+    }
+
+    let result = state.ending().map_or("*", |e| e.outcome.result_str());
+    ctx.log.note(&format!(
+        "game {}: {} - {} ends {result} ({})",
+        spec.number,
+        spec.white,
+        spec.black,
+        state.ending().map_or("", |e| e.reason.as_str())
+    ));
+    (ctx.hook)(spec, &state);
+    for seat in seats.iter().flatten() {
+        send(seat, inform_record(spec, state.position(), result)).await;
+        send(seat, finish(position_record(state.position()), "conclude")).await;
+    }
+    tokio::time::sleep(ctx.timing.conclude_delay).await;
+    return_seats(&ctx.lobby, seats);
+    RunEnd::Finished(state)
+}
+
+async fn wait_stop(stop: &mut watch::Receiver<Option<Stop>>) {
+    if stop.wait_for(|s| s.is_some()).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+fn current_stop(stop: &watch::Receiver<Option<Stop>>) -> Option<Stop> {
+    stop.borrow().clone()
+}
+
+fn return_seats(lobby: &Lobby, seats: [Option<Seat>; 2]) {
+    for mut seat in seats.into_iter().flatten() {
+        // Drop anything the client sent after the game; a closed seat is gone.
+        let mut closed = false;
+        while let Ok(ev) = seat.inbox.try_recv() {
+            closed |= matches!(ev, Inbound::Closed);
+        }
+        if !closed && seat.is_open() {
+            lobby.put(seat);
+        }
+    }
+}
