@@ -642,7 +642,17 @@ impl Parsed {
         let mode = CastlingMode::detect(&self.setup);
         let turn = self.setup.turn;
         let turn_col = self.turn_col;
-        match Chess::from_setup(self.setup, mode) {
+        // Impossible checks and surplus material are accepted, as python-chess
+        // does: perft suites and composed problems contain them, and the move
+        // generator handles them.
+        let result = match Chess::from_setup(self.setup, mode) {
+            Ok(pos) => Ok(pos),
+            Err(e) => match e.ignore_impossible_check() {
+                Ok(pos) => Ok(pos),
+                Err(e) => e.ignore_too_much_material(),
+            },
+        };
+        match result {
             Ok(pos) => Ok((pos, mode)),
             Err(err) => {
                 let kinds = err.kinds();
@@ -655,18 +665,6 @@ impl Parsed {
                             turn.fold_wb("White", "Black"),
                             turn.fold_wb("Black", "White")
                         ),
-                    )
-                } else if kinds.contains(PositionErrorKinds::IMPOSSIBLE_CHECK) {
-                    (
-                        FenField::Placement,
-                        placement,
-                        "impossible check: too many or aligned checkers, or a check the last move (implied by the en passant square) cannot have given".to_string(),
-                    )
-                } else if kinds.contains(PositionErrorKinds::TOO_MUCH_MATERIAL) {
-                    (
-                        FenField::Placement,
-                        placement,
-                        "too much material: more pieces than promotions of 8 pawns allow (at most 16 pieces, 8 pawns per side)".to_string(),
                     )
                 } else if kinds.contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS) {
                     (
@@ -886,6 +884,13 @@ mod tests {
         assert_eq!((e.kind, e.field), (FenErrorKind::Illegal, FenField::Turn));
         assert!(e.message.contains("not to move is in check"), "{e}");
         assert!(read_fen("4k3/8/8/8/8/8/8/4R2K b - - 0 1").is_ok());
+    }
+
+    #[test]
+    fn impossible_check_and_surplus_material_are_accepted() {
+        // Two bishops on one diagonal both checking (perft.epd line 133).
+        assert!(read_fen("B6b/8/8/8/2K5/5k2/8/b6B b - - 0 1").is_ok());
+        assert!(read_fen("NNNNNNNN/NNN5/8/8/8/8/8/K6k w - - 0 1").is_ok());
     }
 
     #[test]

@@ -223,7 +223,10 @@ pub struct WriteOptions {
 }
 
 /// What the tolerant reader had to accept: a set of non-canonical forms
-/// found in the text (empty for canonical SAN, check marks aside).
+/// found in the text. Empty means the text, without its suffix annotation
+/// and check mark, is exactly the canonical SAN (compare
+/// [`ReadMove::check`] with [`check_suffix`] of the position after the move
+/// to know whether the check mark was right too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Tolerated(u16);
 
@@ -252,6 +255,8 @@ impl Tolerated {
     pub const FIGURINES: Tolerated = Tolerated(1 << 9);
     /// Null move written other than `--` (`Z0`, `0000`).
     pub const NULL_FORM: Tolerated = Tolerated(1 << 10);
+    /// Any other deviation: symbols out of order, stray separators.
+    pub const LAYOUT: Tolerated = Tolerated(1 << 11);
 
     /// Whether nothing was tolerated.
     pub const fn is_empty(self) -> bool {
@@ -268,7 +273,7 @@ impl Tolerated {
     }
 
     fn names(self) -> impl Iterator<Item = &'static str> {
-        const NAMES: [&str; 11] = [
+        const NAMES: [&str; 12] = [
             "letter case",
             "capture mark",
             "pawn letter",
@@ -280,6 +285,7 @@ impl Tolerated {
             "foreign piece letters",
             "figurines",
             "null move form",
+            "layout",
         ];
         (0..NAMES.len())
             .filter(move |i| self.0 & (1 << i) != 0)
@@ -387,7 +393,42 @@ pub fn read_san(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove
             tolerated,
         });
     }
+    if let Some(mv) = coordinate_path(pos, core) {
+        let mut tolerated = Tolerated::LONG_FORM.with(Tolerated::DISAMBIGUATION);
+        if core.len() == 5 {
+            tolerated = tolerated.with(Tolerated::PROMOTION_FORM);
+        }
+        return Ok(ReadMove {
+            mv: PlyMove::Move(mv),
+            nag,
+            check,
+            tolerated,
+        });
+    }
     read_slow(pos, text, opts)
+}
+
+/// The coordinate (UCI) form `g1f3`, `e7e8q`, without allocating.
+#[inline]
+fn coordinate_path(pos: &Chess, core: &[u8]) -> Option<Move> {
+    let shaped = matches!(
+        core,
+        [b'a'..=b'h', b'1'..=b'8', b'a'..=b'h', b'1'..=b'8']
+            | [
+                b'a'..=b'h',
+                b'1'..=b'8',
+                b'a'..=b'h',
+                b'1'..=b'8',
+                b'q' | b'r' | b'b' | b'n'
+            ]
+    );
+    if !shaped {
+        return None;
+    }
+    shakmaty::uci::UciMove::from_ascii(core)
+        .ok()?
+        .to_move(pos)
+        .ok()
 }
 
 fn null_move(
@@ -453,7 +494,10 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
             if core.first() == Some(&b'P') {
                 tolerated = tolerated.with(Tolerated::PAWN_LETTER);
             }
-            if file.is_some() || rank.is_some() {
+            if promotion.is_some() && core.last().is_some_and(u8::is_ascii_lowercase) {
+                tolerated = tolerated.with(Tolerated::PROMOTION_FORM);
+            }
+            if file.is_some() || rank.is_some() || (role == Role::Pawn && capture) {
                 let canonical = San::disambiguate(m, &candidates);
                 if let San::Normal {
                     file: cf, rank: cr, ..
@@ -504,6 +548,10 @@ enum Sym {
 
 const MAX_SYMS: usize = 12;
 
+/// Longest text the tolerant reader looks at (`Ng1xf3e.p.+!?` and figurines
+/// fit easily).
+const MAX_TEXT: usize = 48;
+
 struct Syms {
     items: [Sym; MAX_SYMS],
     len: usize,
@@ -536,7 +584,7 @@ struct Split<'a> {
 }
 
 fn split_suffixes(text: &str) -> Result<Split<'_>, &'static str> {
-    let mut core = text.trim();
+    let mut core = text;
     let mut annotation = String::new();
     let mut check = None;
     let mut ep_mark = false;
@@ -878,6 +926,9 @@ fn read_slow(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, S
             &format!("{why}: expected a move such as e4, Nf3, exd5, O-O or e8=Q"),
         )
     };
+    if text.len() > MAX_TEXT {
+        return Err(syntax("too long for a move"));
+    }
     let Ok(text_str) = std::str::from_utf8(text) else {
         return Err(syntax("not valid UTF-8"));
     };
@@ -942,7 +993,7 @@ fn read_slow(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, S
                     if r.capture_written != m.is_capture() && !m.is_castle() {
                         t = t.with(Tolerated::CAPTURE_MARK);
                     }
-                    if r.from_file.is_some() || r.from_rank.is_some() {
+                    if !m.is_castle() {
                         let canonical = San::from_move(pos, m);
                         if let San::Normal {
                             file: cf, rank: cr, ..
@@ -959,7 +1010,14 @@ fn read_slow(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, S
         match found.len() {
             0 => continue,
             1 => {
-                let (m, tolerated) = found[0];
+                let (m, mut tolerated) = found[0];
+                if tolerated.is_empty() {
+                    let mut canonical = String::new();
+                    San::from_move(pos, m).append_to_string(&mut canonical);
+                    if canonical != core {
+                        tolerated = Tolerated::LAYOUT;
+                    }
+                }
                 return Ok(ReadMove {
                     mv: PlyMove::Move(m),
                     nag,
@@ -1126,6 +1184,27 @@ pub fn write_san_with(pos: &Chess, mv: PlyMove, opts: &WriteOptions, out: &mut S
     }
 }
 
+/// Appends the canonical SAN of `mv` in `pos` when the caller already holds
+/// `after`, the position after the move: saves playing it again.
+pub fn write_san_given_after(pos: &Chess, mv: PlyMove, after: &Chess, out: &mut String) {
+    match mv {
+        PlyMove::Null => out.push_str("--"),
+        PlyMove::Move(m) => {
+            San::from_move(pos, m).append_to_string(out);
+            if let Some(suffix) = Suffix::from_position(after) {
+                out.push(suffix.char());
+            }
+        }
+    }
+}
+
+/// Whether a whole token is an en-passant mark (`e.p.`, `ep`), as some files
+/// write after the capture with a space: `exd6 e.p.`. Movetext readers can
+/// skip such a token.
+pub fn is_en_passant_mark(token: &[u8]) -> bool {
+    matches!(token, b"e.p." | b"e.p" | b"ep" | b"E.P." | b"EP")
+}
+
 /// Whether `pos` is the side-to-move's checkmate (re-exported convenience).
 pub fn is_checkmate(pos: &Chess) -> bool {
     pos.is_checkmate()
@@ -1246,25 +1325,31 @@ mod tests {
 
     #[test]
     fn castling_giving_check_and_mate() {
-        // O-O with the rook checking on f8... on f1 towards f8.
+        // O-O puts the rook on f1, checking the king on f8.
         let fen = "5k2/8/8/8/8/8/8/4K2R w K - 0 1";
         assert!(all_san(fen).contains(&"O-O+".to_string()));
         assert_eq!(canon(fen, "O-O"), "O-O+");
         assert_eq!(canon(fen, "0-0"), "O-O+");
         assert_eq!(canon(fen, "0-0+"), "O-O+");
         assert_eq!(canon(fen, "e1g1"), "O-O+");
+        // A wrong mark is accepted and reported back as written.
+        let rm = read(fen, "O-O#").unwrap();
+        assert_eq!(rm.check, Some(Suffix::Checkmate));
+        // O-O-O puts the rook on d1, checking the king on d8.
         let fen = "3k4/8/8/8/8/8/8/R3K3 w Q - 0 1";
         assert_eq!(canon(fen, "0-0-0"), "O-O-O+");
         assert_eq!(canon(fen, "O-O-O"), "O-O-O+");
-        // Castling mate: king h8 boxed by own pawns... black king e8? use f-file.
-        let fen = "5k2/8/8/8/8/8/8/4K2R w K - 0 1";
-        let rm = read(fen, "O-O#").unwrap();
-        assert_eq!(rm.check, Some(Suffix::Checkmate)); // written mark, not used to decide
-        let mate = "6k1/5ppp/8/8/8/8/8/R3K3 w Q - 0 1";
-        assert!(all_san(mate).contains(&"Ra8#".to_string()));
-        assert!(all_san("5rkr/5ppp/8/8/8/8/8/4K2R w K - 0 1").contains(&"O-O".to_string()));
-        let castle_mate = "8/8/8/8/8/8/7R/5k1K w - - 0 1";
-        let _ = castle_mate;
+        // Castling mate: the king on f8 is walled in by its own rooks and pawns.
+        let fen = "4rkr1/4p1p1/8/8/8/8/8/4K2R w K - 0 1";
+        assert!(all_san(fen).contains(&"O-O#".to_string()));
+        assert_eq!(canon(fen, "O-O"), "O-O#");
+        // Chess960: king b1, rook a1 (X-FEN `A`... written `Q`).
+        let fen = "1k6/8/8/8/8/8/8/RK6 w Q - 0 1";
+        assert!(
+            all_san(fen).contains(&"O-O-O".to_string()),
+            "{:?}",
+            all_san(fen)
+        );
         let e = read("4k3/8/8/8/8/8/8/4K2R w - - 0 1", "O-O").unwrap_err();
         assert_eq!(e.kind, SanErrorKind::Illegal);
     }
@@ -1408,6 +1493,43 @@ mod tests {
     }
 
     #[test]
+    fn untolerated_means_canonical() {
+        let fen = "1r2k3/P7/8/8/8/8/8/4K1N1 w - - 0 1";
+        for (text, canonical) in [
+            ("axb8=Q", true),
+            ("axb8=q", false),
+            ("xb8=Q", false),
+            ("Ng1f3", false),
+            ("N1f3", false),
+            ("Nf3", true),
+            ("aa8=Q", false),
+        ] {
+            let p = pos(fen);
+            let rm = read_san(&p, text.as_bytes(), &ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(
+                rm.tolerated.is_empty(),
+                canonical,
+                "{text}: {}",
+                rm.tolerated
+            );
+            let mut a = String::new();
+            let mut b = String::new();
+            write_san_to(&p, rm.mv, &mut a);
+            let mut after = p.clone();
+            after.play_unchecked(rm.mv_move());
+            write_san_given_after(&p, rm.mv, &after, &mut b);
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn en_passant_mark_tokens() {
+        assert!(is_en_passant_mark(b"e.p.") && is_en_passant_mark(b"ep"));
+        assert!(!is_en_passant_mark(b"e4"));
+    }
+
+    #[test]
     fn null_moves() {
         for t in ["--", "Z0", "0000"] {
             assert_eq!(read(START, t).unwrap().mv, PlyMove::Null, "{t}");
@@ -1508,7 +1630,9 @@ mod tests {
 
     #[test]
     fn syntax_errors_are_distinct() {
+        let long = "!?".repeat(50_000);
         for t in [
+            long.as_str(),
             "",
             "hello",
             "Nz9",
