@@ -88,7 +88,16 @@ fn observer_takes_over_when_the_primary_is_killed() {
     let (a1, a2) = (format!("127.0.0.1:{p1}"), format!("127.0.0.1:{p2}"));
     let mut primary = spawn(&["referee", "serve", "--event", event, "--listen", &a1]);
     std::thread::sleep(Duration::from_millis(300));
-    let observer = spawn(&["referee", "serve", "--event", event, "--listen", &a2, "--observe", &a1]);
+    let observer = spawn(&[
+        "referee",
+        "serve",
+        "--event",
+        event,
+        "--listen",
+        &a2,
+        "--observe",
+        &a1,
+    ]);
     let both = format!("{a1},{a2}");
     let bridges = [
         spawn(&["bridge", "--engine", "builtin:3", "--name", "one", &both]),
@@ -148,7 +157,14 @@ fn serial_clients_over_fifos() {
     let serial_a = format!("{}:{}", fifos[0], fifos[1]);
     let serial_b = format!("{}:{}", fifos[2], fifos[3]);
     let referee = Command::new(BIN)
-        .args(["referee", "serve", "--event", event.to_str().unwrap(), "--listen", &listen])
+        .args([
+            "referee",
+            "serve",
+            "--event",
+            event.to_str().unwrap(),
+            "--listen",
+            &listen,
+        ])
         .args(["--serial", &serial_a, "--serial", &serial_b])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -159,7 +175,10 @@ fn serial_clients_over_fifos() {
     let client = |name: &'static str, input: String, output: String| {
         std::thread::spawn(move || {
             use std::io::{BufRead, BufReader, Write};
-            let mut to_referee = std::fs::OpenOptions::new().write(true).open(&input).unwrap();
+            let mut to_referee = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&input)
+                .unwrap();
             let from_referee = BufReader::new(std::fs::File::open(&output).unwrap());
             writeln!(
                 to_referee,
@@ -197,9 +216,16 @@ fn serial_clients_over_fifos() {
     let output = referee.wait_with_output().unwrap();
     assert!(output.status.success());
     assert!(left.iter().any(|l| l.contains("refcom conclude;")));
-    assert!(right.iter().any(|l| l.contains("ptp") && l.contains("Result \"1-0\"")));
+    assert!(
+        right
+            .iter()
+            .any(|l| l.contains("ptp") && l.contains("Result \"1-0\""))
+    );
     let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
-    assert!(pgn.contains("1. e4 ") && pgn.contains("black resigns"), "{pgn}");
+    assert!(
+        pgn.contains("1. e4 ") && pgn.contains("black resigns"),
+        "{pgn}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -208,14 +234,27 @@ fn match_command_writes_pgn() {
     let dir = temp_dir("match");
     let out = dir.join("m.pgn");
     let status = Command::new(BIN)
-        .args(["match", "builtin:1", "builtin:2", "--games", "2", "--tc", "40/30+1", "-o"])
+        .args([
+            "match",
+            "builtin:1",
+            "builtin:2",
+            "--games",
+            "2",
+            "--tc",
+            "40/30+1",
+            "-o",
+        ])
         .arg(&out)
         .arg("--dir")
         .arg(dir.join("event"))
         .stderr(Stdio::piped())
         .output()
         .unwrap();
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     assert!(String::from_utf8_lossy(&status.stderr).contains("2 of 2 games played"));
     let pgn = std::fs::read_to_string(&out).unwrap();
     assert_eq!(pgn.matches("[TimeControl \"40/30+1\"]").count(), 2);
