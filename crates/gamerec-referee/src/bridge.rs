@@ -121,10 +121,10 @@ impl ClientGame {
             let i = usize::from(color.is_black());
             while self.charged[i] < made[i] {
                 let mut delta = used[i].saturating_sub(self.last_cc[i]);
-                if color == me {
-                    if let Some(own) = self.own.pop_front() {
-                        delta = own + LAG_ALLOWANCE;
-                    }
+                if color == me
+                    && let Some(own) = self.own.pop_front()
+                {
+                    delta = own + LAG_ALLOWANCE;
                 }
                 let _ = clocks.complete_move(color, delta);
                 self.last_cc[i] = used[i];

@@ -303,3 +303,32 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any line parses or fails cleanly; what parses prints and parses back equal.
+        #[test]
+        fn parse_print_parse(line in "[ -~]{0,200}") {
+            if let Ok(record) = Record::parse(&line) {
+                let printed = record.to_string();
+                prop_assert_eq!(Record::parse(&printed).unwrap(), record);
+            }
+        }
+
+        /// Records built from operands round-trip, strings with quotes included.
+        #[test]
+        fn built_records_round_trip(
+            opcode in "[a-z][a-z0-9_]{1,14}",
+            token in "[!-~&&[^\";]]{1,20}",
+            text in "[ -~]{0,100}",
+        ) {
+            let record = Record::new("8/8/8/8/8/8/8/K6k w - -")
+                .op_with(&opcode, vec![Operand::Token(token), Operand::Str(text)]);
+            prop_assert_eq!(Record::parse(&record.to_string()).unwrap(), record);
+        }
+    }
+}
