@@ -4,9 +4,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use gamerec::epd::EpdRecord;
 use gamerec_engine::analysis::{Verb, process_record};
 use gamerec_engine::builtin::BuiltinEngine;
-use gamerec_engine::epdrec::EpdRecord;
 use gamerec_engine::mate::MateSolver;
 use gamerec_engine::{Engine, Limits};
 
@@ -41,9 +41,9 @@ fn mate_solver(c: &mut Criterion) {
     let ids = ["WAC.104", "WAC.132", "WAC.191", "WAC.203", "WAC.177"];
     let positions: Vec<_> = wac()
         .iter()
-        .filter_map(|l| EpdRecord::parse(l).ok())
-        .filter(|r| r.first("id").is_some_and(|id| ids.contains(&id.as_str())))
-        .map(|r| r.chess().unwrap().0)
+        .filter_map(|l| l.parse::<EpdRecord>().ok())
+        .filter(|r| r.string("id").is_some_and(|id| ids.contains(&id)))
+        .map(|r| r.position.chess)
         .collect();
     let nodes: u64 = positions
         .iter()
@@ -67,8 +67,8 @@ fn mate_solver(c: &mut Criterion) {
     let quiet: Vec<_> = wac()
         .iter()
         .take(40)
-        .filter_map(|l| EpdRecord::parse(l).ok())
-        .map(|r| r.chess().unwrap().0)
+        .filter_map(|l| l.parse::<EpdRecord>().ok())
+        .map(|r| r.position.chess)
         .filter(|p| {
             matches!(
                 MateSolver::new(Default::default()).solve(p, 2),

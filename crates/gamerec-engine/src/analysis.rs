@@ -7,9 +7,11 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use gamerec::diag::Severity;
+use gamerec::epd::{self, EpdRecord, Opcode, Operation};
+use gamerec::model::PlyMove;
 use shakmaty::{Chess, Move, Position};
 
-use crate::epdrec::{EpdRecord, san, san_line};
 use crate::mate::{MateOutcome, MateSolver};
 use crate::types::{EngineError, Info, Limits, Score};
 use crate::{Engine, EngineSpec};
@@ -48,14 +50,21 @@ pub fn process_record(engine: &mut dyn Engine, verb: Verb, limits: &Limits, line
         error: Some(error),
         solved: None,
     };
-    let mut rec = match EpdRecord::parse(line) {
-        Ok(r) => r,
-        Err(e) => return fail(e),
+    let (record, diagnostics) = epd::read_line(line, 1);
+    let mut rec = match record {
+        Some(r) => r,
+        None => {
+            let message = diagnostics
+                .iter()
+                .find(|d| d.severity == Severity::Error)
+                .map_or_else(
+                    || "expected an EPD record".to_string(),
+                    |d| format!("column {}: {}", d.location.column, d.message),
+                );
+            return fail(message);
+        }
     };
-    let pos = match rec.chess() {
-        Ok((p, _)) => p,
-        Err(e) => return fail(format!("bad position: {e}")),
-    };
+    let pos = rec.chess().clone();
     let result = match verb {
         Verb::Analyze => analyze(engine, limits, &pos, &mut rec, None).map(|_| None),
         Verb::Solve => solve(engine, limits, &pos, &mut rec).map(Some),
@@ -63,7 +72,7 @@ pub fn process_record(engine: &mut dyn Engine, verb: Verb, limits: &Limits, line
     };
     match result {
         Ok(solved) => Outcome {
-            line: rec.to_line(),
+            line: rec.to_string(),
             error: None,
             solved,
         },
@@ -72,13 +81,34 @@ pub fn process_record(engine: &mut dyn Engine, verb: Verb, limits: &Limits, line
 }
 
 /// The answer set for `pfts`: `bm` moves (if any) minus `am` moves.
-fn targets(rec: &EpdRecord, pos: &Chess) -> Result<(Vec<Move>, Vec<Move>), String> {
-    let (bm, bad_bm) = rec.moves("bm", pos);
-    let (am, bad_am) = rec.moves("am", pos);
-    if let Some(bad) = bad_bm.first().or(bad_am.first()) {
-        return Err(format!("`{bad}` is not a legal move here"));
-    }
-    Ok((bm, am))
+/// (The reader has already checked that every operand is a legal move.)
+fn targets(rec: &EpdRecord) -> (Vec<Move>, Vec<Move>) {
+    let legal = |opcode: &str| -> Vec<Move> {
+        rec.moves(opcode)
+            .into_iter()
+            .filter_map(|m| match m {
+                PlyMove::Move(m) => Some(m),
+                PlyMove::Null => None,
+            })
+            .collect()
+    };
+    (legal("bm"), legal("am"))
+}
+
+/// A `pm`/`sm` operation holding `m`.
+fn single_move(opcode: Opcode, pos: &Chess, m: Move) -> Operation {
+    Operation::moves(opcode, pos, &[PlyMove::Move(m)])
+}
+
+/// A `pv` operation holding `line` played from `pos`.
+fn variation(pos: &Chess, line: &[Move]) -> Operation {
+    let plies: Vec<PlyMove> = line.iter().copied().map(PlyMove::Move).collect();
+    Operation::sequence(Opcode::Pv, pos, &plies)
+}
+
+/// Saturating conversion for counters written as EPD integers.
+fn int(value: impl TryInto<i64>) -> i64 {
+    value.try_into().unwrap_or(i64::MAX)
 }
 
 fn is_solution(m: Move, bm: &[Move], am: &[Move]) -> bool {
@@ -94,8 +124,11 @@ fn analyze(
     mut track: Option<&mut dyn FnMut(&Info)>,
 ) -> Result<Option<Move>, String> {
     if pos.legal_moves().is_empty() {
-        rec.set("pv", "");
-        rec.set("ce", if pos.is_check() { "-32767" } else { "0" });
+        rec.set(Operation::flag(Opcode::Pv));
+        rec.set(Operation::integer(
+            Opcode::Ce,
+            if pos.is_check() { -32767 } else { 0 },
+        ));
         return Ok(None);
     }
     engine.set_position(pos, &[]).map_err(|e| e.to_string())?;
@@ -113,19 +146,21 @@ fn analyze(
     if pv.first() != Some(&best) {
         pv = vec![best];
     }
-    let pm = san(pos, best);
-    rec.set("pv", san_line(pos, &pv).join(" "));
+    rec.set(variation(pos, &pv));
     if let Some(score) = r.info.score {
-        rec.set("ce", score.to_ce().to_string());
+        rec.set(Operation::integer(Opcode::Ce, i64::from(score.to_ce())));
     }
-    rec.set("pm", pm.clone());
-    rec.set("sm", pm);
+    rec.set(single_move(Opcode::Pm, pos, best));
+    rec.set(single_move(Opcode::Sm, pos, best));
     let elapsed = r.info.time.unwrap_or(r.elapsed).max(r.elapsed);
-    rec.set("acn", r.info.nodes.unwrap_or(0).to_string());
-    rec.set("acs", elapsed.as_secs().to_string());
-    rec.set("acms", elapsed.as_millis().to_string());
+    rec.set(Operation::integer(
+        Opcode::Acn,
+        int(r.info.nodes.unwrap_or(0)),
+    ));
+    rec.set(Operation::integer(Opcode::Acs, int(elapsed.as_secs())));
+    rec.set(Operation::integer("acms", int(elapsed.as_millis())));
     if let Some(d) = r.info.depth {
-        rec.set("acd", d.to_string());
+        rec.set(Operation::integer("acd", i64::from(d)));
     }
     Ok(Some(best))
 }
@@ -136,7 +171,7 @@ fn solve(
     pos: &Chess,
     rec: &mut EpdRecord,
 ) -> Result<bool, String> {
-    let (bm, am) = targets(rec, pos)?;
+    let (bm, am) = targets(rec);
     if bm.is_empty() && am.is_empty() {
         return Err("no bm or am to solve against".into());
     }
@@ -156,13 +191,10 @@ fn solve(
     let best = analyze(engine, limits, pos, rec, Some(&mut track))?;
     rec.remove("sm");
     let solved = best.is_some_and(|m| is_solution(m, &bm, &am));
-    rec.set("solved", if solved { "1" } else { "0" });
+    rec.set(Operation::integer("solved", i64::from(solved)));
     if solved {
-        let ms = since.map_or_else(
-            || rec.first("acms").and_then(|v| v.parse().ok()).unwrap_or(0),
-            |d| d.as_millis() as u64,
-        );
-        rec.set("sltm", ms.to_string());
+        let ms = since.map_or_else(|| rec.integer("acms").unwrap_or(0), |d| int(d.as_millis()));
+        rec.set(Operation::integer("sltm", ms));
     } else {
         rec.remove("sltm");
     }
@@ -176,11 +208,7 @@ fn mate(
     rec: &mut EpdRecord,
     moves: u32,
 ) -> Result<(), String> {
-    if rec
-        .first("dm")
-        .and_then(|d| d.parse::<u32>().ok())
-        .is_some_and(|d| d <= moves)
-    {
+    if rec.integer("dm").is_some_and(|d| d <= i64::from(moves)) {
         return Ok(()); // solved by an earlier pass
     }
     let started = std::time::Instant::now();
@@ -213,11 +241,16 @@ fn mate(
         }
     };
     if let Some((n, pv, nodes)) = found {
-        rec.set("dm", n.to_string());
-        rec.set("pm", san(pos, pv[0]));
-        rec.set("pv", san_line(pos, &pv).join(" "));
-        rec.set("acn", nodes.to_string());
-        rec.set("acs", started.elapsed().as_secs().to_string());
+        rec.set(Operation::integer(Opcode::Dm, i64::from(n)));
+        if let Some(&first) = pv.first() {
+            rec.set(single_move(Opcode::Pm, pos, first));
+        }
+        rec.set(variation(pos, &pv));
+        rec.set(Operation::integer(Opcode::Acn, int(nodes)));
+        rec.set(Operation::integer(
+            Opcode::Acs,
+            int(started.elapsed().as_secs()),
+        ));
     }
     Ok(())
 }
@@ -337,4 +370,65 @@ pub fn run(
         }
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::BuiltinEngine;
+
+    const WAC_001: &str = r#"2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001"; zzfoo 1 "a;b" bar;"#;
+
+    #[test]
+    fn solve_keeps_unknown_opcodes_and_writes_canonical_epd() {
+        let mut engine = BuiltinEngine::with_hash(1);
+        let line = r#"6k1/5ppp/8/8/8/8/8/R5K1  w - - bm Ra8; id "m1"; zzfoo 1 "a;b" bar"#;
+        let out = process_record(&mut engine, Verb::Solve, &Limits::depth(3), line);
+        assert_eq!(out.error, None);
+        assert_eq!(out.solved, Some(true));
+        let prefix = r#"6k1/5ppp/8/8/8/8/8/R5K1 w - - bm Ra8#; id "m1"; zzfoo 1 "a;b" bar; pv Ra8#; ce 32766; pm Ra8#; acn "#;
+        assert!(out.line.starts_with(prefix), "{}", out.line);
+        let rec: EpdRecord = out.line.parse().unwrap();
+        assert!(!rec.has("sm"));
+        for opcode in ["acs", "acms", "acd", "sltm"] {
+            assert!(rec.has(opcode), "{opcode} missing in {}", out.line);
+        }
+        let solved = rec.op("solved").map(|op| op.to_string());
+        assert_eq!(solved.as_deref(), Some("solved 1;"));
+        assert_eq!(out.line, rec.to_string(), "the output reads back unchanged");
+    }
+
+    #[test]
+    fn unreadable_records_are_errors_and_pass_through() {
+        let mut engine = BuiltinEngine::with_hash(1);
+        for line in [
+            "8/8 w",
+            "8/8/8/8/8/8/8/8 w - - bm Qg6;",
+            WAC_001.replace("Qg6", "Qxh7").as_str(),
+        ] {
+            let out = process_record(&mut engine, Verb::Analyze, &Limits::depth(2), line);
+            assert!(out.error.is_some(), "{line}");
+            assert_eq!(out.line, line);
+        }
+    }
+
+    #[test]
+    fn mate_skips_records_solved_by_an_earlier_pass() {
+        let mut engine = BuiltinEngine::with_hash(1);
+        let done = format!("{WAC_001} dm 2;");
+        let out = process_record(
+            &mut engine,
+            Verb::Mate { moves: 2 },
+            &Limits::default(),
+            &done,
+        );
+        assert_eq!(out.line, done);
+        let out = process_record(
+            &mut engine,
+            Verb::Mate { moves: 2 },
+            &Limits::default(),
+            WAC_001,
+        );
+        assert!(out.line.contains("; dm 2; pm Qg6; pv Qg6 "), "{}", out.line);
+    }
 }

@@ -10,7 +10,6 @@
 
 pub mod analysis;
 pub mod builtin;
-pub mod epdrec;
 pub mod mate;
 pub mod notation;
 mod process;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::epdrec::EpdRecord;
+use gamerec::epd::{self, EpdRecord};
 
 /// One analysed position of a run.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,18 +54,18 @@ impl Run {
             if t.is_empty() || t.starts_with('#') {
                 continue;
             }
-            let Ok(rec) = EpdRecord::parse(t) else {
+            let (Some(rec), _) = epd::read_line(t, 1) else {
                 continue;
             };
-            let id = rec.first("id").unwrap_or_else(|| format!("#{}", n + 1));
+            let id = first(&rec, "id").unwrap_or_else(|| format!("#{}", n + 1));
             let suite = match id.rfind('.') {
                 Some(i) if i > 0 => id[..i].to_string(),
                 _ => label.to_string(),
             };
-            let pm = rec.first("pm");
-            let bm = rec.operands("bm");
-            let am = rec.operands("am");
-            let solved = match rec.first("solved").as_deref() {
+            let pm = first(&rec, "pm");
+            let bm = operands(&rec, "bm");
+            let am = operands(&rec, "am");
+            let solved = match first(&rec, "solved").as_deref() {
                 Some("1") => Some(true),
                 Some("0") => Some(false),
                 _ => pm
@@ -77,13 +77,15 @@ impl Run {
                             && !am.iter().any(|a| strip_suffix(a) == p)
                     }),
             };
-            let nodes = rec.first("acn").and_then(|v| v.parse().ok());
-            let time_ms = rec.first("acms").and_then(|v| v.parse().ok()).or_else(|| {
-                rec.first("acs")
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .map(|s| s * 1000)
-            });
-            let solution_ms = rec.first("sltm").and_then(|v| v.parse().ok()).or(time_ms);
+            let nodes = first(&rec, "acn").and_then(|v| v.parse().ok());
+            let time_ms = first(&rec, "acms")
+                .and_then(|v| v.parse().ok())
+                .or_else(|| {
+                    first(&rec, "acs")
+                        .and_then(|v| v.parse::<u64>().ok())
+                        .map(|s| s * 1000)
+                });
+            let solution_ms = first(&rec, "sltm").and_then(|v| v.parse().ok()).or(time_ms);
             let sts_points = pm.as_ref().and_then(|p| sts_points(&rec, strip_suffix(p)));
             records.push(ResultRecord {
                 id,
@@ -157,9 +159,21 @@ impl Run {
     }
 }
 
+/// The operands of `opcode` as text (strings unquoted, moves in SAN).
+fn operands(rec: &EpdRecord, opcode: &str) -> Vec<String> {
+    rec.op(opcode)
+        .map(|op| op.operands.iter().map(|o| o.text()).collect())
+        .unwrap_or_default()
+}
+
+/// The first operand of `opcode` as text.
+fn first(rec: &EpdRecord, opcode: &str) -> Option<String> {
+    rec.op(opcode)?.operands.first().map(|o| o.text())
+}
+
 /// STS scoring: `c0 "f5=100, Bf2=46, …"` gives the points per move.
 fn sts_points(rec: &EpdRecord, pm: &str) -> Option<u32> {
-    let c0 = rec.first("c0")?;
+    let c0 = first(rec, "c0")?;
     if !c0.contains('=') {
         return None;
     }

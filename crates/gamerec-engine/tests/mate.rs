@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use gamerec_engine::epdrec::EpdRecord;
+use gamerec::epd::EpdRecord;
 use gamerec_engine::mate::{MateOutcome, MateSolver, find_mate};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
@@ -179,18 +179,15 @@ fn wac() -> Vec<EpdRecord> {
     let text = std::fs::read_to_string(gamerec_testkit::corpus("epd/arasan/wac.epd")).unwrap();
     text.lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| EpdRecord::parse(l).unwrap())
+        .map(|l| l.parse::<EpdRecord>().unwrap())
         .collect()
 }
 
 fn check_wac(list: &[(&str, u32)]) {
     let records = wac();
     for &(id, dm) in list {
-        let r = records
-            .iter()
-            .find(|r| r.first("id").as_deref() == Some(id))
-            .unwrap();
-        let (p, _) = r.chess().unwrap();
+        let r = records.iter().find(|r| r.string("id") == Some(id)).unwrap();
+        let p = r.chess().clone();
         let started = Instant::now();
         let mut solver = MateSolver::new(Default::default());
         let out = solver.solve(&p, dm);
@@ -228,9 +225,20 @@ fn hard_mates() -> Vec<(Chess, u32)> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let r = EpdRecord::parse(l).unwrap();
-            let dm: u32 = r.first("dm").unwrap().parse().unwrap();
-            (r.chess().unwrap().0, dm)
+            let r = l.parse::<EpdRecord>().unwrap();
+            let dm = r
+                .integer("dm")
+                .or_else(|| {
+                    // One line lacks its `bm` (`Be2 dm 21`): standard EPD
+                    // reads `Be2` as an unknown opcode with operands `dm 21`.
+                    r.ops.iter().find_map(|op| match op.operands.as_slice() {
+                        [name, value] if name.text() == "dm" => value.text().parse().ok(),
+                        _ => None,
+                    })
+                })
+                .unwrap();
+            let dm = u32::try_from(dm).unwrap();
+            (r.position.chess, dm)
         })
         .collect()
 }
@@ -277,7 +285,7 @@ fn agrees_with_stockfish_on_wac() {
     };
     let mut e = UciEngine::start(&EngineCommand::program(sf), &UciOptions::default()).unwrap();
     for r in wac().iter().take(60) {
-        let (p, _) = r.chess().unwrap();
+        let p = r.chess().clone();
         e.set_position(&p, &[]).unwrap();
         let res = e.go(&Limits::depth(14), &mut |_| {}).unwrap();
         let theirs = match res.info.score {
@@ -288,6 +296,6 @@ fn agrees_with_stockfish_on_wac() {
             MateOutcome::Mate { moves, .. } => Some(moves),
             _ => None,
         };
-        assert_eq!(ours, theirs, "{:?}", r.first("id"));
+        assert_eq!(ours, theirs, "{:?}", r.string("id"));
     }
 }
