@@ -18,6 +18,7 @@ pub mod chessbase;
 pub mod diag;
 pub mod epd;
 pub mod fen;
+pub mod json_text;
 pub mod model;
 pub mod pgc;
 pub mod pgn;

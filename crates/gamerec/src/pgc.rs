@@ -445,7 +445,7 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
     out
 }
 
-const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+use crate::pgn::tags::SEVEN_TAG_ROSTER as ROSTER;
 
 /// Writes `games` as PGC. A game that cannot be stored (a null move, a
 /// Chess960 start) is left out with an error; comments and cut strings are

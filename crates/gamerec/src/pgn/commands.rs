@@ -429,21 +429,7 @@ pub fn write_commands_json(comments: &[Comment], out: &mut String) {
     out.push(']');
 }
 
-fn push_json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
+use crate::json_text::push_string as push_json_string;
 
 /// A typed operand could not be read; the message says what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,24 +21,7 @@ use shakmaty::Chess;
 use crate::fen::write_fen;
 use crate::model::{Comment, Game, NodeId, PlyMove};
 
-/// Appends `s` as a JSON string.
-pub fn push_json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
+pub use crate::json_text::push_string as push_json_string;
 
 fn push_comments(comments: &[Comment], out: &mut String) {
     out.push('[');
