@@ -1,63 +1,25 @@
 //! Lenient move reading for engine output: UCI, SAN, long algebraic
 //! (`Qh5xf7`, `e2-e4`, `e7e8=Q`), with move numbers and annotations skipped.
 
-use shakmaty::san::San;
+use gamerec::model::PlyMove;
+use gamerec::san::{ReadMove, ReadOptions, read_san};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-/// Reads one move token from engine output in `pos`.
+/// Reads one move token from engine output in `pos`: whatever the project's
+/// tolerant SAN reader accepts (UCI, SAN, long algebraic, `0-0`, missing or
+/// extra `x`, annotations). Null moves and unreadable tokens give `None`.
 pub fn read_engine_move(pos: &Chess, token: &str) -> Option<Move> {
-    let t = token.trim_end_matches(['+', '#', '!', '?']);
-    if t.is_empty() || t.len() > 16 {
+    if token.is_empty() || token.len() > 16 {
         return None;
     }
-    if let Ok(uci) = t.parse::<UciMove>()
-        && let Ok(m) = uci.to_move(pos)
-    {
-        return Some(m);
+    match read_san(pos, token.as_bytes(), &ReadOptions::default()) {
+        Ok(ReadMove {
+            mv: PlyMove::Move(m),
+            ..
+        }) => Some(m),
+        _ => None,
     }
-    let castle = t.replace('0', "O");
-    if let Ok(san) = castle.parse::<San>() {
-        if let Ok(m) = san.to_move(pos) {
-            return Some(m);
-        }
-        // Engines (and people) omit or add the capture sign.
-        if let San::Normal {
-            role,
-            file,
-            rank,
-            capture,
-            to,
-            promotion,
-        } = san
-            && let Ok(m) = (San::Normal {
-                role,
-                file,
-                rank,
-                capture: !capture,
-                to,
-                promotion,
-            })
-            .to_move(pos)
-        {
-            return Some(m);
-        }
-    }
-    // Long algebraic: drop a piece letter, '-', 'x', ':', '='.
-    let mut s: String = t
-        .chars()
-        .filter(|c| !matches!(c, '-' | 'x' | ':' | '='))
-        .collect();
-    if s.starts_with(['K', 'Q', 'R', 'B', 'N', 'P']) {
-        s.remove(0);
-    }
-    let s = s.to_ascii_lowercase();
-    if let Ok(uci) = s.parse::<UciMove>()
-        && let Ok(m) = uci.to_move(pos)
-    {
-        return Some(m);
-    }
-    None
 }
 
 /// Reads a principal variation from free text: skips move numbers
