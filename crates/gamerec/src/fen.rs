@@ -243,6 +243,17 @@ fn is_blank(b: u8) -> bool {
 }
 
 /// Splits off the next field: returns (start column, bytes) and advances.
+/// The next field, or a syntax error at the end of the text saying what
+/// was `missing`.
+fn require_field(
+    text: &[u8],
+    pos: &mut usize,
+    field: FenField,
+    missing: &str,
+) -> Result<(usize, usize), FenError> {
+    next_field(text, pos).ok_or_else(|| FenError::syntax(field, text.len(), missing))
+}
+
 fn next_field(text: &[u8], pos: &mut usize) -> Option<(usize, usize)> {
     while *pos < text.len() && is_blank(text[*pos]) {
         *pos += 1;
@@ -278,13 +289,12 @@ fn parse_fields(text: &[u8], max_fields: usize) -> Result<Parsed, FenError> {
     };
     parse_placement(&text[p0..p1], p0, &mut parsed)?;
 
-    let (t0, t1) = next_field(text, &mut at).ok_or_else(|| {
-        FenError::syntax(
-            FenField::Turn,
-            text.len(),
-            "missing active colour: expected 'w' or 'b' after the piece placement",
-        )
-    })?;
+    let (t0, t1) = require_field(
+        text,
+        &mut at,
+        FenField::Turn,
+        "missing active colour: expected 'w' or 'b' after the piece placement",
+    )?;
     parsed.turn_col = t0;
     parsed.setup.turn = match &text[t0..t1] {
         b"w" => Color::White,
@@ -301,23 +311,21 @@ fn parse_fields(text: &[u8], max_fields: usize) -> Result<Parsed, FenError> {
         }
     };
 
-    let (c0, c1) = next_field(text, &mut at).ok_or_else(|| {
-        FenError::syntax(
-            FenField::Castling,
-            text.len(),
-            "missing castling availability: expected '-' or letters from KQkq (or rook files A-H/a-h)",
-        )
-    })?;
+    let (c0, c1) = require_field(
+        text,
+        &mut at,
+        FenField::Castling,
+        "missing castling availability: expected '-' or letters from KQkq (or rook files A-H/a-h)",
+    )?;
     parsed.castling_col = c0;
     parse_castling_syntax(&text[c0..c1], c0, &mut parsed)?;
 
-    let (e0, e1) = next_field(text, &mut at).ok_or_else(|| {
-        FenError::syntax(
-            FenField::EnPassant,
-            text.len(),
-            "missing en passant square: expected '-' or a square such as e3",
-        )
-    })?;
+    let (e0, e1) = require_field(
+        text,
+        &mut at,
+        FenField::EnPassant,
+        "missing en passant square: expected '-' or a square such as e3",
+    )?;
     parsed.ep_col = e0;
     parsed.setup.ep_square = match &text[e0..e1] {
         b"-" => None,
