@@ -12,6 +12,13 @@ fuzz_target!(|data: &[u8]| {
     assert!(again.collection == *coll, "round trip changed the collection");
     let out2 = sgf::write(&again.collection, &WriteOptions::default());
     assert_eq!(out, out2, "writing is not idempotent");
+    // The check path's lazy line index places diagnostics like `parse`.
+    let mut lazy = sgf::parse_unindexed(data, &ParseOptions::default());
+    assert!(lazy.collection == *coll && lazy.diagnostics == parsed.diagnostics);
+    lazy.index_lines(data, &ParseOptions::default());
+    for off in [0, data.len() as u64 / 2, data.len() as u64] {
+        assert_eq!(lazy.lines.line_col(off), parsed.lines.line_col(off));
+    }
     for (i, &root) in coll.roots.iter().enumerate().take(4) {
         if coll.node_count() < 5000 {
             let _ = replay::check_game(coll, root, i + 1);

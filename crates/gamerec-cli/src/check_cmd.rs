@@ -139,10 +139,12 @@ fn unsupported(path: &str) -> anyhow::Error {
     anyhow::anyhow!("{path}: unsupported format")
 }
 
-/// Checks one file, dispatching on its extension.
+/// Checks one file, dispatching on its extension; `buf` is a read buffer
+/// reused from file to file.
 fn check_one(
     path: &str,
     opts: &sgf_cmd::CheckOptions,
+    buf: &mut Vec<u8>,
 ) -> (Vec<u8>, sgf_cmd::Summary, Option<String>) {
     let mut out = Vec::new();
     let failed = |msg: String| {
@@ -180,15 +182,24 @@ fn check_one(
     if !sgf_cmd::is_sgf(path) && !crate::epd_cmd::is_epd(path) {
         return failed(format!("{}", unsupported(path)));
     }
-    let bytes = match sgf_cmd::read_input(path) {
-        Ok(b) => b,
-        Err(e) => return failed(format!("{e:#}")),
+    let compressed =
+        crate::input::Compression::of_extension(Path::new(path)) != crate::input::Compression::None;
+    let owned;
+    let bytes: &[u8] = if compressed {
+        match sgf_cmd::read_input(path) {
+            Ok(b) => {
+                owned = b;
+                &owned
+            }
+            Err(e) => return failed(format!("{e:#}")),
+        }
+    } else {
+        match sgf_cmd::read_file_into(path, buf) {
+            Ok(()) => buf,
+            Err(e) => return failed(format!("cannot read {path}: {e}")),
+        }
     };
-    if crate::epd_cmd::is_epd(path) {
-        let summary = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
-        return (out, summary, None);
-    }
-    match sgf_cmd::check_sgf(path, &bytes, opts, &mut out) {
+    match sgf_cmd::check_sgf(path, bytes, opts, &mut out) {
         Ok(s) => (out, s, None),
         Err(e) => failed(format!("{path}: {e:#}")),
     }
@@ -254,6 +265,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
             let tx = tx.clone();
             let (next, opts) = (&next, &opts);
             scope.spawn(move || {
+                let mut buf = Vec::new();
                 // Batches of files per message keep thread wake-ups rare.
                 const BATCH: usize = 32;
                 loop {
@@ -264,7 +276,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
                     let end = (start + BATCH).min(files.len());
                     let batch: Vec<_> = files[start..end]
                         .iter()
-                        .map(|path| check_one(path, opts))
+                        .map(|path| check_one(path, opts, &mut buf))
                         .collect();
                     if tx.send((start, batch)).is_err() {
                         break;

@@ -78,7 +78,10 @@ pub fn check_sgf(
     opts: &CheckOptions,
     out: &mut Vec<u8>,
 ) -> Result<Summary> {
-    let parsed = sgf::parse(bytes, &parse_options(opts.charset.as_deref())?);
+    let options = parse_options(opts.charset.as_deref())?;
+    // Most files are clean: line:col is worked out only for files with
+    // something to report.
+    let mut parsed = sgf::parse_unindexed(bytes, &options);
     let mut s = Summary {
         files: 1,
         bytes: bytes.len() as u64,
@@ -86,15 +89,20 @@ pub fn check_sgf(
         nodes: parsed.collection.node_count() as u64,
         ..Summary::default()
     };
-    let mut diags = parsed.diagnostics.clone();
+    let mut rule_errors = Vec::new();
     for (g, &root) in parsed.collection.roots.iter().enumerate() {
-        for e in replay::check_game(&parsed.collection, root, g + 1) {
-            diags.push(parsed.diagnostic_at(
-                Severity::Error,
-                e.offset as u64,
-                format!("{}: {}", e.path, e.message),
-            ));
-        }
+        rule_errors.extend(replay::check_game(&parsed.collection, root, g + 1));
+    }
+    if !rule_errors.is_empty() {
+        parsed.index_lines(bytes, &options);
+    }
+    let mut diags = std::mem::take(&mut parsed.diagnostics);
+    for e in rule_errors {
+        diags.push(parsed.diagnostic_at(
+            Severity::Error,
+            e.offset as u64,
+            format!("{}: {}", e.path, e.message),
+        ));
     }
     diags.sort_by_key(|d| d.offset);
     for d in &diags {
@@ -239,6 +247,38 @@ pub fn read_input(path: &str) -> Result<Vec<u8>> {
     } else {
         std::fs::read(path).with_context(|| format!("cannot read {path}"))
     }
+}
+
+/// Reads a whole file into `buf` (cleared first, its capacity reused): one
+/// open, one fstat and, for a regular file that does not grow meanwhile, one
+/// read (a short read of a regular file is its end).
+pub fn read_file_into(path: &str, buf: &mut Vec<u8>) -> io::Result<()> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let regular = meta.is_file();
+    let expected = usize::try_from(meta.len()).unwrap_or(0).min(1 << 30);
+    buf.clear();
+    buf.resize(expected.saturating_add(1).max(512), 0);
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            buf.resize(buf.len().saturating_mul(2), 0);
+        }
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if regular && filled < buf.len() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
+    Ok(())
 }
 
 /// Writes to a file, or stdout (a closed pipe is not an error).

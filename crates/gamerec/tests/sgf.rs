@@ -1020,3 +1020,21 @@ mod props {
         }
     }
 }
+
+/// Fuzz finding: the writer's column carried over from one game to the
+/// next, so a game whose root gains `CA[UTF-8]` broke its root line in a
+/// different place on the second write (write was not idempotent).
+#[test]
+fn writer_line_breaks_do_not_depend_on_previous_games() {
+    let long_line = ";B[aa]".repeat(13); // ends the first game near column 80
+    let src = format!("(;GM[1]{long_line})\n(;W[ab];C[caf\u{e9}])");
+    let once = sgf::write(&parse(src.as_bytes()).collection, &WriteOptions::default());
+    let again = parse(&once);
+    assert!(errors(&again).is_empty(), "{:?}", errors(&again));
+    let twice = sgf::write(&again.collection, &WriteOptions::default());
+    assert_eq!(
+        String::from_utf8_lossy(&once),
+        String::from_utf8_lossy(&twice)
+    );
+    assert!(String::from_utf8_lossy(&once).contains("\n(;CA[UTF-8]W[ab]\n"));
+}

@@ -94,9 +94,9 @@ impl Board {
             height: h,
             stride,
             color,
-            chain: (0..n as u16).collect(),
+            chain: vec![n as u16; n],
             next: (0..n as u16).collect(),
-            libs: vec![0; n],
+            libs: vec![0; n + 1],
             size: vec![0; n],
             captures: [0, 0],
             ko: None,
@@ -164,6 +164,7 @@ impl Board {
     /// Recomputes every chain from the stone colours.
     fn rebuild(&mut self) {
         let n = self.color.len();
+        self.chain.fill(n as u16);
         let mut seen = vec![false; n];
         let mut stack = Vec::new();
         let mut members = Vec::new();
@@ -237,111 +238,132 @@ impl Board {
         self.ko = None;
         let me = code(c);
         let opp = 3 - me;
-        self.color[i] = me;
-        self.chain[i] = i as u16;
-        self.next[i] = i as u16;
-        self.size[i] = 1;
-        let nb = self.neighbors(i);
-        let mut libs = 0;
+        let stride = self.stride;
+        // Split borrows: the compiler then knows the arrays do not alias.
+        let Board {
+            color,
+            chain,
+            next,
+            libs,
+            size,
+            ..
+        } = self;
+        let (color, chain, next, libs, size) = (
+            &mut color[..],
+            &mut chain[..],
+            &mut next[..],
+            &mut libs[..],
+            &mut size[..],
+        );
+        color[i] = me;
+        chain[i] = i as u16;
+        next[i] = i as u16;
+        size[i] = 1;
+        let dummy = color.len();
+        let nb = [i - 1, i + 1, i - stride, i + stride];
+        // Branch-free where the outcome is a coin toss: empty and border
+        // points belong to the dummy chain, whose count is never read.
+        let mut own_libs = 0;
         for q in nb {
-            match self.color[q] {
-                EMPTY => libs += 1,
-                BORDER => {}
-                _ => {
-                    let r = self.chain[q] as usize;
-                    self.libs[r] -= 1;
-                }
-            }
+            own_libs += i32::from(color[q] == EMPTY);
+            libs[chain[q] as usize] -= 1;
         }
-        self.libs[i] = libs;
+        libs[i] = own_libs;
         for q in nb {
-            if self.color[q] == me {
-                let (a, b) = (self.chain[i] as usize, self.chain[q] as usize);
-                if a != b {
-                    self.merge(a, b);
-                }
+            let (a, b) = (chain[i] as usize, chain[q] as usize);
+            if (color[q] == me) & (a != b) {
+                merge(chain, next, libs, size, a, b);
             }
         }
         let mut captured_at = usize::MAX;
         for q in nb {
-            if self.color[q] == opp {
-                let r = self.chain[q] as usize;
-                if self.libs[r] == 0 {
-                    out.captured += self.remove_chain(r);
-                    captured_at = q;
-                }
+            let r = chain[q] as usize;
+            if (color[q] == opp) & (libs[r] == 0) {
+                out.captured += remove_chain(color, chain, next, libs, stride, r);
+                captured_at = q;
             }
         }
-        let own = self.chain[i] as usize;
-        if out.captured == 0 && self.libs[own] == 0 {
-            let n = self.remove_chain(own);
+        libs[dummy] = 0;
+        let own = chain[i] as usize;
+        if out.captured == 0 && libs[own] == 0 {
+            let n = remove_chain(color, chain, next, libs, stride, own);
             out.suicided = n;
             self.captures[opp as usize - 1] += n;
             if out.illegal.is_none() {
                 out.illegal = Some(Illegal::Suicide);
             }
+            return out;
         }
         self.captures[me as usize - 1] += out.captured;
-        if out.captured == 1 && self.size[own] == 1 && self.libs[own] == 1 && self.color[i] == me {
+        if out.captured == 1 && size[own] == 1 && libs[own] == 1 {
             self.ko = Some((captured_at, c.opponent()));
         }
         out
-    }
-
-    fn merge(&mut self, a: usize, b: usize) {
-        let (big, small) = if self.size[a] >= self.size[b] {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        let mut s = small;
-        loop {
-            self.chain[s] = big as u16;
-            s = self.next[s] as usize;
-            if s == small {
-                break;
-            }
-        }
-        self.next.swap(big, small);
-        self.libs[big] += self.libs[small];
-        self.size[big] += self.size[small];
-    }
-
-    fn remove_chain(&mut self, r: usize) -> u32 {
-        let mut n = 0;
-        let mut s = r;
-        loop {
-            self.color[s] = EMPTY;
-            n += 1;
-            s = self.next[s] as usize;
-            if s == r {
-                break;
-            }
-        }
-        let mut s = r;
-        loop {
-            let next = self.next[s] as usize;
-            for q in self.neighbors(s) {
-                let c = self.color[q];
-                if c != EMPTY && c != BORDER {
-                    let ch = self.chain[q] as usize;
-                    self.libs[ch] += 1;
-                }
-            }
-            self.chain[s] = s as u16;
-            self.next[s] = s as u16;
-            s = next;
-            if s == r {
-                break;
-            }
-        }
-        n
     }
 
     /// Number of stones of colour `c` on the board.
     pub fn count(&self, c: Color) -> usize {
         self.color.iter().filter(|&&v| v == code(c)).count()
     }
+}
+
+/// Joins chains `a` and `b` (the smaller list is relabelled).
+fn merge(
+    chain: &mut [u16],
+    next: &mut [u16],
+    libs: &mut [i32],
+    size: &mut [u16],
+    a: usize,
+    b: usize,
+) {
+    let (big, small) = if size[a] >= size[b] { (a, b) } else { (b, a) };
+    let mut s = small;
+    loop {
+        chain[s] = big as u16;
+        s = next[s] as usize;
+        if s == small {
+            break;
+        }
+    }
+    next.swap(big, small);
+    libs[big] += libs[small];
+    size[big] += size[small];
+}
+
+/// Removes the chain of `r`; returns its stone count.
+fn remove_chain(
+    color: &mut [u8],
+    chain: &mut [u16],
+    next: &mut [u16],
+    libs: &mut [i32],
+    stride: usize,
+    r: usize,
+) -> u32 {
+    let mut n = 0;
+    let mut s = r;
+    loop {
+        color[s] = EMPTY;
+        n += 1;
+        s = next[s] as usize;
+        if s == r {
+            break;
+        }
+    }
+    let dummy = color.len() as u16;
+    let mut s = r;
+    loop {
+        let following = next[s] as usize;
+        for q in [s - 1, s + 1, s - stride, s + stride] {
+            libs[chain[q] as usize] += 1;
+        }
+        chain[s] = dummy;
+        next[s] = s as u16;
+        s = following;
+        if s == r {
+            break;
+        }
+    }
+    n
 }
 
 /// Standard handicap points (19x19, 13x13 and 9x9; 2..=9 stones).

@@ -19,7 +19,7 @@ pub mod upgrade;
 pub mod writer;
 
 pub use charset::FileDecoding;
-pub use parser::{ParseOptions, Parsed, SgfDiagnostic, parse};
+pub use parser::{ParseOptions, Parsed, SgfDiagnostic, parse, parse_unindexed};
 pub use props::{Prop, PropKind, ValueType};
 pub use tree::{Collection, Color, GameInfo, NodeId, Point, PropRef, Str, Value};
 pub use writer::{WriteOptions, write, write_to_string};

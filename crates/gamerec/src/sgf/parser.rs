@@ -53,8 +53,10 @@ pub struct Parsed {
     pub diagnostics: Vec<SgfDiagnostic>,
     /// How the input was decoded.
     pub decoding: FileDecoding,
-    /// Line starts of the parsed text, for placing later diagnostics.
+    /// Line starts of the parsed text, for placing later diagnostics
+    /// (empty after [`parse_unindexed`] until [`Parsed::index_lines`]).
     pub lines: LineIndex,
+    lines_indexed: bool,
 }
 
 impl Parsed {
@@ -64,6 +66,16 @@ impl Parsed {
             .iter()
             .filter(|d| d.severity == Severity::Error)
             .count()
+    }
+
+    /// Builds [`Parsed::lines`] if [`parse_unindexed`] skipped it; `bytes`
+    /// and `options` must be the ones parsed.
+    pub fn index_lines(&mut self, bytes: &[u8], options: &ParseOptions) {
+        if !self.lines_indexed {
+            let (text, _) = charset::prepare(bytes, options.charset);
+            self.lines = LineIndex::new(&text);
+            self.lines_indexed = true;
+        }
     }
 
     /// A diagnostic at byte `offset` of the parsed input.
@@ -79,6 +91,17 @@ impl Parsed {
 
 /// Parses an SGF collection from raw bytes (any charset).
 pub fn parse(bytes: &[u8], options: &ParseOptions) -> Parsed {
+    parse_indexing(bytes, options, true)
+}
+
+/// Like [`parse`], but builds the line index only when the parse reported
+/// something: for callers that mostly see clean files (`gamerec check`).
+/// Call [`Parsed::index_lines`] before [`Parsed::diagnostic_at`].
+pub fn parse_unindexed(bytes: &[u8], options: &ParseOptions) -> Parsed {
+    parse_indexing(bytes, options, false)
+}
+
+fn parse_indexing(bytes: &[u8], options: &ParseOptions, always_index: bool) -> Parsed {
     let (text, decoding) = charset::prepare(bytes, options.charset);
     let mut coll = Collection::new();
     coll.nodes.reserve(text.len() / 8);
@@ -89,7 +112,7 @@ pub fn parse(bytes: &[u8], options: &ParseOptions) -> Parsed {
         pos: 0,
         coll,
         diags: Vec::new(),
-        raw: Vec::new(),
+        raw: Vec::with_capacity(text.len() / 4),
         lowercase_ids: Vec::new(),
         decoding,
     };
@@ -105,7 +128,12 @@ pub fn parse(bytes: &[u8], options: &ParseOptions) -> Parsed {
     let Parser {
         coll, mut diags, ..
     } = p;
-    let lines = LineIndex::new(&text);
+    let lines_indexed = always_index || !diags.is_empty();
+    let lines = if lines_indexed {
+        LineIndex::new(&text)
+    } else {
+        LineIndex::new(b"")
+    };
     for d in &mut diags {
         d.location = lines.line_col(d.offset);
     }
@@ -114,6 +142,7 @@ pub fn parse(bytes: &[u8], options: &ParseOptions) -> Parsed {
         diagnostics: diags,
         decoding,
         lines,
+        lines_indexed,
     }
 }
 

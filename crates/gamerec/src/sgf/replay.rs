@@ -286,10 +286,13 @@ pub fn check_game(coll: &Collection, root: NodeId, game_number: usize) -> Vec<Ru
         }
         let mut children = coll.children(node);
         cur = children.next();
-        let rest: Vec<NodeId> = children.collect();
-        for &c in rest.iter().rev() {
+        // Alternatives wait on the stack (last pushed = next visited), each
+        // with the position before it.
+        let mark = stack.len();
+        for c in children {
             stack.push((c, state.clone()));
         }
+        stack[mark..].reverse();
     }
     out
 }

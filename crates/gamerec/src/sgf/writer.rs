@@ -44,6 +44,9 @@ pub fn write_to_string(coll: &Collection, options: &WriteOptions) -> String {
         }
         w.game(root);
         w.out.push('\n');
+        // Each game starts at column 0: line breaks inside a game must not
+        // depend on the games before it.
+        w.col = 0;
     }
     w.out
 }
