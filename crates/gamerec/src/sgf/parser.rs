@@ -942,6 +942,14 @@ impl<'a> Parser<'a> {
         for ni in first_node..self.coll.nodes.len() {
             let n = self.coll.nodes[ni];
             let is_root = ni == first_node;
+            // Fast path: one move property with one value (almost every
+            // node of a game record) breaks none of the rules below.
+            if n.props_len == 1 && !is_root {
+                let p = &self.coll.props[n.props_start as usize];
+                if matches!(p.prop, Prop::B | Prop::W) && p.values_len == 1 {
+                    continue;
+                }
+            }
             let mut seen: u128 = 0;
             let mut seen_unknown: Vec<&str> = Vec::new();
             let (mut has_move, mut has_setup, mut has_b, mut has_w) = (false, false, false, false);

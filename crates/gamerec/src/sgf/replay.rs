@@ -114,6 +114,24 @@ pub fn apply_node(
     state: &mut State,
     errors: &mut Vec<(u32, String)>,
 ) {
+    // Fast path: a node holding one move and nothing else (almost every
+    // node of a game record).
+    let n = &coll.nodes[node.0 as usize];
+    if n.props_len == 1 {
+        let p = &coll.props[n.props_start as usize];
+        let color = match p.prop {
+            Prop::B => Some(Color::Black),
+            Prop::W => Some(Color::White),
+            _ => None,
+        };
+        if let Some(color) = color
+            && p.values_len >= 1
+        {
+            let value = coll.values[p.values_start as usize];
+            play_move(state, color, value, p.offset, false, errors);
+            return;
+        }
+    }
     let mut changes: Vec<(Point, Option<Color>)> = Vec::new();
     let mut mv: Option<(Color, Value, u32)> = None;
     let mut forced = false;
@@ -175,9 +193,21 @@ pub fn apply_node(
             }
         }
     }
-    let Some((color, value, offset)) = mv else {
-        return;
-    };
+    if let Some((color, value, offset)) = mv {
+        play_move(state, color, value, offset, forced, errors);
+    }
+}
+
+/// Plays move `value` of `color` (the property at `offset`); `forced` (`KO`)
+/// silences rule errors.
+fn play_move(
+    state: &mut State,
+    color: Color,
+    value: Value,
+    offset: u32,
+    forced: bool,
+    errors: &mut Vec<(u32, String)>,
+) {
     let point = match value {
         Value::Point(p) => Some(p),
         Value::Pass | Value::None => None,
