@@ -1038,3 +1038,36 @@ fn writer_line_breaks_do_not_depend_on_previous_games() {
     );
     assert!(String::from_utf8_lossy(&once).contains("\n(;CA[UTF-8]W[ab]\n"));
 }
+
+/// Fuzz finding: in a game whose own `CA` is a multi-byte charset (not the
+/// file's first `CA`, so values are decoded one by one), a character whose
+/// second byte is `\` swallowed the escape of a `]`. A value kept verbatim
+/// must still read back as one value after writing.
+#[test]
+fn verbatim_value_keeps_its_brackets_escaped_after_decoding() {
+    // Shift_JIS 表 is 0x95 0x5C: its second byte looks like an escape.
+    let src = b"(;FF[4]CA[UTF-8]GM[1];B[aa])(;FF[4]CA[Shift_JIS]GM[1];B[\x95\\]x])";
+    let first = parse(src);
+    let game2 = first.collection.roots[1];
+    let mv = first.collection.first_child(game2).expect("move node");
+    let Some(Value::Raw(s)) = first.collection.get(mv, Prop::B).map(|p| p.value()) else {
+        panic!("expected the malformed move kept verbatim");
+    };
+    assert_eq!(first.collection.str(s), "\u{8868}\\]x");
+    let out = sgf::write(&first.collection, &WriteOptions::default());
+    let again = parse(&out);
+    assert!(
+        again.collection == first.collection,
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    // The fuzzer's own case: GB18030, the value unclosed at end of file.
+    let src = b"(;CA[]CA[GB18030]\x01W[\xdf\\])";
+    let first = parse(src);
+    let out = sgf::write(&first.collection, &WriteOptions::default());
+    assert!(
+        parse(&out).collection == first.collection,
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+}

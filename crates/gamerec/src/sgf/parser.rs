@@ -146,6 +146,39 @@ fn parse_indexing(bytes: &[u8], options: &ParseOptions, always_index: bool) -> P
     }
 }
 
+/// Verbatim value text with every `]` escaped and no dangling `\` at the
+/// end, as the writer needs it (unchanged when it already is).
+fn repair_escapes(s: &str) -> std::borrow::Cow<'_, str> {
+    let mut escaped = false;
+    let mut ok = true;
+    for b in s.bytes() {
+        match (escaped, b) {
+            (true, _) => escaped = false,
+            (false, b'\\') => escaped = true,
+            (false, b']') => ok = false,
+            _ => {}
+        }
+    }
+    if ok && !escaped {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    let mut escaped = false;
+    for c in s.chars() {
+        match (escaped, c) {
+            (true, _) => escaped = false,
+            (false, '\\') => escaped = true,
+            (false, ']') => out.push('\\'),
+            _ => {}
+        }
+        out.push(c);
+    }
+    if escaped {
+        out.push('\\');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 struct Frame {
     /// The node the tree's first node hangs under (`NONE` for a game root).
     parent: u32,
@@ -915,7 +948,13 @@ impl<'a> Parser<'a> {
     fn push_raw(&mut self, raw: &[u8], ctx: &mut TypeCtx) -> Str {
         let (s, bad) = charset::decode(raw, ctx.enc);
         ctx.malformed_charset |= bad;
-        self.coll.intern(&s)
+        match s {
+            std::borrow::Cow::Borrowed(s) => self.coll.intern(s),
+            // A multi-byte character may have swallowed the `\` that
+            // escaped a `]` in the raw bytes: re-pair the escapes so the
+            // verbatim value still reads back as one value.
+            std::borrow::Cow::Owned(s) => self.coll.intern(&repair_escapes(&s)),
+        }
     }
 
     /// Stores a Text/SimpleText value: decoded, unescaped, line breaks
