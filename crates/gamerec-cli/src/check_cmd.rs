@@ -154,6 +154,20 @@ fn check_one(
         };
         (Vec::new(), s, Some(msg))
     };
+    // Plain `.sgf` files (the common case in bulk checks) skip the other
+    // formats' tests.
+    let plain_sgf = path.len() > 4
+        && path.is_char_boundary(path.len() - 4)
+        && path[path.len() - 4..].eq_ignore_ascii_case(".sgf");
+    if plain_sgf {
+        return match sgf_cmd::read_file_into(path, buf) {
+            Ok(()) => match sgf_cmd::check_sgf(path, buf, opts, &mut out) {
+                Ok(s) => (out, s, None),
+                Err(e) => failed(format!("{path}: {e:#}")),
+            },
+            Err(e) => failed(format!("cannot read {path}: {e}")),
+        };
+    }
     if crate::binary_cmd::binary_format(std::path::Path::new(path)).is_some() {
         return match crate::binary_cmd::check_report(path, opts.quiet, &mut out) {
             Ok(b) => {

@@ -1071,3 +1071,26 @@ fn verbatim_value_keeps_its_brackets_escaped_after_decoding() {
         String::from_utf8_lossy(&out)
     );
 }
+
+/// Fuzz finding: an empty move value in a game other than Go or Othello
+/// (here `GM[0]`, FF[1]) was written back as `[tt]`, which such a game
+/// reads as a verbatim value, not as a pass.
+#[test]
+fn pass_in_other_games_is_written_as_empty_value() {
+    let first = parse(b"(GM[0]B[");
+    let out = sgf::write(&first.collection, &WriteOptions::default());
+    assert!(
+        !String::from_utf8_lossy(&out).contains("tt"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert!(
+        parse(&out).collection == first.collection,
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    // Go keeps the FF[1]..FF[3] spelling.
+    let go = parse(b"(;FF[3];B[])");
+    let out = sgf::write(&go.collection, &WriteOptions::default());
+    assert!(String::from_utf8_lossy(&out).contains("B[tt]"));
+}

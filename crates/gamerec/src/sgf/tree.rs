@@ -372,7 +372,8 @@ impl Collection {
         for p in self.properties(root) {
             match (p.prop(), p.value()) {
                 (Prop::FF, Value::Number(n)) if n > 0 => info.ff = n as u32,
-                (Prop::GM, Value::Number(n)) if n > 0 => info.gm = n as u32,
+                // As the parser reads it: GM[0] (or less) is no known game.
+                (Prop::GM, Value::Number(n)) => info.gm = n.clamp(0, 1_000_000) as u32,
                 (Prop::SZ, Value::Number(n)) if n > 0 => size = Some((n as u32, n as u32)),
                 (Prop::SZ, Value::Size(w, h)) => size = Some((w, h)),
                 _ => {}

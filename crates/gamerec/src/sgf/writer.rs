@@ -86,7 +86,9 @@ impl Writer<'_> {
     fn game(&mut self, root: NodeId) {
         let info = self.coll.game_info(root);
         self.ff = info.ff;
-        self.small_board = info.width <= 19 && info.height <= 19;
+        // `[tt]` reads back as a pass only in games whose moves are letter
+        // points (Go, Othello); elsewhere a pass stays `[]`.
+        self.small_board = info.letter_points() && info.width <= 19 && info.height <= 19;
         let mut stack = vec![Task::Tree(root)];
         while let Some(task) = stack.pop() {
             match task {
