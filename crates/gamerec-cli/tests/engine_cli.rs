@@ -11,9 +11,7 @@ fn gamerec(args: &[&str]) -> Output {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gamerec-engine-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    gamerec_testkit::temp_dir("engine-cli").join(name)
 }
 
 fn wac_head(n: usize) -> Vec<String> {

@@ -1,23 +1,9 @@
 //! `gamerec epd normalize|purge|check`: output, diagnostics, exit status.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn gamerec(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gamerec");
-    // The verb may exit before reading (usage errors): ignore a closed pipe.
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes());
-    child.wait_with_output().expect("wait")
+    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, stdin.as_bytes())
 }
 
 const GOOD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"a\"; bm Nf3 e4;\n";
