@@ -355,25 +355,8 @@ pub fn try_convert(
 
 fn pgn_to_epd(input: &str, output: Option<&str>, opts: ConvertOptions) -> Result<u8> {
     let source = crate::input::Input::from_arg(std::ffi::OsStr::new(input));
-    let mut bytes = Vec::new();
-    source.open(None)?.read_to_end(&mut bytes)?;
-    let (games, problems) = gamerec::pgn::read_games(&bytes);
-    let index = gamerec::diag::LineIndex::new(&bytes);
     let stderr = io::stderr();
-    let mut errors = 0u64;
-    for p in &problems {
-        if p.severity == Severity::Error {
-            errors += 1;
-        }
-        writeln!(
-            stderr.lock(),
-            "{}:{}: {}: {}",
-            source.name,
-            index.line_col(p.offset),
-            p.severity,
-            p.message
-        )?;
-    }
+    let (games, errors) = source.read_pgn_games(false, &mut stderr.lock())?;
     let mut out = open_output(&output.map(PathBuf::from))?;
     let convert_opts = epd::convert::GameToEpd {
         variations: opts.variations,

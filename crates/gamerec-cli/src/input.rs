@@ -156,6 +156,39 @@ impl Input {
         };
         decompress(raw)
     }
+
+    /// Reads the whole input (decompressed) into memory.
+    pub fn read_all(&self) -> io::Result<Vec<u8>> {
+        let mut data = Vec::new();
+        self.open(None)?.read_to_end(&mut data)?;
+        Ok(data)
+    }
+
+    /// Reads every PGN game of the input into owned games, printing each
+    /// problem to `err` as `name:line:col: severity: message` (warnings
+    /// only when not `quiet`). Returns the games and the number of errors.
+    pub fn read_pgn_games(
+        &self,
+        quiet: bool,
+        err: &mut dyn Write,
+    ) -> io::Result<(Vec<gamerec::model::Game>, u64)> {
+        let data = self.read_all()?;
+        let (games, problems) = gamerec::pgn::read_games(&data);
+        let mut errors = 0;
+        if !problems.is_empty() {
+            let index = gamerec::diag::LineIndex::new(&data);
+            for p in &problems {
+                if p.severity == gamerec::diag::Severity::Error {
+                    errors += 1;
+                } else if quiet {
+                    continue;
+                }
+                let at = index.line_col(p.offset);
+                writeln!(err, "{}:{at}: {}: {}", self.name, p.severity, p.message)?;
+            }
+        }
+        Ok((games, errors))
+    }
 }
 
 /// Wraps `raw` in the decoder its magic bytes call for.
