@@ -298,6 +298,15 @@ pub fn try_convert(
     if from.as_deref() == Some("epd") && target.as_deref() == Some("pgn") {
         return epd_to_pgn(input, output).map(Some);
     }
+    if from.as_deref() == Some("epd") && matches!(target.as_deref(), None | Some("epd")) {
+        // EPD to EPD is the canonical form: what `epd normalize` writes.
+        let ok = run_verb(Verb::Normalize {
+            files: vec![PathBuf::from(input)],
+            output: output.map(PathBuf::from),
+            warnings: false,
+        })?;
+        return Ok(Some(u8::from(!ok)));
+    }
     let to_fen = from.as_deref() == Some("epd") && target.as_deref() == Some("fen");
     let to_epd = from.as_deref() == Some("fen") && matches!(target.as_deref(), None | Some("epd"));
     if !to_fen && !to_epd {

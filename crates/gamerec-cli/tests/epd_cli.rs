@@ -147,3 +147,38 @@ fn convert_between_pgn_and_epd() {
     assert!(pgn_text.contains("{bm e4;} 1. e4 e5 *"), "{pgn_text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn convert_epd_to_epd_writes_the_canonical_form() {
+    let dir = gamerec_testkit::temp_dir("epd-to-epd");
+    let input = dir.join("in.epd");
+    std::fs::write(
+        &input,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -   id \"x\" ;bm  Ng1f3 e4;\nnot a record\n",
+    )
+    .unwrap();
+    let output = dir.join("out.epd");
+    let out = gamerec(
+        &[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "the bad line is an error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in.epd:2:"));
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(
+        written,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf3 e4; id \"x\";\nnot a record\n"
+    );
+    let again = gamerec(&["convert", output.to_str().unwrap(), "--to", "epd"], "");
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout),
+        written,
+        "idempotent"
+    );
+}
