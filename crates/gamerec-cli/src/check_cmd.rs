@@ -168,15 +168,6 @@ fn check_one(
             Err(e) => failed(format!("{e:#}")),
         };
     }
-    if crate::epd_cmd::is_epd(path) {
-        return match std::fs::read(path) {
-            Ok(bytes) => {
-                let s = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
-                (out, s, None)
-            }
-            Err(e) => failed(format!("{path}: {e}")),
-        };
-    }
     if !sgf_cmd::is_sgf(path) && !crate::epd_cmd::is_epd(path) {
         return failed(format!("{}", unsupported(path)));
     }

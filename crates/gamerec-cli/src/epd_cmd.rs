@@ -89,8 +89,10 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Input>> {
     files
         .iter()
         .map(|path| {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            // Compressed files (.gz, .bz2, .zst) are read transparently.
+            let bytes = crate::input::Input::from_arg(path.as_os_str())
+                .read_all()
+                .with_context(|| format!("reading {}", path.display()))?;
             Ok(Input {
                 name: path.display().to_string(),
                 text: epd::decode(&bytes).into_owned(),
@@ -223,9 +225,7 @@ pub fn run_verb(verb: Verb) -> Result<bool> {
 
 /// Whether `path` names an EPD file (`.epd`).
 pub fn is_epd(path: &str) -> bool {
-    std::path::Path::new(path)
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("epd"))
+    crate::input::Format::of_path(std::path::Path::new(path)) == crate::input::Format::Epd
 }
 
 /// `gamerec check` on one EPD file: writes its diagnostics (errors only
@@ -261,9 +261,14 @@ pub fn check_file(
     summary
 }
 
+/// The lower-case extension of `path`, looking through `.gz`, `.bz2`, `.zst`.
 fn extension(path: &str) -> Option<String> {
-    std::path::Path::new(path)
-        .extension()
+    use crate::input::Compression;
+    let mut path = std::path::PathBuf::from(path);
+    if Compression::of_extension(&path) != Compression::None {
+        path.set_extension("");
+    }
+    path.extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
 }
 

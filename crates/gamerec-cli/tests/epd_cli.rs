@@ -182,3 +182,26 @@ fn convert_epd_to_epd_writes_the_canonical_form() {
         "idempotent"
     );
 }
+
+#[test]
+fn compressed_epd_is_read_by_extension() {
+    use std::io::Write as _;
+    let dir = gamerec_testkit::temp_dir("epd-gz");
+    let path = dir.join("suite.epd.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(format!("{GOOD}{BAD}").as_bytes()).unwrap();
+    std::fs::write(&path, gz.finish().unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    let out = gamerec(&["check", p], "");
+    assert_eq!(out.status.code(), Some(1), "BAD's bm is illegal");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("checked 1 file(s), 2 game(s)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = gamerec(&["epd", "normalize", p], "");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    let out = gamerec(&["convert", p, "--to", "fen"], "");
+    assert_eq!(out.status.code(), Some(1), "BAD is reported again");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("rnbqkbnr/"));
+}
