@@ -223,11 +223,6 @@ pub fn run_verb(verb: Verb) -> Result<bool> {
     }
 }
 
-/// Whether `path` names an EPD file (`.epd`).
-pub fn is_epd(path: &str) -> bool {
-    crate::input::Format::of_path(std::path::Path::new(path)) == crate::input::Format::Epd
-}
-
 /// `gamerec check` on one EPD file: writes its diagnostics (errors only
 /// when `quiet`) to `out` and counts records as games (and nodes).
 pub fn check_file(
@@ -291,12 +286,17 @@ pub fn try_convert(
     to: Option<&str>,
     opts: ConvertOptions,
 ) -> Result<Option<u8>> {
-    let input_format = crate::input::Format::of_path(std::path::Path::new(input));
-    let from = extension(input);
+    let input_format = crate::check_cmd::input_format(std::ffi::OsStr::new(input));
+    let from = if input == "-" {
+        (input_format == crate::input::Format::Epd).then(|| "epd".to_string())
+    } else {
+        extension(input)
+    };
     let target = to
         .map(str::to_ascii_lowercase)
         .or_else(|| output.and_then(extension));
-    let from_pgn = input_format == crate::input::Format::Pgn || input == "-";
+    let from_pgn = input_format == crate::input::Format::Pgn
+        || (input == "-" && input_format == crate::input::Format::Unknown);
     if from_pgn && target.as_deref() == Some("epd") {
         return pgn_to_epd(input, output, opts).map(Some);
     }
