@@ -13,7 +13,9 @@ use crate::clock::{Clocks, Period, TimeControl};
 use crate::conn::{Line, read_line_bounded};
 use crate::engine::{Engine, Limits};
 use crate::game::{epd_fields, parse_move, position_from_fields};
-use crate::record::{MAX_RECORD_LEN, Record};
+use crate::wire::{MAX_RECORD_LEN, Record, bare_record, read_record, refcom, with_refreq};
+use gamerec::epd::{Opcode, Operand, Operation};
+use gamerec::model::PlyMove;
 
 /// What a bridge did before it stopped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,10 +63,10 @@ impl ClientGame {
     /// Sets the position from a referee record (EPD 8.1: a different
     /// position means a new history), then plays its `sm`.
     fn sync(&mut self, record: &Record) -> Result<(), String> {
-        let hmvc = record.single("hmvc").and_then(|v| v.parse().ok());
-        let fmvn = record.single("fmvn").and_then(|v| v.parse().ok());
+        let hmvc = record.integer("hmvc").and_then(|v| u32::try_from(v).ok());
+        let fmvn = record.integer("fmvn").and_then(|v| u32::try_from(v).ok());
         let given = position_from_fields(
-            &record.position,
+            &record.position.to_fields(),
             hmvc.unwrap_or(self.pos.halfmoves()),
             fmvn.unwrap_or(self.pos.fullmoves().get()),
         )?;
@@ -76,8 +78,10 @@ impl ClientGame {
             *self = ClientGame::new(given);
             self.set_control(control);
         }
-        if let Some(sm) = record.single("sm") {
-            let mv = parse_move(&self.pos, sm)?;
+        if let Some(sm) = record.op("sm").and_then(|op| op.move_list().next()) {
+            // The codec checked `sm` in the record's position, which may
+            // differ from ours only in the counters: check again here.
+            let mv = parse_move(&self.pos, &sm.san)?;
             self.play(mv);
         }
         Ok(())
@@ -102,11 +106,14 @@ impl ClientGame {
         let Some(clocks) = self.clocks.as_mut() else {
             return;
         };
-        let Some(op) = record.get("cc") else { return };
+        let Some(op) = record.op("cc") else { return };
         let used: Vec<Duration> = op
             .operands
             .iter()
-            .filter_map(|o| parse_clock(o.text()))
+            .filter_map(|o| match o {
+                Operand::Clock(c) => Some(Duration::from_secs(c.as_seconds())),
+                _ => None,
+            })
             .collect();
         if used.len() != 2 {
             return;
@@ -183,18 +190,6 @@ const LAG_ALLOWANCE: Duration = Duration::from_millis(20);
 /// Time kept back from the engine so it never plays on a hair's breadth.
 const SAFETY_MARGIN: Duration = Duration::from_millis(200);
 
-/// EPD 5.2.7 `ddd:hh:mm:ss`.
-fn parse_clock(text: &str) -> Option<Duration> {
-    let parts: Vec<u64> = text
-        .split(':')
-        .map(|p| p.parse().ok())
-        .collect::<Option<_>>()?;
-    match parts.as_slice() {
-        [d, h, m, s] => Some(Duration::from_secs(d * 86_400 + h * 3600 + m * 60 + s)),
-        _ => None,
-    }
-}
-
 /// Signs `name` on over `stream` and plays games with `engine` until the
 /// referee disconnects, the stream ends, or `cancel` fires (then signs off).
 pub async fn run_bridge<S>(
@@ -236,10 +231,10 @@ where
             Some(Line::Text(t)) => t,
             Some(_) => continue,
         };
-        let Ok(record) = Record::parse(&text) else {
+        let Ok(record) = read_record(&text) else {
             continue;
         };
-        match record.single("refcom") {
+        match refcom(&record) {
             Some("reset") => {
                 game = ClientGame::new(Chess::default());
                 if let Err(e) = game.sync(&record) {
@@ -248,13 +243,9 @@ where
                 engine = run_blocking(engine, |e| e.new_game()).await?.0;
             }
             Some("inform") => {
-                if let Some(op) = record.get("ptp") {
-                    for pair in op.operands.chunks(2) {
-                        if let [k, v] = pair
-                            && k.text() == "TimeControl"
-                        {
-                            game.set_control(v.text().parse().unwrap_or(TimeControl::Unknown));
-                        }
+                for (k, v) in record.tag_pairs() {
+                    if k == "TimeControl" {
+                        game.set_control(v.parse().unwrap_or(TimeControl::Unknown));
                     }
                 }
             }
@@ -274,32 +265,32 @@ where
                 let (e, chosen) =
                     run_blocking(engine, move |e| e.go(&start, &moves, &limits)).await?;
                 engine = e;
-                let from = epd_fields(&game.pos);
-                let mut reply = Record::new(from).op("refreq", &["reply"]);
+                let mut reply = bare_record(&game.pos);
                 if offered {
-                    reply = reply.op("draw_reject", &[]);
+                    reply.set(Operation::flag(Opcode::DrawReject));
                 }
                 match chosen {
                     Some(mv) => {
-                        let san =
-                            shakmaty::san::SanPlus::from_move(game.pos.clone(), mv).to_string();
+                        let sm = Operation::moves(Opcode::Sm, &game.pos, &[PlyMove::Move(mv)]);
                         let claim_before = game.claimable();
                         game.play(mv);
                         if claim_before || game.claimable() {
-                            reply = reply.op("draw_claim", &[]);
+                            reply.set(Operation::flag(Opcode::DrawClaim));
                         }
-                        reply = reply.op("sm", &[&san]);
+                        reply.set(sm);
                         summary.moves += 1;
                     }
                     None => {
-                        reply = if game.pos.is_insufficient_material() || game.claimable() {
-                            reply.op("draw_claim", &[])
-                        } else {
-                            reply.op("resign", &[])
-                        };
+                        reply.set(Operation::flag(
+                            if game.pos.is_insufficient_material() || game.claimable() {
+                                Opcode::DrawClaim
+                            } else {
+                                Opcode::Resign
+                            },
+                        ));
                     }
                 }
-                reply.ops.sort_by(|a, b| a.opcode.cmp(&b.opcode));
+                let reply = with_refreq(reply, "reply");
                 writer.write_all(format!("{reply}\n").as_bytes()).await?;
                 writer.flush().await?;
             }
@@ -324,15 +315,4 @@ async fn run_blocking<T: Send + 'static>(
     })
     .await
     .map_err(std::io::Error::other)?
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_cc_clock() {
-        assert_eq!(parse_clock("000:01:02:03"), Some(Duration::from_secs(3723)));
-        assert_eq!(parse_clock("1:2"), None);
-    }
 }

@@ -298,25 +298,14 @@ impl Clocks {
         side.remaining_ms = 0;
     }
 
-    /// The `cc` operands: time consumed by White and by Black (EPD 6.6).
-    pub fn cc_operands(&self) -> [String; 2] {
+    /// The `cc` operands in whole seconds: time consumed by White and by
+    /// Black (EPD 6.6).
+    pub fn cc_seconds(&self) -> [u64; 2] {
         [
-            clock_basetype(self.used(Color::White)),
-            clock_basetype(self.used(Color::Black)),
+            self.used(Color::White).as_secs(),
+            self.used(Color::Black).as_secs(),
         ]
     }
-}
-
-/// EPD 5.2.7 clock format `ddd:hh:mm:ss`.
-pub fn clock_basetype(d: Duration) -> String {
-    let s = d.as_secs();
-    format!(
-        "{:03}:{:02}:{:02}:{:02}",
-        (s / 86_400).min(999),
-        s / 3600 % 24,
-        s / 60 % 60,
-        s % 60
-    )
 }
 
 /// PGN supplement `[%clk h:mm:ss]` time value.
@@ -455,12 +444,11 @@ mod tests {
         c.complete_move(Color::White, Duration::from_secs(100_000))
             .unwrap();
         assert_eq!(c.remaining(Color::White), None);
-        assert_eq!(c.cc_operands()[0], "001:03:46:40");
+        assert_eq!(c.cc_seconds()[0], 100_000);
     }
 
     #[test]
     fn formats() {
-        assert_eq!(clock_basetype(Duration::from_secs(3725)), "000:01:02:05");
         assert_eq!(clk_value(Duration::from_secs(3725)), "1:02:05");
         assert_eq!(parse_clk_value("1:02:05"), Some(Duration::from_secs(3725)));
         assert_eq!(parse_clk_value("1:72:05"), None);

@@ -304,10 +304,8 @@ async fn restart_resumes_unfinished_games() {
     let mut pos = shakmaty::Chess::default();
     for reply in ["e5", "Nc6"] {
         let respond = await_respond(&mut lines).await;
-        let r = gamerec_referee::record::Record::parse(&respond).unwrap();
-        pos = gamerec_referee::game::position_from_fields(&r.position, 0, 1).unwrap();
-        let mv = gamerec_referee::game::parse_move(&pos, r.single("sm").unwrap()).unwrap();
-        shakmaty::Position::play_unchecked(&mut pos, mv);
+        let r = gamerec_referee::wire::read_record(&respond).unwrap();
+        pos = gamerec::model::play_ply(r.chess(), r.moves("sm")[0]);
         let fields = gamerec_referee::game::epd_fields(&pos);
         w.write_all(format!("{fields} refreq reply; sm {reply};\n").as_bytes())
             .await
@@ -361,12 +359,8 @@ async fn restart_resumes_unfinished_games() {
         }
     };
     assert_eq!(executes, 4, "all but the last move replayed with execute");
-    let r = gamerec_referee::record::Record::parse(&respond).unwrap();
-    let hmvc = r.single("hmvc").unwrap().parse().unwrap();
-    let fmvn = r.single("fmvn").unwrap().parse().unwrap();
-    let mut pos = gamerec_referee::game::position_from_fields(&r.position, hmvc, fmvn).unwrap();
-    let mv = gamerec_referee::game::parse_move(&pos, r.single("sm").unwrap()).unwrap();
-    shakmaty::Position::play_unchecked(&mut pos, mv);
+    let r = gamerec_referee::wire::read_record(&respond).unwrap();
+    let pos = gamerec::model::play_ply(r.chess(), r.moves("sm")[0]);
     w.write_all(
         format!(
             "{} refreq reply; resign;\n",
