@@ -73,7 +73,6 @@ fn wait_until(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
 }
 
 #[test]
-#[ignore = "flaky (about 2 runs in 7 find games.pgn without the games standings.json counts); issue #8 keeps it open"]
 fn observer_takes_over_when_the_primary_is_killed() {
     let dir = temp_dir("failover");
     let (p1, p2) = (free_port(), free_port());

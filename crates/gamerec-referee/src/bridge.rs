@@ -9,7 +9,7 @@ use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
-use crate::clock::{Clocks, Period, TimeControl};
+use crate::clock::{Clocks, TimeControl, is_timed, parse_time_control};
 use crate::conn::{Line, read_line_bounded};
 use crate::engine::{Engine, Limits};
 use crate::game::{epd_fields, parse_move, position_from_fields};
@@ -94,7 +94,7 @@ impl ClientGame {
     }
 
     fn set_control(&mut self, control: TimeControl) {
-        self.clocks = control.is_timed().then(|| Clocks::new(control.clone()));
+        self.clocks = is_timed(&control).then(|| Clocks::new(control.clone()));
         self.control = control;
     }
 
@@ -161,17 +161,11 @@ impl ClientGame {
                 }
                 turn = !turn;
             }
-            match periods.first() {
-                Some(Period::Moves {
-                    moves, increment, ..
-                }) if periods.len() == 1 => {
-                    limits.moves_to_go = Some(*moves - mine % *moves);
-                    limits.increment = Duration::from_secs(*increment);
+            if let Some(period) = self.control.period_of_move(mine + 1) {
+                limits.increment = period.increment();
+                if let (Some(moves), 1) = (period.moves(), periods.len()) {
+                    limits.moves_to_go = Some(moves - mine % moves);
                 }
-                Some(Period::Final { increment, .. }) => {
-                    limits.increment = Duration::from_secs(*increment);
-                }
-                _ => {}
             }
         }
         limits
@@ -245,7 +239,7 @@ where
             Some("inform") => {
                 for (k, v) in record.tag_pairs() {
                     if k == "TimeControl" {
-                        game.set_control(v.parse().unwrap_or(TimeControl::Unknown));
+                        game.set_control(parse_time_control(&v).unwrap_or(TimeControl::Unknown));
                     }
                 }
             }

@@ -153,9 +153,7 @@ impl EventConfig {
 
     /// The parsed time control.
     pub fn time_control(&self) -> Result<TimeControl, EventError> {
-        self.time_control
-            .parse()
-            .map_err(|e: crate::clock::TimeControlError| EventError(e.to_string()))
+        crate::clock::parse_time_control(&self.time_control).map_err(|e| EventError(e.to_string()))
     }
 
     /// The protocol delays.
@@ -319,7 +317,10 @@ fn epd_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
         let Some(record) = line.record else { continue };
         let pos = record.chess().clone();
         if pos.is_game_over() {
-            return Err(format!("line {}: the position is already over", line.number));
+            return Err(format!(
+                "line {}: the position is already over",
+                line.number
+            ));
         }
         out.push((pos, Vec::new()));
     }

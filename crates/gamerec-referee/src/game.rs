@@ -510,7 +510,6 @@ pub fn position_from_fields(fields: &str, hmvc: u32, fmvn: u32) -> Result<Chess,
         .map_err(|e| format!("illegal position: {e}"))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,11 +11,11 @@ use tokio::time::{Instant, sleep_until};
 
 use crate::clock::TimeControl;
 use crate::game::{GameState, Outcome, Step, Termination};
-use gamerec::model::PlyMove;
 use crate::lobby::{Inbound, Lobby, Seat};
 use crate::log::EventLog;
 use gamerec::epd::basetypes::EpdClock;
 use gamerec::epd::{Opcode, Operand, Operation};
+use gamerec::model::PlyMove;
 
 use crate::wire::{Record, position_record, refreq, with_refcom as finish};
 

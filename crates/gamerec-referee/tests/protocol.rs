@@ -11,9 +11,9 @@ use gamerec_referee::game::{
 };
 use gamerec_referee::lobby::Lobby;
 use gamerec_referee::log::EventLog;
-use gamerec_referee::wire::{Record, read_record, refcom};
 use gamerec_referee::runner::{GameContext, GameSpec, RunEnd, Stop, Timing, run_game};
 use gamerec_referee::server::accept_loop;
+use gamerec_referee::wire::{Record, read_record, refcom};
 use shakmaty::{Chess, Color, Position};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -500,10 +500,7 @@ async fn sign_on_comes_first() {
         .unwrap()
         .unwrap()
         .unwrap();
-    assert_eq!(
-        refcom(&read_record(&line).unwrap()),
-        Some("fault")
-    );
+    assert_eq!(refcom(&read_record(&line).unwrap()), Some("fault"));
     r.cancel.cancel();
 }
 
