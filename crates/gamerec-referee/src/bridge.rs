@@ -11,11 +11,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clocks, TimeControl, is_timed, parse_time_control};
 use crate::conn::{Line, read_line_bounded};
-use crate::engine::{Engine, Limits};
 use crate::game::{epd_fields, parse_move, position_from_fields};
 use crate::wire::{MAX_RECORD_LEN, Record, bare_record, read_record, refcom, with_refreq};
 use gamerec::epd::{Opcode, Operand, Operation};
 use gamerec::model::PlyMove;
+use gamerec_engine::{Clock, Engine, EngineError, EngineSetup, EngineSpec, Limits};
 
 /// What a bridge did before it stopped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -140,18 +140,34 @@ impl ClientGame {
         }
     }
 
-    fn limits(&self) -> Limits {
-        let mut limits = Limits::default();
-        if let Some(clocks) = &self.clocks {
-            let safe = |d: Option<Duration>| {
-                d.map(|d| {
-                    d.saturating_sub(SAFETY_MARGIN)
-                        .max(Duration::from_millis(10))
-                })
-            };
-            limits.white = safe(clocks.remaining(Color::White));
-            limits.black = safe(clocks.remaining(Color::Black));
-        }
+    /// The search limits for our move: the clocks as we keep them (less a
+    /// safety margin), the increment and moves to go of the current period,
+    /// and `depth` when the player has one. Untimed games give an engine
+    /// without a depth a nominal minute each, so every search ends.
+    fn limits(&self, depth: Option<u32>) -> Limits {
+        let mut limits = Limits {
+            depth,
+            ..Limits::default()
+        };
+        let safe = |d: Option<Duration>| {
+            d.map_or(Duration::from_millis(10), |d| {
+                d.saturating_sub(SAFETY_MARGIN)
+                    .max(Duration::from_millis(10))
+            })
+        };
+        let mut clock = match &self.clocks {
+            Some(clocks) => Clock {
+                white: safe(clocks.remaining(Color::White)),
+                black: safe(clocks.remaining(Color::Black)),
+                ..Clock::default()
+            },
+            None if depth.is_none() => Clock {
+                white: UNTIMED_CLOCK,
+                black: UNTIMED_CLOCK,
+                ..Clock::default()
+            },
+            None => return limits,
+        };
         if let TimeControl::Periods(periods) = &self.control {
             let mut turn = self.start.turn();
             let mut mine = 0u32;
@@ -162,12 +178,14 @@ impl ClientGame {
                 turn = !turn;
             }
             if let Some(period) = self.control.period_of_move(mine + 1) {
-                limits.increment = period.increment();
+                clock.white_inc = period.increment();
+                clock.black_inc = period.increment();
                 if let (Some(moves), 1) = (period.moves(), periods.len()) {
-                    limits.moves_to_go = Some(moves - mine % moves);
+                    clock.moves_to_go = Some(moves - mine % moves);
                 }
             }
         }
+        limits.clock = Some(clock);
         limits
     }
 
@@ -181,6 +199,37 @@ impl ClientGame {
 /// transport between us and the referee.
 const LAG_ALLOWANCE: Duration = Duration::from_millis(20);
 
+/// The clock an engine without a depth is given in an untimed game.
+const UNTIMED_CLOCK: Duration = Duration::from_secs(60);
+
+/// Depth of the built-in engine when neither its spec nor the event gives one.
+const BUILTIN_DEPTH: u32 = 3;
+
+/// An engine from `gamerec-engine` as a bridge plays it: the engine and the
+/// depth it searches to (the built-in engine's `builtin:DEPTH`).
+pub struct EnginePlayer {
+    engine: Box<dyn Engine>,
+    depth: Option<u32>,
+}
+
+impl EnginePlayer {
+    /// Starts the engine named by `spec` (`builtin`, `builtin:DEPTH`,
+    /// `uci:CMD|Name=Value...`, `xboard:CMD`, parsed by
+    /// [`gamerec_engine::EngineSetup`]); `depth` applies when the spec has
+    /// none.
+    pub fn start(spec: &str, depth: Option<u32>) -> Result<EnginePlayer, EngineError> {
+        let setup: EngineSetup = spec.parse()?;
+        let depth = setup
+            .depth
+            .or(depth)
+            .or_else(|| matches!(setup.spec, EngineSpec::Builtin).then_some(BUILTIN_DEPTH));
+        Ok(EnginePlayer {
+            engine: setup.start()?,
+            depth,
+        })
+    }
+}
+
 /// Time kept back from the engine so it never plays on a hair's breadth.
 const SAFETY_MARGIN: Duration = Duration::from_millis(200);
 
@@ -189,7 +238,7 @@ const SAFETY_MARGIN: Duration = Duration::from_millis(200);
 pub async fn run_bridge<S>(
     stream: S,
     name: &str,
-    mut engine: Box<dyn Engine>,
+    player: EnginePlayer,
     cancel: CancellationToken,
 ) -> std::io::Result<BridgeSummary>
 where
@@ -198,6 +247,7 @@ where
     let (reader, mut writer) = tokio::io::split(stream);
     let mut reader = BufReader::new(reader);
     let mut summary = BridgeSummary::default();
+    let EnginePlayer { mut engine, depth } = player;
     let start_fields = epd_fields(&Chess::default());
     let clean: String = name.chars().filter(|c| *c != '"' && *c != '\\').collect();
     writer
@@ -255,9 +305,12 @@ where
                 game.charge(&record);
                 let offered = record.has("draw_offer");
                 let (start, moves, limits) =
-                    (game.start.clone(), game.moves.clone(), game.limits());
-                let (e, chosen) =
-                    run_blocking(engine, move |e| e.go(&start, &moves, &limits)).await?;
+                    (game.start.clone(), game.moves.clone(), game.limits(depth));
+                let (e, chosen) = run_blocking(engine, move |e| {
+                    e.set_position(&start, &moves)?;
+                    Ok(e.go(&limits, &mut |_| {})?.best_move)
+                })
+                .await?;
                 engine = e;
                 let mut reply = bare_record(&game.pos);
                 if offered {
@@ -301,11 +354,11 @@ where
 /// Runs a blocking engine call on the blocking pool, handing the engine back.
 async fn run_blocking<T: Send + 'static>(
     mut engine: Box<dyn Engine>,
-    f: impl FnOnce(&mut dyn Engine) -> std::io::Result<T> + Send + 'static,
+    f: impl FnOnce(&mut dyn Engine) -> Result<T, EngineError> + Send + 'static,
 ) -> std::io::Result<(Box<dyn Engine>, T)> {
     tokio::task::spawn_blocking(move || {
         let out = f(engine.as_mut());
-        out.map(|v| (engine, v))
+        out.map(|v| (engine, v)).map_err(std::io::Error::other)
     })
     .await
     .map_err(std::io::Error::other)?

@@ -24,10 +24,9 @@ use tokio::sync::{Semaphore, broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::bridge::run_bridge;
+use crate::bridge::{EnginePlayer, run_bridge};
 use crate::clock::Clocks;
 use crate::conn::handle_client;
-use crate::engine::from_spec;
 use crate::event::{EventConfig, EventError};
 use crate::export::game_pgn;
 use crate::game::{Ending, GameState, Outcome, epd_fields};
@@ -449,7 +448,7 @@ pub async fn run_event(
             .filter(|(s, _)| s.white == player.name || s.black == player.name)
             .count();
         for _ in 0..games.min(concurrency) {
-            let engine = from_spec(engine_spec, player.depth)
+            let engine = EnginePlayer::start(engine_spec, player.depth)
                 .map_err(|e| EventError(format!("player {}: {e}", player.name)))?;
             let (ours, theirs) = tokio::io::duplex(64 * 1024);
             tracker.spawn(handle_client(

@@ -12,7 +12,6 @@ pub mod bridge;
 pub mod clock;
 pub mod conn;
 pub mod director;
-pub mod engine;
 pub mod event;
 pub mod export;
 pub mod game;
