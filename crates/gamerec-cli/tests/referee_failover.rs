@@ -187,7 +187,10 @@ fn referee_restarted_after_sigkill_resumes_the_game() {
         log.contains(&format!("game 1 resumes after {} moves", before.len())),
         "{log}"
     );
-    assert!(log.contains("refcom execute"), "moves replayed with execute");
+    assert!(
+        log.contains("refcom execute"),
+        "moves replayed with execute"
+    );
     let pgn_path = dir.join("games.pgn");
     let pgn = std::fs::read_to_string(&pgn_path).unwrap();
     assert_eq!(pgn.matches("[Event \"Restart\"]").count(), 2);
@@ -202,7 +205,11 @@ fn referee_restarted_after_sigkill_resumes_the_game() {
         .filter_map(|id| game1.tree.node(id).ply.as_ref().map(|p| p.san.clone()))
         .collect();
     assert_eq!(sans, after, "the PGN of game 1 is its recorded moves");
-    let check = Command::new(BIN).arg("check").arg(&pgn_path).output().unwrap();
+    let check = Command::new(BIN)
+        .arg("check")
+        .arg(&pgn_path)
+        .output()
+        .unwrap();
     assert!(
         check.status.success(),
         "{}{}",
