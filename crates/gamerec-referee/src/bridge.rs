@@ -15,6 +15,7 @@ use crate::game::{epd_fields, parse_move, position_from_fields};
 use crate::wire::{MAX_RECORD_LEN, Record, bare_record, read_record, refcom, with_refreq};
 use gamerec::epd::{Opcode, Operand, Operation};
 use gamerec::model::PlyMove;
+use gamerec_engine::builtin::BuiltinEngine;
 use gamerec_engine::{Clock, Engine, EngineError, EngineSetup, EngineSpec, Limits};
 
 /// What a bridge did before it stopped.
@@ -202,6 +203,10 @@ const LAG_ALLOWANCE: Duration = Duration::from_millis(20);
 /// The clock an engine without a depth is given in an untimed game.
 const UNTIMED_CLOCK: Duration = Duration::from_secs(60);
 
+/// Transposition table of a built-in engine in an event, in MB (`Hash`
+/// option to change).
+const BUILTIN_HASH_MB: usize = 2;
+
 /// Depth of the built-in engine when neither its spec nor the event gives one.
 const BUILTIN_DEPTH: u32 = 3;
 
@@ -223,10 +228,20 @@ impl EnginePlayer {
             .depth
             .or(depth)
             .or_else(|| matches!(setup.spec, EngineSpec::Builtin).then_some(BUILTIN_DEPTH));
-        Ok(EnginePlayer {
-            engine: setup.start()?,
-            depth,
-        })
+        let engine = match setup.spec {
+            // Events run many built-in engines at once, each at a small
+            // depth: a small table each instead of the 64 MB default.
+            EngineSpec::Builtin => {
+                let mut engine: Box<dyn Engine> =
+                    Box::new(BuiltinEngine::with_hash(BUILTIN_HASH_MB));
+                for (name, value) in &setup.options {
+                    engine.set_option(name, value)?;
+                }
+                engine
+            }
+            _ => setup.start()?,
+        };
+        Ok(EnginePlayer { engine, depth })
     }
 }
 
