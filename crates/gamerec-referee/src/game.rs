@@ -3,10 +3,9 @@
 
 use std::time::Duration;
 
-use shakmaty::fen::Epd;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position};
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 
 use gamerec::model::PlyMove;
 
@@ -162,7 +161,7 @@ fn key(pos: &Chess) -> u64 {
 /// The EPD four data fields of `pos` (en passant written as in EPD 4.4:
 /// whenever the last move was a double pawn push).
 pub fn epd_fields(pos: &Chess) -> String {
-    Epd::from_position(pos, EnPassantMode::Always).to_string()
+    gamerec::fen::write_epd_position(pos, shakmaty::CastlingMode::Standard)
 }
 
 impl GameState {
@@ -501,13 +500,10 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
 
 /// Builds a position from EPD fields plus halfmove clock and fullmove number.
 pub fn position_from_fields(fields: &str, hmvc: u32, fmvn: u32) -> Result<Chess, String> {
-    let epd: Epd = fields.parse().map_err(|e| format!("bad position: {e}"))?;
-    let mut setup = epd.into_setup();
-    setup.halfmoves = hmvc;
-    setup.fullmoves = std::num::NonZeroU32::new(fmvn.max(1)).unwrap_or(std::num::NonZeroU32::MIN);
-    Chess::from_setup(setup, CastlingMode::Standard)
-        .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
-        .map_err(|e| format!("illegal position: {e}"))
+    let fen = format!("{} {hmvc} {}", fields.trim(), fmvn.max(1));
+    gamerec::fen::read_fen(&fen)
+        .map(|(pos, _)| pos)
+        .map_err(|e| format!("bad position: {e}"))
 }
 
 #[cfg(test)]
