@@ -942,14 +942,16 @@ fn read_slow(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, S
     if core.is_empty() {
         return Err(syntax("empty move"));
     }
-    match core {
-        "--" => return null_move(pos, text, nag, check, Tolerated::NONE),
-        "Z0" | "0000" | "@@@@" => return null_move(pos, text, nag, check, Tolerated::NULL_FORM),
-        _ => {}
-    }
     let mut base = Tolerated::NONE;
     if ep_mark {
         base = base.with(Tolerated::EN_PASSANT_MARK);
+    }
+    match core {
+        "--" => return null_move(pos, text, nag, check, base),
+        "Z0" | "0000" | "@@@@" => {
+            return null_move(pos, text, nag, check, base.with(Tolerated::NULL_FORM));
+        }
+        _ => {}
     }
     if let Some((side, canonical)) = castling_side_of(core) {
         if !canonical {
@@ -1538,6 +1540,12 @@ mod tests {
         let e = read("4k3/8/8/8/8/8/8/4K2r w - - 0 1", "--").unwrap_err();
         assert_eq!(e.kind, SanErrorKind::Illegal);
         assert_eq!(write_san(&pos(START), PlyMove::Null), "--");
+        // Fuzz finding: an `e.p.` mark after a null move is a tolerated
+        // oddity, not canonical text.
+        let odd = read(START, "--  e.p.").unwrap();
+        assert_eq!(odd.mv, PlyMove::Null);
+        assert!(odd.tolerated.contains(Tolerated::EN_PASSANT_MARK));
+        assert!(read(START, "--").unwrap().tolerated.is_empty());
     }
 
     #[test]
