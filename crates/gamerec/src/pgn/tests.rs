@@ -443,3 +443,37 @@ fn import_export_is_idempotent_on_annotated_text() {
     assert_eq!(g2.tree.node(d4).comments_after[0].text, "d4");
     assert_ne!(d4, NodeId::ROOT);
 }
+
+#[test]
+fn export_never_breaks_a_line_inside_an_embedded_command() {
+    // Many clocked moves: some command would straddle column 80 if words
+    // were wrapped one by one.
+    let mut text = String::from("[Event \"x\"]\n\n");
+    let moves = ["Nf3", "Nf6", "Ng1", "Ng8"];
+    for ply in 0..40 {
+        if ply % 2 == 0 {
+            text.push_str(&format!("{}. ", ply / 2 + 1));
+        }
+        text.push_str(&format!(
+            "{} {{note [%clk 0:{:02}:{:02}] [%eval 0.{ply}] and [%cal Ga1a8,Rh1h8]}} ",
+            moves[ply % 4],
+            59 - ply,
+            ply
+        ));
+    }
+    text.push_str("*\n");
+    let game = one(&text);
+    let out = export(&game);
+    for line in out.lines() {
+        assert!(line.chars().count() < 80, "{line}");
+        let opens = line.matches("[%").count();
+        let closes = line.matches(']').count() - line.matches("\"]").count();
+        assert_eq!(opens, closes, "a command is split: {line}");
+    }
+    assert_eq!(export(&one(&out)), out, "idempotent");
+    // A command longer than a line is split at its spaces rather than
+    // breaking the line limit.
+    let long = format!("1. e4 {{[%note {}]}} *\n", "word ".repeat(30).trim_end());
+    let out = export(&one(&long));
+    assert!(out.lines().all(|l| l.chars().count() < 80), "{out}");
+}

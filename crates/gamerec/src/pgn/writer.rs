@@ -13,7 +13,8 @@
 //!   an empty line.
 //!
 //! A comment is written word by word, so a long comment may wrap at its
-//! spaces; the reader folds that line break back to a space.
+//! spaces (never inside an embedded `[%...]` command that fits on a line);
+//! the reader folds that line break back to a space.
 
 use std::fmt::Write as _;
 
@@ -105,7 +106,7 @@ impl Lines {
             self.end_line();
             return;
         }
-        let words: Vec<&str> = text.split(' ').collect();
+        let words = comment_units(text, self.limit.saturating_sub(2));
         let last = words.len() - 1;
         for (i, w) in words.iter().enumerate() {
             let mut unit = String::with_capacity(w.len() + 2);
@@ -119,6 +120,34 @@ impl Lines {
             self.token(&unit);
         }
     }
+}
+
+/// The words of a comment, split at single spaces, except that an embedded
+/// command `[%name operands]` stays in one piece (when it fits on a line), so
+/// line breaks never fall inside one.
+fn comment_units(text: &str, max_len: usize) -> Vec<&str> {
+    let mut units = Vec::new();
+    let mut start = 0;
+    let mut in_command = false;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'[' if text.as_bytes().get(i + 1) == Some(&b'%') => in_command = true,
+            b']' => in_command = false,
+            b' ' => {
+                let next_space = text[i + 1..].find(' ').map_or(text.len(), |j| i + 1 + j);
+                if in_command && next_space - start <= max_len {
+                    continue;
+                }
+                // A command too long for a line is split at its spaces.
+                in_command = false;
+                units.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    units.push(&text[start..]);
+    units
 }
 
 enum Task {
