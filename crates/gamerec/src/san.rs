@@ -22,7 +22,9 @@
 use std::fmt;
 
 use shakmaty::san::{San, SanPlus, Suffix};
-use shakmaty::{CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
+
+mod resolve;
 
 use crate::model::PlyMove;
 
@@ -473,23 +475,11 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
             if core.last() == Some(&b'+') || core.last() == Some(&b'#') {
                 return None; // a doubled check mark: let the slow path report it
             }
-            let candidates = pos.san_candidates(role, to);
-            let mut found = None;
-            for &m in &candidates {
-                let from = m.from()?;
-                let ok = m.promotion() == promotion
-                    && m.is_capture() == capture
-                    && file.is_none_or(|f| f == from.file())
-                    && rank.is_none_or(|r| r == from.rank())
-                    && matches!(m, Move::Normal { .. } | Move::EnPassant { .. });
-                if ok {
-                    if found.is_some() {
-                        return None;
-                    }
-                    found = Some(m);
-                }
-            }
-            let m = found?;
+            let resolve::Resolved::One(m) =
+                resolve::resolve_normal(pos, role, file, rank, capture, to, promotion)
+            else {
+                return None; // the tolerant reader explains
+            };
             let mut tolerated = Tolerated::NONE;
             if core.first() == Some(&b'P') {
                 tolerated = tolerated.with(Tolerated::PAWN_LETTER);
@@ -498,12 +488,8 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
                 tolerated = tolerated.with(Tolerated::PROMOTION_FORM);
             }
             if file.is_some() || rank.is_some() || (role == Role::Pawn && capture) {
-                let canonical = San::disambiguate(m, &candidates);
-                if let San::Normal {
-                    file: cf, rank: cr, ..
-                } = canonical
-                    && (cf, cr) != (file, rank)
-                {
+                let (cf, cr) = canonical_disambiguation(pos, m);
+                if (cf, cr) != (file, rank) {
                     tolerated = tolerated.with(Tolerated::DISAMBIGUATION);
                     if file.is_some() && rank.is_some() {
                         tolerated = tolerated.with(Tolerated::LONG_FORM);
@@ -516,12 +502,35 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
             if core.first() != Some(&b'O') {
                 return None;
             }
-            pos.castling_moves(side)
-                .first()
-                .copied()
-                .map(|m| (m, Tolerated::NONE))
+            resolve::resolve_castle(pos, side).map(|m| (m, Tolerated::NONE))
         }
         San::Put { .. } | San::Null => None,
+    }
+}
+
+/// The file and rank canonical SAN writes before the destination of `m`
+/// (the three-step disambiguation over legal moves; pawn captures give
+/// their file), as `San::disambiguate` computes it.
+fn canonical_disambiguation(pos: &Chess, m: Move) -> (Option<File>, Option<Rank>) {
+    match m {
+        Move::Normal {
+            role: Role::Pawn,
+            from,
+            capture,
+            ..
+        } => (capture.map(|_| from.file()), None),
+        Move::EnPassant { from, .. } => (Some(from.file()), None),
+        Move::Normal { role, from, to, .. } if role != Role::King => {
+            let others = resolve::legal_piece_sources(pos, role, to).without(from);
+            let ambiguous = others.any();
+            let ambiguous_file = (others & Bitboard::from_file(from.file())).any();
+            let ambiguous_rank = (others & Bitboard::from_rank(from.rank())).any();
+            (
+                (ambiguous && (!ambiguous_file || ambiguous_rank)).then(|| from.file()),
+                ambiguous_file.then(|| from.rank()),
+            )
+        }
+        _ => (None, None),
     }
 }
 
