@@ -201,24 +201,10 @@ pub fn is_binary_conversion(input: &str, output: Option<&str>, to: Option<&str>)
 /// problems as `name:line:col: severity: message` to `err`.
 fn read_pgn_games(input: &str, err: &mut impl Write) -> Result<(Vec<Game>, bool)> {
     let source = crate::input::Input::from_arg(std::ffi::OsStr::new(input));
-    let mut bytes = Vec::new();
-    io::Read::read_to_end(&mut source.open(None)?, &mut bytes)
+    let (games, errors) = source
+        .read_pgn_games(false, err)
         .with_context(|| format!("cannot read {}", source.name))?;
-    let (games, problems) = gamerec::pgn::read_games(&bytes);
-    let index = gamerec::diag::LineIndex::new(&bytes);
-    let mut failed = false;
-    for p in &problems {
-        failed |= p.severity == Severity::Error;
-        writeln!(
-            err,
-            "{}:{}: {}: {}",
-            source.name,
-            index.line_col(p.offset),
-            p.severity,
-            p.message
-        )?;
-    }
-    Ok((games, failed))
+    Ok((games, errors > 0))
 }
 
 /// `convert` where either side is binary: reads `input` (.cbf/.cbi, .fbk,

@@ -16,7 +16,8 @@ use crate::{pgn_cmd, sgf_cmd};
 /// Arguments of `gamerec check` (all formats).
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// Files to check (`-` for stdin as PGN; .gz, .bz2, .zst read transparently).
+    /// Files to check (`-` for stdin: SGF and EPD recognised by content, else PGN;
+    /// .gz, .bz2, .zst read transparently).
     #[arg(required = true)]
     pub files: Vec<OsString>,
     /// Worker threads (default: all cores).
@@ -77,7 +78,8 @@ impl To {
 /// Arguments of `gamerec convert` (all formats).
 #[derive(clap::Args)]
 pub struct ConvertArgs {
-    /// Input files (`-` for stdin as PGN; .gz, .bz2, .zst read transparently).
+    /// Input files (`-` for stdin: SGF and EPD recognised by content, else PGN;
+    /// .gz, .bz2, .zst read transparently).
     #[arg(required = true)]
     pub inputs: Vec<OsString>,
     /// Output file (default: stdout).
@@ -168,29 +170,32 @@ fn check_one(
             Err(e) => failed(format!("{e:#}")),
         };
     }
-    if crate::epd_cmd::is_epd(path) {
-        return match std::fs::read(path) {
-            Ok(bytes) => {
-                let s = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
-                (out, s, None)
-            }
-            Err(e) => failed(format!("{path}: {e}")),
-        };
-    }
-    if !sgf_cmd::is_sgf(path) && !crate::epd_cmd::is_epd(path) {
+    let format = input_format(path.as_ref());
+    if !matches!(format, Format::Sgf | Format::Epd) {
         return failed(format!("{}", unsupported(path)));
     }
     let bytes = match sgf_cmd::read_input(path) {
         Ok(b) => b,
         Err(e) => return failed(format!("{e:#}")),
     };
-    if crate::epd_cmd::is_epd(path) {
-        let summary = crate::epd_cmd::check_file(path, &bytes, opts.quiet, &mut out);
+    let name = if path == "-" { "<stdin>" } else { path };
+    if format == Format::Epd {
+        let summary = crate::epd_cmd::check_file(name, &bytes, opts.quiet, &mut out);
         return (out, summary, None);
     }
-    match sgf_cmd::check_sgf(path, &bytes, opts, &mut out) {
+    match sgf_cmd::check_sgf(name, &bytes, opts, &mut out) {
         Ok(s) => (out, s, None),
-        Err(e) => failed(format!("{path}: {e:#}")),
+        Err(e) => failed(format!("{name}: {e:#}")),
+    }
+}
+
+/// The format of an input argument: by extension, or for `-` (stdin) by
+/// its first bytes (SGF and EPD are recognised; anything else is PGN).
+pub fn input_format(arg: &std::ffi::OsStr) -> Format {
+    if arg == "-" {
+        Format::of_stdin()
+    } else {
+        Format::of_path(Path::new(arg))
     }
 }
 
@@ -199,7 +204,7 @@ fn check_one(
 pub fn check(a: CheckArgs) -> Result<ExitCode> {
     let (sgf, other): (Vec<OsString>, Vec<OsString>) = a.files.iter().cloned().partition(|f| {
         matches!(
-            Format::of_path(Path::new(f)),
+            input_format(f),
             Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
         )
     });
@@ -341,7 +346,7 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(code));
         }
     }
-    if Format::of_path(first) != Format::Sgf {
+    if input_format(first.as_os_str()) != Format::Sgf {
         let to = match a.to {
             None => None,
             Some(To::Pgn) => Some(pgn_cmd::To::Pgn),

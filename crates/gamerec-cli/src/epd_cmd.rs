@@ -89,8 +89,10 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Input>> {
     files
         .iter()
         .map(|path| {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            // Compressed files (.gz, .bz2, .zst) are read transparently.
+            let bytes = crate::input::Input::from_arg(path.as_os_str())
+                .read_all()
+                .with_context(|| format!("reading {}", path.display()))?;
             Ok(Input {
                 name: path.display().to_string(),
                 text: epd::decode(&bytes).into_owned(),
@@ -221,13 +223,6 @@ pub fn run_verb(verb: Verb) -> Result<bool> {
     }
 }
 
-/// Whether `path` names an EPD file (`.epd`).
-pub fn is_epd(path: &str) -> bool {
-    std::path::Path::new(path)
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("epd"))
-}
-
 /// `gamerec check` on one EPD file: writes its diagnostics (errors only
 /// when `quiet`) to `out` and counts records as games (and nodes).
 pub fn check_file(
@@ -261,9 +256,14 @@ pub fn check_file(
     summary
 }
 
+/// The lower-case extension of `path`, looking through `.gz`, `.bz2`, `.zst`.
 fn extension(path: &str) -> Option<String> {
-    std::path::Path::new(path)
-        .extension()
+    use crate::input::Compression;
+    let mut path = std::path::PathBuf::from(path);
+    if Compression::of_extension(&path) != Compression::None {
+        path.set_extension("");
+    }
+    path.extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
 }
 
@@ -286,17 +286,31 @@ pub fn try_convert(
     to: Option<&str>,
     opts: ConvertOptions,
 ) -> Result<Option<u8>> {
-    let input_format = crate::input::Format::of_path(std::path::Path::new(input));
-    let from = extension(input);
+    let input_format = crate::check_cmd::input_format(std::ffi::OsStr::new(input));
+    let from = if input == "-" {
+        (input_format == crate::input::Format::Epd).then(|| "epd".to_string())
+    } else {
+        extension(input)
+    };
     let target = to
         .map(str::to_ascii_lowercase)
         .or_else(|| output.and_then(extension));
-    let from_pgn = input_format == crate::input::Format::Pgn || input == "-";
+    let from_pgn = input_format == crate::input::Format::Pgn
+        || (input == "-" && input_format == crate::input::Format::Unknown);
     if from_pgn && target.as_deref() == Some("epd") {
         return pgn_to_epd(input, output, opts).map(Some);
     }
     if from.as_deref() == Some("epd") && target.as_deref() == Some("pgn") {
         return epd_to_pgn(input, output).map(Some);
+    }
+    if from.as_deref() == Some("epd") && matches!(target.as_deref(), None | Some("epd")) {
+        // EPD to EPD is the canonical form: what `epd normalize` writes.
+        let ok = run_verb(Verb::Normalize {
+            files: vec![PathBuf::from(input)],
+            output: output.map(PathBuf::from),
+            warnings: false,
+        })?;
+        return Ok(Some(u8::from(!ok)));
     }
     let to_fen = from.as_deref() == Some("epd") && target.as_deref() == Some("fen");
     let to_epd = from.as_deref() == Some("fen") && matches!(target.as_deref(), None | Some("epd"));
@@ -355,25 +369,8 @@ pub fn try_convert(
 
 fn pgn_to_epd(input: &str, output: Option<&str>, opts: ConvertOptions) -> Result<u8> {
     let source = crate::input::Input::from_arg(std::ffi::OsStr::new(input));
-    let mut bytes = Vec::new();
-    source.open(None)?.read_to_end(&mut bytes)?;
-    let (games, problems) = gamerec::pgn::read_games(&bytes);
-    let index = gamerec::diag::LineIndex::new(&bytes);
     let stderr = io::stderr();
-    let mut errors = 0u64;
-    for p in &problems {
-        if p.severity == Severity::Error {
-            errors += 1;
-        }
-        writeln!(
-            stderr.lock(),
-            "{}:{}: {}: {}",
-            source.name,
-            index.line_col(p.offset),
-            p.severity,
-            p.message
-        )?;
-    }
+    let (games, errors) = source.read_pgn_games(false, &mut stderr.lock())?;
     let mut out = open_output(&output.map(PathBuf::from))?;
     let convert_opts = epd::convert::GameToEpd {
         variations: opts.variations,

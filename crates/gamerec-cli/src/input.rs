@@ -58,6 +58,49 @@ impl Format {
             _ => Format::Unknown,
         }
     }
+
+    /// The format the first bytes of an input show: SGF (`(` then `;`), EPD
+    /// (a first line that starts with the four position fields), else
+    /// `Unknown` (read as PGN). Compressed bytes are `Unknown` too.
+    pub fn of_content(head: &[u8]) -> Format {
+        let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+        let start = head.iter().position(|b| !b.is_ascii_whitespace());
+        let Some(head) = start.map(|i| &head[i..]) else {
+            return Format::Unknown;
+        };
+        if let Some(rest) = head.strip_prefix(b"(") {
+            let rest = rest.trim_ascii_start();
+            if rest.first() == Some(&b';') {
+                return Format::Sgf;
+            }
+        }
+        let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+        let mut fields = line
+            .split(u8::is_ascii_whitespace)
+            .filter(|f| !f.is_empty());
+        let placement = fields.next().unwrap_or_default();
+        let turn = fields.next().unwrap_or_default();
+        let looks_like_position = placement.iter().filter(|&&b| b == b'/').count() == 7
+            && placement
+                .iter()
+                .all(|b| b"/12345678pnbrqkPNBRQK".contains(b))
+            && matches!(turn, b"w" | b"b")
+            && fields.count() >= 2;
+        if looks_like_position {
+            Format::Epd
+        } else {
+            Format::Unknown
+        }
+    }
+
+    /// The format of standard input by its first bytes ([`Format::of_content`]),
+    /// without consuming them: they stay in stdin's buffer for the reader.
+    pub fn of_stdin() -> Format {
+        match io::stdin().lock().fill_buf() {
+            Ok(head) => Format::of_content(head),
+            Err(_) => Format::Unknown,
+        }
+    }
 }
 
 /// A compression wrapper.
@@ -156,6 +199,39 @@ impl Input {
         };
         decompress(raw)
     }
+
+    /// Reads the whole input (decompressed) into memory.
+    pub fn read_all(&self) -> io::Result<Vec<u8>> {
+        let mut data = Vec::new();
+        self.open(None)?.read_to_end(&mut data)?;
+        Ok(data)
+    }
+
+    /// Reads every PGN game of the input into owned games, printing each
+    /// problem to `err` as `name:line:col: severity: message` (warnings
+    /// only when not `quiet`). Returns the games and the number of errors.
+    pub fn read_pgn_games(
+        &self,
+        quiet: bool,
+        err: &mut dyn Write,
+    ) -> io::Result<(Vec<gamerec::model::Game>, u64)> {
+        let data = self.read_all()?;
+        let (games, problems) = gamerec::pgn::read_games(&data);
+        let mut errors = 0;
+        if !problems.is_empty() {
+            let index = gamerec::diag::LineIndex::new(&data);
+            for p in &problems {
+                if p.severity == gamerec::diag::Severity::Error {
+                    errors += 1;
+                } else if quiet {
+                    continue;
+                }
+                let at = index.line_col(p.offset);
+                writeln!(err, "{}:{at}: {}: {}", self.name, p.severity, p.message)?;
+            }
+        }
+        Ok((games, errors))
+    }
 }
 
 /// Wraps `raw` in the decoder its magic bytes call for.
@@ -215,6 +291,32 @@ mod tests {
         assert_eq!(Format::of_path(Path::new("c.sgf.bz2")), Format::Sgf);
         assert_eq!(Format::of_path(Path::new("noext")), Format::Unknown);
         assert_eq!(Input::from_arg(OsStr::new("-")).name, "<stdin>");
+    }
+
+    #[test]
+    fn format_by_content() {
+        assert_eq!(
+            Format::of_content(b"\xef\xbb\xbf (\n ;FF[4]SZ[9])"),
+            Format::Sgf
+        );
+        assert_eq!(Format::of_content(b"(;GM[1])"), Format::Sgf);
+        assert_eq!(
+            Format::of_content(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4;\n"),
+            Format::Epd
+        );
+        assert_eq!(
+            Format::of_content(b"8/8/8/8/8/8/8/K1k5 b - - 0 1"),
+            Format::Epd,
+            "FEN lines are EPD input too"
+        );
+        assert_eq!(
+            Format::of_content(b"[Event \"x\"]\n\n1. e4 *"),
+            Format::Unknown
+        );
+        assert_eq!(Format::of_content(b"1. e4 (1. d4) *"), Format::Unknown);
+        assert_eq!(Format::of_content(b"8/8/8 w - -"), Format::Unknown);
+        assert_eq!(Format::of_content(b""), Format::Unknown);
+        assert_eq!(Format::of_content(&[0x1f, 0x8b, 8, 0]), Format::Unknown);
     }
 
     #[test]

@@ -131,7 +131,7 @@ pub fn board_diagram(pos: &Chess, flip: bool, ascii: bool) -> String {
             let sq = Square::from_coords(file, rank);
             s.push(match pos.board().piece_at(sq) {
                 Some(piece) if ascii => piece.char(),
-                Some(piece) => figurine(piece.color, piece.role),
+                Some(piece) => gamerec::san::figurine(piece.color, piece.role),
                 None if ascii => '.',
                 None => '\u{00B7}',
             });
@@ -166,23 +166,6 @@ pub fn board_diagram(pos: &Chess, flip: bool, ascii: bool) -> String {
         ));
     }
     s
-}
-
-fn figurine(color: Color, role: gamerec::shakmaty::Role) -> char {
-    use gamerec::shakmaty::Role;
-    let offset = match role {
-        Role::King => 0,
-        Role::Queen => 1,
-        Role::Rook => 2,
-        Role::Bishop => 3,
-        Role::Knight => 4,
-        Role::Pawn => 5,
-    };
-    let base = match color {
-        Color::White => 0x2654,
-        Color::Black => 0x265A,
-    };
-    char::from_u32(base + offset).unwrap_or('?')
 }
 
 #[cfg(test)]

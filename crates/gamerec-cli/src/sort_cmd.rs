@@ -7,18 +7,17 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use gamerec::diag::{LineIndex, Severity};
 use gamerec::model::{Game, Tags};
+use gamerec::pgn::WriteOptions;
 use gamerec::pgn::collate::{ArchiveGranularity, archive_path, roster_value, sort_games};
 use gamerec::pgn::tags::SEVEN_TAG_ROSTER;
 use gamerec::pgn::writer::{export_result, export_string};
-use gamerec::pgn::{WriteOptions, read_games};
 
 use crate::input::{Input, open_output};
 
@@ -123,25 +122,10 @@ fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u64)> {
     let mut errors = 0;
     let stderr = std::io::stderr();
     for input in Input::from_args(inputs) {
-        let mut data = Vec::new();
-        input
-            .open(None)
-            .and_then(|mut r| r.read_to_end(&mut data))
+        let (read, read_errors) = input
+            .read_pgn_games(quiet, &mut stderr.lock())
             .with_context(|| format!("reading {}", input.name))?;
-        let (read, problems) = read_games(&data);
-        if !problems.is_empty() {
-            let index = LineIndex::new(&data);
-            let mut err = stderr.lock();
-            for p in &problems {
-                if p.severity == Severity::Error {
-                    errors += 1;
-                } else if quiet {
-                    continue;
-                }
-                let at = index.line_col(p.offset);
-                writeln!(err, "{}:{at}: {}: {}", input.name, p.severity, p.message)?;
-            }
-        }
+        errors += read_errors;
         games.extend(read.iter().map(Exported::new));
     }
     Ok((games, errors))

@@ -4,20 +4,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn gamerec(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gamerec");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait")
+    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, stdin.as_bytes())
 }
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -142,5 +129,29 @@ fn broken_pipe_is_success() {
         "{:?} {}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn stdin_format_is_recognised_by_content() {
+    let sgf = "\n(;FF[4]GM[1]SZ[9];B[ee];W[ee])";
+    let out = gamerec(&["check", "-"], sgf);
+    assert_eq!(out.status.code(), Some(1), "W[ee] is on an occupied point");
+    let err = String::from_utf8_lossy(&out.stdout);
+    assert!(err.contains("<stdin>:2:25: error:"), "{err}");
+    assert!(err.contains("checked 1 file(s), 1 game(s)"), "{err}");
+    let out = gamerec(&["convert", "-", "--to", "json"], "(;FF[4]SZ[9];B[ee])");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(r#"{"id":"B","values":["ee"]}"#));
+
+    let epd = format!("{START}\n").replace(" 0 1", " bm e4;");
+    let out = gamerec(&["convert", "-", "--to", "fen"], &epd);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{START}\n"));
+    let out = gamerec(&["check", "-"], &epd);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("checked 1 file(s), 1 game(s)"));
+
+    let out = gamerec(&["check", "-"], "[Event \"x\"]\n\n1. e4 e5 *\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 games, 2 moves, 0 errors\n"
     );
 }

@@ -10,10 +10,28 @@ fn gamerec(args: &[&str]) -> Output {
         .expect("run gamerec")
 }
 
+/// Runs gamerec and asserts that it succeeded (showing its stderr if not).
+fn gamerec_ok(args: &[&str]) -> Output {
+    let out = gamerec(args);
+    assert!(
+        out.status.success(),
+        "gamerec {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs `gamerec ARGS... INPUT -o OUTPUT`, asserts success and returns what
+/// it wrote to OUTPUT.
+fn run_into(args: &[&str], input: &Path, output: &Path) -> String {
+    let mut all = args.to_vec();
+    all.extend([input.to_str().unwrap(), "-o", output.to_str().unwrap()]);
+    gamerec_ok(&all);
+    std::fs::read_to_string(output).unwrap()
+}
+
 fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gamerec-engine-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    gamerec_testkit::temp_dir("engine-cli").join(name)
 }
 
 fn wac_head(n: usize) -> Vec<String> {
@@ -52,7 +70,7 @@ fn analyze_adds_pfga_operations_in_input_order() {
     lines.push("k7/2Q5/1K6/8/8/8/8/8 b - - id \"stalemate\";".into());
     let input = tmp("analyze-in.epd");
     write(&input, &lines);
-    let out = gamerec(&[
+    let out = gamerec_ok(&[
         "epd",
         "analyze",
         "--depth",
@@ -61,11 +79,6 @@ fn analyze_adds_pfga_operations_in_input_order() {
         "2",
         input.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let text = String::from_utf8(out.stdout).unwrap();
     let got: Vec<&str> = text.lines().collect();
     assert_eq!(got.len(), 5);
@@ -98,21 +111,7 @@ fn mate_runs_iteratively_like_pfms() {
     let input = tmp("mate-in.epd");
     write(&input, &lines);
     let pass1 = tmp("mate-1.epd");
-    let out = gamerec(&[
-        "epd",
-        "mate",
-        "--moves",
-        "1",
-        input.to_str().unwrap(),
-        "-o",
-        pass1.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let t1 = std::fs::read_to_string(&pass1).unwrap();
+    let t1 = run_into(&["epd", "mate", "--moves", "1"], &input, &pass1);
     let l1: Vec<&str> = t1.lines().collect();
     assert!(
         l1[0].contains("dm 1;") && l1[0].contains("pm Qxf7#;"),
@@ -121,17 +120,7 @@ fn mate_runs_iteratively_like_pfms() {
     );
     assert!(!l1[1].contains("dm "));
     let pass2 = tmp("mate-2.epd");
-    let out = gamerec(&[
-        "epd",
-        "mate",
-        "--moves",
-        "2",
-        pass1.to_str().unwrap(),
-        "-o",
-        pass2.to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
-    let t2 = std::fs::read_to_string(&pass2).unwrap();
+    let t2 = run_into(&["epd", "mate", "--moves", "2"], &pass1, &pass2);
     let l2: Vec<&str> = t2.lines().collect();
     assert_eq!(l2[0], l1[0], "solved by pass 1: untouched");
     assert!(l2[1].contains("dm 2;"), "{}", l2[1]);
@@ -147,23 +136,11 @@ fn solve_marks_records_and_resume_continues() {
     let input = tmp("solve-in.epd");
     write(&input, &lines);
     let output = tmp("solve-out.epd");
-    let out = gamerec(&[
-        "epd",
-        "solve",
-        "--nodes",
-        "30000",
-        "--jobs",
-        "2",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let full = run_into(
+        &["epd", "solve", "--nodes", "30000", "--jobs", "2"],
+        &input,
+        &output,
     );
-    let full = std::fs::read_to_string(&output).unwrap();
     let full_lines: Vec<&str> = full.lines().collect();
     assert_eq!(full_lines.len(), 6);
     assert!(
@@ -179,22 +156,11 @@ fn solve_marks_records_and_resume_continues() {
         &full_lines[2][..30]
     );
     std::fs::write(&output, partial).unwrap();
-    let out = gamerec(&[
-        "epd",
-        "solve",
-        "--nodes",
-        "30000",
-        "--resume",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let resumed = run_into(
+        &["epd", "solve", "--nodes", "30000", "--resume"],
+        &input,
+        &output,
     );
-    let resumed = std::fs::read_to_string(&output).unwrap();
     let rl: Vec<&str> = resumed.lines().collect();
     assert_eq!(rl.len(), 6);
     assert_eq!(rl[..2], full_lines[..2]);
@@ -202,7 +168,7 @@ fn solve_marks_records_and_resume_continues() {
     let strip = |v: &[&str]| v.iter().map(|l| untimed(l)).collect::<Vec<_>>();
     assert_eq!(strip(&rl), strip(&full_lines));
     // Resuming a finished file does nothing.
-    let out = gamerec(&[
+    gamerec_ok(&[
         "epd",
         "solve",
         "--nodes",
@@ -212,7 +178,6 @@ fn solve_marks_records_and_resume_continues() {
         "-o",
         output.to_str().unwrap(),
     ]);
-    assert!(out.status.success());
     assert_eq!(std::fs::read_to_string(&output).unwrap(), resumed);
 }
 
@@ -300,17 +265,12 @@ fn solve_with_stockfish_and_xboard_engines() {
             "10",
             input.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let text = String::from_utf8(out.stdout).unwrap();
         assert_eq!(text.matches("solved 1;").count(), 3, "{text}");
     }
     if let Some(fm) = gamerec_testkit::peer("fairymax") {
         let engine = format!("xboard:{}", fm.display());
-        let out = gamerec(&[
+        let out = gamerec_ok(&[
             "epd",
             "analyze",
             "--engine",
@@ -319,11 +279,6 @@ fn solve_with_stockfish_and_xboard_engines() {
             "4",
             input.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let text = String::from_utf8(out.stdout).unwrap();
         assert_eq!(text.matches(" pm ").count(), 3, "{text}");
     }
@@ -341,18 +296,13 @@ fn report_summarises_runs_side_by_side() {
     write(&a, &[line("S.1", 1), line("S.2", 0), line("T.1", 1)]);
     write(&b, &[line("S.1", 1), line("S.2", 1), line("T.1", 0)]);
     let html = tmp("report.html");
-    let out = gamerec(&[
+    let out = gamerec_ok(&[
         "report",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
         "-o",
         html.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("run-a: 2/3 solved"), "{text}");
     assert!(text.contains("run-b: 2/3 solved"), "{text}");

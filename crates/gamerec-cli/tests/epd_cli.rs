@@ -1,23 +1,9 @@
 //! `gamerec epd normalize|purge|check`: output, diagnostics, exit status.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn gamerec(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gamerec");
-    // The verb may exit before reading (usage errors): ignore a closed pipe.
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes());
-    child.wait_with_output().expect("wait")
+    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, stdin.as_bytes())
 }
 
 const GOOD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"a\"; bm Nf3 e4;\n";
@@ -160,4 +146,62 @@ fn convert_between_pgn_and_epd() {
     assert!(pgn_text.contains("[SetUp \"1\"]"), "{pgn_text}");
     assert!(pgn_text.contains("{bm e4;} 1. e4 e5 *"), "{pgn_text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn convert_epd_to_epd_writes_the_canonical_form() {
+    let dir = gamerec_testkit::temp_dir("epd-to-epd");
+    let input = dir.join("in.epd");
+    std::fs::write(
+        &input,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -   id \"x\" ;bm  Ng1f3 e4;\nnot a record\n",
+    )
+    .unwrap();
+    let output = dir.join("out.epd");
+    let out = gamerec(
+        &[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "the bad line is an error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in.epd:2:"));
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(
+        written,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf3 e4; id \"x\";\nnot a record\n"
+    );
+    let again = gamerec(&["convert", output.to_str().unwrap(), "--to", "epd"], "");
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout),
+        written,
+        "idempotent"
+    );
+}
+
+#[test]
+fn compressed_epd_is_read_by_extension() {
+    use std::io::Write as _;
+    let dir = gamerec_testkit::temp_dir("epd-gz");
+    let path = dir.join("suite.epd.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(format!("{GOOD}{BAD}").as_bytes()).unwrap();
+    std::fs::write(&path, gz.finish().unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    let out = gamerec(&["check", p], "");
+    assert_eq!(out.status.code(), Some(1), "BAD's bm is illegal");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("checked 1 file(s), 2 game(s)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = gamerec(&["epd", "normalize", p], "");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    let out = gamerec(&["convert", p, "--to", "fen"], "");
+    assert_eq!(out.status.code(), Some(1), "BAD is reported again");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("rnbqkbnr/"));
 }

@@ -1,28 +1,12 @@
 //! `gamerec check` and `gamerec convert` end to end.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 fn gamerec(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.unwrap_or_default().to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let output = gamerec_testkit::run(
+        env!("CARGO_BIN_EXE_gamerec"),
+        args,
+        stdin.unwrap_or_default(),
+    );
+    gamerec_testkit::code_and_text(&output)
 }
 
 #[test]

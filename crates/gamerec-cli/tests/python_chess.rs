@@ -2,8 +2,7 @@
 //! of two real PGN files, `gamerec moves` prints exactly python-chess's set of
 //! legal moves in SAN.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 #[test]
 fn moves_match_python_chess_on_lichess_and_twic() {
@@ -32,18 +31,12 @@ fn moves_match_python_chess_on_lichess_and_twic() {
         .unzip();
     assert!(fens.len() > 50_000, "too few positions: {}", fens.len());
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .arg("moves")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gamerec moves");
-    let input = fens.join("\n") + "\n";
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().expect("gamerec moves output");
-    writer.join().expect("writer thread").expect("write stdin");
+    let input = fens.join(
+        "
+",
+    ) + "
+";
+    let output = gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), &["moves"], input.as_bytes());
     assert!(
         output.status.success(),
         "gamerec moves failed: {}",

@@ -9,9 +9,7 @@ use flate2::read::ZlibDecoder;
 use std::io::Read;
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gamerec-report-chromium-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    gamerec_testkit::temp_dir("report-chromium").join(name)
 }
 
 /// Decodes an 8-bit RGB/RGBA non-interlaced PNG into RGB pixels.

@@ -1,24 +1,16 @@
 //! SGF through the binary: `check`, `convert` (SGF, JSON, FF[4]), `show`,
 //! `sgf upgrade`.
 
-use std::process::Command;
-
 fn gamerec(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .args(args)
-        .output()
-        .expect("run gamerec");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    gamerec_testkit::code_and_text(&gamerec_testkit::run(
+        env!("CARGO_BIN_EXE_gamerec"),
+        args,
+        b"",
+    ))
 }
 
 fn temp(name: &str, content: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("gamerec-sgf-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+    let p = gamerec_testkit::temp_dir("sgf-cli").join(name);
     std::fs::write(&p, content).unwrap();
     p.to_string_lossy().into_owned()
 }

@@ -79,3 +79,53 @@ pub fn python_chess() -> Option<PathBuf> {
         .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
     peer(python.to_str()?)
 }
+
+/// Runs `program` with `args`, feeding `stdin` from a separate thread (so a
+/// large input cannot deadlock against a full stdout pipe, and a program that
+/// exits without reading is fine), and returns its output.
+///
+/// # Panics
+/// When the program cannot be started.
+pub fn run(program: impl AsRef<Path>, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let program = program.as_ref();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let mut input = child.stdin.take().expect("piped stdin");
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // The program may exit before reading everything: a closed pipe is fine.
+        let _ = input.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait for the program");
+    feeder.join().expect("stdin feeder thread");
+    output
+}
+
+/// The exit code (-1 when killed by a signal), stdout and stderr of `output`
+/// as text.
+pub fn code_and_text(output: &std::process::Output) -> (i32, String, String) {
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A fresh directory for one test process's files:
+/// `$TMPDIR/gamerec-<name>-<pid>` (created if missing).
+///
+/// # Panics
+/// When the directory cannot be created.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gamerec-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}

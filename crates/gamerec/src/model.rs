@@ -107,6 +107,17 @@ impl FromIterator<Tag> for Tags {
     }
 }
 
+impl<N: Into<String>, V: Into<String>> FromIterator<(N, V)> for Tags {
+    /// Tags from `(name, value)` pairs, in order.
+    fn from_iter<I: IntoIterator<Item = (N, V)>>(iter: I) -> Tags {
+        let mut tags = Tags::new();
+        for (name, value) in iter {
+            tags.push(name, value);
+        }
+        tags
+    }
+}
+
 /// A game's result: the PGN termination marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GameResult {

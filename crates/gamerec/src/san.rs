@@ -1243,7 +1243,8 @@ pub fn write_san(pos: &Chess, mv: PlyMove) -> String {
     s
 }
 
-fn figurine(color: Color, role: Role) -> char {
+/// The Unicode chess figurine (U+2654..U+265F) of a piece.
+pub fn figurine(color: Color, role: Role) -> char {
     let base = match color {
         Color::White => 0x2654,
         Color::Black => 0x265A,

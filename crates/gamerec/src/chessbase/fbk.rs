@@ -57,15 +57,7 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
         return out;
     }
     let mut game = Game::new();
-    for (name, value) in [
-        ("Event", "?"),
-        ("Site", "?"),
-        ("Date", "????.??.??"),
-        ("Round", "?"),
-        ("White", "?"),
-        ("Black", "?"),
-        ("Result", "*"),
-    ] {
+    for (name, value) in crate::pgn::writer::SEVEN_TAG_ROSTER {
         game.tags.push(name, value);
     }
     game.result = Some(GameResult::Unknown);

@@ -160,11 +160,7 @@ mod tests {
     use super::*;
 
     fn tags(pairs: &[(&str, &str)]) -> Tags {
-        let mut t = Tags::new();
-        for (n, v) in pairs {
-            t.push(*n, *v);
-        }
-        t
+        pairs.iter().copied().collect()
     }
 
     #[test]

@@ -653,11 +653,7 @@ mod tests {
     use super::*;
 
     fn tags(pairs: &[(&str, &str)]) -> Tags {
-        let mut t = Tags::new();
-        for (n, v) in pairs {
-            t.push(*n, *v);
-        }
-        t
+        pairs.iter().copied().collect()
     }
 
     const STR: [(&str, &str); 7] = [
