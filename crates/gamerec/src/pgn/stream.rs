@@ -14,7 +14,7 @@
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
 
-use memchr::{memchr_iter, memrchr_iter};
+use memchr::{memchr, memchr_iter, memchr2, memrchr_iter};
 
 use super::reader::SliceReader;
 use super::visitor::{Problem, SkipAll, Visitor};
@@ -32,14 +32,92 @@ pub struct Chunk {
     pub offset: u64,
     /// Whether this chunk reaches the end of the input.
     pub last: bool,
+    /// Input bytes left out of `data` (the insides of oversized comments,
+    /// see [`Chunker::eliding_comments`]), in order; usually none.
+    pub elided: Vec<Elision>,
+}
+
+/// Bytes of the input a [`Chunker`] left out of a chunk: the text of a
+/// brace comment too large to hold, when the consumer does not need it.
+/// `data[..at]` ends inside the comment and `data[at..]` resumes at its
+/// closing `}` (or the chunk ends there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Elision {
+    /// Position in [`Chunk::data`] where the bytes were taken out.
+    pub at: usize,
+    /// How many bytes were taken out.
+    pub len: u64,
+    /// Line ends among them.
+    pub lines: u64,
+    /// Bytes after the last of those line ends (all of them if none).
+    pub last_line_len: u64,
+    /// Whether the last byte taken out is a CR (a LF right after it in
+    /// `data` does not start another line).
+    ends_with_cr: bool,
+}
+
+impl Elision {
+    fn account(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut lines = count_lines(bytes);
+        if self.ends_with_cr && bytes[0] == b'\n' {
+            lines -= 1; // CR LF split between two reads: one line end, counted as two
+        }
+        self.lines += lines;
+        self.len += bytes.len() as u64;
+        match memchr::memrchr2(b'\n', b'\r', bytes) {
+            Some(i) => self.last_line_len = (bytes.len() - i - 1) as u64,
+            None => self.last_line_len += bytes.len() as u64,
+        }
+        self.ends_with_cr = bytes.last() == Some(&b'\r');
+    }
 }
 
 impl Chunk {
     /// Joins the following chunk to this one.
     pub fn append(&mut self, next: Chunk) {
-        debug_assert_eq!(self.offset + self.data.len() as u64, next.offset);
+        debug_assert_eq!(self.offset + self.input_len(), next.offset);
+        let shift = self.data.len();
+        self.elided.extend(next.elided.iter().map(|e| Elision {
+            at: e.at + shift,
+            ..*e
+        }));
         self.data.extend_from_slice(&next.data);
         self.last = next.last;
+    }
+
+    /// How many input bytes the chunk covers (elided bytes included).
+    pub fn input_len(&self) -> u64 {
+        self.data.len() as u64 + self.elided.iter().map(|e| e.len).sum::<u64>()
+    }
+
+    /// Line ends in the input the chunk covers (elided ones included).
+    pub fn lines(&self) -> u64 {
+        count_lines(&self.data) + self.elided.iter().map(|e| e.lines).sum::<u64>()
+    }
+
+    /// Line and column, within the chunk's input, of position `at` of
+    /// [`Chunk::data`]; `index` is `LineIndex::new(&self.data)`. Elided
+    /// bytes count as they stood in the input.
+    pub fn line_col(&self, index: &LineIndex, at: u64) -> LineCol {
+        let here = index.line_col(at);
+        let mut line = here.line;
+        let mut column = here.column;
+        for e in self.elided.iter().take_while(|e| e.at as u64 <= at) {
+            line += e.lines;
+            if index.line_col(e.at as u64).line == here.line {
+                // Same line of data as the elision: the column counts the
+                // elided bytes of that line too.
+                column = if e.lines > 0 {
+                    e.last_line_len + (at - e.at as u64) + 1
+                } else {
+                    column + e.len
+                };
+            }
+        }
+        LineCol { line, column }
     }
 }
 
@@ -73,6 +151,9 @@ pub struct Chunker<R> {
     offset: u64,
     size: usize,
     eof: bool,
+    elide_after: Option<usize>,
+    elided: Vec<Elision>,
+    peak: usize,
 }
 
 impl<R: Read> Chunker<R> {
@@ -90,7 +171,26 @@ impl<R: Read> Chunker<R> {
             offset: 0,
             size: size.max(1),
             eof: false,
+            elide_after: None,
+            elided: Vec::new(),
+            peak: 0,
         }
+    }
+
+    /// Leaves out the text of a brace comment once a game outgrows `limit`
+    /// bytes inside it, so memory stays bounded whatever the comment's size
+    /// (a 100 MB comment costs no more than a small one). For consumers
+    /// that do not read comments, like [`crate::pgn::Checker`]: the chunk
+    /// keeps the `{` and the `}` and records the gap
+    /// ([`Chunk::elided`]) so line and column numbers stay exact.
+    pub fn eliding_comments(mut self, limit: usize) -> Chunker<R> {
+        self.elide_after = Some(limit.max(1));
+        self
+    }
+
+    /// The largest buffer (in bytes) this chunker has filled so far.
+    pub fn peak_buffer(&self) -> usize {
+        self.peak
     }
 
     /// The pool that [`Chunker::next_chunk`] takes its buffers from: give
@@ -114,32 +214,68 @@ impl<R: Read> Chunker<R> {
             if !self.eof && len < want {
                 len = self.fill(&mut buf, len, want)?;
             }
+            self.peak = self.peak.max(len);
             if self.eof {
                 buf.truncate(len);
-                if buf.is_empty() {
+                if buf.is_empty() && self.elided.is_empty() {
                     self.pool.give(buf);
                     return Ok(None);
                 }
-                let chunk = Chunk {
-                    offset: self.offset,
-                    last: true,
-                    data: buf,
-                };
-                self.offset += chunk.data.len() as u64;
-                return Ok(Some(chunk));
+                return Ok(Some(self.emit(buf, true)));
             }
             if let Some(cut) = find_cut(&buf[..len]) {
                 self.carry.extend_from_slice(&buf[cut..len]);
                 buf.truncate(cut);
-                let chunk = Chunk {
-                    offset: self.offset,
-                    last: false,
-                    data: buf,
-                };
-                self.offset += chunk.data.len() as u64;
-                return Ok(Some(chunk));
+                return Ok(Some(self.emit(buf, false)));
+            }
+            if let Some(limit) = self.elide_after
+                && len >= limit
+                && let Some(open) = open_comment(&buf[..len])
+            {
+                len = self.elide_comment(&mut buf, open, len)?;
+                want = len.max(self.size);
+                continue;
             }
             want = len * 2;
+        }
+    }
+
+    fn emit(&mut self, data: Vec<u8>, last: bool) -> Chunk {
+        let chunk = Chunk {
+            offset: self.offset,
+            last,
+            data,
+            elided: std::mem::take(&mut self.elided),
+        };
+        self.offset += chunk.input_len();
+        chunk
+    }
+
+    /// Drops `buf[open..len]`, the start of a comment still open at the end
+    /// of the buffer, and the input after it up to its `}`; returns the new
+    /// length of `buf` (ending with the `}` and whatever followed it, or
+    /// at `open` if the input ended first).
+    fn elide_comment(&mut self, buf: &mut Vec<u8>, open: usize, len: usize) -> io::Result<usize> {
+        let mut gap = Elision {
+            at: open,
+            ..Elision::default()
+        };
+        gap.account(&buf[open..len]);
+        let block = self.size.max(4096);
+        loop {
+            let end = self.fill(buf, open, open + block)?;
+            let read = &buf[open..end];
+            if let Some(close) = memchr(b'}', read) {
+                gap.account(&read[..close]);
+                buf.copy_within(open + close..end, open);
+                self.elided.push(gap);
+                return Ok(end - close);
+            }
+            gap.account(read);
+            if self.eof {
+                self.elided.push(gap);
+                return Ok(open);
+            }
         }
     }
 
@@ -162,6 +298,43 @@ impl<R: Read> Chunker<R> {
         }
         Ok(len)
     }
+}
+
+/// Where the text of a brace comment still open at the end of `buf` starts
+/// (just after its `{`), following the reader's lexical rules: `;` comments
+/// and `%` lines run to the line end, tag values are quoted strings.
+fn open_comment(buf: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    let mut in_tag = false;
+    while i < buf.len() {
+        match buf[i] {
+            b'{' => match memchr(b'}', &buf[i + 1..]) {
+                Some(j) => i += j + 2,
+                None => return Some(i + 1),
+            },
+            b';' => i += memchr2(b'\n', b'\r', &buf[i..])?,
+            b'%' if i == 0 || matches!(buf[i - 1], b'\n' | b'\r') => {
+                i += memchr2(b'\n', b'\r', &buf[i..])?;
+            }
+            b'[' => {
+                in_tag = true;
+                i += 1;
+            }
+            b']' => {
+                in_tag = false;
+                i += 1;
+            }
+            b'"' if in_tag => {
+                i += 1;
+                while i < buf.len() && !matches!(buf[i], b'"' | b'\n' | b'\r') {
+                    i += if buf[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// The last offset in `buf` (not 0) where a line starts with `[` right
@@ -284,7 +457,7 @@ impl<R: Read> Reader<R> {
                 None => chunk.last = true,
             }
         }
-        self.line_base += count_lines(&self.chunk.data);
+        self.line_base += self.chunk.lines();
         let done = std::mem::replace(&mut self.chunk, chunk);
         self.chunker.pool.give(done.data);
         self.pos = 0;
@@ -304,7 +477,7 @@ impl<R: Read> Reader<R> {
             .index
             .get_or_insert_with(|| LineIndex::new(&self.chunk.data));
         let rel = offset.saturating_sub(self.chunk.offset);
-        let lc = index.line_col(rel);
+        let lc = self.chunk.line_col(index, rel);
         LineCol {
             line: lc.line + self.line_base,
             column: lc.column,

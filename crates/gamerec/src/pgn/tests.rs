@@ -443,3 +443,99 @@ fn import_export_is_idempotent_on_annotated_text() {
     assert_eq!(g2.tree.node(d4).comments_after[0].text, "d4");
     assert_ne!(d4, NodeId::ROOT);
 }
+
+/// Checks every game of `chunker`'s input the way `gamerec check` does
+/// (truncated chunks joined to the next): per game the main-line moves and
+/// each problem as (line, column, message).
+fn check_chunked<R: std::io::Read>(
+    chunker: &mut Chunker<R>,
+) -> Vec<(u64, Vec<(u64, u64, String)>)> {
+    use super::stream::chunk_is_whole;
+    use crate::diag::LineIndex;
+    let mut out = Vec::new();
+    let mut line_base = 0;
+    while let Some(mut chunk) = chunker.next_chunk().expect("reading") {
+        while !chunk_is_whole(&chunk) {
+            match chunker.next_chunk().expect("reading") {
+                Some(next) => chunk.append(next),
+                None => chunk.last = true,
+            }
+        }
+        let index = LineIndex::new(&chunk.data);
+        let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
+        let mut checker = Checker::default();
+        while let Some(checked) = reader.read_game(&mut checker) {
+            let problems = reader
+                .problems()
+                .iter()
+                .map(|p| {
+                    let lc = chunk.line_col(&index, p.offset - chunk.offset);
+                    (lc.line + line_base, lc.column, p.message.clone())
+                })
+                .collect();
+            out.push((checked.moves, problems));
+        }
+        line_base += chunk.lines();
+    }
+    out
+}
+
+/// A game with a comment of about `size` bytes (lines of `line_end`), an
+/// illegal move after it on the comment's last line, between two games.
+fn big_comment_input(size: usize, line_end: &str) -> Vec<u8> {
+    let mut data = b"[Event \"a\"]\n1. e4 e5 1-0\n\n[Event \"big\"]\n1. d4 {".to_vec();
+    let line = format!("{}{line_end}", "x".repeat(70));
+    while data.len() < size {
+        data.extend_from_slice(line.as_bytes());
+    }
+    data.extend_from_slice(b"yyyy} d5 2. Qxd7 c6 *\n\n[Event \"c\"]\n1. e4 {short} e5 *\n");
+    data
+}
+
+#[test]
+fn a_huge_comment_streams_in_bounded_memory_when_eliding() {
+    for line_end in ["\n", "\r\n", "\r"] {
+        let data = big_comment_input(8 << 20, line_end);
+        let mut plain = Chunker::with_size(&data[..], 1 << 10);
+        let expected = check_chunked(&mut plain);
+        assert!(plain.peak_buffer() > 8 << 20);
+        let mut eliding = Chunker::with_size(&data[..], 1 << 10).eliding_comments(4 << 10);
+        let got = check_chunked(&mut eliding);
+        assert_eq!(got, expected);
+        assert!(
+            eliding.peak_buffer() <= 16 << 10,
+            "{}",
+            eliding.peak_buffer()
+        );
+        // The illegal move is reported where it stands in the input.
+        let yyyy = memchr::memmem::rfind(&data, b"yyyy").expect("the comment's last line");
+        let lines = count_lines(&data[..yyyy]);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[1].0, 2);
+        assert_eq!(got[1].1.len(), 1, "{:?}", got[1]);
+        let (line, column, message) = &got[1].1[0];
+        assert_eq!((*line, *column), (lines + 1, 13), "{message}");
+        assert_eq!((got[0].0, got[2].0), (2, 2));
+    }
+}
+
+#[test]
+fn an_unterminated_huge_comment_is_an_error_when_eliding() {
+    let mut data = b"[Event \"a\"]\n1. e4 e5 1-0\n\n[Event \"big\"]\n1. d4 {".to_vec();
+    data.resize(1 << 20, b'z');
+    let mut plain = Chunker::with_size(&data[..], 1 << 10);
+    let expected = check_chunked(&mut plain);
+    let mut eliding = Chunker::with_size(&data[..], 1 << 10).eliding_comments(4 << 10);
+    assert_eq!(check_chunked(&mut eliding), expected);
+    assert_eq!(expected.len(), 2);
+    assert!(expected[1].1[0].2.contains("unterminated comment"));
+}
+
+#[test]
+fn a_100_mb_comment_streams_in_bounded_memory() {
+    let data = big_comment_input(100 << 20, "\n");
+    let mut eliding = Chunker::new(&data[..]).eliding_comments(4 * stream::DEFAULT_CHUNK_SIZE);
+    let got = check_chunked(&mut eliding);
+    assert_eq!(got.len(), 3);
+    assert!(eliding.peak_buffer() <= 8 * stream::DEFAULT_CHUNK_SIZE);
+}
