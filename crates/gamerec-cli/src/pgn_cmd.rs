@@ -403,6 +403,24 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
+/// The warning for characters the output encoding cannot hold, naming
+/// them (`'ł' U+0142`; at most 5, then how many more).
+fn unrepresentable_warning(encoding: Encoding, text: &str) -> String {
+    let chars = encoding.unrepresentable(text);
+    let mut names: Vec<String> = chars
+        .iter()
+        .take(5)
+        .map(|&c| format!("'{c}' U+{:04X}", u32::from(c)))
+        .collect();
+    if chars.len() > 5 {
+        names.push(format!("{} more", chars.len() - 5));
+    }
+    format!(
+        "{encoding} cannot represent {}: written as ?",
+        names.join(", ")
+    )
+}
+
 /// `gamerec convert`.
 pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let inputs = Input::from_args(&args.inputs);
@@ -423,8 +441,12 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
             }
             match to {
                 To::Pgn => {
-                    opts.encoding
-                        .encode_to(&export_string(&game, &opts), &mut report.out);
+                    let text = export_string(&game, &opts);
+                    if opts.encoding.encode_to(&text, &mut report.out) > 0 {
+                        report
+                            .game_warnings
+                            .push(unrepresentable_warning(opts.encoding, &text));
+                    }
                 }
                 To::Json => {
                     let mut text = String::new();

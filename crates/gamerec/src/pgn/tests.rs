@@ -539,3 +539,13 @@ fn a_100_mb_comment_streams_in_bounded_memory() {
     assert_eq!(got.len(), 3);
     assert!(eliding.peak_buffer() <= 8 * stream::DEFAULT_CHUNK_SIZE);
 }
+
+#[test]
+fn latin1_names_the_characters_it_cannot_hold() {
+    let text = "Łódź ♞ Łx é";
+    assert_eq!(Encoding::Latin1.unrepresentable(text), vec!['Ł', 'ź', '♞']);
+    assert_eq!(Encoding::Utf8.unrepresentable(text), Vec::<char>::new());
+    let mut out = Vec::new();
+    assert_eq!(Encoding::Latin1.encode_to(text, &mut out), 4);
+    assert_eq!(out, b"?\xf3d? ? ?x \xe9");
+}
