@@ -338,14 +338,27 @@ fn open_comment(buf: &[u8]) -> Option<usize> {
 }
 
 /// The last offset in `buf` (not 0) where a line starts with `[` right
-/// after a termination marker.
+/// after a termination marker, or after a comment that follows one.
 fn find_cut(buf: &[u8]) -> Option<usize> {
     for i in memrchr_iter(b'[', buf) {
         if i == 0 || !matches!(buf[i - 1], b'\n' | b'\r') {
             continue;
         }
         let before = &buf[..i];
-        let end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
+        let mut end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
+        if before[end - 1] == b'}' {
+            // A comment after the marker (`1-0 {Game duration ...}`).
+            let Some(open) = memchr::memrchr(b'{', &before[..end]) else {
+                continue;
+            };
+            end = match before[..open]
+                .iter()
+                .rposition(|b| !b.is_ascii_whitespace())
+            {
+                Some(e) => e + 1,
+                None => continue,
+            };
+        }
         let text = &before[..end];
         let marker = [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
             .into_iter()
@@ -498,4 +511,18 @@ pub fn line_at(data: &[u8], at: usize) -> &[u8] {
     let rest = data.get(at..).unwrap_or(&[]);
     let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
     &rest[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_after_a_marker_or_a_comment_after_one() {
+        assert_eq!(find_cut(b"1. e4 1-0\n\n[Event \"b\"]\n"), Some(11));
+        assert_eq!(find_cut(b"1. e4 1-0 {took 5 h}\n\n[E \"b\"]\n"), Some(22));
+        assert_eq!(find_cut(b"1. e4 {1-0}\n[E \"b\"]\n"), None);
+        assert_eq!(find_cut(b"1. e4 {a}\n[E \"b\"]\n"), None);
+        assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n"), None);
+    }
 }
