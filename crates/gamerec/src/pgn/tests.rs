@@ -549,3 +549,42 @@ fn latin1_names_the_characters_it_cannot_hold() {
     assert_eq!(Encoding::Latin1.encode_to(text, &mut out), 4);
     assert_eq!(out, b"?\xf3d? ? ?x \xe9");
 }
+
+/// The `pgn_reader` fuzz target's properties: the streaming reader at a
+/// tiny chunk size reads the same games as the slice reader, and export is
+/// idempotent.
+fn fuzz_properties(data: &[u8]) {
+    let (games, _) = read_games(data);
+    let mut checker = Checker::default();
+    let mut reader = SliceReader::new(data);
+    while reader.read_game(&mut checker).is_some() {}
+    let mut streamed = Vec::new();
+    let mut reader = Reader::from_chunker(Chunker::with_size(data, 13));
+    let mut builder = GameBuilder::default();
+    while let Some(game) = reader.read_game(&mut builder).expect("reading a slice") {
+        streamed.extend(game);
+    }
+    assert_eq!(streamed, games);
+    let opts = WriteOptions::default();
+    for game in &games {
+        let first = export_string(game, &opts);
+        let (again, _) = read_games(first.as_bytes());
+        assert_eq!(again.len(), 1, "{first}");
+        assert_eq!(first, export_string(&again[0], &opts));
+    }
+}
+
+/// Inputs the fuzz targets found, kept as regressions.
+#[test]
+fn fuzz_regressions() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pgn-fuzz");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("tests/data/pgn-fuzz") {
+        let path = entry.expect("directory entry").path();
+        let data = std::fs::read(&path).expect("readable");
+        eprintln!("{}", path.display());
+        fuzz_properties(&data);
+        seen += 1;
+    }
+    assert!(seen > 0);
+}
