@@ -337,29 +337,44 @@ fn open_comment(buf: &[u8]) -> Option<usize> {
     None
 }
 
-/// The last offset in `buf` (not 0) where a line starts with `[` right
-/// after a termination marker, or after a comment that follows one.
+/// The last offset in `buf` (not 0) where a game probably ends: before a
+/// line-start `[` right after a termination marker, or right after a marker
+/// followed only by comments up to such a `[` (`1-0 {took 5 h}`, `;` lines):
+/// those comments then start the next chunk, as they start the next game's
+/// tag section when the whole input is read.
 fn find_cut(buf: &[u8]) -> Option<usize> {
-    for i in memrchr_iter(b'[', buf) {
+    let trimmed = |text: &[u8]| {
+        text.iter()
+            .rposition(|b| !b.is_ascii_whitespace())
+            .map(|e| e + 1)
+    };
+    'candidates: for i in memrchr_iter(b'[', buf) {
         if i == 0 || !matches!(buf[i - 1], b'\n' | b'\r') {
             continue;
         }
-        let before = &buf[..i];
-        let mut end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
-        if before[end - 1] == b'}' {
-            // A comment after the marker (`1-0 {Game duration ...}`).
-            let Some(open) = memchr::memrchr(b'{', &before[..end]) else {
-                continue;
-            };
-            end = match before[..open]
-                .iter()
-                .rposition(|b| !b.is_ascii_whitespace())
-            {
-                Some(e) => e + 1,
-                None => continue,
-            };
+        let mut end = trimmed(&buf[..i])?;
+        let mut stripped = false;
+        // Comments between the marker and the `[` (a few, to stay linear).
+        for _ in 0..8 {
+            let line_start = memchr::memrchr2(b'\n', b'\r', &buf[..end]).map_or(0, |p| p + 1);
+            let line = &buf[line_start..end];
+            let first = line.iter().position(|b| !b.is_ascii_whitespace());
+            if first.is_some_and(|f| line[f] == b';') {
+                end = trimmed(&buf[..line_start]).unwrap_or(0);
+            } else if buf[end - 1] == b'}' {
+                let Some(open) = memchr::memrchr(b'{', &buf[..end]) else {
+                    continue 'candidates;
+                };
+                end = trimmed(&buf[..open]).unwrap_or(0);
+            } else {
+                break;
+            }
+            stripped = true;
+            if end == 0 {
+                continue 'candidates;
+            }
         }
-        let text = &before[..end];
+        let text = &buf[..end];
         let marker = [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
             .into_iter()
             .find(|m| text.ends_with(m));
@@ -370,7 +385,7 @@ fn find_cut(buf: &[u8]) -> Option<usize> {
                 b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
             };
             if boundary {
-                return Some(i);
+                return Some(if stripped { end } else { i });
             }
         }
     }
@@ -520,7 +535,9 @@ mod tests {
     #[test]
     fn cuts_after_a_marker_or_a_comment_after_one() {
         assert_eq!(find_cut(b"1. e4 1-0\n\n[Event \"b\"]\n"), Some(11));
-        assert_eq!(find_cut(b"1. e4 1-0 {took 5 h}\n\n[E \"b\"]\n"), Some(22));
+        assert_eq!(find_cut(b"1. e4 1-0 {took 5 h}\n\n[E \"b\"]\n"), Some(9));
+        assert_eq!(find_cut(b"1. e4 1-0\n; {a\n; b }\n\n[E \"b\"]\n"), Some(9));
+        assert_eq!(find_cut(b"1-0\n; a\n[E \"b\"]\n"), Some(3));
         assert_eq!(find_cut(b"1. e4 {1-0}\n[E \"b\"]\n"), None);
         assert_eq!(find_cut(b"1. e4 {a}\n[E \"b\"]\n"), None);
         assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n"), None);
