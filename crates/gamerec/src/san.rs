@@ -370,6 +370,18 @@ pub fn read_san(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove
     read_san_general(pos, text, opts)
 }
 
+/// The move of canonical SAN text (check mark and suffix annotation
+/// allowed), when exactly one legal move matches; `None` for anything
+/// [`read_san`] would have to look at more closely. For hot loops that need
+/// only the move: nothing is returned through memory.
+#[inline]
+pub fn read_canonical_move(pos: &Chess, text: &[u8]) -> Option<Move> {
+    match read_canonical(pos, text)?.mv {
+        PlyMove::Move(m) => Some(m),
+        PlyMove::Null => None,
+    }
+}
+
 /// The piece of an English piece letter (knight to king).
 #[inline]
 const fn piece_letter(b: u8) -> Option<Role> {
@@ -395,20 +407,30 @@ fn square_of(file: u8, rank: u8) -> Option<Square> {
 }
 
 /// The hot path of [`read_san`]: canonical SAN with an optional check mark
-/// (`Nf3`, `exd5`, `e8=Q+`, `R1a3`, `O-O#`), parsed in one step and
+/// and suffix annotation (`Nf3`, `exd5`, `e8=Q+`, `R1a3?!`, `O-O#`), parsed
+/// in one step and
 /// resolved when exactly one legal move matches. Anything else, and every
 /// illegal or ambiguous move, is left to [`read_san_general`], which
 /// explains.
 #[inline]
 fn read_canonical(pos: &Chess, text: &[u8]) -> Option<ReadMove> {
-    let (core, check) = match text {
+    let (body, nag) = match text {
+        [body @ .., b'!', b'!'] => (body, Some(3)),
+        [body @ .., b'?', b'?'] => (body, Some(4)),
+        [body @ .., b'!', b'?'] => (body, Some(5)),
+        [body @ .., b'?', b'!'] => (body, Some(6)),
+        [body @ .., b'!'] => (body, Some(1)),
+        [body @ .., b'?'] => (body, Some(2)),
+        _ => (text, None),
+    };
+    let (core, check) = match body {
         [core @ .., b'+'] => (core, Some(Suffix::Check)),
         [core @ .., b'#'] => (core, Some(Suffix::Checkmate)),
-        _ => (text, None),
+        _ => (body, None),
     };
     let read = |mv, tolerated| ReadMove {
         mv: PlyMove::Move(mv),
-        nag: None,
+        nag,
         check,
         tolerated,
     };
@@ -1394,6 +1416,7 @@ mod tests {
                         text.push_str(["", "", "", "=Q", "=N", "=K", "=P"][below(7)]);
                     }
                     text.push_str(["", "", "+", "#", "++"][below(5)]);
+                    text.push_str(["", "", "!", "?", "!!", "??", "!?", "?!", "?!?"][below(9)]);
                     if let Some(fast) = read_canonical(&pos, text.as_bytes()) {
                         assert_eq!(
                             Ok(fast),
