@@ -98,3 +98,90 @@ impl EngineSpec {
         })
     }
 }
+
+/// An engine as `gamerec bridge`, `gamerec match` and the referee's event
+/// files name it: an [`EngineSpec`] with a search depth for the built-in
+/// engine (`builtin:DEPTH`) and engine options after `|`
+/// (`uci:stockfish|Skill Level=1|Hash=16`), set once the engine is up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineSetup {
+    /// Which engine.
+    pub spec: EngineSpec,
+    /// The search depth given with `builtin:DEPTH`.
+    pub depth: Option<u32>,
+    /// `Name=Value` options, in order.
+    pub options: Vec<(String, String)>,
+}
+
+impl std::str::FromStr for EngineSetup {
+    type Err = EngineError;
+
+    fn from_str(s: &str) -> Result<EngineSetup> {
+        let mut parts = s.split('|');
+        let head = parts.next().unwrap_or_default().trim();
+        let options = parts
+            .map(|o| {
+                let (name, value) = o.split_once('=').unwrap_or((o, ""));
+                (name.trim().to_owned(), value.trim().to_owned())
+            })
+            .collect();
+        let (spec, depth) = match head.strip_prefix("builtin:") {
+            Some(d) => {
+                let depth = d
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|d| (1..=64).contains(d))
+                    .ok_or_else(|| {
+                        EngineError::Usage(format!(
+                            "`{head}`: expected builtin:DEPTH with a depth from 1 to 64"
+                        ))
+                    })?;
+                (EngineSpec::Builtin, Some(depth))
+            }
+            None => (head.parse()?, None),
+        };
+        Ok(EngineSetup {
+            spec,
+            depth,
+            options,
+        })
+    }
+}
+
+impl EngineSetup {
+    /// Starts the engine and sets its options.
+    pub fn start(&self) -> Result<Box<dyn Engine>> {
+        let mut engine = self.spec.start()?;
+        for (name, value) in &self.options {
+            engine.set_option(name, value)?;
+        }
+        Ok(engine)
+    }
+}
+
+#[cfg(test)]
+mod setup_tests {
+    use super::*;
+
+    #[test]
+    fn engine_setups_read_depth_and_options() {
+        let s: EngineSetup = "builtin:4".parse().unwrap();
+        assert_eq!((s.spec, s.depth), (EngineSpec::Builtin, Some(4)));
+        let s: EngineSetup = "uci:stockfish -x|Skill Level=1|Hash = 16".parse().unwrap();
+        assert!(matches!(&s.spec, EngineSpec::Uci(c) if c.display() == "stockfish -x"));
+        assert_eq!(
+            s.options,
+            vec![
+                ("Skill Level".to_owned(), "1".to_owned()),
+                ("Hash".to_owned(), "16".to_owned())
+            ]
+        );
+        assert!(matches!(
+            "xboard:fairymax".parse::<EngineSetup>().unwrap().spec,
+            EngineSpec::Xboard(_)
+        ));
+        for bad in ["builtin:0", "builtin:x", "stockfish", "uci:", ""] {
+            assert!(bad.parse::<EngineSetup>().is_err(), "{bad}");
+        }
+    }
+}

@@ -5,16 +5,16 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use gamerec_referee::clock::{Clocks, TimeControl};
 use gamerec_referee::game::{GameState, epd_fields};
-use gamerec_referee::record::Record;
+use gamerec_referee::wire::read_record;
 use shakmaty::Chess;
 
-const RESPOND: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - cc 000:00:01:05 000:00:00:59; fmvn 3; hmvc 2; refcom respond; sm Nc6;";
+const RESPOND: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - cc 000:00:01:05 000:00:00:59; fmvn 2; hmvc 1; refcom respond; sm Nc6;";
 
 fn codec(c: &mut Criterion) {
     c.bench_function("record parse respond", |b| {
-        b.iter(|| Record::parse(RESPOND).unwrap())
+        b.iter(|| read_record(RESPOND).unwrap())
     });
-    let record = Record::parse(RESPOND).unwrap();
+    let record = read_record(RESPOND).unwrap();
     c.bench_function("record print respond", |b| b.iter(|| record.to_string()));
 }
 
@@ -29,7 +29,7 @@ fn rules(c: &mut Criterion) {
             let tc: TimeControl = "40/5400+30".parse().unwrap();
             let mut g = GameState::new(Chess::default(), Clocks::new(tc));
             for m in moves {
-                let r = Record::parse(&format!(
+                let r = read_record(&format!(
                     "{} refreq reply; sm {m};",
                     epd_fields(g.position())
                 ))

@@ -10,9 +10,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::{BridgeSummary, run_bridge};
+use crate::bridge::{BridgeSummary, EnginePlayer, run_bridge};
 use crate::director::{Command, EventSummary, Live, RunOptions, run_event};
-use crate::engine::from_spec;
 use crate::event::{EventConfig, EventError, Pairing, PlayerConfig};
 
 /// Default listen address.
@@ -177,7 +176,7 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
                 Ok(stream) => {
                     let _ = stream.set_nodelay(true);
                     attempts = 0;
-                    let engine = from_spec(&options.engine, None)
+                    let engine = EnginePlayer::start(&options.engine, None)
                         .map_err(|e| EventError(format!("engine: {e}")))?;
                     match run_bridge(stream, &options.name, engine, cancel.clone()).await {
                         Ok(s) => {
@@ -312,8 +311,8 @@ pub fn run_match(options: MatchOptions) -> Result<(EventSummary, PathBuf), Event
         let mut bridges = tokio::task::JoinSet::new();
         for (spec, name) in options.engines.iter().zip(&names) {
             for _ in 0..options.concurrency.clamp(1, options.games.max(1) as usize) {
-                let engine =
-                    from_spec(spec, None).map_err(|e| EventError(format!("{spec}: {e}")))?;
+                let engine = EnginePlayer::start(spec, None)
+                    .map_err(|e| EventError(format!("{spec}: {e}")))?;
                 let stream = TcpStream::connect(addr)
                     .await
                     .map_err(|e| EventError(e.to_string()))?;

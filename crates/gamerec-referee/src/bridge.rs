@@ -9,11 +9,14 @@ use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
-use crate::clock::{Clocks, Period, TimeControl};
+use crate::clock::{Clocks, TimeControl, is_timed, parse_time_control};
 use crate::conn::{Line, read_line_bounded};
-use crate::engine::{Engine, Limits};
 use crate::game::{epd_fields, parse_move, position_from_fields};
-use crate::record::{MAX_RECORD_LEN, Record};
+use crate::wire::{MAX_RECORD_LEN, Record, bare_record, read_record, refcom, with_refreq};
+use gamerec::epd::{Opcode, Operand, Operation};
+use gamerec::model::PlyMove;
+use gamerec_engine::builtin::BuiltinEngine;
+use gamerec_engine::{Clock, Engine, EngineError, EngineSetup, EngineSpec, Limits};
 
 /// What a bridge did before it stopped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,10 +64,10 @@ impl ClientGame {
     /// Sets the position from a referee record (EPD 8.1: a different
     /// position means a new history), then plays its `sm`.
     fn sync(&mut self, record: &Record) -> Result<(), String> {
-        let hmvc = record.single("hmvc").and_then(|v| v.parse().ok());
-        let fmvn = record.single("fmvn").and_then(|v| v.parse().ok());
+        let hmvc = record.integer("hmvc").and_then(|v| u32::try_from(v).ok());
+        let fmvn = record.integer("fmvn").and_then(|v| u32::try_from(v).ok());
         let given = position_from_fields(
-            &record.position,
+            &record.position.to_fields(),
             hmvc.unwrap_or(self.pos.halfmoves()),
             fmvn.unwrap_or(self.pos.fullmoves().get()),
         )?;
@@ -76,8 +79,10 @@ impl ClientGame {
             *self = ClientGame::new(given);
             self.set_control(control);
         }
-        if let Some(sm) = record.single("sm") {
-            let mv = parse_move(&self.pos, sm)?;
+        if let Some(sm) = record.op("sm").and_then(|op| op.move_list().next()) {
+            // The codec checked `sm` in the record's position, which may
+            // differ from ours only in the counters: check again here.
+            let mv = parse_move(&self.pos, &sm.san)?;
             self.play(mv);
         }
         Ok(())
@@ -90,7 +95,7 @@ impl ClientGame {
     }
 
     fn set_control(&mut self, control: TimeControl) {
-        self.clocks = control.is_timed().then(|| Clocks::new(control.clone()));
+        self.clocks = is_timed(&control).then(|| Clocks::new(control.clone()));
         self.control = control;
     }
 
@@ -102,11 +107,14 @@ impl ClientGame {
         let Some(clocks) = self.clocks.as_mut() else {
             return;
         };
-        let Some(op) = record.get("cc") else { return };
+        let Some(op) = record.op("cc") else { return };
         let used: Vec<Duration> = op
             .operands
             .iter()
-            .filter_map(|o| parse_clock(o.text()))
+            .filter_map(|o| match o {
+                Operand::Clock(c) => Some(Duration::from_secs(c.as_seconds())),
+                _ => None,
+            })
             .collect();
         if used.len() != 2 {
             return;
@@ -133,18 +141,34 @@ impl ClientGame {
         }
     }
 
-    fn limits(&self) -> Limits {
-        let mut limits = Limits::default();
-        if let Some(clocks) = &self.clocks {
-            let safe = |d: Option<Duration>| {
-                d.map(|d| {
-                    d.saturating_sub(SAFETY_MARGIN)
-                        .max(Duration::from_millis(10))
-                })
-            };
-            limits.white = safe(clocks.remaining(Color::White));
-            limits.black = safe(clocks.remaining(Color::Black));
-        }
+    /// The search limits for our move: the clocks as we keep them (less a
+    /// safety margin), the increment and moves to go of the current period,
+    /// and `depth` when the player has one. Untimed games give an engine
+    /// without a depth a nominal minute each, so every search ends.
+    fn limits(&self, depth: Option<u32>) -> Limits {
+        let mut limits = Limits {
+            depth,
+            ..Limits::default()
+        };
+        let safe = |d: Option<Duration>| {
+            d.map_or(Duration::from_millis(10), |d| {
+                d.saturating_sub(SAFETY_MARGIN)
+                    .max(Duration::from_millis(10))
+            })
+        };
+        let mut clock = match &self.clocks {
+            Some(clocks) => Clock {
+                white: safe(clocks.remaining(Color::White)),
+                black: safe(clocks.remaining(Color::Black)),
+                ..Clock::default()
+            },
+            None if depth.is_none() => Clock {
+                white: UNTIMED_CLOCK,
+                black: UNTIMED_CLOCK,
+                ..Clock::default()
+            },
+            None => return limits,
+        };
         if let TimeControl::Periods(periods) = &self.control {
             let mut turn = self.start.turn();
             let mut mine = 0u32;
@@ -154,19 +178,15 @@ impl ClientGame {
                 }
                 turn = !turn;
             }
-            match periods.first() {
-                Some(Period::Moves {
-                    moves, increment, ..
-                }) if periods.len() == 1 => {
-                    limits.moves_to_go = Some(*moves - mine % *moves);
-                    limits.increment = Duration::from_secs(*increment);
+            if let Some(period) = self.control.period_of_move(mine + 1) {
+                clock.white_inc = period.increment();
+                clock.black_inc = period.increment();
+                if let (Some(moves), 1) = (period.moves(), periods.len()) {
+                    clock.moves_to_go = Some(moves - mine % moves);
                 }
-                Some(Period::Final { increment, .. }) => {
-                    limits.increment = Duration::from_secs(*increment);
-                }
-                _ => {}
             }
         }
+        limits.clock = Some(clock);
         limits
     }
 
@@ -180,27 +200,60 @@ impl ClientGame {
 /// transport between us and the referee.
 const LAG_ALLOWANCE: Duration = Duration::from_millis(20);
 
-/// Time kept back from the engine so it never plays on a hair's breadth.
-const SAFETY_MARGIN: Duration = Duration::from_millis(200);
+/// The clock an engine without a depth is given in an untimed game.
+const UNTIMED_CLOCK: Duration = Duration::from_secs(60);
 
-/// EPD 5.2.7 `ddd:hh:mm:ss`.
-fn parse_clock(text: &str) -> Option<Duration> {
-    let parts: Vec<u64> = text
-        .split(':')
-        .map(|p| p.parse().ok())
-        .collect::<Option<_>>()?;
-    match parts.as_slice() {
-        [d, h, m, s] => Some(Duration::from_secs(d * 86_400 + h * 3600 + m * 60 + s)),
-        _ => None,
+/// Transposition table of a built-in engine in an event, in MB (`Hash`
+/// option to change).
+const BUILTIN_HASH_MB: usize = 2;
+
+/// Depth of the built-in engine when neither its spec nor the event gives one.
+const BUILTIN_DEPTH: u32 = 3;
+
+/// An engine from `gamerec-engine` as a bridge plays it: the engine and the
+/// depth it searches to (the built-in engine's `builtin:DEPTH`).
+pub struct EnginePlayer {
+    engine: Box<dyn Engine>,
+    depth: Option<u32>,
+}
+
+impl EnginePlayer {
+    /// Starts the engine named by `spec` (`builtin`, `builtin:DEPTH`,
+    /// `uci:CMD|Name=Value...`, `xboard:CMD`, parsed by
+    /// [`gamerec_engine::EngineSetup`]); `depth` applies when the spec has
+    /// none.
+    pub fn start(spec: &str, depth: Option<u32>) -> Result<EnginePlayer, EngineError> {
+        let setup: EngineSetup = spec.parse()?;
+        let depth = setup
+            .depth
+            .or(depth)
+            .or_else(|| matches!(setup.spec, EngineSpec::Builtin).then_some(BUILTIN_DEPTH));
+        let engine = match setup.spec {
+            // Events run many built-in engines at once, each at a small
+            // depth: a small table each instead of the 64 MB default.
+            EngineSpec::Builtin => {
+                let mut engine: Box<dyn Engine> =
+                    Box::new(BuiltinEngine::with_hash(BUILTIN_HASH_MB));
+                for (name, value) in &setup.options {
+                    engine.set_option(name, value)?;
+                }
+                engine
+            }
+            _ => setup.start()?,
+        };
+        Ok(EnginePlayer { engine, depth })
     }
 }
+
+/// Time kept back from the engine so it never plays on a hair's breadth.
+const SAFETY_MARGIN: Duration = Duration::from_millis(200);
 
 /// Signs `name` on over `stream` and plays games with `engine` until the
 /// referee disconnects, the stream ends, or `cancel` fires (then signs off).
 pub async fn run_bridge<S>(
     stream: S,
     name: &str,
-    mut engine: Box<dyn Engine>,
+    player: EnginePlayer,
     cancel: CancellationToken,
 ) -> std::io::Result<BridgeSummary>
 where
@@ -209,6 +262,7 @@ where
     let (reader, mut writer) = tokio::io::split(stream);
     let mut reader = BufReader::new(reader);
     let mut summary = BridgeSummary::default();
+    let EnginePlayer { mut engine, depth } = player;
     let start_fields = epd_fields(&Chess::default());
     let clean: String = name.chars().filter(|c| *c != '"' && *c != '\\').collect();
     writer
@@ -236,10 +290,10 @@ where
             Some(Line::Text(t)) => t,
             Some(_) => continue,
         };
-        let Ok(record) = Record::parse(&text) else {
+        let Ok(record) = read_record(&text) else {
             continue;
         };
-        match record.single("refcom") {
+        match refcom(&record) {
             Some("reset") => {
                 game = ClientGame::new(Chess::default());
                 if let Err(e) = game.sync(&record) {
@@ -248,13 +302,9 @@ where
                 engine = run_blocking(engine, |e| e.new_game()).await?.0;
             }
             Some("inform") => {
-                if let Some(op) = record.get("ptp") {
-                    for pair in op.operands.chunks(2) {
-                        if let [k, v] = pair
-                            && k.text() == "TimeControl"
-                        {
-                            game.set_control(v.text().parse().unwrap_or(TimeControl::Unknown));
-                        }
+                for (k, v) in record.tag_pairs() {
+                    if k == "TimeControl" {
+                        game.set_control(parse_time_control(&v).unwrap_or(TimeControl::Unknown));
                     }
                 }
             }
@@ -270,36 +320,39 @@ where
                 game.charge(&record);
                 let offered = record.has("draw_offer");
                 let (start, moves, limits) =
-                    (game.start.clone(), game.moves.clone(), game.limits());
-                let (e, chosen) =
-                    run_blocking(engine, move |e| e.go(&start, &moves, &limits)).await?;
+                    (game.start.clone(), game.moves.clone(), game.limits(depth));
+                let (e, chosen) = run_blocking(engine, move |e| {
+                    e.set_position(&start, &moves)?;
+                    Ok(e.go(&limits, &mut |_| {})?.best_move)
+                })
+                .await?;
                 engine = e;
-                let from = epd_fields(&game.pos);
-                let mut reply = Record::new(from).op("refreq", &["reply"]);
+                let mut reply = bare_record(&game.pos);
                 if offered {
-                    reply = reply.op("draw_reject", &[]);
+                    reply.set(Operation::flag(Opcode::DrawReject));
                 }
                 match chosen {
                     Some(mv) => {
-                        let san =
-                            shakmaty::san::SanPlus::from_move(game.pos.clone(), mv).to_string();
+                        let sm = Operation::moves(Opcode::Sm, &game.pos, &[PlyMove::Move(mv)]);
                         let claim_before = game.claimable();
                         game.play(mv);
                         if claim_before || game.claimable() {
-                            reply = reply.op("draw_claim", &[]);
+                            reply.set(Operation::flag(Opcode::DrawClaim));
                         }
-                        reply = reply.op("sm", &[&san]);
+                        reply.set(sm);
                         summary.moves += 1;
                     }
                     None => {
-                        reply = if game.pos.is_insufficient_material() || game.claimable() {
-                            reply.op("draw_claim", &[])
-                        } else {
-                            reply.op("resign", &[])
-                        };
+                        reply.set(Operation::flag(
+                            if game.pos.is_insufficient_material() || game.claimable() {
+                                Opcode::DrawClaim
+                            } else {
+                                Opcode::Resign
+                            },
+                        ));
                     }
                 }
-                reply.ops.sort_by(|a, b| a.opcode.cmp(&b.opcode));
+                let reply = with_refreq(reply, "reply");
                 writer.write_all(format!("{reply}\n").as_bytes()).await?;
                 writer.flush().await?;
             }
@@ -316,23 +369,12 @@ where
 /// Runs a blocking engine call on the blocking pool, handing the engine back.
 async fn run_blocking<T: Send + 'static>(
     mut engine: Box<dyn Engine>,
-    f: impl FnOnce(&mut dyn Engine) -> std::io::Result<T> + Send + 'static,
+    f: impl FnOnce(&mut dyn Engine) -> Result<T, EngineError> + Send + 'static,
 ) -> std::io::Result<(Box<dyn Engine>, T)> {
     tokio::task::spawn_blocking(move || {
         let out = f(engine.as_mut());
-        out.map(|v| (engine, v))
+        out.map(|v| (engine, v)).map_err(std::io::Error::other)
     })
     .await
     .map_err(std::io::Error::other)?
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_cc_clock() {
-        assert_eq!(parse_clock("000:01:02:03"), Some(Duration::from_secs(3723)));
-        assert_eq!(parse_clock("1:2"), None);
-    }
 }

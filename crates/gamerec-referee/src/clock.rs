@@ -1,50 +1,17 @@
-//! Time controls in PGN `TimeControl` syntax (PGN standard 9.6.1) and the
-//! referee's own chess clocks.
+//! The referee's own chess clocks over PGN `TimeControl` values (PGN
+//! standard 9.6.1, read by `gamerec::pgn::timecontrol`).
 //!
 //! The referee measures every move itself; clients only ever see its values
 //! (`cc` on `respond`, `[%clk]` in the PGN).
 
 use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use shakmaty::Color;
 
-/// One control period.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Period {
-    /// `moves/seconds` (and, as an extension, `moves/seconds+increment`).
-    Moves {
-        /// Moves to play in the period.
-        moves: u32,
-        /// Seconds added at the start of the period.
-        seconds: u64,
-        /// Seconds added after every move (extension; 0 in standard PGN).
-        increment: u64,
-    },
-    /// `seconds` (sudden death) or `seconds+increment`.
-    Final {
-        /// Seconds for the rest of the game.
-        seconds: u64,
-        /// Seconds added after every move.
-        increment: u64,
-    },
-}
+pub use gamerec::pgn::timecontrol::{TimeControl, TimePeriod};
 
-/// A parsed `TimeControl` value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TimeControl {
-    /// `?`: unknown; the referee runs no clock.
-    Unknown,
-    /// `-`: no time control.
-    Unlimited,
-    /// One or more periods, the last repeated as needed.
-    Periods(Vec<Period>),
-    /// `*seconds`: a sandclock holding this many seconds in total.
-    Sandclock(u64),
-}
-
-/// A `TimeControl` value that does not follow PGN 9.6.1.
+/// A `TimeControl` value the referee cannot run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeControlError(pub String);
 
@@ -56,122 +23,76 @@ impl fmt::Display for TimeControlError {
 
 impl std::error::Error for TimeControlError {}
 
-/// Seconds bounded to 1000 days, so clock arithmetic never overflows.
-const MAX_SECONDS: u64 = 1000 * 86_400;
+/// Periods bounded to 1000 days, so clock arithmetic never overflows.
+const MAX_PERIOD: Duration = Duration::from_secs(1000 * 86_400);
 
-fn number(text: &str, what: &str, positive: bool) -> Result<u64, TimeControlError> {
-    let value: u64 = text
+/// Reads a `TimeControl` value with `gamerec::pgn::timecontrol` and checks
+/// that the referee can run it: every period gives time (none of 0
+/// seconds, nor more than 1000 days), and a sudden-death, incremental or
+/// sandclock period comes last.
+pub fn parse_time_control(text: &str) -> Result<TimeControl, TimeControlError> {
+    let control: TimeControl = text
         .parse()
-        .ok()
-        .filter(|_| text.bytes().all(|b| b.is_ascii_digit()))
-        .ok_or_else(|| TimeControlError(format!("expected {what}, found '{text}'")))?;
-    if value > MAX_SECONDS || (positive && value == 0) {
-        return Err(TimeControlError(format!("{what} out of range: {value}")));
-    }
-    Ok(value)
-}
-
-impl FromStr for TimeControl {
-    type Err = TimeControlError;
-
-    fn from_str(text: &str) -> Result<TimeControl, TimeControlError> {
-        match text {
-            "?" => return Ok(TimeControl::Unknown),
-            "-" => return Ok(TimeControl::Unlimited),
-            _ => {}
-        }
-        if let Some(rest) = text.strip_prefix('*') {
-            return Ok(TimeControl::Sandclock(number(
-                rest,
-                "sandclock seconds",
-                true,
-            )?));
-        }
-        let fields: Vec<&str> = text.split(':').collect();
-        let mut periods = Vec::with_capacity(fields.len());
-        for (i, field) in fields.iter().enumerate() {
-            let (main, increment) = match field.split_once('+') {
-                Some((m, inc)) => (m, number(inc, "increment seconds", false)?),
-                None => (*field, 0),
-            };
-            if let Some((moves, seconds)) = main.split_once('/') {
-                let moves = number(moves, "move count", true)?;
-                periods.push(Period::Moves {
-                    moves: u32::try_from(moves)
-                        .map_err(|_| TimeControlError("move count".into()))?,
-                    seconds: number(seconds, "period seconds", true)?,
-                    increment,
-                });
-            } else {
-                if i + 1 != fields.len() {
-                    return Err(TimeControlError(
-                        "a sudden-death or incremental period must be the last".into(),
-                    ));
-                }
-                periods.push(Period::Final {
-                    seconds: number(main, "seconds", true)?,
-                    increment,
-                });
+        .map_err(|e: gamerec::pgn::timecontrol::TimeValueError| TimeControlError(e.to_string()))?;
+    if let TimeControl::Periods(periods) = &control {
+        for (i, period) in periods.iter().enumerate() {
+            if period.seconds().is_zero() || period.seconds() > MAX_PERIOD {
+                return Err(TimeControlError(format!(
+                    "period {} ('{period}') must give between 1 second and 1000 days",
+                    i + 1
+                )));
+            }
+            if period.increment() > MAX_PERIOD || period.moves() == Some(0) {
+                return Err(TimeControlError(format!(
+                    "period {} ('{period}') is out of range",
+                    i + 1
+                )));
+            }
+            if period.moves().is_none() && i + 1 != periods.len() {
+                return Err(TimeControlError(format!(
+                    "period {} ('{period}'): a sudden-death, incremental or sandclock period must be the last",
+                    i + 1
+                )));
             }
         }
-        Ok(TimeControl::Periods(periods))
-    }
-}
-
-impl fmt::Display for TimeControl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TimeControl::Unknown => f.write_str("?"),
-            TimeControl::Unlimited => f.write_str("-"),
-            TimeControl::Sandclock(s) => write!(f, "*{s}"),
-            TimeControl::Periods(periods) => {
-                for (i, p) in periods.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(":")?;
-                    }
-                    match *p {
-                        Period::Moves {
-                            moves,
-                            seconds,
-                            increment,
-                        } => {
-                            write!(f, "{moves}/{seconds}")?;
-                            if increment > 0 {
-                                write!(f, "+{increment}")?;
-                            }
-                        }
-                        Period::Final { seconds, increment } => {
-                            write!(f, "{seconds}")?;
-                            if increment > 0 {
-                                write!(f, "+{increment}")?;
-                            }
-                        }
-                    }
-                }
-                Ok(())
-            }
+        if periods.len() > 1
+            && periods
+                .iter()
+                .any(|p| matches!(p, TimePeriod::Sandclock { .. }))
+        {
+            return Err(TimeControlError(
+                "a sandclock cannot be combined with other periods".into(),
+            ));
         }
     }
+    Ok(control)
 }
 
-impl TimeControl {
-    /// Whether the referee runs a clock under this control.
-    pub fn is_timed(&self) -> bool {
-        matches!(self, TimeControl::Periods(_) | TimeControl::Sandclock(_))
+/// Whether the referee runs a clock under `control` (not `?` nor `-`).
+pub fn is_timed(control: &TimeControl) -> bool {
+    matches!(control, TimeControl::Periods(p) if !p.is_empty())
+}
+
+/// The sandclock's total, when `control` is one.
+fn sandclock(control: &TimeControl) -> Option<Duration> {
+    match control {
+        TimeControl::Periods(p) => match p.as_slice() {
+            [TimePeriod::Sandclock { seconds }] => Some(*seconds),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
 /// One side's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct SideClock {
-    /// Time left (may be negative only transiently; flags are raised at <= 0).
+    /// Time left (flags are raised at <= 0).
     remaining_ms: i64,
     /// Total time consumed so far.
     used_ms: u64,
-    /// Index into the periods (clamped to the last).
-    period: usize,
-    /// Moves made in the current period.
-    moves_in_period: u32,
+    /// Moves made by this side.
+    moves: u32,
 }
 
 /// Both clocks of a game under a time control.
@@ -189,16 +110,12 @@ pub struct FlagFall(pub Color);
 impl Clocks {
     /// Fresh clocks at the start of a game.
     pub fn new(control: TimeControl) -> Clocks {
-        let initial = match &control {
-            TimeControl::Periods(p) => match p.first() {
-                Some(Period::Moves { seconds, .. }) | Some(Period::Final { seconds, .. }) => {
-                    *seconds as i64 * 1000
-                }
-                None => 0,
-            },
-            TimeControl::Sandclock(total) => *total as i64 * 500,
-            TimeControl::Unknown | TimeControl::Unlimited => 0,
+        // A sandclock starts with its sand split evenly.
+        let initial = match sandclock(&control) {
+            Some(total) => total / 2,
+            None => control.initial_time().unwrap_or_default(),
         };
+        let initial = i64::try_from(initial.as_millis()).unwrap_or(i64::MAX / 4);
         let side = SideClock {
             remaining_ms: initial,
             ..SideClock::default()
@@ -231,8 +148,7 @@ impl Clocks {
 
     /// Time left for `color`, or `None` when no clock runs.
     pub fn remaining(&self, color: Color) -> Option<Duration> {
-        self.control
-            .is_timed()
+        is_timed(&self.control)
             .then(|| Duration::from_millis(self.side(color).remaining_ms.max(0) as u64))
     }
 
@@ -245,12 +161,8 @@ impl Clocks {
     /// increments and period changes. Errors when the flag fell on the move.
     pub fn complete_move(&mut self, color: Color, elapsed: Duration) -> Result<(), FlagFall> {
         let ms = elapsed.as_millis().min(i64::MAX as u128 / 4) as i64;
-        let timed = self.control.is_timed();
-        let periods = match &self.control {
-            TimeControl::Periods(p) => p.clone(),
-            _ => Vec::new(),
-        };
-        let sandclock = matches!(self.control, TimeControl::Sandclock(_));
+        let timed = is_timed(&self.control);
+        let sand = sandclock(&self.control).is_some();
         let side = self.side_mut(color);
         side.used_ms = side.used_ms.saturating_add(ms as u64);
         if !timed {
@@ -261,33 +173,23 @@ impl Clocks {
             side.remaining_ms = 0;
             return Err(FlagFall(color));
         }
-        if sandclock {
+        if sand {
             // The sand that ran out of one chamber went into the other.
             self.side_mut(!color).remaining_ms += ms;
             return Ok(());
         }
-        side.moves_in_period += 1;
-        let last = periods.len().saturating_sub(1);
-        match periods.get(side.period.min(last)) {
-            Some(Period::Moves {
-                moves, increment, ..
-            }) => {
-                side.remaining_ms += *increment as i64 * 1000;
-                if side.moves_in_period >= *moves {
-                    side.moves_in_period = 0;
-                    side.period = (side.period + 1).min(last);
-                    if let Some(Period::Moves { seconds, .. } | Period::Final { seconds, .. }) =
-                        periods.get(side.period)
-                    {
-                        side.remaining_ms += *seconds as i64 * 1000;
-                    }
-                }
-            }
-            Some(Period::Final { increment, .. }) => {
-                side.remaining_ms += *increment as i64 * 1000;
-            }
-            None => {}
-        }
+        side.moves = side.moves.saturating_add(1);
+        let moves = side.moves;
+        // The increment, plus the next period's time when this move ends a
+        // `moves/seconds` period.
+        let added = self
+            .control
+            .time_added_after_move(moves)
+            .unwrap_or_default();
+        let side = self.side_mut(color);
+        side.remaining_ms = side
+            .remaining_ms
+            .saturating_add(i64::try_from(added.as_millis()).unwrap_or(i64::MAX / 4));
         Ok(())
     }
 
@@ -298,45 +200,14 @@ impl Clocks {
         side.remaining_ms = 0;
     }
 
-    /// The `cc` operands: time consumed by White and by Black (EPD 6.6).
-    pub fn cc_operands(&self) -> [String; 2] {
+    /// The `cc` operands in whole seconds: time consumed by White and by
+    /// Black (EPD 6.6).
+    pub fn cc_seconds(&self) -> [u64; 2] {
         [
-            clock_basetype(self.used(Color::White)),
-            clock_basetype(self.used(Color::Black)),
+            self.used(Color::White).as_secs(),
+            self.used(Color::Black).as_secs(),
         ]
     }
-}
-
-/// EPD 5.2.7 clock format `ddd:hh:mm:ss`.
-pub fn clock_basetype(d: Duration) -> String {
-    let s = d.as_secs();
-    format!(
-        "{:03}:{:02}:{:02}:{:02}",
-        (s / 86_400).min(999),
-        s / 3600 % 24,
-        s / 60 % 60,
-        s % 60
-    )
-}
-
-/// PGN supplement `[%clk h:mm:ss]` time value.
-pub fn clk_value(d: Duration) -> String {
-    let s = d.as_secs();
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
-}
-
-/// Parses `h:mm:ss` (as written by [`clk_value`]).
-pub fn parse_clk_value(text: &str) -> Option<Duration> {
-    let mut parts = text.split(':');
-    let h: u64 = parts.next()?.parse().ok()?;
-    let m: u64 = parts.next()?.parse().ok()?;
-    let s: u64 = parts.next()?.parse().ok()?;
-    if parts.next().is_some() || m >= 60 || s >= 60 {
-        return None;
-    }
-    Some(Duration::from_secs(
-        h.checked_mul(3600)?.checked_add(m * 60 + s)?,
-    ))
 }
 
 #[cfg(test)]
@@ -344,36 +215,11 @@ mod tests {
     use super::*;
 
     fn tc(s: &str) -> TimeControl {
-        s.parse().unwrap()
+        parse_time_control(s).unwrap()
     }
 
     #[test]
-    fn parses_every_kind_of_the_standard() {
-        assert_eq!(tc("?"), TimeControl::Unknown);
-        assert_eq!(tc("-"), TimeControl::Unlimited);
-        assert_eq!(
-            tc("40/9000"),
-            TimeControl::Periods(vec![Period::Moves {
-                moves: 40,
-                seconds: 9000,
-                increment: 0
-            }])
-        );
-        assert_eq!(
-            tc("300"),
-            TimeControl::Periods(vec![Period::Final {
-                seconds: 300,
-                increment: 0
-            }])
-        );
-        assert_eq!(
-            tc("4500+60"),
-            TimeControl::Periods(vec![Period::Final {
-                seconds: 4500,
-                increment: 60
-            }])
-        );
-        assert_eq!(tc("*180"), TimeControl::Sandclock(180));
+    fn reads_every_kind_of_the_standard() {
         for s in [
             "40/9000:20/3600:900",
             "40/60+1",
@@ -385,10 +231,11 @@ mod tests {
         ] {
             assert_eq!(tc(s).to_string(), s);
         }
+        assert!(!is_timed(&tc("-")) && !is_timed(&tc("?")) && is_timed(&tc("*180")));
     }
 
     #[test]
-    fn rejects_bad_values() {
+    fn rejects_what_the_referee_cannot_run() {
         for s in [
             "",
             "40/",
@@ -396,12 +243,14 @@ mod tests {
             "0",
             "300:40/60",
             "*0",
+            "*60:300",
             "abc",
             "40/60+x",
             "+5",
             "1e3",
+            "999999999",
         ] {
-            assert!(s.parse::<TimeControl>().is_err(), "{s}");
+            assert!(parse_time_control(s).is_err(), "{s}");
         }
     }
 
@@ -455,14 +304,6 @@ mod tests {
         c.complete_move(Color::White, Duration::from_secs(100_000))
             .unwrap();
         assert_eq!(c.remaining(Color::White), None);
-        assert_eq!(c.cc_operands()[0], "001:03:46:40");
-    }
-
-    #[test]
-    fn formats() {
-        assert_eq!(clock_basetype(Duration::from_secs(3725)), "000:01:02:05");
-        assert_eq!(clk_value(Duration::from_secs(3725)), "1:02:05");
-        assert_eq!(parse_clk_value("1:02:05"), Some(Duration::from_secs(3725)));
-        assert_eq!(parse_clk_value("1:72:05"), None);
+        assert_eq!(c.cc_seconds()[0], 100_000);
     }
 }

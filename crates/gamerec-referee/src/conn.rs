@@ -13,7 +13,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::lobby::{Inbound, Lobby, Seat};
 use crate::log::EventLog;
-use crate::record::{MAX_RECORD_LEN, Record};
+use crate::wire::{MAX_RECORD_LEN, Record, WireError, read_record, refcom, refreq};
+
+pub use crate::wire::{disconnect_record, fault_record};
 
 /// A line read from a client.
 #[derive(Debug, PartialEq, Eq)]
@@ -77,30 +79,13 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|&b| b == needle)
 }
 
-/// The record the referee sends when it goes down (EPD 8.1.2).
-pub fn disconnect_record() -> Record {
-    Record::new(crate::game::epd_fields(&shakmaty::Chess::default())).op("refcom", &["disconnect"])
-}
-
-/// The record the referee sends on a fault it cannot recover from (EPD 8.1.4).
-pub fn fault_record(note: &str) -> Record {
-    Record::new(crate::game::epd_fields(&shakmaty::Chess::default()))
-        .op_with(
-            "c0",
-            vec![crate::record::Operand::Str(
-                note.chars().take(200).collect(),
-            )],
-        )
-        .op("refcom", &["fault"])
-}
-
 /// The name a client gives on sign-on: the player name of `tcsi` (EPD 6.30),
 /// or else a `ptp` `Name`/`White` value, or else `None`.
 fn client_name(record: &Record) -> Option<String> {
-    if let Some(op) = record.get("tcsi")
+    if let Some(op) = record.op("tcsi")
         && let Some(last) = op.operands.last()
     {
-        return Some(last.text().to_owned());
+        return Some(last.text());
     }
     None
 }
@@ -140,7 +125,7 @@ pub async fn handle_client<S>(
             if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err() {
                 break;
             }
-            if record.single("refcom") == Some("disconnect") {
+            if refcom(&record) == Some("disconnect") {
                 break;
             }
         }
@@ -160,24 +145,23 @@ pub async fn handle_client<S>(
             Err(_) | Ok(None) => break,
             Ok(Some(Line::Text(text))) if text.trim().is_empty() => continue,
             Ok(Some(Line::Text(text))) => {
-                let parsed = Record::parse(&text).map_err(|e| (text.clone(), e.to_string()));
+                let parsed = read_record(&text);
                 log.received(&who, &text);
                 parsed
             }
             Ok(Some(Line::TooLong)) => {
                 log.note(&format!("{who}: record longer than {MAX_RECORD_LEN} bytes"));
-                Err((
-                    String::new(),
-                    format!("record longer than {MAX_RECORD_LEN} bytes"),
-                ))
+                Err(WireError::Malformed(format!(
+                    "record longer than {MAX_RECORD_LEN} bytes"
+                )))
             }
             Ok(Some(Line::NotText)) => {
                 log.note(&format!("{who}: record is not text"));
-                Err((String::new(), "record is not ASCII text".to_owned()))
+                Err(WireError::Malformed("record is not ASCII text".to_owned()))
             }
         };
         match (&inbox, parsed) {
-            (None, Ok(record)) if record.single("refreq") == Some("sign_on") => {
+            (None, Ok(record)) if refreq(&record) == Some("sign_on") => {
                 let name = client_name(&record).unwrap_or_else(|| peer.clone());
                 if let Ok(mut n) = writer_name.lock() {
                     *n = name.clone();
@@ -191,25 +175,35 @@ pub async fn handle_client<S>(
                     inbox: rx,
                 });
             }
-            (None, Ok(record)) if record.single("refreq") == Some("sign_off") => break,
+            (None, Ok(record)) if refreq(&record) == Some("sign_off") => break,
             (None, _) => {
                 let _ = out_tx
                     .send(fault_record("sign on first: refreq sign_on"))
                     .await;
             }
             (Some(tx), Ok(record)) => {
-                let sign_off = record.single("refreq") == Some("sign_off");
+                let sign_off = refreq(&record) == Some("sign_off");
                 let _ = tx.send(Inbound::Record(record, received_at)).await;
                 if sign_off {
                     log.note(&format!("{who} signed off"));
                     break;
                 }
             }
-            (Some(tx), Err((line, error))) => {
+            (Some(tx), Err(WireError::Malformed(error))) => {
+                log.note(&format!("{who}: malformed record: {error}"));
                 let _ = tx
                     .send(Inbound::Malformed {
-                        line,
                         error,
+                        at: received_at,
+                    })
+                    .await;
+            }
+            (Some(tx), Err(WireError::IllegalMove { mv, message })) => {
+                log.note(&format!("{who}: illegal move '{mv}': {message}"));
+                let _ = tx
+                    .send(Inbound::IllegalMove {
+                        mv,
+                        error: message,
                         at: received_at,
                     })
                     .await;

@@ -24,15 +24,14 @@ use tokio::sync::{Semaphore, broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::bridge::run_bridge;
+use crate::bridge::{EnginePlayer, run_bridge};
 use crate::clock::Clocks;
 use crate::conn::handle_client;
-use crate::engine::from_spec;
 use crate::event::{EventConfig, EventError};
+use crate::export::game_pgn;
 use crate::game::{Ending, GameState, Outcome, epd_fields};
 use crate::lobby::Lobby;
 use crate::log::EventLog;
-use crate::pgnout::game_pgn;
 use crate::runner::{GameContext, GameSpec, RunEnd, Stop, run_game};
 use crate::standings::{Standings, Table};
 
@@ -260,13 +259,22 @@ fn save(dir: &Path, spec: &GameSpec, state: &GameState) {
             .collect(),
         ending: state.ending().cloned(),
     };
-    let path = state_path(dir, spec.number);
-    let tmp = path.with_extension("tmp");
-    if let Ok(text) = serde_json::to_string(&saved)
-        && std::fs::write(&tmp, text).is_ok()
-    {
-        let _ = std::fs::rename(&tmp, &path);
+    if let Ok(text) = serde_json::to_string(&saved) {
+        let _ = write_atomic(&state_path(dir, spec.number), text.as_bytes());
     }
+}
+
+/// Replaces `path` with `bytes` through a temporary file and a rename, so a
+/// reader (the test, a takeover, a tool polling the event directory) sees
+/// the old file or the new one, never a truncated one.
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 /// Rebuilds a game from its saved moves (or from its opening if new).
@@ -300,32 +308,47 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
     Ok(state)
 }
 
+/// The finished games of the event: the one state both `games.pgn` and the
+/// standings files are derived from.
 struct Records {
     dir: PathBuf,
     event: String,
     total: u32,
+    players: Vec<String>,
     finished: BTreeMap<u32, (GameSpec, GameState)>,
-    table: Table,
 }
 
 impl Records {
     fn add(&mut self, spec: GameSpec, state: GameState) {
-        if let Some(e) = state.ending() {
-            self.table.add(&spec.white, &spec.black, e.outcome);
-        }
         self.finished.insert(spec.number, (spec, state));
     }
 
+    /// The standings of the finished games.
+    fn standings(&self) -> Standings {
+        let mut table = Table::new(self.players.iter().map(String::as_str));
+        for (spec, state) in self.finished.values() {
+            if let Some(e) = state.ending() {
+                table.add(&spec.white, &spec.black, e.outcome);
+            }
+        }
+        table.standings(&self.event, self.total)
+    }
+
+    /// Writes `games.pgn`, then `standings.txt` and `standings.json`, each
+    /// atomically: once the standings count a game, the PGN holds it.
     fn write(&self) -> Standings {
         let mut pgn = String::new();
         for (spec, state) in self.finished.values() {
             pgn.push_str(&game_pgn(spec, state));
         }
-        let _ = std::fs::write(self.dir.join("games.pgn"), pgn);
-        let standings = self.table.standings(&self.event, self.total);
-        let _ = std::fs::write(self.dir.join("standings.txt"), standings.to_text());
+        let _ = write_atomic(&self.dir.join("games.pgn"), pgn.as_bytes());
+        let standings = self.standings();
+        let _ = write_atomic(
+            &self.dir.join("standings.txt"),
+            standings.to_text().as_bytes(),
+        );
         if let Ok(json) = serde_json::to_string_pretty(&standings) {
-            let _ = std::fs::write(self.dir.join("standings.json"), json + "\n");
+            let _ = write_atomic(&self.dir.join("standings.json"), (json + "\n").as_bytes());
         }
         standings
     }
@@ -360,8 +383,8 @@ pub async fn run_event(
         dir: dir.to_owned(),
         event: config.event.clone(),
         total: specs.len() as u32,
+        players: config.players.iter().map(|p| p.name.clone()).collect(),
         finished: BTreeMap::new(),
-        table: Table::new(config.players.iter().map(|p| p.name.as_str())),
     };
     let mut pending = Vec::new();
     for spec in &specs {
@@ -425,7 +448,7 @@ pub async fn run_event(
             .filter(|(s, _)| s.white == player.name || s.black == player.name)
             .count();
         for _ in 0..games.min(concurrency) {
-            let engine = from_spec(engine_spec, player.depth)
+            let engine = EnginePlayer::start(engine_spec, player.depth)
                 .map_err(|e| EventError(format!("player {}: {e}", player.name)))?;
             let (ours, theirs) = tokio::io::duplex(64 * 1024);
             tracker.spawn(handle_client(
@@ -496,7 +519,7 @@ pub async fn run_event(
                 let reply = match cmd {
                     Command::Pause => { let _ = paused_tx.send(true); "paused: no new games start".to_owned() }
                     Command::Resume => { let _ = paused_tx.send(false); "resumed".to_owned() }
-                    Command::Standings => records.lock().map(|r| r.table.standings(&r.event, r.total).to_text()).unwrap_or_default(),
+                    Command::Standings => records.lock().map(|r| r.standings().to_text()).unwrap_or_default(),
                     Command::Games => games_text(&live),
                     Command::Abort(n, outcome) => send_stop(&stops, n, Stop::Abort(outcome)),
                     Command::Adjourn(n) => send_stop(&stops, n, Stop::Adjourn),

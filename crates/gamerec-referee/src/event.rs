@@ -8,8 +8,6 @@ use serde::Deserialize;
 use shakmaty::{Chess, Position};
 
 use crate::clock::TimeControl;
-use crate::game::{parse_move, position_from_fields};
-use crate::record::Record;
 use crate::runner::{GameSpec, Timing};
 
 /// How games are paired.
@@ -155,9 +153,7 @@ impl EventConfig {
 
     /// The parsed time control.
     pub fn time_control(&self) -> Result<TimeControl, EventError> {
-        self.time_control
-            .parse()
-            .map_err(|e: crate::clock::TimeControlError| EventError(e.to_string()))
+        crate::clock::parse_time_control(&self.time_control).map_err(|e| EventError(e.to_string()))
     }
 
     /// The protocol delays.
@@ -303,110 +299,56 @@ pub fn load_openings(path: &Path) -> Result<Vec<(Chess, Vec<String>)>, EventErro
     Ok(openings)
 }
 
+/// Openings from EPD records (read with `gamerec::epd`; `#` lines are
+/// comments): each record's position, `hmvc`/`fmvn` applied.
 fn epd_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+    for line in gamerec::epd::read_lines(text) {
+        if line.text.trim_start().starts_with('#') {
             continue;
         }
-        let record = Record::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
-        let hmvc = record
-            .single("hmvc")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        let fmvn = record
-            .single("fmvn")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1);
-        let pos = position_from_fields(&record.position, hmvc, fmvn)
-            .map_err(|e| format!("line {}: {e}", i + 1))?;
+        if let Some(error) = line
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == gamerec::diag::Severity::Error)
+        {
+            return Err(format!("{}: {}", error.location, error.message));
+        }
+        let Some(record) = line.record else { continue };
+        let pos = record.chess().clone();
         if pos.is_game_over() {
-            return Err(format!("line {}: the position is already over", i + 1));
+            return Err(format!(
+                "line {}: the position is already over",
+                line.number
+            ));
         }
         out.push((pos, Vec::new()));
     }
     Ok(out)
 }
 
-/// A deliberately small movetext scanner for opening books: tags, comments,
-/// variations (skipped iteratively), NAGs and move numbers are ignored.
+/// Openings from PGN games (read with `gamerec::pgn`): each game's start
+/// position and main line in SAN. A game with an error fails the book.
 fn pgn_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
+    let (games, problems) = gamerec::pgn::read_games(text.as_bytes());
+    if let Some(p) = problems
+        .iter()
+        .find(|p| p.severity == gamerec::diag::Severity::Error)
+    {
+        let at = gamerec::diag::LineIndex::new(text.as_bytes()).line_col(p.offset);
+        return Err(format!("{at}: {}", p.message));
+    }
     let mut out = Vec::new();
-    let mut start = Chess::default();
-    let mut pos = start.clone();
-    let mut moves: Vec<String> = Vec::new();
-    let mut depth = 0usize;
-    let mut in_comment = false;
-    let mut in_tags = false;
-    for (line_no, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if !in_comment && depth == 0 && trimmed.starts_with('[') {
-            if !moves.is_empty() {
-                out.push((start.clone(), std::mem::take(&mut moves)));
-            }
-            if !in_tags {
-                start = Chess::default();
-            }
-            in_tags = true;
-            if let Some(fen) = trimmed
-                .strip_prefix("[FEN \"")
-                .and_then(|r| r.split('"').next())
-            {
-                start = gamerec::fen::read_fen(fen)
-                    .map(|(p, _)| p)
-                    .map_err(|e| format!("line {}: {e}", line_no + 1))?;
-            }
-            pos = start.clone();
-            continue;
-        }
-        in_tags = false;
-        let mut chars = line.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            if in_comment {
-                in_comment = c != '}';
-                continue;
-            }
-            match c {
-                '{' => in_comment = true,
-                ';' => break,
-                '(' => depth += 1,
-                ')' => depth = depth.saturating_sub(1),
-                c if c.is_whitespace() => {}
-                _ => {
-                    let mut end = i + c.len_utf8();
-                    while let Some(&(j, d)) = chars.peek() {
-                        if d.is_whitespace() || "{}();".contains(d) {
-                            break;
-                        }
-                        end = j + d.len_utf8();
-                        chars.next();
-                    }
-                    if depth > 0 {
-                        continue;
-                    }
-                    let raw = &line[i..end];
-                    if matches!(raw, "1-0" | "0-1" | "1/2-1/2" | "*") {
-                        out.push((start.clone(), std::mem::take(&mut moves)));
-                        pos = start.clone();
-                        continue;
-                    }
-                    let token = raw.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == '.');
-                    if token.is_empty() || token.starts_with('$') {
-                        continue;
-                    }
-                    let mv = parse_move(&pos, token)
-                        .map_err(|e| format!("line {}: {e}", line_no + 1))?;
-                    moves.push(token.to_owned());
-                    pos.play_unchecked(mv);
-                }
-            }
+    for game in &games {
+        let moves: Vec<String> = game
+            .tree
+            .mainline()
+            .filter_map(|id| game.tree.node(id).ply.as_ref().map(|p| p.san.clone()))
+            .collect();
+        if !moves.is_empty() {
+            out.push((game.start.clone(), moves));
         }
     }
-    if !moves.is_empty() {
-        out.push((start, moves));
-    }
-    out.retain(|(_, m)| !m.is_empty());
     Ok(out)
 }
 

@@ -3,13 +3,14 @@
 
 use std::time::Duration;
 
-use shakmaty::fen::Epd;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position};
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+
+use gamerec::model::PlyMove;
 
 use crate::clock::{Clocks, FlagFall};
-use crate::record::Record;
+use crate::wire::Record;
 
 /// PGN `Termination` tag values (PGN standard 9.8.1) the referee uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -160,7 +161,7 @@ fn key(pos: &Chess) -> u64 {
 /// The EPD four data fields of `pos` (en passant written as in EPD 4.4:
 /// whenever the last move was a double pawn push).
 pub fn epd_fields(pos: &Chess) -> String {
-    Epd::from_position(pos, EnPassantMode::Always).to_string()
+    gamerec::fen::write_epd_position(pos, shakmaty::CastlingMode::Standard)
 }
 
 impl GameState {
@@ -228,11 +229,11 @@ impl GameState {
     }
 
     /// Positions before each move, with the moves: for replay with `execute`.
-    pub fn replay(&self) -> Vec<(Chess, String)> {
+    pub fn replay(&self) -> Vec<(Chess, Move)> {
         let mut pos = self.start.clone();
         let mut out = Vec::with_capacity(self.played.len());
         for p in &self.played {
-            out.push((pos.clone(), p.san.clone()));
+            out.push((pos.clone(), p.mv));
             pos.play_unchecked(p.mv);
         }
         out
@@ -270,6 +271,28 @@ impl GameState {
         ending
     }
 
+    /// The side to move sent a record whose `sm` is not a legal move,
+    /// `elapsed` after the `respond` (a fallen flag takes precedence).
+    pub fn illegal_move(&mut self, mv: &str, why: &str, elapsed: Duration) -> Step {
+        if self.ending.is_none()
+            && let Some(rem) = self.clocks.remaining(self.turn())
+            && elapsed >= rem
+        {
+            return Step::Ended(self.flag(elapsed));
+        }
+        let color = self.turn();
+        self.infraction(format!("{color} played an illegal move '{mv}' ({why})"))
+    }
+
+    /// `color` sent a line that is not a well-formed record.
+    pub fn malformed(&mut self, color: Color, why: &str) -> Ending {
+        self.end(
+            Outcome::Win(!color),
+            Termination::RulesInfraction,
+            &format!("{color} sent a malformed record: {why}"),
+        )
+    }
+
     fn infraction(&mut self, reason: String) -> Step {
         let loser = self.turn();
         let ending = Ending::new(Outcome::Win(!loser), Termination::RulesInfraction, reason);
@@ -303,7 +326,7 @@ impl GameState {
         {
             return Step::Ended(self.flag(elapsed));
         }
-        if !same_position(&reply.position, &self.pos) {
+        if key(reply.chess()) != key(&self.pos) {
             return self.infraction(format!(
                 "{color} replied from position '{}', expected '{}'",
                 reply.position,
@@ -327,7 +350,7 @@ impl GameState {
             ));
         }
         let claim = reply.has("draw_claim");
-        let mv = match reply.get("sm") {
+        let mv = match reply.moves("sm").first() {
             None => {
                 if claim {
                     if let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
@@ -342,13 +365,8 @@ impl GameState {
                 }
                 return self.infraction(format!("{color} replied without a move"));
             }
-            Some(op) => match op.operands.as_slice() {
-                [one] => match parse_move(&self.pos, one.text()) {
-                    Ok(mv) => mv,
-                    Err(e) => return self.infraction(format!("{color}: {e}")),
-                },
-                _ => return self.infraction(format!("{color}: 'sm' needs exactly one move")),
-            },
+            Some(PlyMove::Move(mv)) => *mv,
+            Some(PlyMove::Null) => return self.infraction(format!("{color} supplied a null move")),
         };
         let san = shakmaty::san::SanPlus::from_move(self.pos.clone(), mv).to_string();
         // A claim may concern the current position or the one after the move.
@@ -482,20 +500,10 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
 
 /// Builds a position from EPD fields plus halfmove clock and fullmove number.
 pub fn position_from_fields(fields: &str, hmvc: u32, fmvn: u32) -> Result<Chess, String> {
-    let epd: Epd = fields.parse().map_err(|e| format!("bad position: {e}"))?;
-    let mut setup = epd.into_setup();
-    setup.halfmoves = hmvc;
-    setup.fullmoves = std::num::NonZeroU32::new(fmvn.max(1)).unwrap_or(std::num::NonZeroU32::MIN);
-    Chess::from_setup(setup, CastlingMode::Standard)
-        .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
-        .map_err(|e| format!("illegal position: {e}"))
-}
-
-fn same_position(fields: &str, pos: &Chess) -> bool {
-    match position_from_fields(fields, pos.halfmoves(), pos.fullmoves().get()) {
-        Ok(p) => key(&p) == key(pos),
-        Err(_) => false,
-    }
+    let fen = format!("{} {hmvc} {}", fields.trim(), fmvn.max(1));
+    gamerec::fen::read_fen(&fen)
+        .map(|(pos, _)| pos)
+        .map_err(|e| format!("bad position: {e}"))
 }
 
 #[cfg(test)]
@@ -511,7 +519,8 @@ mod tests {
     }
 
     fn reply(g: &GameState, ops: &str) -> Record {
-        Record::parse(&format!("{} refreq reply; {ops}", epd_fields(g.position()))).unwrap()
+        crate::wire::read_record(&format!("{} refreq reply; {ops}", epd_fields(g.position())))
+            .unwrap()
     }
 
     fn play(g: &mut GameState, moves: &[&str]) {
@@ -540,13 +549,14 @@ mod tests {
     #[test]
     fn illegal_move_and_wrong_position_are_infractions() {
         let mut g = game("300");
-        let Step::Ended(e) = g.apply_reply(&reply(&g, "sm e5;"), Duration::ZERO) else {
+        let Step::Ended(e) = g.illegal_move("e5", "not legal", Duration::ZERO) else {
             panic!()
         };
         assert_eq!(e.termination, Termination::RulesInfraction);
         assert_eq!(e.outcome, Outcome::Win(Color::Black));
+        assert!(e.reason.contains("illegal move 'e5'"), "{}", e.reason);
         let mut g = game("300");
-        let r = Record::parse("8/8/8/8/8/8/8/K6k w - - refreq reply; sm Kb2;").unwrap();
+        let r = crate::wire::read_record("8/8/8/8/8/8/8/K6k w - - refreq reply; sm Kb2;").unwrap();
         let Step::Ended(e) = g.apply_reply(&r, Duration::ZERO) else {
             panic!()
         };

@@ -3,7 +3,7 @@
 //!
 //! | module | role |
 //! |---|---|
-//! | `record` | the EPD record codec of the wire protocol (placeholder for `gamerec::epd`) |
+//! | `wire` | the protocol's records over `gamerec::epd` (malformed vs illegal move) |
 //! | `clock` | PGN TimeControl values and the referee's clocks |
 //! | `game` | the rules of one game, free of I/O |
 
@@ -12,15 +12,14 @@ pub mod bridge;
 pub mod clock;
 pub mod conn;
 pub mod director;
-pub mod engine;
 pub mod event;
+pub mod export;
 pub mod game;
 pub mod lobby;
 pub mod log;
-pub mod pgnout;
-pub mod record;
 pub mod runner;
 pub mod serial;
 pub mod server;
 pub mod spectator;
 pub mod standings;
+pub mod wire;

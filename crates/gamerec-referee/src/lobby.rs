@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 
-use crate::record::Record;
+use crate::wire::Record;
 
 /// What a connection hands to the game its client plays in.
 #[derive(Debug)]
@@ -17,9 +17,16 @@ pub enum Inbound {
     Record(Record, Instant),
     /// A line that is not a well-formed record.
     Malformed {
-        /// The line (empty when it was too long or not text).
-        line: String,
         /// What is wrong with it.
+        error: String,
+        /// When it arrived.
+        at: Instant,
+    },
+    /// A well-formed record whose `sm` is not a legal move.
+    IllegalMove {
+        /// The move as written.
+        mv: String,
+        /// Why it is not legal.
         error: String,
         /// When it arrived.
         at: Instant,

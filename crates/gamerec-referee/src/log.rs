@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::record::Record;
+use crate::wire::Record;
 
 /// A shared, line-oriented log. Cloning shares the file.
 #[derive(Debug, Clone, Default)]

@@ -5,15 +5,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color};
 use tokio::sync::watch;
 use tokio::time::{Instant, sleep_until};
 
 use crate::clock::TimeControl;
-use crate::game::{GameState, Outcome, Step, Termination, epd_fields};
+use crate::game::{GameState, Outcome, Step, Termination};
 use crate::lobby::{Inbound, Lobby, Seat};
 use crate::log::EventLog;
-use crate::record::{Operand, Record};
+use gamerec::epd::basetypes::EpdClock;
+use gamerec::epd::{Opcode, Operand, Operation};
+use gamerec::model::PlyMove;
+
+use crate::wire::{Record, position_record, refreq, with_refcom as finish};
 
 /// Delays and limits of the protocol.
 #[derive(Debug, Clone)]
@@ -126,42 +130,27 @@ pub enum RunEnd {
     Interrupted(GameState),
 }
 
-/// A record of `pos` with its halfmove clock and fullmove number.
-fn position_record(pos: &Chess) -> Record {
-    Record::new(epd_fields(pos))
-        .op("fmvn", &[&pos.fullmoves().to_string()])
-        .op("hmvc", &[&pos.halfmoves().to_string()])
-}
-
-/// Sorts operations into ASCII order of opcodes (EPD 5.1).
-fn finish(mut record: Record, refcom: &str) -> Record {
-    record = record.op("refcom", &[refcom]);
-    record.ops.sort_by(|a, b| a.opcode.cmp(&b.opcode));
-    record
-}
-
 fn inform_record(spec: &GameSpec, pos: &Chess, result: &str) -> Record {
-    let mut operands = Vec::new();
-    for (k, v) in spec.tags(result) {
-        operands.push(Operand::Token(k));
-        operands.push(Operand::Str(v));
-    }
-    finish(
-        Record::new(epd_fields(pos)).op_with("ptp", operands),
-        "inform",
-    )
+    let tags = spec.tags(result);
+    let ptp = Operation::tag_pairs(tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    finish(crate::wire::bare_record(pos).with(ptp), "inform")
 }
 
 fn respond_record(state: &GameState) -> Record {
     let (before, last) = state.last_move_view();
     let mut record = position_record(&before);
-    let cc = state.clocks().cc_operands();
-    record = record.op("cc", &[&cc[0], &cc[1]]);
-    if let Some((_, san)) = last {
-        record = record.op("sm", &[&san]);
+    let cc = state.clocks().cc_seconds();
+    record.set(Operation::new(
+        Opcode::Cc,
+        cc.iter()
+            .map(|&s| Operand::Clock(EpdClock::from_seconds(s)))
+            .collect(),
+    ));
+    if let Some((mv, _)) = last {
+        record.set(Operation::moves(Opcode::Sm, &before, &[PlyMove::Move(mv)]));
     }
     if state.pending_offer() == Some(!state.turn()) {
-        record = record.op("draw_offer", &[]);
+        record.set(Operation::flag(Opcode::DrawOffer));
     }
     finish(record, "respond")
 }
@@ -187,12 +176,9 @@ async fn sync_seats(spec: &GameSpec, state: &GameState, seats: &[(&Seat, bool)],
         } else {
             replay.len()
         };
-        for (pos, san) in &replay[..upto] {
-            send(
-                seat,
-                finish(position_record(pos).op("sm", &[san]), "execute"),
-            )
-            .await;
+        for (pos, mv) in &replay[..upto] {
+            let sm = Operation::moves(Opcode::Sm, pos, &[PlyMove::Move(*mv)]);
+            send(seat, finish(position_record(pos).with(sm), "execute")).await;
         }
     }
 }
@@ -343,15 +329,22 @@ pub async fn run_game(
                 seats[index(c)] = None;
                 gone_since[index(c)] = Some(Instant::now());
             }
-            Event::In(c, Inbound::Malformed { line, error, .. }) => {
-                let _ = line;
-                state.end(
-                    Outcome::Win(!c),
-                    Termination::RulesInfraction,
-                    &format!("{c} sent a malformed record: {error}"),
-                );
+            Event::In(c, Inbound::Malformed { error, .. }) => {
+                state.malformed(c, &error);
             }
-            Event::In(c, Inbound::Record(record, at)) => match record.single("refreq") {
+            Event::In(c, Inbound::IllegalMove { mv, error, at }) => {
+                if c == mover {
+                    state.illegal_move(&mv, &error, at.saturating_duration_since(started));
+                } else {
+                    state.end(
+                        Outcome::Win(!c),
+                        Termination::RulesInfraction,
+                        &format!("{c} played an illegal move '{mv}' out of turn ({error})"),
+                    );
+                }
+                (ctx.hook)(spec, &state);
+            }
+            Event::In(c, Inbound::Record(record, at)) => match refreq(&record) {
                 Some("reply") if c == mover => {
                     let step = state.apply_reply(&record, at.saturating_duration_since(started));
                     if step == Step::Moved {

@@ -11,9 +11,9 @@ use gamerec_referee::game::{
 };
 use gamerec_referee::lobby::Lobby;
 use gamerec_referee::log::EventLog;
-use gamerec_referee::record::Record;
 use gamerec_referee::runner::{GameContext, GameSpec, RunEnd, Stop, Timing, run_game};
 use gamerec_referee::server::accept_loop;
+use gamerec_referee::wire::{Record, read_record, refcom};
 use shakmaty::{Chess, Color, Position};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -126,20 +126,17 @@ impl Client {
             .expect("referee silent")
             .unwrap()
             .expect("connection closed");
-        Record::parse(&line).unwrap_or_else(|e| panic!("bad record from referee {line}: {e}"))
+        read_record(&line).unwrap_or_else(|e| panic!("bad record from referee {line}: {e}"))
     }
 
     /// Reads the next record, checks its refcom, and tracks the position.
-    async fn expect(&mut self, refcom: &str) -> Record {
+    async fn expect(&mut self, command: &str) -> Record {
         let r = self.next().await;
-        assert_eq!(r.single("refcom"), Some(refcom), "{r}");
-        if matches!(refcom, "reset" | "respond" | "execute" | "conclude") {
-            let hmvc = r.single("hmvc").and_then(|v| v.parse().ok()).unwrap_or(0);
-            let fmvn = r.single("fmvn").and_then(|v| v.parse().ok()).unwrap_or(1);
-            let mut pos = position_from_fields(&r.position, hmvc, fmvn).unwrap();
-            if let Some(sm) = r.single("sm") {
-                let mv = parse_move(&pos, sm).unwrap();
-                pos.play_unchecked(mv);
+        assert_eq!(refcom(&r), Some(command), "{r}");
+        if matches!(command, "reset" | "respond" | "execute" | "conclude") {
+            let mut pos = r.chess().clone();
+            if let Some(sm) = r.op("sm").and_then(|op| op.move_list().next()) {
+                pos = gamerec::model::play_ply(&pos, sm.mv);
             }
             self.pos = pos;
         }
@@ -156,7 +153,7 @@ impl Client {
     async fn reply(&mut self, ops: &str) {
         let line = format!("{} refreq reply; {ops}", epd_fields(&self.pos));
         self.send(&line).await;
-        if let Some(sm) = Record::parse(&line).unwrap().single("sm")
+        if let Some(sm) = line.split("sm ").nth(1).and_then(|t| t.split(';').next())
             && let Ok(mv) = parse_move(&self.pos, sm)
         {
             self.pos.play_unchecked(mv);
@@ -178,11 +175,17 @@ impl Client {
     }
 }
 
+/// The text of the first operand of `opcode`.
+fn single(record: &Record, opcode: &str) -> Option<String> {
+    Some(record.op(opcode)?.operands.first()?.text())
+}
+
 fn tag(record: &Record, name: &str) -> Option<String> {
-    let ops = &record.get("ptp")?.operands;
-    ops.chunks(2)
-        .find(|p| p[0].text() == name)
-        .map(|p| p[1].text().to_owned())
+    record
+        .tag_pairs()
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
 }
 
 async fn finished(r: Referee) -> GameState {
@@ -222,18 +225,18 @@ async fn full_game_sequence_ends_in_mate() {
     b.start_game().await;
     let first = a.respond("sm f3;").await;
     assert!(
-        first.single("sm").is_none(),
+        single(&first, "sm").as_deref().is_none(),
         "no move before the first: {first}"
     );
-    assert_eq!(first.get("cc").unwrap().operands.len(), 2);
-    assert_eq!(first.single("hmvc"), Some("0"));
-    assert_eq!(first.single("fmvn"), Some("1"));
+    assert_eq!(first.op("cc").unwrap().operands.len(), 2);
+    assert_eq!(single(&first, "hmvc").as_deref(), Some("0"));
+    assert_eq!(single(&first, "fmvn").as_deref(), Some("1"));
     let second = b.respond("sm e5;").await;
-    assert_eq!(second.single("sm"), Some("f3"));
-    assert_eq!(second.position, epd_fields(&Chess::default()));
+    assert_eq!(single(&second, "sm").as_deref(), Some("f3"));
+    assert_eq!(second.position.to_fields(), epd_fields(&Chess::default()));
     a.respond("sm g4;").await;
     let last = b.respond("sm Qh4;").await;
-    assert_eq!(last.single("fmvn"), Some("2"));
+    assert_eq!(single(&last, "fmvn").as_deref(), Some("2"));
     assert_eq!(a.concluded().await, "0-1");
     assert_eq!(b.concluded().await, "0-1");
     let state = finished(r).await;
@@ -262,7 +265,7 @@ async fn stalemate_is_a_draw() {
     let r = referee("300", start).await;
     let (mut a, mut b) = pair(&r).await;
     let first = a.respond("sm Qc7;").await;
-    assert_eq!(first.single("fmvn"), Some("50"));
+    assert_eq!(single(&first, "fmvn").as_deref(), Some("50"));
     assert_eq!(a.concluded().await, "1/2-1/2");
     assert_eq!(b.concluded().await, "1/2-1/2");
     assert_eq!(finished(r).await.ending().unwrap().reason, "stalemate");
@@ -329,7 +332,7 @@ async fn invalid_claim_with_move_lets_the_move_stand() {
     let (mut a, mut b) = pair(&r).await;
     a.respond("draw_claim; sm e4;").await;
     let next = b.respond("resign;").await;
-    assert_eq!(next.single("sm"), Some("e4"));
+    assert_eq!(single(&next, "sm").as_deref(), Some("e4"));
     assert_eq!(a.concluded().await, "1-0");
     let state = finished(r).await;
     assert!(
@@ -357,7 +360,7 @@ async fn fifty_move_claim_valid_and_invalid() {
     let r = referee("300", start).await;
     let (mut a, _b) = pair(&r).await;
     let first = a.respond("draw_claim; sm Ra3;").await;
-    assert_eq!(first.single("hmvc"), Some("99"));
+    assert_eq!(single(&first, "hmvc").as_deref(), Some("99"));
     assert_eq!(a.concluded().await, "1/2-1/2");
     assert!(finished(r).await.ending().unwrap().reason.contains("fifty"));
 
@@ -401,6 +404,8 @@ async fn illegal_move_is_a_rules_infraction() {
     assert_eq!(a.concluded().await, "1-0");
     let e = finished(r).await.ending().unwrap().clone();
     assert_eq!(e.termination, Termination::RulesInfraction);
+    assert!(e.reason.contains("illegal move 'Ke7'"), "{}", e.reason);
+    assert!(!e.reason.contains("malformed"), "{}", e.reason);
 }
 
 #[tokio::test]
@@ -495,10 +500,7 @@ async fn sign_on_comes_first() {
         .unwrap()
         .unwrap()
         .unwrap();
-    assert_eq!(
-        Record::parse(&line).unwrap().single("refcom"),
-        Some("fault")
-    );
+    assert_eq!(refcom(&read_record(&line).unwrap()), Some("fault"));
     r.cancel.cancel();
 }
 
@@ -515,10 +517,10 @@ async fn disconnect_and_return_replays_with_execute() {
     a.expect("reset").await;
     a.expect("inform").await;
     let e1 = a.expect("execute").await;
-    assert_eq!(e1.single("sm"), Some("e4"));
+    assert_eq!(single(&e1, "sm").as_deref(), Some("e4"));
     // The last move comes with the repeated respond, from the position before it.
     let again = a.respond("resign;").await;
-    assert_eq!(again.single("sm"), Some("c5"));
+    assert_eq!(single(&again, "sm").as_deref(), Some("c5"));
     assert_eq!(b.concluded().await, "0-1");
     assert_eq!(finished(r).await.played().len(), 2);
 }

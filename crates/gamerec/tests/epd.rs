@@ -136,7 +136,12 @@ fn draw_and_resign_opcodes_take_no_operands_and_do_not_conflict() {
     );
     err("resign; draw_offer; sm e4;", "conflicts with `resign`");
     err("draw_offer;", "requires an `sm`");
-    err("draw_claim;", "requires an `sm`");
+    ok("draw_claim;", "draw_claim;");
+    assert!(
+        warnings(&format!("{START} draw_claim;"))
+            .iter()
+            .any(|w| w.contains("without an `sm`"))
+    );
 }
 
 #[test]

@@ -995,17 +995,24 @@ impl<'a> LineReader<'a> {
                 );
             }
         }
-        for needs_sm in ["draw_claim", "draw_offer"] {
-            if let Some((_, at)) = find(needs_sm)
-                && find("sm").is_none()
-            {
-                self.error(
-                    at,
-                    format!(
-                        "`{needs_sm}` requires an `sm` operation on the same record (6.10, 6.11)"
-                    ),
-                );
-            }
+        if let Some((_, at)) = find("draw_offer")
+            && find("sm").is_none()
+        {
+            self.error(
+                at,
+                "`draw_offer` requires an `sm` operation on the same record (6.11)",
+            );
+        }
+        // 6.10 requires `sm` with `draw_claim`, but 8 step 10 has a client
+        // claim a draw with no move to play (insufficient material): a
+        // warning, so referee replies read.
+        if let Some((_, at)) = find("draw_claim")
+            && find("sm").is_none()
+        {
+            self.warn(
+                at,
+                "`draw_claim` without an `sm` operation (6.10 requires one; 8 step 10 allows none)",
+            );
         }
     }
 }
