@@ -444,12 +444,14 @@ fn import_export_is_idempotent_on_annotated_text() {
     assert_ne!(d4, NodeId::ROOT);
 }
 
+/// One checked game: main-line moves and each problem as (line, column,
+/// message).
+type CheckedGame = (u64, Vec<(u64, u64, String)>);
+
 /// Checks every game of `chunker`'s input the way `gamerec check` does
 /// (truncated chunks joined to the next): per game the main-line moves and
 /// each problem as (line, column, message).
-fn check_chunked<R: std::io::Read>(
-    chunker: &mut Chunker<R>,
-) -> Vec<(u64, Vec<(u64, u64, String)>)> {
+fn check_chunked<R: std::io::Read>(chunker: &mut Chunker<R>) -> Vec<CheckedGame> {
     use super::stream::chunk_is_whole;
     use crate::diag::LineIndex;
     let mut out = Vec::new();
