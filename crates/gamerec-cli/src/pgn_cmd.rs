@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use gamerec::diag::{LineIndex, Severity};
-use gamerec::pgn::stream::{count_lines, line_at};
+use gamerec::pgn::stream::line_at;
 use gamerec::pgn::writer::export_string;
 use gamerec::pgn::{
     CheckOptions, Checker, Chunk, Chunker, Encoding, GameBuilder, Problem, SliceReader, Visitor,
@@ -126,7 +126,7 @@ fn read_chunk<V: Visitor>(
     mut each: impl FnMut(V::Output, &mut Report),
 ) -> Report {
     let mut report = Report {
-        lines: count_lines(&chunk.data),
+        lines: chunk.lines(),
         ..Report::default()
     };
     let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
@@ -152,8 +152,8 @@ fn read_chunk<V: Visitor>(
         let start = (reader.game_offset() - chunk.offset) as usize;
         for p in &problems {
             let rel = p.offset - chunk.offset;
-            let lc = index.line_col(rel);
-            let gl = index.line_col(start as u64);
+            let lc = chunk.line_col(index, rel);
+            let gl = chunk.line_col(index, start as u64);
             let mut text = String::from_utf8_lossy(line_at(&chunk.data, start)).into_owned();
             if text.chars().count() > 60 {
                 text = text.chars().take(57).collect::<String>() + "...";
@@ -172,9 +172,20 @@ fn read_chunk<V: Visitor>(
     report
 }
 
+/// A game may grow to this size inside one comment before `check` stops
+/// holding the comment's text (`Chunker::eliding_comments`).
+const CHECK_COMMENT_LIMIT: usize = 4 * gamerec::pgn::stream::DEFAULT_CHUNK_SIZE;
+
 /// Runs `job` over the chunks of every input with `threads` workers and
-/// hands the reports to `emit` in input order.
-fn run<J, E>(inputs: &[Input], threads: usize, job: J, mut emit: E) -> Result<()>
+/// hands the reports to `emit` in input order. With `elide_comments` the
+/// text of huge comments is not held (for jobs that ignore comments).
+fn run<J, E>(
+    inputs: &[Input],
+    threads: usize,
+    elide_comments: bool,
+    job: J,
+    mut emit: E,
+) -> Result<()>
 where
     J: Fn(&Chunk) -> Report + Sync,
     E: FnMut(&Input, Report, u64, u64) -> Result<bool>,
@@ -194,6 +205,9 @@ where
         }
         let reader = input.open(Some(progress.read_bytes.clone()))?;
         let mut chunker = Chunker::new(reader);
+        if elide_comments {
+            chunker = chunker.eliding_comments(CHECK_COMMENT_LIMIT);
+        }
         let pool = chunker.pool();
         let mut line_base = 0u64;
         let mut game_base = 0u64;
@@ -350,6 +364,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     run(
         &inputs,
         thread_count(args.threads),
+        true,
         job,
         |input, report, lb, gb| {
             games += report.games;
@@ -388,6 +403,24 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
+/// The warning for characters the output encoding cannot hold, naming
+/// them (`'ł' U+0142`; at most 5, then how many more).
+fn unrepresentable_warning(encoding: Encoding, text: &str) -> String {
+    let chars = encoding.unrepresentable(text);
+    let mut names: Vec<String> = chars
+        .iter()
+        .take(5)
+        .map(|&c| format!("'{c}' U+{:04X}", u32::from(c)))
+        .collect();
+    if chars.len() > 5 {
+        names.push(format!("{} more", chars.len() - 5));
+    }
+    format!(
+        "{encoding} cannot represent {}: written as ?",
+        names.join(", ")
+    )
+}
+
 /// `gamerec convert`.
 pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let inputs = Input::from_args(&args.inputs);
@@ -408,8 +441,12 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
             }
             match to {
                 To::Pgn => {
-                    opts.encoding
-                        .encode_to(&export_string(&game, &opts), &mut report.out);
+                    let text = export_string(&game, &opts);
+                    if opts.encoding.encode_to(&text, &mut report.out) > 0 {
+                        report
+                            .game_warnings
+                            .push(unrepresentable_warning(opts.encoding, &text));
+                    }
                 }
                 To::Json => {
                     let mut text = String::new();
@@ -430,6 +467,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     run(
         &inputs,
         thread_count(args.threads),
+        false,
         job,
         |input, report, lb, gb| {
             for f in &report.found {

@@ -98,3 +98,29 @@ fn usage_errors_exit_2() {
     let (code, _, _) = gamerec(&["check", "--help"], None);
     assert_eq!(code, 0);
 }
+
+#[test]
+fn latin1_export_warns_about_characters_it_cannot_hold() {
+    let text =
+        "[Event \"Łódź\"]\n[White \"Müller\"]\n1. e4 {a ♞ move} e5 *\n\n[Event \"b\"]\n1. d4 *\n";
+    let (code, out, err) = gamerec(
+        &["convert", "--encoding", "latin-1", "-"],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(code, 0, "{err}");
+    let warnings: Vec<_> = err.lines().collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert_eq!(
+        warnings[0],
+        "<stdin>:1:1: warning: latin-1 cannot represent 'Ł' U+0141, 'ź' U+017A, '♞' U+265E: \
+         written as ? (game 1, line 1: [Event \"Łódź\"])"
+    );
+    // What Latin-1 holds is written in Latin-1; the rest as `?`.
+    assert!(out.contains("[Event \"?\u{fffd}d?\"]"), "{out}");
+    assert!(out.contains("[White \"M\u{fffd}ller\"]"), "{out}");
+    assert!(out.contains("{a ? move}"), "{out}");
+    // UTF-8 output holds everything: no warning.
+    let (code, out, err) = gamerec(&["convert", "-"], Some(text.as_bytes()));
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.contains("Łódź") && out.contains('♞'));
+}

@@ -22,7 +22,9 @@
 use std::fmt;
 
 use shakmaty::san::{San, SanPlus, Suffix};
-use shakmaty::{CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
+
+mod resolve;
 
 use crate::model::PlyMove;
 
@@ -358,7 +360,149 @@ impl std::error::Error for SanError {}
 // Reading
 
 /// Reads `text` as a move in `pos`, tolerantly (see the module docs).
+#[inline]
 pub fn read_san(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, SanError> {
+    if opts.languages.contains(Language::English)
+        && let Some(read) = read_canonical(pos, text)
+    {
+        return Ok(read);
+    }
+    read_san_general(pos, text, opts)
+}
+
+/// The move of canonical SAN text (check mark and suffix annotation
+/// allowed), when exactly one legal move matches; `None` for anything
+/// [`read_san`] would have to look at more closely. For hot loops that need
+/// only the move: nothing is returned through memory.
+#[inline]
+pub fn read_canonical_move(pos: &Chess, text: &[u8]) -> Option<Move> {
+    match read_canonical(pos, text)?.mv {
+        PlyMove::Move(m) => Some(m),
+        PlyMove::Null => None,
+    }
+}
+
+/// The piece of an English piece letter (knight to king).
+#[inline]
+const fn piece_letter(b: u8) -> Option<Role> {
+    match b {
+        b'N' => Some(Role::Knight),
+        b'B' => Some(Role::Bishop),
+        b'R' => Some(Role::Rook),
+        b'Q' => Some(Role::Queen),
+        b'K' => Some(Role::King),
+        _ => None,
+    }
+}
+
+#[inline]
+fn square_of(file: u8, rank: u8) -> Option<Square> {
+    match (file, rank) {
+        (b'a'..=b'h', b'1'..=b'8') => Some(Square::from_coords(
+            File::new(u32::from(file - b'a')),
+            Rank::new(u32::from(rank - b'1')),
+        )),
+        _ => None,
+    }
+}
+
+/// The hot path of [`read_san`]: canonical SAN with an optional check mark
+/// and suffix annotation (`Nf3`, `exd5`, `e8=Q+`, `R1a3?!`, `O-O#`), parsed
+/// in one step and
+/// resolved when exactly one legal move matches. Anything else, and every
+/// illegal or ambiguous move, is left to [`read_san_general`], which
+/// explains.
+#[inline]
+fn read_canonical(pos: &Chess, text: &[u8]) -> Option<ReadMove> {
+    let (body, nag) = match text {
+        [body @ .., b'!', b'!'] => (body, Some(3)),
+        [body @ .., b'?', b'?'] => (body, Some(4)),
+        [body @ .., b'!', b'?'] => (body, Some(5)),
+        [body @ .., b'?', b'!'] => (body, Some(6)),
+        [body @ .., b'!'] => (body, Some(1)),
+        [body @ .., b'?'] => (body, Some(2)),
+        _ => (text, None),
+    };
+    let (core, check) = match body {
+        [core @ .., b'+'] => (core, Some(Suffix::Check)),
+        [core @ .., b'#'] => (core, Some(Suffix::Checkmate)),
+        _ => (body, None),
+    };
+    let read = |mv, tolerated| ReadMove {
+        mv: PlyMove::Move(mv),
+        nag,
+        check,
+        tolerated,
+    };
+    let &[first, .., last] = core else {
+        return None;
+    };
+    if first == b'O' {
+        let side = match core {
+            b"O-O" => CastlingSide::KingSide,
+            b"O-O-O" => CastlingSide::QueenSide,
+            _ => return None,
+        };
+        return resolve::resolve_castle(pos, side).map(|m| read(m, Tolerated::NONE));
+    }
+    if let Some(role) = piece_letter(first) {
+        // Piece move: letter, up to two disambiguators, `x`, destination.
+        let rest = &core[1..];
+        let n = rest.len();
+        if !(2..=5).contains(&n) {
+            return None;
+        }
+        let to = square_of(rest[n - 2], last)?;
+        let (capture, head) = match &rest[..n - 2] {
+            [head @ .., b'x'] => (true, head),
+            head => (false, head),
+        };
+        let (file, rank) = match *head {
+            [] => (None, None),
+            [f @ b'a'..=b'h'] => (Some(File::new(u32::from(f - b'a'))), None),
+            [r @ b'1'..=b'8'] => (None, Some(Rank::new(u32::from(r - b'1')))),
+            [f, r] => {
+                let sq = square_of(f, r)?;
+                (Some(sq.file()), Some(sq.rank()))
+            }
+            _ => return None,
+        };
+        let resolve::Resolved::One(m) =
+            resolve::resolve_normal(pos, role, file, rank, capture, to, None)
+        else {
+            return None;
+        };
+        let mut tolerated = Tolerated::NONE;
+        if (file.is_some() || rank.is_some()) && canonical_disambiguation(pos, m) != (file, rank) {
+            tolerated = tolerated.with(Tolerated::DISAMBIGUATION);
+            if file.is_some() && rank.is_some() {
+                tolerated = tolerated.with(Tolerated::LONG_FORM);
+            }
+        }
+        return Some(read(m, tolerated));
+    }
+    // Pawn move: `e4`, `exd5`, either with `=Q`.
+    let (body, promotion) = match *core {
+        [ref body @ .., b'=', p] => (body, Some(piece_letter(p).filter(|&r| r != Role::King)?)),
+        ref body => (body, None),
+    };
+    let (file, to) = match *body {
+        [f, r] => (None, square_of(f, r)?),
+        [from @ b'a'..=b'h', b'x', f, r] => {
+            (Some(File::new(u32::from(from - b'a'))), square_of(f, r)?)
+        }
+        _ => return None,
+    };
+    match resolve::resolve_normal(pos, Role::Pawn, file, None, file.is_some(), to, promotion) {
+        resolve::Resolved::One(m) => Some(read(m, Tolerated::NONE)),
+        _ => None,
+    }
+}
+
+/// [`read_san`] past its hot path: suffix annotations, the tolerant forms,
+/// and the explanation of illegal and ambiguous moves.
+#[inline(never)]
+fn read_san_general(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, SanError> {
     // Suffix annotation.
     let mut end = text.len();
     while end > 0 && matches!(text[end - 1], b'!' | b'?') {
@@ -473,23 +617,11 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
             if core.last() == Some(&b'+') || core.last() == Some(&b'#') {
                 return None; // a doubled check mark: let the slow path report it
             }
-            let candidates = pos.san_candidates(role, to);
-            let mut found = None;
-            for &m in &candidates {
-                let from = m.from()?;
-                let ok = m.promotion() == promotion
-                    && m.is_capture() == capture
-                    && file.is_none_or(|f| f == from.file())
-                    && rank.is_none_or(|r| r == from.rank())
-                    && matches!(m, Move::Normal { .. } | Move::EnPassant { .. });
-                if ok {
-                    if found.is_some() {
-                        return None;
-                    }
-                    found = Some(m);
-                }
-            }
-            let m = found?;
+            let resolve::Resolved::One(m) =
+                resolve::resolve_normal(pos, role, file, rank, capture, to, promotion)
+            else {
+                return None; // the tolerant reader explains
+            };
             let mut tolerated = Tolerated::NONE;
             if core.first() == Some(&b'P') {
                 tolerated = tolerated.with(Tolerated::PAWN_LETTER);
@@ -498,12 +630,8 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
                 tolerated = tolerated.with(Tolerated::PROMOTION_FORM);
             }
             if file.is_some() || rank.is_some() || (role == Role::Pawn && capture) {
-                let canonical = San::disambiguate(m, &candidates);
-                if let San::Normal {
-                    file: cf, rank: cr, ..
-                } = canonical
-                    && (cf, cr) != (file, rank)
-                {
+                let (cf, cr) = canonical_disambiguation(pos, m);
+                if (cf, cr) != (file, rank) {
                     tolerated = tolerated.with(Tolerated::DISAMBIGUATION);
                     if file.is_some() && rank.is_some() {
                         tolerated = tolerated.with(Tolerated::LONG_FORM);
@@ -516,12 +644,35 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
             if core.first() != Some(&b'O') {
                 return None;
             }
-            pos.castling_moves(side)
-                .first()
-                .copied()
-                .map(|m| (m, Tolerated::NONE))
+            resolve::resolve_castle(pos, side).map(|m| (m, Tolerated::NONE))
         }
         San::Put { .. } | San::Null => None,
+    }
+}
+
+/// The file and rank canonical SAN writes before the destination of `m`
+/// (the three-step disambiguation over legal moves; pawn captures give
+/// their file), as `San::disambiguate` computes it.
+fn canonical_disambiguation(pos: &Chess, m: Move) -> (Option<File>, Option<Rank>) {
+    match m {
+        Move::Normal {
+            role: Role::Pawn,
+            from,
+            capture,
+            ..
+        } => (capture.map(|_| from.file()), None),
+        Move::EnPassant { from, .. } => (Some(from.file()), None),
+        Move::Normal { role, from, to, .. } if role != Role::King => {
+            let others = resolve::legal_piece_sources(pos, role, to).without(from);
+            let ambiguous = others.any();
+            let ambiguous_file = (others & Bitboard::from_file(from.file())).any();
+            let ambiguous_rank = (others & Bitboard::from_rank(from.rank())).any();
+            (
+                (ambiguous && (!ambiguous_file || ambiguous_rank)).then(|| from.file()),
+                ambiguous_file.then(|| from.rank()),
+            )
+        }
+        _ => (None, None),
     }
 }
 
@@ -1222,6 +1373,67 @@ pub fn check_suffix(after: &Chess) -> Option<Suffix> {
 mod tests {
     use super::*;
     use crate::fen::read_fen;
+
+    /// The hot path agrees with the general reader on every text it takes,
+    /// and takes every canonical SAN (random games, random texts).
+    #[test]
+    fn canonical_path_agrees_with_general_reader() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut below = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as usize % n
+        };
+        let opts = ReadOptions::default();
+        let (mut taken, mut canonical) = (0, 0);
+        for _game in 0..20 {
+            let mut pos = Chess::default();
+            for _ply in 0..150 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                for &m in &moves {
+                    let text = write_san(&pos, PlyMove::Move(m));
+                    let read = read_canonical(&pos, text.as_bytes());
+                    assert_eq!(read.map(|r| r.mv), Some(PlyMove::Move(m)), "{text}");
+                    canonical += 1;
+                }
+                for _ in 0..300 {
+                    let mut text = String::new();
+                    text.push_str(["", "N", "B", "R", "Q", "K", "O-O", "O-O-O"][below(8)]);
+                    if text.len() < 3 {
+                        if below(3) == 0 {
+                            text.push((b'a' + below(8) as u8) as char);
+                        }
+                        if below(4) == 0 {
+                            text.push((b'1' + below(8) as u8) as char);
+                        }
+                        if below(3) == 0 {
+                            text.push('x');
+                        }
+                        text.push((b'a' + below(8) as u8) as char);
+                        text.push((b'1' + below(8) as u8) as char);
+                        text.push_str(["", "", "", "=Q", "=N", "=K", "=P"][below(7)]);
+                    }
+                    text.push_str(["", "", "+", "#", "++"][below(5)]);
+                    text.push_str(["", "", "!", "?", "!!", "??", "!?", "?!", "?!?"][below(9)]);
+                    if let Some(fast) = read_canonical(&pos, text.as_bytes()) {
+                        assert_eq!(
+                            Ok(fast),
+                            read_san_general(&pos, text.as_bytes(), &opts),
+                            "{text} in {}",
+                            crate::fen::write_fen(&pos, shakmaty::CastlingMode::Standard)
+                        );
+                        taken += 1;
+                    }
+                }
+                pos.play_unchecked(moves[below(moves.len())]);
+            }
+        }
+        assert!(taken > 1_000 && canonical > 10_000, "{taken} {canonical}");
+    }
 
     fn pos(fen: &str) -> Chess {
         read_fen(fen).expect(fen).0

@@ -10,7 +10,7 @@ use super::visitor::{Flow, GameEnd, GameStart, RawValue, Skip, Stop, Visitor};
 use crate::fen::read_fen;
 use crate::model::{PlyMove, Tags, play_ply};
 use crate::pgn::tags::{TagWarning, check_tags};
-use crate::san::{ReadOptions, read_san};
+use crate::san::{Language, ReadOptions, read_canonical_move, read_san};
 
 /// What the checker verifies.
 #[derive(Debug, Clone)]
@@ -114,6 +114,15 @@ impl Visitor for Checker {
 
     #[inline]
     fn san(&mut self, san: &[u8], _offset: u64) -> Flow {
+        if self.opts.san.languages.contains(Language::English)
+            && let Some(mv) = read_canonical_move(&self.pos, san)
+        {
+            if self.stack.is_empty() {
+                self.moves += 1;
+            }
+            self.play(PlyMove::Move(mv));
+            return Flow::Continue(());
+        }
         match read_san(&self.pos, san, &self.opts.san) {
             Ok(read) => {
                 if self.stack.is_empty() {

@@ -150,8 +150,9 @@ impl<'a> SliceReader<'a> {
         self.pos
     }
 
-    /// Whether the input ended inside a token, tag pair or variation of the
-    /// last game (so more input might have completed it).
+    /// Whether the input ended inside the last game: inside a token, tag
+    /// pair or variation, or before its termination marker (so more input
+    /// might have continued it).
     pub fn truncated(&self) -> bool {
         self.truncated
     }
@@ -415,8 +416,9 @@ impl<'a> SliceReader<'a> {
             }
             let at = self.pos;
             let Some(&b) = data.get(at) else {
+                // No termination marker: more input might continue the game.
+                self.truncated = true;
                 if st.depth > 0 {
-                    self.truncated = true;
                     self.fail(st, at, "unterminated variation: expected )");
                 }
                 return;

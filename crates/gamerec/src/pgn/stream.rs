@@ -14,7 +14,7 @@
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
 
-use memchr::{memchr_iter, memrchr_iter};
+use memchr::{memchr, memchr_iter, memchr2, memrchr_iter};
 
 use super::reader::SliceReader;
 use super::visitor::{Problem, SkipAll, Visitor};
@@ -32,14 +32,92 @@ pub struct Chunk {
     pub offset: u64,
     /// Whether this chunk reaches the end of the input.
     pub last: bool,
+    /// Input bytes left out of `data` (the insides of oversized comments,
+    /// see [`Chunker::eliding_comments`]), in order; usually none.
+    pub elided: Vec<Elision>,
+}
+
+/// Bytes of the input a [`Chunker`] left out of a chunk: the text of a
+/// brace comment too large to hold, when the consumer does not need it.
+/// `data[..at]` ends inside the comment and `data[at..]` resumes at its
+/// closing `}` (or the chunk ends there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Elision {
+    /// Position in [`Chunk::data`] where the bytes were taken out.
+    pub at: usize,
+    /// How many bytes were taken out.
+    pub len: u64,
+    /// Line ends among them.
+    pub lines: u64,
+    /// Bytes after the last of those line ends (all of them if none).
+    pub last_line_len: u64,
+    /// Whether the last byte taken out is a CR (a LF right after it in
+    /// `data` does not start another line).
+    ends_with_cr: bool,
+}
+
+impl Elision {
+    fn account(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut lines = count_lines(bytes);
+        if self.ends_with_cr && bytes[0] == b'\n' {
+            lines -= 1; // CR LF split between two reads: one line end, counted as two
+        }
+        self.lines += lines;
+        self.len += bytes.len() as u64;
+        match memchr::memrchr2(b'\n', b'\r', bytes) {
+            Some(i) => self.last_line_len = (bytes.len() - i - 1) as u64,
+            None => self.last_line_len += bytes.len() as u64,
+        }
+        self.ends_with_cr = bytes.last() == Some(&b'\r');
+    }
 }
 
 impl Chunk {
     /// Joins the following chunk to this one.
     pub fn append(&mut self, next: Chunk) {
-        debug_assert_eq!(self.offset + self.data.len() as u64, next.offset);
+        debug_assert_eq!(self.offset + self.input_len(), next.offset);
+        let shift = self.data.len();
+        self.elided.extend(next.elided.iter().map(|e| Elision {
+            at: e.at + shift,
+            ..*e
+        }));
         self.data.extend_from_slice(&next.data);
         self.last = next.last;
+    }
+
+    /// How many input bytes the chunk covers (elided bytes included).
+    pub fn input_len(&self) -> u64 {
+        self.data.len() as u64 + self.elided.iter().map(|e| e.len).sum::<u64>()
+    }
+
+    /// Line ends in the input the chunk covers (elided ones included).
+    pub fn lines(&self) -> u64 {
+        count_lines(&self.data) + self.elided.iter().map(|e| e.lines).sum::<u64>()
+    }
+
+    /// Line and column, within the chunk's input, of position `at` of
+    /// [`Chunk::data`]; `index` is `LineIndex::new(&self.data)`. Elided
+    /// bytes count as they stood in the input.
+    pub fn line_col(&self, index: &LineIndex, at: u64) -> LineCol {
+        let here = index.line_col(at);
+        let mut line = here.line;
+        let mut column = here.column;
+        for e in self.elided.iter().take_while(|e| e.at as u64 <= at) {
+            line += e.lines;
+            if index.line_col(e.at as u64).line == here.line {
+                // Same line of data as the elision: the column counts the
+                // elided bytes of that line too.
+                column = if e.lines > 0 {
+                    e.last_line_len + (at - e.at as u64) + 1
+                } else {
+                    column + e.len
+                };
+            }
+        }
+        LineCol { line, column }
     }
 }
 
@@ -49,9 +127,10 @@ impl Chunk {
 pub struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
 
 impl BufferPool {
-    /// Returns a buffer for reuse (at most a few are kept).
-    pub fn give(&self, mut buf: Vec<u8>) {
-        buf.clear();
+    /// Returns a buffer for reuse (at most a few are kept). Its bytes are
+    /// kept as they are: refilling a buffer that is already initialised
+    /// costs no zeroing and no page faults.
+    pub fn give(&self, buf: Vec<u8>) {
         if let Ok(mut spare) = self.0.lock()
             && spare.len() < 64
         {
@@ -72,6 +151,9 @@ pub struct Chunker<R> {
     offset: u64,
     size: usize,
     eof: bool,
+    elide_after: Option<usize>,
+    elided: Vec<Elision>,
+    peak: usize,
 }
 
 impl<R: Read> Chunker<R> {
@@ -89,7 +171,26 @@ impl<R: Read> Chunker<R> {
             offset: 0,
             size: size.max(1),
             eof: false,
+            elide_after: None,
+            elided: Vec::new(),
+            peak: 0,
         }
+    }
+
+    /// Leaves out the text of a brace comment once a game outgrows `limit`
+    /// bytes inside it, so memory stays bounded whatever the comment's size
+    /// (a 100 MB comment costs no more than a small one). For consumers
+    /// that do not read comments, like [`crate::pgn::Checker`]: the chunk
+    /// keeps the `{` and the `}` and records the gap
+    /// ([`Chunk::elided`]) so line and column numbers stay exact.
+    pub fn eliding_comments(mut self, limit: usize) -> Chunker<R> {
+        self.elide_after = Some(limit.max(1));
+        self
+    }
+
+    /// The largest buffer (in bytes) this chunker has filled so far.
+    pub fn peak_buffer(&self) -> usize {
+        self.peak
     }
 
     /// The pool that [`Chunker::next_chunk`] takes its buffers from: give
@@ -100,60 +201,180 @@ impl<R: Read> Chunker<R> {
 
     /// The next chunk, `None` at the end of the input.
     pub fn next_chunk(&mut self) -> io::Result<Option<Chunk>> {
-        let mut buf = self
-            .pool
-            .take()
-            .unwrap_or_else(|| Vec::with_capacity(self.size + self.carry.len()));
-        buf.extend_from_slice(&self.carry);
+        // A reused buffer's stale bytes are overwritten, never zeroed again.
+        let mut buf = self.pool.take().unwrap_or_default();
+        let mut len = self.carry.len();
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        buf[..len].copy_from_slice(&self.carry);
         self.carry.clear();
-        let mut want = self.size;
+        let mut want = self.size.max(len);
         loop {
-            if !self.eof && buf.len() < want {
-                let missing = (want - buf.len()) as u64;
-                buf.reserve(missing as usize);
-                let n = (&mut self.inner).take(missing).read_to_end(&mut buf)?;
-                if (n as u64) < missing {
-                    self.eof = true;
-                }
+            if !self.eof && len < want {
+                len = self.fill(&mut buf, len, want)?;
             }
+            self.peak = self.peak.max(len);
             if self.eof {
-                if buf.is_empty() {
+                buf.truncate(len);
+                if buf.is_empty() && self.elided.is_empty() {
+                    self.pool.give(buf);
                     return Ok(None);
                 }
-                let chunk = Chunk {
-                    offset: self.offset,
-                    last: true,
-                    data: buf,
-                };
-                self.offset += chunk.data.len() as u64;
-                return Ok(Some(chunk));
+                return Ok(Some(self.emit(buf, true)));
             }
-            if let Some(cut) = find_cut(&buf) {
-                self.carry.extend_from_slice(&buf[cut..]);
+            if let Some(cut) = find_cut(&buf[..len]) {
+                self.carry.extend_from_slice(&buf[cut..len]);
                 buf.truncate(cut);
-                let chunk = Chunk {
-                    offset: self.offset,
-                    last: false,
-                    data: buf,
-                };
-                self.offset += chunk.data.len() as u64;
-                return Ok(Some(chunk));
+                return Ok(Some(self.emit(buf, false)));
             }
-            want = buf.len() * 2;
+            if let Some(limit) = self.elide_after
+                && len >= limit
+                && let Some(open) = open_comment(&buf[..len])
+            {
+                len = self.elide_comment(&mut buf, open, len)?;
+                want = len.max(self.size);
+                continue;
+            }
+            want = len * 2;
         }
+    }
+
+    fn emit(&mut self, data: Vec<u8>, last: bool) -> Chunk {
+        let chunk = Chunk {
+            offset: self.offset,
+            last,
+            data,
+            elided: std::mem::take(&mut self.elided),
+        };
+        self.offset += chunk.input_len();
+        chunk
+    }
+
+    /// Drops `buf[open..len]`, the start of a comment still open at the end
+    /// of the buffer, and the input after it up to its `}`; returns the new
+    /// length of `buf` (ending with the `}` and whatever followed it, or
+    /// at `open` if the input ended first).
+    fn elide_comment(&mut self, buf: &mut Vec<u8>, open: usize, len: usize) -> io::Result<usize> {
+        let mut gap = Elision {
+            at: open,
+            ..Elision::default()
+        };
+        gap.account(&buf[open..len]);
+        let block = self.size.max(4096);
+        loop {
+            let end = self.fill(buf, open, open + block)?;
+            let read = &buf[open..end];
+            if let Some(close) = memchr(b'}', read) {
+                gap.account(&read[..close]);
+                buf.copy_within(open + close..end, open);
+                self.elided.push(gap);
+                return Ok(end - close);
+            }
+            gap.account(read);
+            if self.eof {
+                self.elided.push(gap);
+                return Ok(open);
+            }
+        }
+    }
+
+    /// Reads into `buf[len..want]` until it is full or the input ends
+    /// (then `eof` is set); returns the new length of valid data.
+    fn fill(&mut self, buf: &mut Vec<u8>, mut len: usize, want: usize) -> io::Result<usize> {
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
+        while len < want {
+            match self.inner.read(&mut buf[len..want]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(len)
     }
 }
 
-/// The last offset in `buf` (not 0) where a line starts with `[` right
-/// after a termination marker.
+/// Where the text of a brace comment still open at the end of `buf` starts
+/// (just after its `{`), following the reader's lexical rules: `;` comments
+/// and `%` lines run to the line end, tag values are quoted strings.
+fn open_comment(buf: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    let mut in_tag = false;
+    while i < buf.len() {
+        match buf[i] {
+            b'{' => match memchr(b'}', &buf[i + 1..]) {
+                Some(j) => i += j + 2,
+                None => return Some(i + 1),
+            },
+            b';' => i += memchr2(b'\n', b'\r', &buf[i..])?,
+            b'%' if i == 0 || matches!(buf[i - 1], b'\n' | b'\r') => {
+                i += memchr2(b'\n', b'\r', &buf[i..])?;
+            }
+            b'[' => {
+                in_tag = true;
+                i += 1;
+            }
+            b']' => {
+                in_tag = false;
+                i += 1;
+            }
+            b'"' if in_tag => {
+                i += 1;
+                while i < buf.len() && !matches!(buf[i], b'"' | b'\n' | b'\r') {
+                    i += if buf[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The last offset in `buf` (not 0) where a game probably ends: before a
+/// line-start `[` right after a termination marker, or right after a marker
+/// followed only by comments up to such a `[` (`1-0 {took 5 h}`, `;` lines):
+/// those comments then start the next chunk, as they start the next game's
+/// tag section when the whole input is read.
 fn find_cut(buf: &[u8]) -> Option<usize> {
-    for i in memrchr_iter(b'[', buf) {
+    let trimmed = |text: &[u8]| {
+        text.iter()
+            .rposition(|b| !b.is_ascii_whitespace())
+            .map(|e| e + 1)
+    };
+    'candidates: for i in memrchr_iter(b'[', buf) {
         if i == 0 || !matches!(buf[i - 1], b'\n' | b'\r') {
             continue;
         }
-        let before = &buf[..i];
-        let end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
-        let text = &before[..end];
+        let mut end = trimmed(&buf[..i])?;
+        let mut stripped = false;
+        // Comments between the marker and the `[` (a few, to stay linear).
+        for _ in 0..8 {
+            let line_start = memchr::memrchr2(b'\n', b'\r', &buf[..end]).map_or(0, |p| p + 1);
+            let line = &buf[line_start..end];
+            let first = line.iter().position(|b| !b.is_ascii_whitespace());
+            if first.is_some_and(|f| line[f] == b';') {
+                end = trimmed(&buf[..line_start]).unwrap_or(0);
+            } else if buf[end - 1] == b'}' {
+                let Some(open) = memchr::memrchr(b'{', &buf[..end]) else {
+                    continue 'candidates;
+                };
+                end = trimmed(&buf[..open]).unwrap_or(0);
+            } else {
+                break;
+            }
+            stripped = true;
+            if end == 0 {
+                continue 'candidates;
+            }
+        }
+        let text = &buf[..end];
         let marker = [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
             .into_iter()
             .find(|m| text.ends_with(m));
@@ -164,7 +385,7 @@ fn find_cut(buf: &[u8]) -> Option<usize> {
                 b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
             };
             if boundary {
-                return Some(i);
+                return Some(if stripped { end } else { i });
             }
         }
     }
@@ -264,8 +485,9 @@ impl<R: Read> Reader<R> {
                 None => chunk.last = true,
             }
         }
-        self.line_base += count_lines(&self.chunk.data);
-        self.chunk = chunk;
+        self.line_base += self.chunk.lines();
+        let done = std::mem::replace(&mut self.chunk, chunk);
+        self.chunker.pool.give(done.data);
         self.pos = 0;
         self.index = None;
         Ok(true)
@@ -283,7 +505,7 @@ impl<R: Read> Reader<R> {
             .index
             .get_or_insert_with(|| LineIndex::new(&self.chunk.data));
         let rel = offset.saturating_sub(self.chunk.offset);
-        let lc = index.line_col(rel);
+        let lc = self.chunk.line_col(index, rel);
         LineCol {
             line: lc.line + self.line_base,
             column: lc.column,
@@ -304,4 +526,20 @@ pub fn line_at(data: &[u8], at: usize) -> &[u8] {
     let rest = data.get(at..).unwrap_or(&[]);
     let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
     &rest[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_after_a_marker_or_a_comment_after_one() {
+        assert_eq!(find_cut(b"1. e4 1-0\n\n[Event \"b\"]\n"), Some(11));
+        assert_eq!(find_cut(b"1. e4 1-0 {took 5 h}\n\n[E \"b\"]\n"), Some(9));
+        assert_eq!(find_cut(b"1. e4 1-0\n; {a\n; b }\n\n[E \"b\"]\n"), Some(9));
+        assert_eq!(find_cut(b"1-0\n; a\n[E \"b\"]\n"), Some(3));
+        assert_eq!(find_cut(b"1. e4 {1-0}\n[E \"b\"]\n"), None);
+        assert_eq!(find_cut(b"1. e4 {a}\n[E \"b\"]\n"), None);
+        assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n"), None);
+    }
 }

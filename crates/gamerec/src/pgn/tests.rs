@@ -477,3 +477,150 @@ fn export_never_breaks_a_line_inside_an_embedded_command() {
     let out = export(&one(&long));
     assert!(out.lines().all(|l| l.chars().count() < 80), "{out}");
 }
+
+/// One checked game: main-line moves and each problem as (line, column,
+/// message).
+type CheckedGame = (u64, Vec<(u64, u64, String)>);
+
+/// Checks every game of `chunker`'s input the way `gamerec check` does
+/// (truncated chunks joined to the next): per game the main-line moves and
+/// each problem as (line, column, message).
+fn check_chunked<R: std::io::Read>(chunker: &mut Chunker<R>) -> Vec<CheckedGame> {
+    use super::stream::chunk_is_whole;
+    use crate::diag::LineIndex;
+    let mut out = Vec::new();
+    let mut line_base = 0;
+    while let Some(mut chunk) = chunker.next_chunk().expect("reading") {
+        while !chunk_is_whole(&chunk) {
+            match chunker.next_chunk().expect("reading") {
+                Some(next) => chunk.append(next),
+                None => chunk.last = true,
+            }
+        }
+        let index = LineIndex::new(&chunk.data);
+        let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
+        let mut checker = Checker::default();
+        while let Some(checked) = reader.read_game(&mut checker) {
+            let problems = reader
+                .problems()
+                .iter()
+                .map(|p| {
+                    let lc = chunk.line_col(&index, p.offset - chunk.offset);
+                    (lc.line + line_base, lc.column, p.message.clone())
+                })
+                .collect();
+            out.push((checked.moves, problems));
+        }
+        line_base += chunk.lines();
+    }
+    out
+}
+
+/// A game with a comment of about `size` bytes (lines of `line_end`), an
+/// illegal move after it on the comment's last line, between two games.
+fn big_comment_input(size: usize, line_end: &str) -> Vec<u8> {
+    let mut data = b"[Event \"a\"]\n1. e4 e5 1-0\n\n[Event \"big\"]\n1. d4 {".to_vec();
+    let line = format!("{}{line_end}", "x".repeat(70));
+    while data.len() < size {
+        data.extend_from_slice(line.as_bytes());
+    }
+    data.extend_from_slice(b"yyyy} d5 2. Qxd7 c6 *\n\n[Event \"c\"]\n1. e4 {short} e5 *\n");
+    data
+}
+
+#[test]
+fn a_huge_comment_streams_in_bounded_memory_when_eliding() {
+    for line_end in ["\n", "\r\n", "\r"] {
+        let data = big_comment_input(8 << 20, line_end);
+        let mut plain = Chunker::with_size(&data[..], 1 << 10);
+        let expected = check_chunked(&mut plain);
+        assert!(plain.peak_buffer() > 8 << 20);
+        let mut eliding = Chunker::with_size(&data[..], 1 << 10).eliding_comments(4 << 10);
+        let got = check_chunked(&mut eliding);
+        assert_eq!(got, expected);
+        assert!(
+            eliding.peak_buffer() <= 16 << 10,
+            "{}",
+            eliding.peak_buffer()
+        );
+        // The illegal move is reported where it stands in the input.
+        let yyyy = memchr::memmem::rfind(&data, b"yyyy").expect("the comment's last line");
+        let lines = count_lines(&data[..yyyy]);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[1].0, 2);
+        assert_eq!(got[1].1.len(), 1, "{:?}", got[1]);
+        let (line, column, message) = &got[1].1[0];
+        assert_eq!((*line, *column), (lines + 1, 13), "{message}");
+        assert_eq!((got[0].0, got[2].0), (2, 2));
+    }
+}
+
+#[test]
+fn an_unterminated_huge_comment_is_an_error_when_eliding() {
+    let mut data = b"[Event \"a\"]\n1. e4 e5 1-0\n\n[Event \"big\"]\n1. d4 {".to_vec();
+    data.resize(1 << 20, b'z');
+    let mut plain = Chunker::with_size(&data[..], 1 << 10);
+    let expected = check_chunked(&mut plain);
+    let mut eliding = Chunker::with_size(&data[..], 1 << 10).eliding_comments(4 << 10);
+    assert_eq!(check_chunked(&mut eliding), expected);
+    assert_eq!(expected.len(), 2);
+    assert!(expected[1].1[0].2.contains("unterminated comment"));
+}
+
+#[test]
+fn a_100_mb_comment_streams_in_bounded_memory() {
+    let data = big_comment_input(100 << 20, "\n");
+    let mut eliding = Chunker::new(&data[..]).eliding_comments(4 * stream::DEFAULT_CHUNK_SIZE);
+    let got = check_chunked(&mut eliding);
+    assert_eq!(got.len(), 3);
+    assert!(eliding.peak_buffer() <= 8 * stream::DEFAULT_CHUNK_SIZE);
+}
+
+#[test]
+fn latin1_names_the_characters_it_cannot_hold() {
+    let text = "Łódź ♞ Łx é";
+    assert_eq!(Encoding::Latin1.unrepresentable(text), vec!['Ł', 'ź', '♞']);
+    assert_eq!(Encoding::Utf8.unrepresentable(text), Vec::<char>::new());
+    let mut out = Vec::new();
+    assert_eq!(Encoding::Latin1.encode_to(text, &mut out), 4);
+    assert_eq!(out, b"?\xf3d? ? ?x \xe9");
+}
+
+/// The `pgn_reader` fuzz target's properties: the streaming reader at a
+/// tiny chunk size reads the same games as the slice reader, and export is
+/// idempotent.
+fn fuzz_properties(data: &[u8]) {
+    let (games, _) = read_games(data);
+    let mut checker = Checker::default();
+    let mut reader = SliceReader::new(data);
+    while reader.read_game(&mut checker).is_some() {}
+    let mut streamed = Vec::new();
+    let mut reader = Reader::from_chunker(Chunker::with_size(data, 13));
+    let mut builder = GameBuilder::default();
+    while let Some(game) = reader.read_game(&mut builder).expect("reading a slice") {
+        streamed.extend(game);
+    }
+    assert_eq!(streamed, games);
+    let opts = WriteOptions::default();
+    for game in &games {
+        let first = export_string(game, &opts);
+        let (again, _) = read_games(first.as_bytes());
+        assert_eq!(again.len(), 1, "{first}");
+        assert_eq!(first, export_string(&again[0], &opts));
+    }
+}
+
+/// Inputs the fuzz targets found, kept as regressions.
+#[test]
+fn fuzz_regressions() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pgn-fuzz");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("tests/data/pgn-fuzz") {
+        let path = entry.expect("directory entry").path();
+        let data = std::fs::read(&path).expect("readable");
+        eprintln!("{}", path.display());
+        fuzz_properties(&data);
+        seen += 1;
+    }
+    assert!(seen > 0);
+}

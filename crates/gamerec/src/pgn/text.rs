@@ -40,8 +40,23 @@ impl Encoding {
         }
     }
 
+    /// The distinct characters of `text` this encoding cannot hold, in order
+    /// of first appearance (none for UTF-8; above U+00FF for Latin-1).
+    pub fn unrepresentable(self, text: &str) -> Vec<char> {
+        let mut found: Vec<char> = Vec::new();
+        if self == Encoding::Latin1 {
+            for c in text.chars().filter(|&c| u32::from(c) > 0xff) {
+                if !found.contains(&c) {
+                    found.push(c);
+                }
+            }
+        }
+        found
+    }
+
     /// Appends `text` in this encoding; returns how many characters Latin-1
-    /// could not hold (each written as `?`).
+    /// could not hold (each written as `?`; [`Encoding::unrepresentable`]
+    /// names them).
     pub fn encode_to(self, text: &str, out: &mut Vec<u8>) -> usize {
         match self {
             Encoding::Utf8 => {
