@@ -124,12 +124,7 @@ fn broken_pipe_is_success() {
     let _ = stdin.write_all(input.as_bytes());
     drop(stdin);
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{:?} {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    gamerec_testkit::assert_success(&out, "gamerec");
 }
 
 #[test]

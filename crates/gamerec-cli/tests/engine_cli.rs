@@ -13,11 +13,7 @@ fn gamerec(args: &[&str]) -> Output {
 /// Runs gamerec and asserts that it succeeded (showing its stderr if not).
 fn gamerec_ok(args: &[&str]) -> Output {
     let out = gamerec(args);
-    assert!(
-        out.status.success(),
-        "gamerec {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    gamerec_testkit::assert_success(&out, &format!("gamerec {args:?}"));
     out
 }
 

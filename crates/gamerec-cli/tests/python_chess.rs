@@ -19,11 +19,7 @@ fn moves_match_python_chess_on_lichess_and_twic() {
         .args(&pgns)
         .output()
         .expect("run python-chess");
-    assert!(
-        reference.status.success(),
-        "python-chess failed: {}",
-        String::from_utf8_lossy(&reference.stderr)
-    );
+    gamerec_testkit::assert_success(&reference, "python-chess");
     let reference = String::from_utf8(reference.stdout).expect("utf-8");
     let (fens, expected): (Vec<&str>, Vec<&str>) = reference
         .lines()
@@ -31,17 +27,9 @@ fn moves_match_python_chess_on_lichess_and_twic() {
         .unzip();
     assert!(fens.len() > 50_000, "too few positions: {}", fens.len());
 
-    let input = fens.join(
-        "
-",
-    ) + "
-";
+    let input = fens.join("\n") + "\n";
     let output = gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), &["moves"], input.as_bytes());
-    assert!(
-        output.status.success(),
-        "gamerec moves failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    gamerec_testkit::assert_success(&output, "gamerec");
     let actual = String::from_utf8(output.stdout).expect("utf-8");
     let actual: Vec<&str> = actual.lines().collect();
     assert_eq!(actual.len(), fens.len(), "one output line per FEN");

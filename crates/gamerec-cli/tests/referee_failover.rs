@@ -210,12 +210,7 @@ fn referee_restarted_after_sigkill_resumes_the_game() {
         .arg(&pgn_path)
         .output()
         .unwrap();
-    assert!(
-        check.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
+    gamerec_testkit::assert_success(&check, "gamerec check");
     drop(reaper);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -337,11 +332,7 @@ fn match_command_writes_pgn() {
         .stderr(Stdio::piped())
         .output()
         .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    gamerec_testkit::assert_success(&status, "gamerec");
     assert!(String::from_utf8_lossy(&status.stderr).contains("2 of 2 games played"));
     let pgn = std::fs::read_to_string(&out).unwrap();
     assert_eq!(pgn.matches("[TimeControl \"40/30+1\"]").count(), 2);

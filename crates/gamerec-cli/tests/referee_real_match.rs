@@ -103,11 +103,7 @@ print(n)
         .arg(pgn)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    gamerec_testkit::assert_success(&out, "gamerec");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
         games.to_string()
@@ -138,12 +134,7 @@ fn stockfish_against_fairymax_four_games() {
     assert!(stderr.contains("4 of 4 games played"), "{stderr}");
 
     let check = Command::new(BIN).arg("check").arg(&pgn).output().unwrap();
-    assert!(
-        check.status.success(),
-        "gamerec check: {}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
+    gamerec_testkit::assert_success(&check, "gamerec check");
 
     let text = std::fs::read(&pgn).unwrap();
     let (games, problems) = gamerec::pgn::read_games(&text);

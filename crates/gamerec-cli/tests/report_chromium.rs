@@ -144,11 +144,7 @@ fn report_charts_render_in_headless_chromium() {
         ])
         .output()
         .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    gamerec_testkit::assert_success(&status, "chromium");
     let (w, h, pixels) = decode_png(&std::fs::read(&png).unwrap());
     assert_eq!((w, h), (800, 2000));
     let blue = pixels

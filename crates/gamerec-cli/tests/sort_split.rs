@@ -36,11 +36,7 @@ fn sort_orders_by_the_eight_keys_stably() {
     ]
     .concat();
     let out = gamerec(&["sort", "-"], &input);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    gamerec_testkit::assert_success(&out, "gamerec");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         whites(&text),
@@ -100,11 +96,7 @@ fn split_writes_the_archive_layout() {
     .concat();
     let d = dir.to_str().expect("utf-8 temp dir");
     let out = gamerec(&["split", "--by-date", d, "-"], &input);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    gamerec_testkit::assert_success(&out, "gamerec");
     assert_eq!(
         whites(&read(&dir.join("1992/199211.pgn"))),
         ["nov-a", "nov-b"]

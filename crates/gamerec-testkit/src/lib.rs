@@ -129,3 +129,18 @@ pub fn temp_dir(name: &str) -> PathBuf {
         .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     dir
 }
+
+/// Asserts that a finished program succeeded; the panic message names it
+/// (`what`) and shows its exit status, stdout and stderr.
+///
+/// # Panics
+/// When the program did not exit successfully.
+pub fn assert_success(output: &std::process::Output, what: &str) {
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
