@@ -1,6 +1,7 @@
 //! Process-level referee tests on 127.0.0.1: killing the primary hands the
 //! event over to an `--observe` instance with no move lost; serial mode over
-//! FIFOs; `gamerec match` writes PGN.
+//! FIFOs; `gamerec match` writes PGN; the spectator page renders in headless
+//! Chromium.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -343,4 +344,111 @@ fn match_command_writes_pgn() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `GET path` on 127.0.0.1:`port`; the response body, or `None` when the
+/// server does not answer.
+fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    response
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
+}
+
+/// The first server-sent event of `GET /events` (up to its blank line).
+fn sse_first_event(port: u16) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(stream, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while seen.len() < 1 << 20 {
+        let n = stream.read(&mut buf).ok().filter(|&n| n > 0)?;
+        seen.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&seen);
+        if let Some(start) = text.find("data: ")
+            && let Some(len) = text[start..].find("\n\n")
+        {
+            return Some(text[start..start + len].to_string());
+        }
+    }
+    None
+}
+
+#[test]
+fn spectator_page_renders_live_games_in_chromium() {
+    let Some(chromium) = gamerec_testkit::peer("chromium") else {
+        return;
+    };
+    let dir = temp_dir("spectator");
+    let (port, http) = (free_port(), free_port());
+    let event = dir.join("EVENT.toml");
+    let mut toml = String::from(
+        "event = \"Spectator check\"\nsite = \"127.0.0.1\"\ntime_control = \"40/600\"\n\
+         pairing = \"round-robin\"\nrounds = 1\nconcurrency = 2\nreset_delay = 0.1\n\
+         conclude_delay = 0.1\n",
+    );
+    for (name, depth) in [("alpha", 4), ("beta", 3), ("gamma", 4), ("delta", 3)] {
+        toml.push_str(&format!(
+            "[[player]]\nname = \"{name}\"\nengine = \"builtin:{depth}\"\n"
+        ));
+    }
+    std::fs::write(&event, toml).unwrap();
+    let _reaper = Reaper(vec![spawn(&[
+        "referee",
+        "serve",
+        "--event",
+        event.to_str().unwrap(),
+        "--listen",
+        &format!("127.0.0.1:{port}"),
+        "--http",
+        &format!("127.0.0.1:{http}"),
+    ])]);
+    assert!(
+        wait_until(Duration::from_secs(30), || {
+            http_get(http, "/state").is_some_and(|s| s.contains("\"moves\":[\""))
+        }),
+        "no game started"
+    );
+    // The live feed: server-sent events, each a JSON state of the games.
+    let first = sse_first_event(http).expect("an event on /events");
+    assert!(
+        first.starts_with("data: {") && first.contains("\"games\""),
+        "{first}"
+    );
+    let profile = dir.join("profile");
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            &format!("--user-data-dir={}", profile.display()),
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            &format!("http://127.0.0.1:{http}/"),
+        ])
+        .output()
+        .unwrap();
+    gamerec_testkit::assert_success(&out, "chromium");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    // The page's script connected to the event stream and drew the state:
+    // boards, the players, clocks and the moves played so far.
+    assert!(!dom.contains("connecting…"), "no event stream: {dom}");
+    assert!(dom.contains(r#"<table class="board">"#), "{dom}");
+    assert!(dom.contains(r#"<div class="game">"#), "{dom}");
+    for name in ["alpha", "beta", "gamma", "delta"] {
+        assert!(dom.contains(name), "{name} missing: {dom}");
+    }
+    assert!(dom.contains(r#"class="clock"#), "{dom}");
+    assert!(dom.contains(r#"<div class="moves">1."#), "{dom}");
 }
