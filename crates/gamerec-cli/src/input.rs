@@ -200,6 +200,27 @@ impl Input {
         decompress(raw)
     }
 
+    /// The input as a plain file open for positional reads, with its
+    /// length: `None` for stdin, compressed files and anything that is not
+    /// a regular file (pipes, devices), which must be read in order.
+    pub fn open_plain(&self) -> io::Result<Option<(File, u64)>> {
+        let Some(path) = self.path.as_ref().filter(|_| cfg!(unix)) else {
+            return Ok(None);
+        };
+        let file = File::open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        let mut head = [0u8; 4];
+        let n = read_at_most(&file, &mut head, 0)?;
+        if Compression::of_magic(&head[..n]) != Compression::None {
+            return Ok(None);
+        }
+        Ok(Some((file, meta.len())))
+    }
+
     /// Reads the whole input (decompressed) into memory.
     pub fn read_all(&self) -> io::Result<Vec<u8>> {
         let mut data = Vec::new();
@@ -244,6 +265,48 @@ pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>>
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(buffered)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
     })
+}
+
+/// Reads into `buf` at `offset` until it is full or the file ends;
+/// returns how many bytes were read.
+pub fn read_at_most(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match read_at(file, &mut buf[n..], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Fills `buf` with the file's bytes at `offset` (an error if the file
+/// ends first: it shrank while being read).
+pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    if read_at_most(file, buf, offset)? < buf.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the file shrank while being read",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(_: &File, _: &mut [u8], _: u64) -> io::Result<usize> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// Counts the bytes read through `inner` into `counter` (for progress).
+pub fn counting(inner: Box<dyn Read + Send>, counter: Arc<AtomicU64>) -> Box<dyn Read + Send> {
+    Box::new(Counting { inner, counter })
 }
 
 struct Counting {

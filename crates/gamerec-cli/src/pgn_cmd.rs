@@ -7,23 +7,26 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::fs::File;
 use std::io::{self, Write};
+use std::io::{Seek, SeekFrom};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use gamerec::diag::{LineIndex, Severity};
-use gamerec::pgn::stream::line_at;
+use gamerec::pgn::stream::{DEFAULT_CHUNK_SIZE, line_at};
 use gamerec::pgn::writer::export_string;
 use gamerec::pgn::{
-    CheckOptions, Checker, Chunk, Chunker, Encoding, GameBuilder, Problem, SliceReader, Visitor,
-    WriteOptions, write_game_json,
+    BufferPool, CheckOptions, Checker, Chunk, ChunkRange, Chunker, Encoding, GameBuilder, Planned,
+    Problem, RangePlanner, SliceReader, Visitor, WriteOptions, write_game_json,
 };
 
-use crate::input::{Format, Input, is_broken_pipe, open_output};
+use crate::input::{Format, Input, counting, is_broken_pipe, open_output, read_exact_at};
 use crate::progress::Progress;
 
 /// Check that every game reads and every move is legal.
@@ -176,6 +179,122 @@ fn read_chunk<V: Visitor>(
 /// holding the comment's text (`Chunker::eliding_comments`).
 const CHECK_COMMENT_LIMIT: usize = 4 * gamerec::pgn::stream::DEFAULT_CHUNK_SIZE;
 
+/// A unit of work: a chunk read already, or the range of a plain file
+/// that the worker taking it reads itself.
+enum Piece {
+    Read(Chunk),
+    Range(ChunkRange),
+}
+
+/// Where one input's chunks come from: a plain file is planned in ranges
+/// (read by the workers, in parallel); anything else, or the rest of a file
+/// the planner gives up on, is cut by one [`Chunker`] in order.
+struct Source<'f> {
+    planned: Option<(&'f File, RangePlanner)>,
+    chunker: Option<Chunker<Box<dyn io::Read + Send>>>,
+    elide_comments: bool,
+    pool: BufferPool,
+    read_bytes: Arc<AtomicU64>,
+}
+
+impl Source<'_> {
+    fn next(&mut self) -> io::Result<Option<Piece>> {
+        if let Some(chunker) = &mut self.chunker {
+            return Ok(chunker.next_chunk()?.map(Piece::Read));
+        }
+        let Some((file, planner)) = &mut self.planned else {
+            return Ok(None);
+        };
+        let file: &File = file;
+        match planner.next_range(|buf, at| read_exact_at(file, buf, at))? {
+            None => Ok(None),
+            Some(Planned::Range(range)) => Ok(Some(Piece::Range(range))),
+            Some(Planned::Rest { start }) => {
+                let mut rest = file.try_clone()?;
+                rest.seek(SeekFrom::Start(start))?;
+                self.read_bytes.store(start, Ordering::Relaxed);
+                let reader = counting(Box::new(rest), self.read_bytes.clone());
+                self.chunker = Some(chunker_for(
+                    reader,
+                    self.elide_comments,
+                    self.pool.clone(),
+                    start,
+                ));
+                self.next()
+            }
+        }
+    }
+}
+
+fn chunker_for(
+    reader: Box<dyn io::Read + Send>,
+    elide_comments: bool,
+    pool: BufferPool,
+    start: u64,
+) -> Chunker<Box<dyn io::Read + Send>> {
+    let chunker = Chunker::new(reader).with_pool(pool).starting_at(start);
+    if elide_comments {
+        chunker.eliding_comments(CHECK_COMMENT_LIMIT)
+    } else {
+        chunker
+    }
+}
+
+/// A piece's number in the input and what reading it gave.
+type Done = (u64, io::Result<(Chunk, Report)>);
+
+/// The input's pieces, handed out in order to whichever thread asks.
+struct Feed<'f> {
+    /// `None` once the input is used up, failed, or the work stopped.
+    source: Option<Source<'f>>,
+    seq: u64,
+}
+
+/// The next piece of the input and its number; `None` when there is none.
+fn take_piece(feed: &Mutex<Feed<'_>>) -> Option<(u64, io::Result<Piece>)> {
+    let mut feed = feed.lock().ok()?;
+    let next = feed.source.as_mut()?.next();
+    let seq = feed.seq;
+    match next {
+        Ok(Some(piece)) => {
+            feed.seq += 1;
+            Some((seq, Ok(piece)))
+        }
+        Ok(None) => {
+            feed.source = None;
+            None
+        }
+        Err(e) => {
+            feed.source = None;
+            feed.seq += 1;
+            Some((seq, Err(e)))
+        }
+    }
+}
+
+/// The chunk of a piece: a range is read from `file` into a spare buffer.
+fn load(
+    piece: Piece,
+    file: Option<&File>,
+    pool: &BufferPool,
+    read_bytes: &AtomicU64,
+) -> io::Result<Chunk> {
+    match piece {
+        Piece::Read(chunk) => Ok(chunk),
+        Piece::Range(range) => {
+            let Some(file) = file else {
+                return Err(io::Error::other("a planned range without its file"));
+            };
+            let mut data = pool.take().unwrap_or_default();
+            // A reused buffer's stale bytes are overwritten, never zeroed again.
+            data.resize((range.end - range.start) as usize, 0);
+            read_exact_at(file, &mut data, range.start)?;
+            read_bytes.fetch_add(data.len() as u64, Ordering::Relaxed);
+            Ok(range.chunk(data))
+        }
+    }
+}
+
 /// Runs `job` over the chunks of every input with `threads` workers and
 /// hands the reports to `emit` in input order. With `elide_comments` the
 /// text of huge comments is not held (for jobs that ignore comments).
@@ -203,12 +322,32 @@ where
                 input.format
             );
         }
-        let reader = input.open(Some(progress.read_bytes.clone()))?;
-        let mut chunker = Chunker::new(reader);
-        if elide_comments {
-            chunker = chunker.eliding_comments(CHECK_COMMENT_LIMIT);
+        let read_bytes = Arc::new(AtomicU64::new(0));
+        let done_before = progress.read_bytes.load(Ordering::Relaxed);
+        let plain = input.open_plain()?;
+        let pool = BufferPool::default();
+        let mut source = Source {
+            planned: None,
+            chunker: None,
+            elide_comments,
+            pool: pool.clone(),
+            read_bytes: read_bytes.clone(),
+        };
+        match &plain {
+            Some((file, len)) => {
+                let size = if threads > 1 {
+                    PARALLEL_CHUNK_SIZE
+                } else {
+                    DEFAULT_CHUNK_SIZE
+                };
+                source.planned = Some((file, RangePlanner::new(*len, size)));
+            }
+            None => {
+                let reader = input.open(Some(read_bytes.clone()))?;
+                source.chunker = Some(chunker_for(reader, elide_comments, pool.clone(), 0));
+            }
         }
-        let pool = chunker.pool();
+        let file = plain.as_ref().map(|(f, _)| f);
         let mut line_base = 0u64;
         let mut game_base = 0u64;
         let mut carry: Option<Chunk> = None;
@@ -236,75 +375,103 @@ where
             line_base += lines;
             game_base += games;
             games_seen += games;
+            progress.read_bytes.store(
+                done_before + read_bytes.load(Ordering::Relaxed),
+                Ordering::Relaxed,
+            );
             progress.update(games_seen);
             Ok(())
         };
-        if threads <= 1 {
-            while let Some(chunk) = chunker.next_chunk().with_context(|| input.name.clone())? {
-                let report = job(&chunk);
-                settle(chunk, report, &mut stop)?;
-                if stop {
-                    break;
-                }
-            }
-        } else {
-            std::thread::scope(|s| -> Result<()> {
-                let (job_tx, job_rx) = sync_channel::<(u64, Chunk)>(threads);
-                let job_rx = Arc::new(Mutex::new(job_rx));
-                let (res_tx, res_rx) = channel::<(u64, Chunk, Report)>();
-                let (slot_tx, slot_rx) = sync_channel::<()>(threads * 3);
-                let feeder = s.spawn(move || -> io::Result<()> {
-                    let mut seq = 0;
-                    while let Some(chunk) = chunker.next_chunk()? {
-                        if slot_tx.send(()).is_err() || job_tx.send((seq, chunk)).is_err() {
+        // Every thread, this one included, takes the next piece of the input
+        // and parses it; this thread also settles the results in input
+        // order between its pieces, so no thread is woken just to pass
+        // results on. At most `threads * 3` pieces are out at once (memory).
+        let feed = Mutex::new(Feed {
+            source: Some(source),
+            seq: 0,
+        });
+        let work = |seq: u64, piece: io::Result<Piece>| -> Done {
+            let done = piece
+                .and_then(|p| load(p, file, &pool, &read_bytes))
+                .map(|chunk| {
+                    let report = job(&chunk);
+                    (chunk, report)
+                });
+            (seq, done)
+        };
+        std::thread::scope(|s| -> Result<()> {
+            let (res_tx, res_rx) = channel::<Done>();
+            let (slot_tx, slot_rx) = sync_channel::<()>(threads * 3);
+            for _ in 1..threads {
+                let (res_tx, slot_tx) = (res_tx.clone(), slot_tx.clone());
+                let (feed, work) = (&feed, &work);
+                s.spawn(move || {
+                    while slot_tx.send(()).is_ok() {
+                        let Some((seq, piece)) = take_piece(feed) else {
+                            break;
+                        };
+                        if res_tx.send(work(seq, piece)).is_err() {
                             break;
                         }
-                        seq += 1;
                     }
-                    Ok(())
                 });
-                for _ in 0..threads {
-                    let job_rx = Arc::clone(&job_rx);
-                    let res_tx = res_tx.clone();
-                    let job = &job;
-                    s.spawn(move || {
-                        loop {
-                            let next = job_rx.lock().map(|rx| rx.recv());
-                            let Ok(Ok((seq, chunk))) = next else { break };
-                            let report = job(&chunk);
-                            if res_tx.send((seq, chunk, report)).is_err() {
-                                break;
-                            }
-                        }
-                    });
+            }
+            drop(res_tx);
+            let mut pending = BTreeMap::new();
+            let mut next = 0u64;
+            let mut all_taken = false;
+            let mut workers_gone = false;
+            let outcome = loop {
+                while let Ok((seq, done)) = res_rx.try_recv() {
+                    pending.insert(seq, done);
                 }
-                drop(res_tx);
-                let mut pending = BTreeMap::new();
-                let mut next = 0u64;
-                let mut outcome = Ok(());
-                for (seq, chunk, report) in res_rx.iter() {
-                    pending.insert(seq, (chunk, report));
-                    while let Some((chunk, report)) = pending.remove(&next) {
-                        next += 1;
-                        let _ = slot_rx.recv();
-                        if outcome.is_ok() && !stop {
-                            outcome = settle(chunk, report, &mut stop);
-                        }
-                    }
-                    if stop || outcome.is_err() {
+                let mut settled = Ok(());
+                while let Some(done) = pending.remove(&next) {
+                    next += 1;
+                    let _ = slot_rx.try_recv();
+                    settled = match done {
+                        Ok((chunk, report)) => settle(chunk, report, &mut stop),
+                        Err(e) => Err(anyhow::Error::new(e).context(input.name.clone())),
+                    };
+                    if stop || settled.is_err() {
                         break;
                     }
                 }
-                drop(slot_rx);
-                drop(res_rx);
-                let fed = feeder.join().unwrap_or(Ok(()));
-                outcome?;
-                if !stop {
-                    fed.with_context(|| input.name.clone())?;
+                if stop || settled.is_err() {
+                    break settled;
                 }
-                Ok(())
-            })?;
-        }
+                if !all_taken && (workers_gone || slot_tx.try_send(()).is_ok()) {
+                    match take_piece(&feed) {
+                        Some((seq, piece)) => {
+                            let (seq, done) = work(seq, piece);
+                            pending.insert(seq, done);
+                        }
+                        None => all_taken = true,
+                    }
+                    continue;
+                }
+                if workers_gone {
+                    break if pending.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(anyhow::anyhow!("{}: a chunk's result was lost", input.name))
+                    };
+                }
+                match res_rx.recv() {
+                    Ok((seq, done)) => {
+                        pending.insert(seq, done);
+                    }
+                    Err(_) => workers_gone = true,
+                }
+            };
+            // Stop the workers: nothing more to take, no room for results.
+            if let Ok(mut feed) = feed.lock() {
+                feed.source = None;
+            }
+            drop(slot_rx);
+            drop(res_rx);
+            outcome
+        })?;
         if let Some(chunk) = carry.take() {
             // Unreachable in practice: the last chunk is never carried.
             let mut chunk = chunk;
@@ -319,6 +486,11 @@ where
     progress.finish();
     Ok(())
 }
+
+/// Chunk size of plain files read by several threads: small enough that
+/// the last chunks of an input spread over the threads, large enough that
+/// handing them out costs nothing measurable.
+const PARALLEL_CHUNK_SIZE: usize = 256 << 10;
 
 fn render(input: &Input, f: &Found, line_base: u64, game_base: u64) -> String {
     format!(

@@ -124,3 +124,71 @@ fn latin1_export_warns_about_characters_it_cannot_hold() {
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(out.contains("Łódź") && out.contains('♞'));
 }
+
+/// A multi-megabyte input with diagnostics all through it, a comment that
+/// holds what looks like a game end and a game start (a wrong cut), and a
+/// 6 MB comment (no cut for longer than the range planner plans, so the
+/// rest of the file is read in order): every way of reading it (one
+/// thread, several, stdin, zstd) must print the same diagnostics with the
+/// same line:column and the same summary.
+#[test]
+fn check_reports_the_same_lines_whichever_way_a_large_input_is_read() {
+    let mut human = std::fs::read(gamerec_testkit::corpus("pgn/lichess_db_1000k.pgn")).unwrap();
+    human.extend(std::fs::read(gamerec_testkit::corpus("pgn/twic1599_1000k.pgn")).unwrap());
+    let starts: Vec<usize> = (0..human.len())
+        .filter(|&i| human[i..].starts_with(b"[Event ") && (i == 0 || human[i - 1] == b'\n'))
+        .chain([human.len()])
+        .collect();
+    let games: Vec<&[u8]> = starts.windows(2).map(|w| &human[w[0]..w[1]]).collect();
+    assert!(games.len() > 1000, "{} games", games.len());
+    let mut text = Vec::new();
+    let mut injected = 0;
+    for round in 0..3 {
+        for (i, game) in games.iter().enumerate() {
+            text.extend_from_slice(game);
+            if i % 97 == round {
+                injected += 2;
+                text.extend_from_slice(b"\n[Event \"bad\"]\n\n1. e4 e5 2. Ke3 *\n\n1. e4 & *\n\n");
+            }
+            if i % 13 == 7 {
+                text.extend_from_slice(
+                    b"[Event \"fake cut\"]\n\n1. e4 {ends 1-0\n[Event \"no\"]\n} e5 2. Ke2 *\n\n",
+                );
+            }
+        }
+        if round == 1 {
+            text.extend_from_slice(b"[Event \"huge\"]\n\n1. e4 {");
+            for _ in 0..(6 << 20) / 64 {
+                text.extend_from_slice(b"a long comment line: 1-0 [Event \"x\"] not a game end \n");
+                text.extend_from_slice(b"1-0\n");
+            }
+            text.extend_from_slice(b"} e5 2. Qh9 *\n\n");
+            injected += 1;
+        }
+    }
+    let dir = gamerec_testkit::temp_dir("pgn-large-check");
+    let path = dir.join("large.pgn");
+    std::fs::write(&path, &text).unwrap();
+    let zst = dir.join("large.pgn.zst");
+    std::fs::write(&zst, zstd_compress(&text)).unwrap();
+    let p = path.to_str().unwrap();
+    let (code, one, _) = gamerec(&["check", "-t", "1", p], None);
+    assert_eq!(code, 1);
+    let errors = one.lines().filter(|l| l.contains(": error: ")).count();
+    assert_eq!(errors, injected, "{one}");
+    assert!(
+        one.lines()
+            .any(|l| l.contains(": error: ") && l.contains("Qh9")),
+        "the error after the huge comment is reported"
+    );
+    for threads in ["2", "3"] {
+        let (c, out, _) = gamerec(&["check", "-t", threads, p], None);
+        assert_eq!((c, &out), (code, &one), "--threads {threads}");
+    }
+    let (c, out, _) = gamerec(&["check", "-t", "2", zst.to_str().unwrap()], None);
+    let z = zst.to_str().unwrap();
+    assert_eq!((c, out.replace(z, p)), (code, one.clone()), "zstd");
+    let (c, out, _) = gamerec(&["check", "-t", "2", "-"], Some(&text));
+    assert_eq!((c, out.replace("<stdin>", p)), (code, one), "stdin");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -138,7 +138,8 @@ impl BufferPool {
         }
     }
 
-    fn take(&self) -> Option<Vec<u8>> {
+    /// A spare buffer, if any (its contents are stale).
+    pub fn take(&self) -> Option<Vec<u8>> {
         self.0.lock().ok()?.pop()
     }
 }
@@ -185,6 +186,20 @@ impl<R: Read> Chunker<R> {
     /// ([`Chunk::elided`]) so line and column numbers stay exact.
     pub fn eliding_comments(mut self, limit: usize) -> Chunker<R> {
         self.elide_after = Some(limit.max(1));
+        self
+    }
+
+    /// Numbers the input's bytes from `offset` on (for a chunker that takes
+    /// over an input part-way, see [`RangePlanner`]): chunk offsets and so
+    /// diagnostics' offsets count from there.
+    pub fn starting_at(mut self, offset: u64) -> Chunker<R> {
+        self.offset = offset;
+        self
+    }
+
+    /// Takes its buffers from `pool` (shared with other producers of chunks).
+    pub fn with_pool(mut self, pool: BufferPool) -> Chunker<R> {
+        self.pool = pool;
         self
     }
 
@@ -300,6 +315,133 @@ impl<R: Read> Chunker<R> {
     }
 }
 
+/// Bytes `start..end` of a seekable input, planned as one chunk by a
+/// [`RangePlanner`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkRange {
+    /// Offset of the first byte.
+    pub start: u64,
+    /// Offset just past the last byte.
+    pub end: u64,
+    /// Whether the range reaches the end of the input.
+    pub last: bool,
+}
+
+impl ChunkRange {
+    /// The chunk of these bytes: `data` must hold `input[start..end]`.
+    pub fn chunk(&self, data: Vec<u8>) -> Chunk {
+        debug_assert_eq!(data.len() as u64, self.end - self.start);
+        Chunk {
+            data,
+            offset: self.start,
+            last: self.last,
+            elided: Vec::new(),
+        }
+    }
+}
+
+/// What [`RangePlanner::next_range`] planned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Planned {
+    /// The next chunk's bytes.
+    Range(ChunkRange),
+    /// No probable game end within the planner's limit after `start` (a
+    /// huge comment, or games with no termination markers): read the rest
+    /// of the input from `start` with a [`Chunker`], which bounds memory.
+    /// The planner plans nothing more.
+    Rest {
+        /// Where the rest starts (a planned chunk boundary).
+        start: u64,
+    },
+}
+
+/// Cuts a seekable input of known length into chunks at probable game
+/// boundaries by the same rule as [`Chunker`], reading only a small window
+/// of the input before each cut. The chunks' bytes can then be read by the
+/// threads that parse them (positional reads), so no single thread copies
+/// the whole input: this is what lets the parsing scale with threads.
+///
+/// A cut can guess wrong just as a [`Chunker`]'s can; the reader of such a
+/// chunk reports it [`truncated`](SliceReader::truncated) and the caller
+/// joins it to the next one ([`Chunk::append`]).
+#[derive(Debug)]
+pub struct RangePlanner {
+    len: u64,
+    next: u64,
+    size: u64,
+    limit: u64,
+    window: Vec<u8>,
+}
+
+/// Bytes read before a nominal chunk end to find the cut near it.
+const CUT_WINDOW: u64 = 16 << 10;
+
+impl RangePlanner {
+    /// A planner over an input of `len` bytes, for chunks of about `size`
+    /// bytes; a chunk is never planned larger than 16 x `size` (see
+    /// [`Planned::Rest`]).
+    pub fn new(len: u64, size: usize) -> RangePlanner {
+        let size = size.max(1) as u64;
+        RangePlanner {
+            len,
+            next: 0,
+            size,
+            limit: size.saturating_mul(16),
+            window: Vec::new(),
+        }
+    }
+
+    /// The next chunk; `None` once the input is planned. `read_exact_at`
+    /// fills a buffer with the input's bytes at an offset.
+    pub fn next_range(
+        &mut self,
+        mut read_exact_at: impl FnMut(&mut [u8], u64) -> io::Result<()>,
+    ) -> io::Result<Option<Planned>> {
+        let start = self.next;
+        if start >= self.len {
+            return Ok(None);
+        }
+        let mut span = self.size;
+        while span <= self.limit {
+            let end = start.saturating_add(span);
+            if end >= self.len {
+                self.next = self.len;
+                return Ok(Some(Planned::Range(ChunkRange {
+                    start,
+                    end: self.len,
+                    last: true,
+                })));
+            }
+            let mut width = CUT_WINDOW;
+            loop {
+                let low = end.saturating_sub(width).max(start);
+                let n = (end - low) as usize;
+                self.window.resize(n, 0);
+                read_exact_at(&mut self.window, low)?;
+                if let Some(cut) = find_cut_in(&self.window, low == start) {
+                    let cut = low + cut as u64;
+                    if cut > start {
+                        self.next = cut;
+                        return Ok(Some(Planned::Range(ChunkRange {
+                            start,
+                            end: cut,
+                            last: false,
+                        })));
+                    }
+                }
+                if low == start {
+                    break;
+                }
+                width = width.saturating_mul(8);
+            }
+            span = span.saturating_mul(2);
+        }
+        self.next = self.len;
+        self.window = Vec::new();
+        Ok(Some(Planned::Rest { start }))
+    }
+}
+
 /// Where the text of a brace comment still open at the end of `buf` starts
 /// (just after its `{`), following the reader's lexical rules: `;` comments
 /// and `%` lines run to the line end, tag values are quoted strings.
@@ -343,6 +485,13 @@ fn open_comment(buf: &[u8]) -> Option<usize> {
 /// those comments then start the next chunk, as they start the next game's
 /// tag section when the whole input is read.
 fn find_cut(buf: &[u8]) -> Option<usize> {
+    find_cut_in(buf, true)
+}
+
+/// [`find_cut`] over `buf`, which starts at a game boundary (`bounded`) or
+/// anywhere in the input (a window: a marker at its very start is then not
+/// known to stand alone and is not taken).
+fn find_cut_in(buf: &[u8], bounded: bool) -> Option<usize> {
     let trimmed = |text: &[u8]| {
         text.iter()
             .rposition(|b| !b.is_ascii_whitespace())
@@ -380,10 +529,11 @@ fn find_cut(buf: &[u8]) -> Option<usize> {
             .find(|m| text.ends_with(m));
         if let Some(m) = marker {
             let start = end - m.len();
-            let boundary = start == 0 || {
-                let b = text[start - 1];
-                b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
-            };
+            let boundary = (start == 0 && bounded)
+                || start > 0 && {
+                    let b = text[start - 1];
+                    b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
+                };
             if boundary {
                 return Some(if stripped { end } else { i });
             }

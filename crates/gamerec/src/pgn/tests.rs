@@ -486,13 +486,18 @@ type CheckedGame = (u64, Vec<(u64, u64, String)>);
 /// (truncated chunks joined to the next): per game the main-line moves and
 /// each problem as (line, column, message).
 fn check_chunked<R: std::io::Read>(chunker: &mut Chunker<R>) -> Vec<CheckedGame> {
+    check_chunks(|| chunker.next_chunk().expect("reading"))
+}
+
+/// [`check_chunked`] over chunks from any source.
+fn check_chunks(mut next_chunk: impl FnMut() -> Option<Chunk>) -> Vec<CheckedGame> {
     use super::stream::chunk_is_whole;
     use crate::diag::LineIndex;
     let mut out = Vec::new();
     let mut line_base = 0;
-    while let Some(mut chunk) = chunker.next_chunk().expect("reading") {
+    while let Some(mut chunk) = next_chunk() {
         while !chunk_is_whole(&chunk) {
-            match chunker.next_chunk().expect("reading") {
+            match next_chunk() {
                 Some(next) => chunk.append(next),
                 None => chunk.last = true,
             }
@@ -514,6 +519,107 @@ fn check_chunked<R: std::io::Read>(chunker: &mut Chunker<R>) -> Vec<CheckedGame>
         line_base += chunk.lines();
     }
     out
+}
+
+/// The chunks of `data` as `gamerec check` reads a plain file: ranges
+/// planned by a [`RangePlanner`] of chunk size `size`, then, if it gives up,
+/// an eliding [`Chunker`] over the rest. Also returns the planned ranges
+/// and whether the planner gave up.
+fn planned_chunks(data: &[u8], size: usize) -> (Vec<Chunk>, Vec<ChunkRange>, bool) {
+    let mut planner = RangePlanner::new(data.len() as u64, size);
+    let read_at = |buf: &mut [u8], at: u64| {
+        buf.copy_from_slice(&data[at as usize..at as usize + buf.len()]);
+        Ok(())
+    };
+    let (mut chunks, mut ranges) = (Vec::new(), Vec::new());
+    while let Some(planned) = planner.next_range(read_at).expect("in memory") {
+        match planned {
+            Planned::Range(range) => {
+                ranges.push(range);
+                let bytes = data[range.start as usize..range.end as usize].to_vec();
+                chunks.push(range.chunk(bytes));
+            }
+            Planned::Rest { start } => {
+                let mut rest = Chunker::with_size(&data[start as usize..], size)
+                    .starting_at(start)
+                    .eliding_comments(4 * size);
+                while let Some(chunk) = rest.next_chunk().expect("in memory") {
+                    chunks.push(chunk);
+                }
+                return (chunks, ranges, true);
+            }
+        }
+    }
+    (chunks, ranges, false)
+}
+
+/// Checks `data` through planned chunks of size `size` and through a
+/// plain chunker, asserting both give the same games and problems.
+fn assert_planned_like_chunked(data: &[u8], size: usize) -> (Vec<ChunkRange>, bool) {
+    let expected = check_chunked(&mut Chunker::with_size(data, 1 << 20));
+    let (chunks, ranges, gave_up) = planned_chunks(data, size);
+    let mut chunks = chunks.into_iter();
+    let got = check_chunks(|| chunks.next());
+    assert_eq!(got, expected, "chunk size {size}");
+    // The ranges follow one another from the input's start.
+    let mut at = 0;
+    for r in &ranges {
+        assert_eq!(r.start, at);
+        assert!(r.end > r.start);
+        at = r.end;
+    }
+    (ranges, gave_up)
+}
+
+#[test]
+fn planned_ranges_read_like_one_stream() {
+    let corpus = std::fs::read(gamerec_testkit::corpus("pgn/twic1599_1000k.pgn")).unwrap();
+    let sample = &corpus[..200_000];
+    for size in [1, 100, 4096, 10_000, 65_536, 1 << 20] {
+        let (ranges, gave_up) = assert_planned_like_chunked(sample, size);
+        assert!(ranges.last().is_none_or(|r| r.last) || gave_up);
+        if size == 10_000 {
+            // Cuts fall just before a game's first tag.
+            assert!(ranges.len() > 10, "{}", ranges.len());
+            for r in &ranges[..ranges.len() - 1] {
+                assert!(sample[r.end as usize..].starts_with(b"[Event "));
+            }
+            assert!(!gave_up);
+        }
+    }
+}
+
+#[test]
+fn planned_ranges_survive_wrong_cuts_and_huge_comments() {
+    // A comment that holds a game end and a line-start tag (a cut there
+    // is wrong and must be joined back), games with comments after their
+    // markers, and an 80 kB comment with no cut in it (the planner gives
+    // up and a chunker reads the rest).
+    let mut data = Vec::new();
+    for i in 0..200 {
+        data.extend_from_slice(format!("[Event \"{i}\"]\n\n1. e4 e5 2. Nf3 ").as_bytes());
+        match i % 4 {
+            0 => data.extend_from_slice(b"{ends 1-0\n[Event \"no\"]\n} Nc6 *\n\n"),
+            1 => data.extend_from_slice(b"1-0 {took 5 h}\n\n"),
+            2 => data.extend_from_slice(b"Ke7 0-1\n; a note\n\n"),
+            _ => data.extend_from_slice(b"Nc6 3. Qh9 1/2-1/2\n\n"),
+        }
+        if i == 150 {
+            data.extend_from_slice(b"[Event \"huge\"]\n\n1. d4 {");
+            for _ in 0..2000 {
+                data.extend_from_slice(b"no game end in here 1-0 [Event] at all\n");
+            }
+            data.extend_from_slice(b"} d5 2. Kd3 *\n\n");
+        }
+    }
+    let mut gave_up_once = false;
+    for size in [64, 300, 1000, 4096, 100_000] {
+        let (_, gave_up) = assert_planned_like_chunked(&data, size);
+        gave_up_once |= gave_up;
+    }
+    assert!(gave_up_once, "the huge comment made the planner give up");
+    let (_, gave_up) = assert_planned_like_chunked(&data, 1 << 20);
+    assert!(!gave_up);
 }
 
 /// A game with a comment of about `size` bytes (lines of `line_end`), an
