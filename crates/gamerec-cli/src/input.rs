@@ -282,18 +282,6 @@ pub fn read_at_most(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usiz
     Ok(n)
 }
 
-/// Fills `buf` with the file's bytes at `offset` (an error if the file
-/// ends first: it shrank while being read).
-pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    if read_at_most(file, buf, offset)? < buf.len() {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "the file shrank while being read",
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(unix)]
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, offset)

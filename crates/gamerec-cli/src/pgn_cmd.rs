@@ -19,14 +19,15 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use gamerec::diag::{LineIndex, Severity};
-use gamerec::pgn::stream::{DEFAULT_CHUNK_SIZE, line_at};
+use gamerec::pgn::stream::{DEFAULT_CHUNK_SIZE, count_lines, line_at};
 use gamerec::pgn::writer::export_string;
 use gamerec::pgn::{
-    BufferPool, CheckOptions, Checker, Chunk, ChunkRange, Chunker, Encoding, GameBuilder, Planned,
-    Problem, RangePlanner, SliceReader, Visitor, WriteOptions, write_game_json,
+    BufferPool, CheckOptions, Checker, Chunk, ChunkRange, ChunkView, Chunker, Encoding,
+    GameBuilder, Planned, Problem, RangePlanner, SliceReader, Visitor, WriteOptions,
+    write_game_json,
 };
 
-use crate::input::{Format, Input, counting, is_broken_pipe, open_output, read_exact_at};
+use crate::input::{Format, Input, counting, is_broken_pipe, open_output};
 use crate::progress::Progress;
 
 /// Check that every game reads and every move is legal.
@@ -113,7 +114,6 @@ struct Found {
 #[derive(Default)]
 struct Report {
     games: u64,
-    lines: u64,
     moves: u64,
     truncated: bool,
     found: Vec<Found>,
@@ -124,15 +124,12 @@ struct Report {
 
 /// Reads all games of a chunk with `visitor`, calling `each` per game.
 fn read_chunk<V: Visitor>(
-    chunk: &Chunk,
+    chunk: ChunkView<'_>,
     visitor: &mut V,
     mut each: impl FnMut(V::Output, &mut Report),
 ) -> Report {
-    let mut report = Report {
-        lines: chunk.lines(),
-        ..Report::default()
-    };
-    let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
+    let mut report = Report::default();
+    let mut reader = SliceReader::with_offset(chunk.data, chunk.offset);
     let mut index: Option<LineIndex> = None;
     while let Some(out) = reader.read_game(visitor) {
         report.truncated = reader.truncated();
@@ -150,14 +147,14 @@ fn read_chunk<V: Visitor>(
             message,
         });
         let problems: Vec<Problem> = problems.iter().cloned().chain(game_problems).collect();
-        let index = index.get_or_insert_with(|| LineIndex::new(&chunk.data));
+        let index = index.get_or_insert_with(|| LineIndex::new(chunk.data));
         let game = report.games - 1;
         let start = (reader.game_offset() - chunk.offset) as usize;
         for p in &problems {
             let rel = p.offset - chunk.offset;
             let lc = chunk.line_col(index, rel);
             let gl = chunk.line_col(index, start as u64);
-            let mut text = String::from_utf8_lossy(line_at(&chunk.data, start)).into_owned();
+            let mut text = String::from_utf8_lossy(line_at(chunk.data, start)).into_owned();
             if text.chars().count() > 60 {
                 text = text.chars().take(57).collect::<String>() + "...";
             }
@@ -177,20 +174,116 @@ fn read_chunk<V: Visitor>(
 
 /// A game may grow to this size inside one comment before `check` stops
 /// holding the comment's text (`Chunker::eliding_comments`).
-const CHECK_COMMENT_LIMIT: usize = 4 * gamerec::pgn::stream::DEFAULT_CHUNK_SIZE;
+const CHECK_COMMENT_LIMIT: usize = 4 * DEFAULT_CHUNK_SIZE;
 
-/// A unit of work: a chunk read already, or the range of a plain file
-/// that the worker taking it reads itself.
+/// A unit of work: a chunk read already, or a range of a memory-mapped
+/// plain file (read in place by the thread that takes it).
 enum Piece {
     Read(Chunk),
     Range(ChunkRange),
 }
 
+impl Piece {
+    /// The piece's bytes; `map` is the mapped file (if any).
+    fn view<'a>(&'a self, map: &'a [u8]) -> ChunkView<'a> {
+        match self {
+            Piece::Read(chunk) => chunk.view(),
+            Piece::Range(range) => range.view(map),
+        }
+    }
+
+    /// This piece with the next one joined to it (a game ran across the
+    /// cut between them).
+    fn join(self, next: Piece, map: &[u8]) -> Piece {
+        match (self, next) {
+            (Piece::Range(a), Piece::Range(b)) => Piece::Range(ChunkRange {
+                start: a.start,
+                end: b.end,
+                last: b.last,
+            }),
+            (Piece::Range(a), Piece::Read(b)) => {
+                let mut chunk = a.chunk(a.view(map).data.to_vec());
+                chunk.append(b);
+                Piece::Read(chunk)
+            }
+            (Piece::Read(mut a), Piece::Read(b)) => {
+                a.append(b);
+                Piece::Read(a)
+            }
+            (Piece::Read(mut a), Piece::Range(b)) => {
+                a.append(b.chunk(b.view(map).data.to_vec()));
+                Piece::Read(a)
+            }
+        }
+    }
+
+    fn set_last(&mut self) {
+        match self {
+            Piece::Read(chunk) => chunk.last = true,
+            Piece::Range(range) => range.last = true,
+        }
+    }
+}
+
+/// A plain file mapped into memory (its bytes are read in place, by as many
+/// threads as parse them).
+struct Mapped {
+    file: File,
+    map: Option<memmap2::Mmap>,
+}
+
+impl Mapped {
+    fn open(input: &Input) -> io::Result<Option<Mapped>> {
+        let Some((file, len)) = input.open_plain()? else {
+            return Ok(None);
+        };
+        // SAFETY: the map is only read. Should another program truncate the
+        // file while it is being read, reading the lost pages faults, as it
+        // does for every tool that maps its input (ripgrep, ...).
+        let map = if len == 0 {
+            None
+        } else {
+            Some(unsafe { memmap2::Mmap::map(&file)? })
+        };
+        Ok(Some(Mapped { file, map }))
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or_default()
+    }
+
+    /// Gives back the pages of `range`, read and done with, so resident
+    /// memory stays at the pieces in flight. Everything before `range` must
+    /// be done with too (the page it starts in is given back, the page it
+    /// ends in is kept).
+    fn release(&self, range: std::ops::Range<u64>) {
+        #[cfg(unix)]
+        if let Some(map) = &self.map {
+            const PAGE: u64 = 4096;
+            let start = range.start / PAGE * PAGE;
+            let end = range.end / PAGE * PAGE;
+            if end > start {
+                // SAFETY: a read-only shared file mapping: dropped pages are
+                // read again from the file if touched.
+                let _ = unsafe {
+                    map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        start as usize,
+                        (end - start) as usize,
+                    )
+                };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = range;
+    }
+}
+
 /// Where one input's chunks come from: a plain file is planned in ranges
-/// (read by the workers, in parallel); anything else, or the rest of a file
-/// the planner gives up on, is cut by one [`Chunker`] in order.
+/// (read in place, in parallel); anything else, or the rest of a file the
+/// planner gives up on, is cut by one [`Chunker`] in order.
 struct Source<'f> {
-    planned: Option<(&'f File, RangePlanner)>,
+    planned: Option<(&'f Mapped, RangePlanner)>,
     chunker: Option<Chunker<Box<dyn io::Read + Send>>>,
     elide_comments: bool,
     pool: BufferPool,
@@ -202,17 +295,20 @@ impl Source<'_> {
         if let Some(chunker) = &mut self.chunker {
             return Ok(chunker.next_chunk()?.map(Piece::Read));
         }
-        let Some((file, planner)) = &mut self.planned else {
+        let Some((mapped, planner)) = &mut self.planned else {
             return Ok(None);
         };
-        let file: &File = file;
-        match planner.next_range(|buf, at| read_exact_at(file, buf, at))? {
+        let bytes = mapped.bytes();
+        let window = |buf: &mut [u8], at: u64| {
+            buf.copy_from_slice(&bytes[at as usize..at as usize + buf.len()]);
+            Ok(())
+        };
+        match planner.next_range(window)? {
             None => Ok(None),
             Some(Planned::Range(range)) => Ok(Some(Piece::Range(range))),
             Some(Planned::Rest { start }) => {
-                let mut rest = file.try_clone()?;
+                let mut rest = mapped.file.try_clone()?;
                 rest.seek(SeekFrom::Start(start))?;
-                self.read_bytes.store(start, Ordering::Relaxed);
                 let reader = counting(Box::new(rest), self.read_bytes.clone());
                 self.chunker = Some(chunker_for(
                     reader,
@@ -240,8 +336,9 @@ fn chunker_for(
     }
 }
 
-/// A piece's number in the input and what reading it gave.
-type Done = (u64, io::Result<(Chunk, Report)>);
+/// A piece's number in the input and what reading it gave: the piece, its
+/// report, and its line count where it was counted.
+type Done = (u64, io::Result<(Piece, Report, Option<u64>)>);
 
 /// The input's pieces, handed out in order to whichever thread asks.
 struct Feed<'f> {
@@ -272,32 +369,31 @@ fn take_piece(feed: &Mutex<Feed<'_>>) -> Option<(u64, io::Result<Piece>)> {
     }
 }
 
-/// The chunk of a piece: a range is read from `file` into a spare buffer.
-fn load(
-    piece: Piece,
-    file: Option<&File>,
-    pool: &BufferPool,
-    read_bytes: &AtomicU64,
-) -> io::Result<Chunk> {
-    match piece {
-        Piece::Read(chunk) => Ok(chunk),
-        Piece::Range(range) => {
-            let Some(file) = file else {
-                return Err(io::Error::other("a planned range without its file"));
-            };
-            let mut data = pool.take().unwrap_or_default();
-            // A reused buffer's stale bytes are overwritten, never zeroed again.
-            data.resize((range.end - range.start) as usize, 0);
-            read_exact_at(file, &mut data, range.start)?;
-            read_bytes.fetch_add(data.len() as u64, Ordering::Relaxed);
-            Ok(range.chunk(data))
+/// Line numbers of a mapped input, counted lazily: the lines of pieces
+/// with nothing to report are counted only once a later piece needs its
+/// line numbers (most inputs never do).
+struct LineCount {
+    /// Lines before `counted_to`.
+    lines: u64,
+    counted_to: u64,
+}
+
+impl LineCount {
+    /// Counts up to `offset` (a piece boundary) and returns the lines
+    /// before it.
+    fn before(&mut self, offset: u64, map: &[u8]) -> u64 {
+        if offset > self.counted_to {
+            self.lines += count_lines(&map[self.counted_to as usize..offset as usize]);
+            self.counted_to = offset;
         }
+        self.lines
     }
 }
 
 /// Runs `job` over the chunks of every input with `threads` workers and
-/// hands the reports to `emit` in input order. With `elide_comments` the
-/// text of huge comments is not held (for jobs that ignore comments).
+/// hands the reports to `emit` in input order, with the lines and games
+/// before the chunk. With `elide_comments` the text of huge comments is not
+/// held (for jobs that ignore comments).
 fn run<J, E>(
     inputs: &[Input],
     threads: usize,
@@ -306,7 +402,7 @@ fn run<J, E>(
     mut emit: E,
 ) -> Result<()>
 where
-    J: Fn(&Chunk) -> Report + Sync,
+    J: Fn(ChunkView<'_>) -> Report + Sync,
     E: FnMut(&Input, Report, u64, u64) -> Result<bool>,
 {
     let total = inputs.iter().map(Input::size).sum::<Option<u64>>();
@@ -324,7 +420,7 @@ where
         }
         let read_bytes = Arc::new(AtomicU64::new(0));
         let done_before = progress.read_bytes.load(Ordering::Relaxed);
-        let plain = input.open_plain()?;
+        let mapped = Mapped::open(input)?;
         let pool = BufferPool::default();
         let mut source = Source {
             planned: None,
@@ -333,55 +429,91 @@ where
             pool: pool.clone(),
             read_bytes: read_bytes.clone(),
         };
-        match &plain {
-            Some((file, len)) => {
+        match &mapped {
+            Some(m) => {
                 let size = if threads > 1 {
                     PARALLEL_CHUNK_SIZE
                 } else {
                     DEFAULT_CHUNK_SIZE
                 };
-                source.planned = Some((file, RangePlanner::new(*len, size)));
+                source.planned = Some((m, RangePlanner::new(m.bytes().len() as u64, size)));
             }
             None => {
                 let reader = input.open(Some(read_bytes.clone()))?;
                 source.chunker = Some(chunker_for(reader, elide_comments, pool.clone(), 0));
             }
         }
-        let file = plain.as_ref().map(|(f, _)| f);
-        let mut line_base = 0u64;
-        let mut game_base = 0u64;
-        let mut carry: Option<Chunk> = None;
-        let mut stop = false;
-        // Sequencing shared by both modes: merge cut-off chunks, emit in order.
-        let mut settle = |chunk: Chunk, report: Report, stop: &mut bool| -> Result<()> {
-            let (chunk, report) = match carry.take() {
-                Some(mut c) => {
-                    c.append(chunk);
-                    let r = job(&c);
-                    (c, r)
-                }
-                None => (chunk, report),
-            };
-            if report.truncated && !chunk.last {
-                carry = Some(chunk);
-                return Ok(());
-            }
-            let lines = report.lines;
-            let games = report.games;
-            pool.give(chunk.data);
-            if !emit(input, report, line_base, game_base)? {
-                *stop = true;
-            }
-            line_base += lines;
-            game_base += games;
-            games_seen += games;
-            progress.read_bytes.store(
-                done_before + read_bytes.load(Ordering::Relaxed),
-                Ordering::Relaxed,
-            );
-            progress.update(games_seen);
-            Ok(())
+        let map = mapped.as_ref().map_or(&[][..], Mapped::bytes);
+        let mut lines = LineCount {
+            lines: 0,
+            counted_to: 0,
         };
+        let mut game_base = 0u64;
+        let mut carry: Option<Piece> = None;
+        let mut unreleased: Option<u64> = None;
+        let mut stop = false;
+        // Merges cut-off pieces, emits reports in order, frees what is done.
+        let mut settle =
+            |piece: Piece, report: Report, counted: Option<u64>, stop: &mut bool| -> Result<()> {
+                let (piece, report, counted) = match carry.take() {
+                    Some(c) => {
+                        let joined = c.join(piece, map);
+                        let view = joined.view(map);
+                        let report = job(view);
+                        let counted = Some(view.lines());
+                        (joined, report, counted)
+                    }
+                    None => (piece, report, counted),
+                };
+                let view = piece.view(map);
+                if report.truncated && !view.last {
+                    carry = Some(piece);
+                    return Ok(());
+                }
+                let (start, end) = (view.offset, view.offset + view.input_len());
+                let counted_before = lines.counted_to;
+                let line_base = match counted {
+                    Some(_) => lines.before(start, map),
+                    None => 0, // nothing to report: not needed
+                };
+                let games = report.games;
+                if !emit(input, report, line_base, game_base)? {
+                    *stop = true;
+                }
+                if let Some(n) = counted {
+                    lines.lines = line_base + n;
+                    lines.counted_to = end;
+                }
+                match piece {
+                    Piece::Read(chunk) => pool.give(chunk.data),
+                    Piece::Range(range) => {
+                        read_bytes.fetch_add(range.end - range.start, Ordering::Relaxed);
+                        if let Some(m) = &mapped {
+                            // Pages counted for line numbers just now are done with too.
+                            let from = match counted {
+                                Some(_) => counted_before.min(start),
+                                None => start,
+                            };
+                            let from = unreleased.map_or(from, |u: u64| u.min(from));
+                            // In batches: each release interrupts every thread.
+                            if end - from >= RELEASE_BATCH {
+                                m.release(from..end);
+                                unreleased = None;
+                            } else {
+                                unreleased = Some(from);
+                            }
+                        }
+                    }
+                }
+                game_base += games;
+                games_seen += games;
+                progress.read_bytes.store(
+                    done_before + read_bytes.load(Ordering::Relaxed),
+                    Ordering::Relaxed,
+                );
+                progress.update(games_seen);
+                Ok(())
+            };
         // Every thread, this one included, takes the next piece of the input
         // and parses it; this thread also settles the results in input
         // order between its pieces, so no thread is woken just to pass
@@ -391,12 +523,15 @@ where
             seq: 0,
         });
         let work = |seq: u64, piece: io::Result<Piece>| -> Done {
-            let done = piece
-                .and_then(|p| load(p, file, &pool, &read_bytes))
-                .map(|chunk| {
-                    let report = job(&chunk);
-                    (chunk, report)
-                });
+            let done = piece.map(|piece| {
+                let view = piece.view(map);
+                let report = job(view);
+                // Lines are needed for reports, and are counted here (in
+                // parallel) for pieces read in order, which are not kept.
+                let counted = (matches!(piece, Piece::Read(_)) || !report.found.is_empty())
+                    .then(|| view.lines());
+                (piece, report, counted)
+            });
             (seq, done)
         };
         std::thread::scope(|s| -> Result<()> {
@@ -430,7 +565,7 @@ where
                     next += 1;
                     let _ = slot_rx.try_recv();
                     settled = match done {
-                        Ok((chunk, report)) => settle(chunk, report, &mut stop),
+                        Ok((piece, report, counted)) => settle(piece, report, counted, &mut stop),
                         Err(e) => Err(anyhow::Error::new(e).context(input.name.clone())),
                     };
                     if stop || settled.is_err() {
@@ -472,11 +607,12 @@ where
             drop(res_rx);
             outcome
         })?;
-        if let Some(chunk) = carry.take() {
-            // Unreachable in practice: the last chunk is never carried.
-            let mut chunk = chunk;
-            chunk.last = true;
-            let report = job(&chunk);
+        if let Some(mut piece) = carry.take() {
+            // Unreachable in practice: the last piece is never carried.
+            piece.set_last();
+            let view = piece.view(map);
+            let report = job(view);
+            let line_base = lines.before(view.offset, map);
             let _ = emit(input, report, line_base, game_base)?;
         }
         if stop {
@@ -486,6 +622,9 @@ where
     progress.finish();
     Ok(())
 }
+
+/// Mapped pages are given back once this many bytes are done with.
+const RELEASE_BATCH: u64 = 4 << 20;
 
 /// Chunk size of plain files read by several threads: small enough that
 /// the last chunks of an input spread over the threads, large enough that
@@ -520,7 +659,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         strict: args.strict,
         ..CheckOptions::default()
     };
-    let job = |chunk: &Chunk| {
+    let job = |chunk: ChunkView<'_>| {
         let mut checker = Checker::new(opts.clone());
         read_chunk(chunk, &mut checker, |checked, report| {
             report.moves += checked.moves;
@@ -604,7 +743,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         encoding: args.encoding,
         ..WriteOptions::default()
     };
-    let job = |chunk: &Chunk| {
+    let job = |chunk: ChunkView<'_>| {
         let mut builder = GameBuilder::default();
         read_chunk(chunk, &mut builder, |game, report| {
             let Some(mut game) = game else { return };

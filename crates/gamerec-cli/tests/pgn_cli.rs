@@ -146,7 +146,7 @@ fn check_reports_the_same_lines_whichever_way_a_large_input_is_read() {
     for round in 0..3 {
         for (i, game) in games.iter().enumerate() {
             text.extend_from_slice(game);
-            if i % 97 == round {
+            if i % 401 == round * 3 {
                 injected += 2;
                 text.extend_from_slice(b"\n[Event \"bad\"]\n\n1. e4 e5 2. Ke3 *\n\n1. e4 & *\n\n");
             }
@@ -167,28 +167,40 @@ fn check_reports_the_same_lines_whichever_way_a_large_input_is_read() {
         }
     }
     let dir = gamerec_testkit::temp_dir("pgn-large-check");
-    let path = dir.join("large.pgn");
-    std::fs::write(&path, &text).unwrap();
-    let zst = dir.join("large.pgn.zst");
-    std::fs::write(&zst, zstd_compress(&text)).unwrap();
-    let p = path.to_str().unwrap();
-    let (code, one, _) = gamerec(&["check", "-t", "1", p], None);
-    assert_eq!(code, 1);
-    let errors = one.lines().filter(|l| l.contains(": error: ")).count();
-    assert_eq!(errors, injected, "{one}");
-    assert!(
-        one.lines()
-            .any(|l| l.contains(": error: ") && l.contains("Qh9")),
-        "the error after the huge comment is reported"
-    );
-    for threads in ["2", "3"] {
-        let (c, out, _) = gamerec(&["check", "-t", threads, p], None);
-        assert_eq!((c, &out), (code, &one), "--threads {threads}");
+    let crlf: Vec<u8> = text
+        .iter()
+        .flat_map(|&b| {
+            if b == b'\n' {
+                vec![b'\r', b'\n']
+            } else {
+                vec![b]
+            }
+        })
+        .collect();
+    for (name, text) in [("lf", &text), ("crlf", &crlf)] {
+        let path = dir.join(format!("large-{name}.pgn"));
+        std::fs::write(&path, text).unwrap();
+        let zst = dir.join(format!("large-{name}.pgn.zst"));
+        std::fs::write(&zst, zstd_compress(text)).unwrap();
+        let p = path.to_str().unwrap();
+        let (code, one, _) = gamerec(&["check", "-t", "1", p], None);
+        assert_eq!(code, 1);
+        let errors = one.lines().filter(|l| l.contains(": error: ")).count();
+        assert_eq!(errors, injected, "{one}");
+        assert!(
+            one.lines()
+                .any(|l| l.contains(": error: ") && l.contains("Qh9")),
+            "the error after the huge comment is reported"
+        );
+        for threads in ["2", "3"] {
+            let (c, out, _) = gamerec(&["check", "-t", threads, p], None);
+            assert_eq!((c, &out), (code, &one), "{name} --threads {threads}");
+        }
+        let (c, out, _) = gamerec(&["check", "-t", "2", zst.to_str().unwrap()], None);
+        let z = zst.to_str().unwrap();
+        assert_eq!((c, out.replace(z, p)), (code, one.clone()), "{name} zstd");
+        let (c, out, _) = gamerec(&["check", "-t", "2", "-"], Some(text));
+        assert_eq!((c, out.replace("<stdin>", p)), (code, one), "{name} stdin");
     }
-    let (c, out, _) = gamerec(&["check", "-t", "2", zst.to_str().unwrap()], None);
-    let z = zst.to_str().unwrap();
-    assert_eq!((c, out.replace(z, p)), (code, one.clone()), "zstd");
-    let (c, out, _) = gamerec(&["check", "-t", "2", "-"], Some(&text));
-    assert_eq!((c, out.replace("<stdin>", p)), (code, one), "stdin");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -33,7 +33,9 @@ pub use builder::{BuildOptions, GameBuilder, read_games};
 pub use check::{CheckOptions, Checker};
 pub use json::write_game_json;
 pub use reader::{SliceReader, parse_result};
-pub use stream::{BufferPool, Chunk, ChunkRange, Chunker, Planned, RangePlanner, Reader};
+pub use stream::{
+    BufferPool, Chunk, ChunkRange, ChunkView, Chunker, Planned, RangePlanner, Reader,
+};
 pub use text::Encoding;
 pub use visitor::{Flow, GameEnd, GameStart, Problem, RawValue, Skip, SkipAll, Stop, Visitor};
 pub use writer::{WriteOptions, write_game};

@@ -90,17 +90,60 @@ impl Chunk {
 
     /// How many input bytes the chunk covers (elided bytes included).
     pub fn input_len(&self) -> u64 {
-        self.data.len() as u64 + self.elided.iter().map(|e| e.len).sum::<u64>()
+        self.view().input_len()
     }
 
     /// Line ends in the input the chunk covers (elided ones included).
     pub fn lines(&self) -> u64 {
-        count_lines(&self.data) + self.elided.iter().map(|e| e.lines).sum::<u64>()
+        self.view().lines()
     }
 
     /// Line and column, within the chunk's input, of position `at` of
     /// [`Chunk::data`]; `index` is `LineIndex::new(&self.data)`. Elided
     /// bytes count as they stood in the input.
+    pub fn line_col(&self, index: &LineIndex, at: u64) -> LineCol {
+        self.view().line_col(index, at)
+    }
+
+    /// The chunk as a borrowed [`ChunkView`].
+    pub fn view(&self) -> ChunkView<'_> {
+        ChunkView {
+            data: &self.data,
+            offset: self.offset,
+            last: self.last,
+            elided: &self.elided,
+        }
+    }
+}
+
+/// A chunk whose bytes are borrowed: from a [`Chunk`] ([`Chunk::view`]),
+/// or straight from a memory-mapped file.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkView<'a> {
+    /// The bytes.
+    pub data: &'a [u8],
+    /// Byte offset of `data[0]` in the input.
+    pub offset: u64,
+    /// Whether this chunk reaches the end of the input.
+    pub last: bool,
+    /// Input bytes left out of `data` ([`Chunk::elided`]).
+    pub elided: &'a [Elision],
+}
+
+impl ChunkView<'_> {
+    /// How many input bytes the chunk covers (elided bytes included).
+    pub fn input_len(&self) -> u64 {
+        self.data.len() as u64 + self.elided.iter().map(|e| e.len).sum::<u64>()
+    }
+
+    /// Line ends in the input the chunk covers (elided ones included).
+    pub fn lines(&self) -> u64 {
+        count_lines(self.data) + self.elided.iter().map(|e| e.lines).sum::<u64>()
+    }
+
+    /// Line and column, within the chunk's input, of position `at` of
+    /// `data`; `index` is `LineIndex::new(data)`. Elided bytes count as
+    /// they stood in the input.
     pub fn line_col(&self, index: &LineIndex, at: u64) -> LineCol {
         let here = index.line_col(at);
         let mut line = here.line;
@@ -328,6 +371,16 @@ pub struct ChunkRange {
 }
 
 impl ChunkRange {
+    /// The view of these bytes: `input` is the whole input.
+    pub fn view<'a>(&self, input: &'a [u8]) -> ChunkView<'a> {
+        ChunkView {
+            data: &input[self.start as usize..self.end as usize],
+            offset: self.start,
+            last: self.last,
+            elided: &[],
+        }
+    }
+
     /// The chunk of these bytes: `data` must hold `input[start..end]`.
     pub fn chunk(&self, data: Vec<u8>) -> Chunk {
         debug_assert_eq!(data.len() as u64, self.end - self.start);
