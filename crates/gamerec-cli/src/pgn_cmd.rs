@@ -298,12 +298,7 @@ impl Source<'_> {
         let Some((mapped, planner)) = &mut self.planned else {
             return Ok(None);
         };
-        let bytes = mapped.bytes();
-        let window = |buf: &mut [u8], at: u64| {
-            buf.copy_from_slice(&bytes[at as usize..at as usize + buf.len()]);
-            Ok(())
-        };
-        match planner.next_range(window)? {
+        match planner.next_range_in(mapped.bytes()) {
             None => Ok(None),
             Some(Planned::Range(range)) => Ok(Some(Piece::Range(range))),
             Some(Planned::Rest { start }) => {

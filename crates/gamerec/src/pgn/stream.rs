@@ -450,6 +450,31 @@ impl RangePlanner {
         &mut self,
         mut read_exact_at: impl FnMut(&mut [u8], u64) -> io::Result<()>,
     ) -> io::Result<Option<Planned>> {
+        let mut window = std::mem::take(&mut self.window);
+        let planned = self.plan(|low, end, bounded| {
+            window.resize((end - low) as usize, 0);
+            read_exact_at(&mut window, low)?;
+            Ok(find_cut_in(&window, bounded))
+        });
+        self.window = window;
+        planned
+    }
+
+    /// [`RangePlanner::next_range`] over an input held in memory (a
+    /// memory-mapped file, say): its windows are read in place.
+    pub fn next_range_in(&mut self, input: &[u8]) -> Option<Planned> {
+        let window = |low: u64, end: u64, bounded: bool| {
+            Ok(find_cut_in(&input[low as usize..end as usize], bounded))
+        };
+        self.plan(window).unwrap_or(None)
+    }
+
+    /// Plans the next chunk; `find_cut(low, end, bounded)` is
+    /// [`find_cut_in`] of the input's bytes `low..end`.
+    fn plan(
+        &mut self,
+        mut find_cut: impl FnMut(u64, u64, bool) -> io::Result<Option<usize>>,
+    ) -> io::Result<Option<Planned>> {
         let start = self.next;
         if start >= self.len {
             return Ok(None);
@@ -468,10 +493,8 @@ impl RangePlanner {
             let mut width = CUT_WINDOW;
             loop {
                 let low = end.saturating_sub(width).max(start);
-                let n = (end - low) as usize;
-                self.window.resize(n, 0);
-                read_exact_at(&mut self.window, low)?;
-                if let Some(cut) = find_cut_in(&self.window, low == start) {
+                // A window from the chunk's start starts at a cut.
+                if let Some(cut) = find_cut(low, end, low == start)? {
                     let cut = low + cut as u64;
                     if cut > start {
                         self.next = cut;

@@ -531,8 +531,10 @@ fn planned_chunks(data: &[u8], size: usize) -> (Vec<Chunk>, Vec<ChunkRange>, boo
         buf.copy_from_slice(&data[at as usize..at as usize + buf.len()]);
         Ok(())
     };
+    let mut in_place = RangePlanner::new(data.len() as u64, size);
     let (mut chunks, mut ranges) = (Vec::new(), Vec::new());
     while let Some(planned) = planner.next_range(read_at).expect("in memory") {
+        assert_eq!(in_place.next_range_in(data), Some(planned));
         match planned {
             Planned::Range(range) => {
                 ranges.push(range);
