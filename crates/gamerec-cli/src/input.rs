@@ -221,6 +221,24 @@ impl Input {
         Ok(Some((file, meta.len())))
     }
 
+    /// Whether `other` names this input's file (an existing file, by its
+    /// identity: links and other spellings of the path count).
+    pub fn is_same_file(&self, other: &Path) -> bool {
+        let Some(path) = &self.path else {
+            return false;
+        };
+        match (std::fs::metadata(path), std::fs::metadata(other)) {
+            #[cfg(unix)]
+            (Ok(a), Ok(b)) => {
+                use std::os::unix::fs::MetadataExt;
+                (a.dev(), a.ino()) == (b.dev(), b.ino())
+            }
+            #[cfg(not(unix))]
+            (Ok(_), Ok(_)) => std::fs::canonicalize(path).ok() == std::fs::canonicalize(other).ok(),
+            _ => false,
+        }
+    }
+
     /// Reads the whole input (decompressed) into memory.
     pub fn read_all(&self) -> io::Result<Vec<u8>> {
         let mut data = Vec::new();

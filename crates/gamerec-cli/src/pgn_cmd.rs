@@ -766,6 +766,14 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
             }
         })
     };
+    if let Some(output) = &args.output
+        && let Some(input) = inputs.iter().find(|i| i.is_same_file(output))
+    {
+        bail!(
+            "{}: the output is an input too (it would be emptied before it is read)",
+            input.name
+        );
+    }
     let mut out = open_output(args.output.as_deref())?;
     let mut errors = 0u64;
     let mut write_failed = None;

@@ -204,3 +204,24 @@ fn check_reports_the_same_lines_whichever_way_a_large_input_is_read() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn convert_refuses_to_write_over_its_input() {
+    let dir = gamerec_testkit::temp_dir("pgn-convert-onto-input");
+    let path = dir.join("games.pgn");
+    let text = b"[Event \"a\"]\n\n1. e4 e5 *\n";
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let (code, _, err) = gamerec(&["convert", p, "-o", p], None);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the output is an input too"), "{err}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        text,
+        "the input is left alone"
+    );
+    let other = dir.join("out.pgn");
+    let (code, _, err) = gamerec(&["convert", p, "-o", other.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
