@@ -4,7 +4,8 @@
 
 /// Properties of the PGN reader on any input:
 /// * reading never panics, and every game read is also read by the
-///   streaming reader at a tiny chunk size (same games);
+///   streaming reader at a tiny chunk size (same games), and through tiny
+///   ranges planned by a `RangePlanner` (as `gamerec check` reads files);
 /// * export is idempotent: export(import(export(g))) == export(g), and
 ///   import(export(g)) == g for an exported game.
 pub fn check_pgn_reader_properties(data: &[u8]) {
@@ -24,6 +25,7 @@ pub fn check_pgn_reader_properties(data: &[u8]) {
         streamed.extend(game);
     }
     assert_eq!(streamed, games);
+    assert_eq!(read_planned(data, 13), games);
 
     let opts = WriteOptions::default();
     for game in &games {
@@ -35,4 +37,56 @@ pub fn check_pgn_reader_properties(data: &[u8]) {
         let (third, _) = read_games(second.as_bytes());
         assert_eq!(third[0], again[0]);
     }
+}
+
+/// The games of `data` read as `gamerec check` reads a plain file: chunks
+/// planned by a `RangePlanner` (then a `Chunker` if it gives up), a chunk
+/// whose last game is cut off joined to the next one.
+fn read_planned(data: &[u8], size: usize) -> Vec<gamerec::model::Game> {
+    use gamerec::pgn::stream::chunk_is_whole;
+    use gamerec::pgn::{Chunk, Chunker, GameBuilder, Planned, RangePlanner, SliceReader};
+
+    let mut pieces: Vec<Chunk> = Vec::new();
+    let mut planner = RangePlanner::new(data.len() as u64, size);
+    while let Some(planned) = planner.next_range_in(data) {
+        match planned {
+            Planned::Range(r) => {
+                pieces.push(r.chunk(data[r.start as usize..r.end as usize].to_vec()));
+            }
+            Planned::Rest { start } => {
+                let mut rest = Chunker::with_size(&data[start as usize..], size).starting_at(start);
+                while let Some(chunk) = rest.next_chunk().expect("reading a slice") {
+                    pieces.push(chunk);
+                }
+            }
+        }
+    }
+    let mut games = Vec::new();
+    let mut carry: Option<Chunk> = None;
+    let mut read = |chunk: &Chunk| {
+        let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
+        let mut builder = GameBuilder::default();
+        while let Some(game) = reader.read_game(&mut builder) {
+            games.extend(game);
+        }
+    };
+    for piece in pieces {
+        let chunk = match carry.take() {
+            Some(mut c) => {
+                c.append(piece);
+                c
+            }
+            None => piece,
+        };
+        if chunk_is_whole(&chunk) {
+            read(&chunk);
+        } else {
+            carry = Some(chunk);
+        }
+    }
+    if let Some(mut chunk) = carry {
+        chunk.last = true;
+        read(&chunk);
+    }
+    games
 }
