@@ -201,8 +201,8 @@ impl Input {
     }
 
     /// The input as a plain file open for positional reads, with its
-    /// length: `None` for stdin, compressed files and anything that is not
-    /// a regular file (pipes, devices), which must be read in order.
+    /// length: `None` for stdin, compressed files, empty files and anything
+    /// that is not a regular file (pipes, devices), which are read in order.
     pub fn open_plain(&self) -> io::Result<Option<(File, u64)>> {
         let Some(path) = self.path.as_ref().filter(|_| cfg!(unix)) else {
             return Ok(None);
@@ -210,7 +210,9 @@ impl Input {
         let file = File::open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let meta = file.metadata()?;
-        if !meta.is_file() {
+        // Empty by its size: nothing to map, or a file whose size says
+        // nothing (those of /proc): read in order.
+        if !meta.is_file() || meta.len() == 0 {
             return Ok(None);
         }
         let mut head = [0u8; 4];

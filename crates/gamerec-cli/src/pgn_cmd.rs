@@ -229,7 +229,7 @@ impl Piece {
 /// threads as parse them).
 struct Mapped {
     file: File,
-    map: Option<memmap2::Mmap>,
+    map: memmap2::Mmap,
 }
 
 impl Mapped {
@@ -240,33 +240,30 @@ impl Mapped {
         // SAFETY: the map is only read. Should another program truncate the
         // file while it is being read, reading the lost pages faults, as it
         // does for every tool that maps its input (ripgrep, ...).
-        let map = if len == 0 {
-            None
-        } else {
-            Some(unsafe { memmap2::Mmap::map(&file)? })
-        };
+        let map = unsafe { memmap2::MmapOptions::new().len(len as usize).map(&file)? };
         Ok(Some(Mapped { file, map }))
     }
 
     fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or_default()
+        &self.map
     }
 
     /// Gives back the pages of `range`, read and done with, so resident
     /// memory stays at the pieces in flight. Everything before `range` must
-    /// be done with too (the page it starts in is given back, the page it
+    /// be done with too (the block it starts in is given back, the block it
     /// ends in is kept).
     fn release(&self, range: std::ops::Range<u64>) {
         #[cfg(unix)]
-        if let Some(map) = &self.map {
-            const PAGE: u64 = 4096;
-            let start = range.start / PAGE * PAGE;
-            let end = range.end / PAGE * PAGE;
+        {
+            // Whole 64 KiB blocks: page-aligned whatever the page size.
+            const BLOCK: u64 = 64 << 10;
+            let start = range.start / BLOCK * BLOCK;
+            let end = range.end / BLOCK * BLOCK;
             if end > start {
                 // SAFETY: a read-only shared file mapping: dropped pages are
                 // read again from the file if touched.
                 let _ = unsafe {
-                    map.unchecked_advise_range(
+                    self.map.unchecked_advise_range(
                         memmap2::UncheckedAdvice::DontNeed,
                         start as usize,
                         (end - start) as usize,
