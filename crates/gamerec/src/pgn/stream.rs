@@ -508,7 +508,7 @@ impl RangePlanner {
                 if low == start {
                     break;
                 }
-                width = width.saturating_mul(8);
+                width = width.saturating_mul(2);
             }
             span = span.saturating_mul(2);
         }
