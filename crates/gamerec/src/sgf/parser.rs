@@ -115,6 +115,7 @@ fn parse_indexing(bytes: &[u8], options: &ParseOptions, always_index: bool) -> P
         raw: Vec::with_capacity(text.len() / 4),
         lowercase_ids: Vec::new(),
         decoding,
+        quick_moves: QUICK_MOVES.with(|q| q.get()),
     };
     if text.len() >= u32::MAX as usize {
         p.diag(
@@ -195,6 +196,24 @@ struct Parser<'a> {
     raw: Vec<(u32, u32)>,
     lowercase_ids: Vec<u32>,
     decoding: FileDecoding,
+    /// Whether [`Parser::quick_move`] is used (off only in tests comparing
+    /// it with the general path).
+    quick_moves: bool,
+}
+
+thread_local! {
+    /// Tests turn the fast paths off to compare them with the general path.
+    static QUICK_MOVES: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Parses with the fast paths off: the general path only (for tests
+/// comparing the two).
+#[doc(hidden)]
+pub fn parse_general_path(bytes: &[u8], options: &ParseOptions) -> Parsed {
+    QUICK_MOVES.with(|q| q.set(false));
+    let p = parse(bytes, options);
+    QUICK_MOVES.with(|q| q.set(true));
+    p
 }
 
 #[inline]
@@ -366,6 +385,9 @@ impl<'a> Parser<'a> {
                     cur = id.0;
                     open_node = id.0;
                     self.pos += 1;
+                    if self.quick_moves {
+                        self.quick_move(id.0);
+                    }
                 }
                 b'[' => {
                     let at = self.pos;
@@ -489,6 +511,45 @@ impl<'a> Parser<'a> {
             self.finish_game(game_first_node, game_first_prop);
         }
         let _ = cur;
+    }
+
+    /// Fast path for the commonest node, `;B[xy]` or `;W[xy]` (any two
+    /// bytes but `]` and `\\`) with no other value or property: reads the
+    /// property at `pos` into the fresh node `node` exactly as the general
+    /// path of [`Parser::run`] would, or leaves everything to it.
+    #[inline]
+    fn quick_move(&mut self, node: u32) {
+        let src = self.src;
+        let at = self.pos;
+        let Some(&[c, open, x, y, close]) = src.get(at..at + 5) else {
+            return;
+        };
+        let prop = match c {
+            b'B' => Prop::B,
+            b'W' => Prop::W,
+            _ => return,
+        };
+        if open != b'[' || close != b']' || matches!(x, b']' | b'\\') || matches!(y, b']' | b'\\') {
+            return;
+        }
+        let mut end = at + 5;
+        while end < src.len() && is_space(src[end]) {
+            end += 1;
+        }
+        if src.get(end) == Some(&b'[') {
+            return;
+        }
+        let values_start = self.coll.values.len() as u32 + self.raw.len() as u32;
+        self.raw.push((at as u32 + 2, at as u32 + 4));
+        self.coll.props.push(Property {
+            prop,
+            name: Str::default(),
+            values_start,
+            values_len: 1,
+            offset: at as u32,
+        });
+        self.coll.nodes[node as usize].props_len += 1;
+        self.pos = end;
     }
 
     fn flush_junk(&mut self, junk_at: &mut Option<usize>) {

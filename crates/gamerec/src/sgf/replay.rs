@@ -9,7 +9,7 @@
 use super::go;
 use super::othello;
 use super::props::Prop;
-use super::tree::{Collection, Color, NodeId, Point, Value};
+use super::tree::{Collection, Color, NONE, NodeId, Point, Value};
 
 /// A position of a supported game.
 #[derive(Debug, Clone)]
@@ -292,37 +292,41 @@ pub fn check_game(coll: &Collection, root: NodeId, game_number: usize) -> Vec<Ru
     place_implied_handicap(coll, root, &mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
     let mut errors = Vec::new();
-    let mut cur = Some(root);
+    let mut node = root;
     loop {
-        let node = match cur {
-            Some(n) => n,
-            None => match stack.pop() {
+        apply_node(coll, node, &mut state, &mut errors);
+        if !errors.is_empty() {
+            for (offset, message) in errors.drain(..) {
+                out.push(RuleError {
+                    node,
+                    path: node_path(coll, node, game_number),
+                    offset,
+                    message,
+                });
+            }
+        }
+        let n = &coll.nodes[node.0 as usize];
+        if n.first_child != NONE {
+            let first = n.first_child;
+            if coll.nodes[first as usize].next_sibling != NONE {
+                // Alternatives wait on the stack (last pushed = next
+                // visited), each with the position before it.
+                let mark = stack.len();
+                for c in coll.children(node).skip(1) {
+                    stack.push((c, state.clone()));
+                }
+                stack[mark..].reverse();
+            }
+            node = NodeId(first);
+        } else {
+            match stack.pop() {
                 Some((n, s)) => {
                     state = s;
-                    n
+                    node = n;
                 }
                 None => break,
-            },
-        };
-        errors.clear();
-        apply_node(coll, node, &mut state, &mut errors);
-        for (offset, message) in errors.drain(..) {
-            out.push(RuleError {
-                node,
-                path: node_path(coll, node, game_number),
-                offset,
-                message,
-            });
+            }
         }
-        let mut children = coll.children(node);
-        cur = children.next();
-        // Alternatives wait on the stack (last pushed = next visited), each
-        // with the position before it.
-        let mark = stack.len();
-        for c in children {
-            stack.push((c, state.clone()));
-        }
-        stack[mark..].reverse();
     }
     out
 }
