@@ -67,8 +67,8 @@ const LARGE: usize = 4096;
 /// accessed without bounds checks; points are stored with a one-point
 /// border, so the neighbours of a point `i` are `i - 1`, `i + 1`,
 /// `i - stride` and `i + stride`. Cell `N - 1` (never a point: at most
-/// `N - 1` cells are used) is the dummy chain of every empty and border
-/// cell, whose liberty count is scratch.
+/// `N - 4` cells are used) is the dummy chain of every empty and border
+/// cell; the liberty counts of cells `N - 4..N` are scratch.
 #[derive(Debug, Clone)]
 struct Grid<const N: usize> {
     color: [u8; N],
@@ -147,6 +147,12 @@ impl<const N: usize> Grid<N> {
     /// has none. Returns (stones captured, where the last capture was,
     /// stones removed by suicide, whether the stone is alone with one
     /// liberty).
+    ///
+    /// The neighbours' colours, chains and liberty counts are read once
+    /// into registers and the decisions (friends, captures) are taken
+    /// there, as bit masks: branches on these coin tosses would mispredict
+    /// half the time, and loads of counts just stored would wait on the
+    /// stores.
     #[inline]
     fn place(&mut self, i: usize, stride: usize, me: u8) -> (u32, usize, u32, bool) {
         let opp = 3 - me;
@@ -159,59 +165,90 @@ impl<const N: usize> Grid<N> {
             libs,
             size,
         } = self;
-        color[i] = me;
-        chain[i] = i as u16;
-        next[i] = i as u16;
-        size[i] = 1;
         let nb = [
             m::<N>(i - 1),
             m::<N>(i + 1),
             m::<N>(i - stride),
             m::<N>(i + stride),
         ];
-        // Branch-free where the outcome is a coin toss: empty and border
-        // points belong to the dummy chain, whose count is never read.
+        let col = nb.map(|q| color[q]);
+        let ch = nb.map(|q| m::<N>(chain[q] as usize));
+        let before = ch.map(|c| libs[c]);
         let mut own_libs = 0;
-        for q in nb {
-            own_libs += i16::from(color[q] == EMPTY);
-            libs[m::<N>(chain[q] as usize)] -= 1;
+        let mut friends = 0u32;
+        let mut dead = 0u32;
+        for k in 0..4 {
+            // The chain's liberties once this stone fills one of them (as
+            // often as the chain touches it). Empty and border neighbours
+            // belong to the dummy chain: their count is scratch, kept in a
+            // cell of its own (`N - 4..N`, never a point) per direction.
+            let touching: i16 = (0..4).map(|j| i16::from(ch[j] == ch[k])).sum();
+            let after = before[k].wrapping_sub(touching);
+            let stone = (col[k] == 1) | (col[k] == 2);
+            libs[if stone { ch[k] } else { N - 1 - k }] = after;
+            own_libs += i16::from(col[k] == EMPTY);
+            friends |= u32::from(col[k] == me) << k;
+            dead |= (u32::from(col[k] == opp) & u32::from(after == 0)) << k;
         }
-        libs[i] = own_libs;
-        for q in nb {
-            let (a, b) = (m::<N>(chain[i] as usize), m::<N>(chain[q] as usize));
-            if (color[q] == me) & (a != b) {
-                // Relabel the smaller chain.
-                let (big, small) = if size[a] >= size[b] { (a, b) } else { (b, a) };
-                let mut s = small;
-                loop {
-                    chain[s] = big as u16;
-                    s = m::<N>(next[s] as usize);
-                    if s == small {
-                        break;
+        color[i] = me;
+        next[i] = i as u16;
+        let alone = friends == 0;
+        if alone {
+            chain[i] = i as u16;
+            size[i] = 1;
+            libs[i] = own_libs;
+        } else {
+            // The stone joins its first friendly chain (no relabelling)...
+            let k = friends.trailing_zeros() as usize;
+            friends &= friends - 1;
+            let b = ch[k];
+            chain[i] = b as u16;
+            next.swap(i, b);
+            libs[b] += own_libs;
+            size[b] += 1;
+            // ... and other friendly chains join it (the smaller one is
+            // relabelled).
+            while friends != 0 {
+                let k = friends.trailing_zeros() as usize;
+                friends &= friends - 1;
+                let (a, b) = (m::<N>(chain[i] as usize), m::<N>(chain[nb[k]] as usize));
+                if a != b {
+                    let (big, small) = if size[a] >= size[b] { (a, b) } else { (b, a) };
+                    let mut s = small;
+                    loop {
+                        chain[s] = big as u16;
+                        s = m::<N>(next[s] as usize);
+                        if s == small {
+                            break;
+                        }
                     }
+                    next.swap(big, small);
+                    libs[big] += libs[small];
+                    size[big] += size[small];
                 }
-                next.swap(big, small);
-                libs[big] += libs[small];
-                size[big] += size[small];
             }
         }
         let mut captured = 0;
         let mut captured_at = usize::MAX;
-        for q in nb {
-            let r = m::<N>(chain[q] as usize);
-            if (color[q] == opp) & (libs[r] == 0) {
-                captured += remove_chain::<N>(color, chain, next, libs, stride, r);
-                captured_at = q;
+        while dead != 0 {
+            let k = dead.trailing_zeros() as usize;
+            dead &= dead - 1;
+            // A chain touching the stone twice is removed once.
+            if color[nb[k]] == opp {
+                captured += remove_chain::<N>(color, chain, next, libs, stride, ch[k]);
+                captured_at = nb[k];
             }
         }
-        libs[Self::DUMMY] = 0;
-        let own = m::<N>(chain[i] as usize);
-        if captured == 0 && libs[own] == 0 {
-            let n = remove_chain::<N>(color, chain, next, libs, stride, own);
-            libs[Self::DUMMY] = 0;
-            return (0, captured_at, n, false);
+        if captured == 0 {
+            let own = m::<N>(chain[i] as usize);
+            let own_libs = if alone { own_libs } else { libs[own] };
+            if own_libs == 0 {
+                let n = remove_chain::<N>(color, chain, next, libs, stride, own);
+                return (0, captured_at, n, false);
+            }
+            return (0, captured_at, 0, false);
         }
-        (captured, captured_at, 0, size[own] == 1 && libs[own] == 1)
+        (captured, captured_at, 0, alone && libs[i] == 1)
     }
 }
 
@@ -238,7 +275,9 @@ fn remove_chain<const N: usize>(
     loop {
         let following = m::<N>(next[s] as usize);
         for q in [s - 1, s + 1, s - stride, s + stride] {
-            libs[m::<N>(chain[m::<N>(q)] as usize)] += 1;
+            let t = m::<N>(chain[m::<N>(q)] as usize);
+            // The dummy's count is scratch: it may wrap.
+            libs[t] = libs[t].wrapping_add(1);
         }
         chain[s] = Grid::<N>::DUMMY as u16;
         next[s] = s as u16;
@@ -279,7 +318,8 @@ impl Board {
     pub fn new(width: u32, height: u32) -> Board {
         let (w, h) = (width.clamp(1, 52) as usize, height.clamp(1, 52) as usize);
         let stride = w + 2;
-        let cells = if stride * (h + 2) < SMALL {
+        // The last four cells of a grid are scratch (see `Grid::place`).
+        let cells = if stride * (h + 2) <= SMALL - 4 {
             Cells::Small(Grid::new(w, h, stride))
         } else {
             Cells::Large(Grid::new(w, h, stride))
