@@ -141,12 +141,13 @@ fn unsupported(path: &str) -> anyhow::Error {
     anyhow::anyhow!("{path}: unsupported format")
 }
 
-/// Checks one file, dispatching on its extension; `buf` is a read buffer
-/// reused from file to file.
+/// Checks one file, dispatching on its extension; `buf` (a read buffer)
+/// and `parse` (SGF parse memory) are reused from file to file.
 fn check_one(
     path: &str,
     opts: &sgf_cmd::CheckOptions,
     buf: &mut Vec<u8>,
+    parse: &mut gamerec::sgf::ParseBuffers,
 ) -> (Vec<u8>, sgf_cmd::Summary, Option<String>) {
     let mut out = Vec::new();
     let failed = |msg: String| {
@@ -163,7 +164,7 @@ fn check_one(
         && path[path.len() - 4..].eq_ignore_ascii_case(".sgf");
     if plain_sgf {
         return match sgf_cmd::read_file_into(path, buf) {
-            Ok(()) => match sgf_cmd::check_sgf(path, buf, opts, &mut out) {
+            Ok(()) => match sgf_cmd::check_sgf(path, buf, opts, &mut out, parse) {
                 Ok(s) => (out, s, None),
                 Err(e) => failed(format!("{path}: {e:#}")),
             },
@@ -212,7 +213,7 @@ fn check_one(
         let summary = crate::epd_cmd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, summary, None);
     }
-    match sgf_cmd::check_sgf(name, bytes, opts, &mut out) {
+    match sgf_cmd::check_sgf(name, bytes, opts, &mut out, parse) {
         Ok(s) => (out, s, None),
         Err(e) => failed(format!("{name}: {e:#}")),
     }
@@ -289,6 +290,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
             let (next, opts) = (&next, &opts);
             scope.spawn(move || {
                 let mut buf = Vec::new();
+                let mut parse = gamerec::sgf::ParseBuffers::new();
                 // Batches of files per message keep thread wake-ups rare.
                 const BATCH: usize = 32;
                 loop {
@@ -299,7 +301,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
                     let end = (start + BATCH).min(files.len());
                     let batch: Vec<_> = files[start..end]
                         .iter()
-                        .map(|path| check_one(path, opts, &mut buf))
+                        .map(|path| check_one(path, opts, &mut buf, &mut parse))
                         .collect();
                     if tx.send((start, batch)).is_err() {
                         break;

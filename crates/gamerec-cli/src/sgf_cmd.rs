@@ -71,17 +71,19 @@ fn parse_options(charset_name: Option<&str>) -> Result<ParseOptions> {
 
 /// Checks one SGF file: syntax, property values, node rules, and every
 /// move and setup of every game (Go, Othello). Diagnostics are written to
-/// `out` as `path:line:col: severity: message`.
+/// `out` as `path:line:col: severity: message`. `buffers` is parse memory
+/// reused from file to file.
 pub fn check_sgf(
     path: &str,
     bytes: &[u8],
     opts: &CheckOptions,
     out: &mut Vec<u8>,
+    buffers: &mut sgf::ParseBuffers,
 ) -> Result<Summary> {
     let options = parse_options(opts.charset.as_deref())?;
     // Most files are clean: line:col is worked out only for files with
     // something to report.
-    let mut parsed = sgf::parse_unindexed(bytes, &options);
+    let mut parsed = sgf::parse_unindexed_reusing(bytes, &options, buffers);
     let mut s = Summary {
         files: 1,
         bytes: bytes.len() as u64,
@@ -114,6 +116,8 @@ pub fn check_sgf(
             let _ = writeln!(out, "{}", d.to_diagnostic(Some(path)));
         }
     }
+    parsed.diagnostics = diags;
+    buffers.recycle(parsed);
     Ok(s)
 }
 

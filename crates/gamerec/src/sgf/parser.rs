@@ -101,19 +101,71 @@ pub fn parse_unindexed(bytes: &[u8], options: &ParseOptions) -> Parsed {
     parse_indexing(bytes, options, false)
 }
 
+/// Memory kept from one parse to the next, for callers that parse many
+/// files in a row (`gamerec check`): see [`parse_unindexed_reusing`] and
+/// [`ParseBuffers::recycle`].
+#[derive(Debug, Default)]
+pub struct ParseBuffers {
+    coll: Collection,
+    diags: Vec<SgfDiagnostic>,
+    raw: Vec<(u32, u32)>,
+    lowercase_ids: Vec<u32>,
+}
+
+impl ParseBuffers {
+    /// New, empty buffers.
+    pub fn new() -> ParseBuffers {
+        ParseBuffers::default()
+    }
+
+    /// Takes back the memory of a result that is no longer needed.
+    pub fn recycle(&mut self, parsed: Parsed) {
+        self.coll = parsed.collection;
+        self.diags = parsed.diagnostics;
+    }
+}
+
+/// Like [`parse_unindexed`], reusing the memory of `buffers` (the result is
+/// the same).
+pub fn parse_unindexed_reusing(
+    bytes: &[u8],
+    options: &ParseOptions,
+    buffers: &mut ParseBuffers,
+) -> Parsed {
+    parse_with(bytes, options, false, buffers)
+}
+
 fn parse_indexing(bytes: &[u8], options: &ParseOptions, always_index: bool) -> Parsed {
+    parse_with(bytes, options, always_index, &mut ParseBuffers::default())
+}
+
+fn parse_with(
+    bytes: &[u8],
+    options: &ParseOptions,
+    always_index: bool,
+    buffers: &mut ParseBuffers,
+) -> Parsed {
     let (text, decoding) = charset::prepare(bytes, options.charset);
-    let mut coll = Collection::new();
-    coll.nodes.reserve(text.len() / 8);
-    coll.props.reserve(text.len() / 8);
-    coll.values.reserve(text.len() / 8);
+    let mut coll = std::mem::take(&mut buffers.coll);
+    coll.clear();
+    // About one node, property and value per 7 bytes in game records.
+    coll.nodes.reserve(text.len() / 6);
+    coll.props.reserve(text.len() / 6);
+    coll.values.reserve(text.len() / 6);
+    let mut diags = std::mem::take(&mut buffers.diags);
+    diags.clear();
+    let mut raw = std::mem::take(&mut buffers.raw);
+    raw.clear();
+    raw.reserve(text.len() / 4);
+    let mut lowercase_ids = std::mem::take(&mut buffers.lowercase_ids);
+    lowercase_ids.clear();
     let mut p = Parser {
         src: &text,
         pos: 0,
         coll,
-        diags: Vec::new(),
-        raw: Vec::with_capacity(text.len() / 4),
-        lowercase_ids: Vec::new(),
+        diags,
+        raw,
+        lowercase_ids,
         decoding,
         quick_moves: QUICK_MOVES.with(|q| q.get()),
     };
@@ -127,13 +179,19 @@ fn parse_indexing(bytes: &[u8], options: &ParseOptions, always_index: bool) -> P
         p.run();
     }
     let Parser {
-        coll, mut diags, ..
+        coll,
+        mut diags,
+        raw,
+        lowercase_ids,
+        ..
     } = p;
+    buffers.raw = raw;
+    buffers.lowercase_ids = lowercase_ids;
     let lines_indexed = always_index || !diags.is_empty();
     let lines = if lines_indexed {
         LineIndex::new(&text)
     } else {
-        LineIndex::new(b"")
+        LineIndex::empty()
     };
     for d in &mut diags {
         d.location = lines.line_col(d.offset);
