@@ -443,8 +443,19 @@ impl<'a> Parser<'a> {
                     cur = id.0;
                     open_node = id.0;
                     self.pos += 1;
-                    if self.quick_moves {
-                        self.quick_move(id.0);
+                    if self.quick_moves && self.quick_move(id.0) {
+                        // A run of move nodes in this sequence: the same
+                        // steps as above, without the dispatch (no junk is
+                        // pending, no subtree has been read in between).
+                        while self.pos < len && src[self.pos] == b';' {
+                            let id = self.coll.push_node(Some(NodeId(cur)), self.pos as u32);
+                            cur = id.0;
+                            open_node = id.0;
+                            self.pos += 1;
+                            if !self.quick_move(id.0) {
+                                break;
+                            }
+                        }
                     }
                 }
                 b'[' => {
@@ -574,28 +585,29 @@ impl<'a> Parser<'a> {
     /// Fast path for the commonest node, `;B[xy]` or `;W[xy]` (any two
     /// bytes but `]` and `\\`) with no other value or property: reads the
     /// property at `pos` into the fresh node `node` exactly as the general
-    /// path of [`Parser::run`] would, or leaves everything to it.
+    /// path of [`Parser::run`] would (and returns true), or leaves
+    /// everything to it.
     #[inline]
-    fn quick_move(&mut self, node: u32) {
+    fn quick_move(&mut self, node: u32) -> bool {
         let src = self.src;
         let at = self.pos;
         let Some(&[c, open, x, y, close]) = src.get(at..at + 5) else {
-            return;
+            return false;
         };
         let prop = match c {
             b'B' => Prop::B,
             b'W' => Prop::W,
-            _ => return,
+            _ => return false,
         };
         if open != b'[' || close != b']' || matches!(x, b']' | b'\\') || matches!(y, b']' | b'\\') {
-            return;
+            return false;
         }
         let mut end = at + 5;
         while end < src.len() && is_space(src[end]) {
             end += 1;
         }
         if src.get(end) == Some(&b'[') {
-            return;
+            return false;
         }
         let values_start = self.coll.values.len() as u32 + self.raw.len() as u32;
         self.raw.push((at as u32 + 2, at as u32 + 4));
@@ -608,6 +620,7 @@ impl<'a> Parser<'a> {
         });
         self.coll.nodes[node as usize].props_len += 1;
         self.pos = end;
+        true
     }
 
     fn flush_junk(&mut self, junk_at: &mut Option<usize>) {
