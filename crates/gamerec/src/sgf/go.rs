@@ -142,6 +142,29 @@ impl<const N: usize> Grid<N> {
         }
     }
 
+    /// [`Board::play`] on point `i` of the board (`cells` cells): the
+    /// occupied and ko tests (into `out`), then [`Grid::place`].
+    #[inline]
+    fn play(
+        &mut self,
+        i: usize,
+        stride: usize,
+        cells: usize,
+        c: Color,
+        ko: &mut Option<(usize, Color)>,
+        out: &mut MoveOutcome,
+    ) -> (u32, usize, u32, bool) {
+        if self.color[m::<N>(i)] != EMPTY {
+            out.illegal = Some(Illegal::Occupied);
+            self.color[m::<N>(i)] = EMPTY;
+            self.rebuild(cells, stride);
+        } else if *ko == Some((i, c)) {
+            out.illegal = Some(Illegal::Ko);
+        }
+        *ko = None;
+        self.place(i, stride, code(c))
+    }
+
     /// Puts a stone of colour `me` on the empty point `i`, removes the
     /// opponent chains left without liberties, then its own chain if it
     /// has none. Returns (stones captured, where the last capture was,
@@ -192,40 +215,37 @@ impl<const N: usize> Grid<N> {
         }
         color[i] = me;
         next[i] = i as u16;
+        // The stone joins its first friendly chain (no relabelling), or
+        // starts its own: chosen without a branch (`i` itself when there
+        // is no friend). `i` was empty, so its counts are no chain's.
         let alone = friends == 0;
-        if alone {
-            chain[i] = i as u16;
-            size[i] = 1;
-            libs[i] = own_libs;
-        } else {
-            // The stone joins its first friendly chain (no relabelling)...
+        let b = [ch[0], ch[1], ch[2], ch[3], i][(friends | 16).trailing_zeros() as usize];
+        friends &= friends.wrapping_sub(1);
+        libs[i] = 0;
+        size[i] = 0;
+        chain[i] = b as u16;
+        next.swap(i, b);
+        libs[b] += own_libs;
+        size[b] += 1;
+        // ... and other friendly chains join it (the smaller one is
+        // relabelled).
+        while friends != 0 {
             let k = friends.trailing_zeros() as usize;
             friends &= friends - 1;
-            let b = ch[k];
-            chain[i] = b as u16;
-            next.swap(i, b);
-            libs[b] += own_libs;
-            size[b] += 1;
-            // ... and other friendly chains join it (the smaller one is
-            // relabelled).
-            while friends != 0 {
-                let k = friends.trailing_zeros() as usize;
-                friends &= friends - 1;
-                let (a, b) = (m::<N>(chain[i] as usize), m::<N>(chain[nb[k]] as usize));
-                if a != b {
-                    let (big, small) = if size[a] >= size[b] { (a, b) } else { (b, a) };
-                    let mut s = small;
-                    loop {
-                        chain[s] = big as u16;
-                        s = m::<N>(next[s] as usize);
-                        if s == small {
-                            break;
-                        }
+            let (a, b) = (m::<N>(chain[i] as usize), m::<N>(chain[nb[k]] as usize));
+            if a != b {
+                let (big, small) = if size[a] >= size[b] { (a, b) } else { (b, a) };
+                let mut s = small;
+                loop {
+                    chain[s] = big as u16;
+                    s = m::<N>(next[s] as usize);
+                    if s == small {
+                        break;
                     }
-                    next.swap(big, small);
-                    libs[big] += libs[small];
-                    size[big] += size[small];
                 }
+                next.swap(big, small);
+                libs[big] += libs[small];
+                size[big] += size[small];
             }
         }
         let mut captured = 0;
@@ -241,8 +261,7 @@ impl<const N: usize> Grid<N> {
         }
         if captured == 0 {
             let own = m::<N>(chain[i] as usize);
-            let own_libs = if alone { own_libs } else { libs[own] };
-            if own_libs == 0 {
+            if libs[own] == 0 {
                 let n = remove_chain::<N>(color, chain, next, libs, stride, own);
                 return (0, captured_at, n, false);
             }
@@ -438,19 +457,12 @@ impl Board {
             self.ko = None;
             return out;
         };
-        if self.color_at(i) != EMPTY {
-            out.illegal = Some(Illegal::Occupied);
-            self.set_color(i, EMPTY);
-            self.rebuild();
-        } else if self.ko == Some((i, c)) {
-            out.illegal = Some(Illegal::Ko);
-        }
-        self.ko = None;
-        let me = code(c);
+        let cells = self.stride * (self.height + 2);
         let (captured, captured_at, suicided, lone) = match &mut self.cells {
-            Cells::Small(g) => g.place(i, self.stride, me),
-            Cells::Large(g) => g.place(i, self.stride, me),
+            Cells::Small(g) => g.play(i, self.stride, cells, c, &mut self.ko, &mut out),
+            Cells::Large(g) => g.play(i, self.stride, cells, c, &mut self.ko, &mut out),
         };
+        let me = code(c);
         if suicided > 0 {
             out.suicided = suicided;
             self.captures[2 - me as usize] += suicided;
