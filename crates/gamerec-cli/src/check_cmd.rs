@@ -141,14 +141,22 @@ fn unsupported(path: &str) -> anyhow::Error {
     anyhow::anyhow!("{path}: unsupported format")
 }
 
-/// Checks one file, dispatching on its extension; `buf` (a read buffer)
-/// and `parse` (SGF parse memory) are reused from file to file.
+/// Memory and open directory kept by a worker from file to file.
+#[derive(Default)]
+struct Scratch {
+    /// Read buffer (see [`sgf_cmd::read_file_into`]).
+    buf: Vec<u8>,
+    opener: sgf_cmd::Opener,
+    parse: gamerec::sgf::ParseBuffers,
+}
+
+/// Checks one file, dispatching on its extension.
 fn check_one(
     path: &str,
     opts: &sgf_cmd::CheckOptions,
-    buf: &mut Vec<u8>,
-    parse: &mut gamerec::sgf::ParseBuffers,
+    scratch: &mut Scratch,
 ) -> (Vec<u8>, sgf_cmd::Summary, Option<String>) {
+    let Scratch { buf, opener, parse } = scratch;
     let mut out = Vec::new();
     let failed = |msg: String| {
         let s = sgf_cmd::Summary {
@@ -163,8 +171,8 @@ fn check_one(
         && path.is_char_boundary(path.len() - 4)
         && path[path.len() - 4..].eq_ignore_ascii_case(".sgf");
     if plain_sgf {
-        return match sgf_cmd::read_file_into(path, buf) {
-            Ok(()) => match sgf_cmd::check_sgf(path, buf, opts, &mut out, parse) {
+        return match sgf_cmd::read_file_into(path, opener, buf) {
+            Ok(n) => match sgf_cmd::check_sgf(path, &buf[..n], opts, &mut out, parse) {
                 Ok(s) => (out, s, None),
                 Err(e) => failed(format!("{path}: {e:#}")),
             },
@@ -203,8 +211,8 @@ fn check_one(
             Err(e) => return failed(format!("{e:#}")),
         }
     } else {
-        match sgf_cmd::read_file_into(path, buf) {
-            Ok(()) => buf,
+        match sgf_cmd::read_file_into(path, opener, buf) {
+            Ok(n) => &buf[..n],
             Err(e) => return failed(format!("cannot read {path}: {e}")),
         }
     };
@@ -289,8 +297,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
             let tx = tx.clone();
             let (next, opts) = (&next, &opts);
             scope.spawn(move || {
-                let mut buf = Vec::new();
-                let mut parse = gamerec::sgf::ParseBuffers::new();
+                let mut scratch = Scratch::default();
                 // Batches of files per message keep thread wake-ups rare.
                 const BATCH: usize = 32;
                 loop {
@@ -301,7 +308,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
                     let end = (start + BATCH).min(files.len());
                     let batch: Vec<_> = files[start..end]
                         .iter()
-                        .map(|path| check_one(path, opts, &mut buf, &mut parse))
+                        .map(|path| check_one(path, opts, &mut scratch))
                         .collect();
                     if tx.send((start, batch)).is_err() {
                         break;
