@@ -328,6 +328,17 @@ pub fn check_game(coll: &Collection, root: NodeId, game_number: usize) -> Vec<Ru
     check_game_with(coll, root, game_number, true)
 }
 
+/// [`check_game`] without its fast path for move nodes: for tests comparing
+/// the two.
+#[doc(hidden)]
+pub fn check_game_general_path(
+    coll: &Collection,
+    root: NodeId,
+    game_number: usize,
+) -> Vec<RuleError> {
+    check_game_with(coll, root, game_number, false)
+}
+
 /// [`check_game`], with or without the fast path for move nodes (off only
 /// in tests comparing the two).
 fn check_game_with(
