@@ -296,6 +296,10 @@ impl<'a> Parser<'a> {
         let mut cur: u32 = NONE; // last node of the current sequence
         let mut open_node: u32 = NONE; // node receiving properties
         let mut game_first_node = 0usize;
+        // Whether the general path gave a property to a node other than the
+        // current game's root (if not, every other node holds at most one
+        // move read by `quick_move`, which no node rule can object to).
+        let mut general_props = false;
         let mut game_first_prop = 0usize;
         let mut junk_at: Option<usize> = None;
         let mut seen_game = false;
@@ -380,6 +384,7 @@ impl<'a> Parser<'a> {
                 cur = NONE;
                 open_node = NONE;
                 game_first_node = self.coll.nodes.len();
+                general_props = false;
                 game_first_prop = self.coll.props.len();
                 self.raw.clear();
                 self.lowercase_ids.clear();
@@ -422,7 +427,7 @@ impl<'a> Parser<'a> {
                     open_node = NONE;
                     self.pos += 1;
                     if stack.is_empty() {
-                        self.finish_game(game_first_node, game_first_prop);
+                        self.finish_game(game_first_node, game_first_prop, general_props);
                     }
                 }
                 b';' => {
@@ -553,6 +558,7 @@ impl<'a> Parser<'a> {
                         }
                         self.skip_space();
                     }
+                    general_props |= open_node as usize != game_first_node;
                     self.coll.props.push(Property {
                         prop,
                         name,
@@ -577,7 +583,7 @@ impl<'a> Parser<'a> {
                     format!("unexpected end of file: {} missing ')'", stack.len()),
                 );
             }
-            self.finish_game(game_first_node, game_first_prop);
+            self.finish_game(game_first_node, game_first_prop, general_props);
         }
         let _ = cur;
     }
@@ -697,7 +703,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Types every value of the game just read and checks its nodes.
-    fn finish_game(&mut self, first_node: usize, first_prop: usize) {
+    /// `general_props`: whether a node other than the root has properties
+    /// read by the general path (else only the root needs node checks).
+    fn finish_game(&mut self, first_node: usize, first_prop: usize, general_props: bool) {
         if first_node >= self.coll.nodes.len() {
             // A tree without nodes: `()`.
             self.raw.clear();
@@ -846,7 +854,12 @@ impl<'a> Parser<'a> {
                 "text not valid in the game's charset (replaced with U+FFFD)".into(),
             );
         }
-        self.check_nodes(first_node, &info);
+        let nodes_end = if general_props {
+            self.coll.nodes.len()
+        } else {
+            first_node + 1
+        };
+        self.check_nodes(first_node, nodes_end, &info);
     }
 
     fn type_value(
@@ -1108,9 +1121,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Node-level checks of one game.
-    fn check_nodes(&mut self, first_node: usize, info: &GameInfo) {
-        for ni in first_node..self.coll.nodes.len() {
+    /// Node-level checks of nodes `first_node..end` of one game.
+    fn check_nodes(&mut self, first_node: usize, end: usize, info: &GameInfo) {
+        for ni in first_node..end {
             let n = self.coll.nodes[ni];
             let is_root = ni == first_node;
             // Fast path: one move property with one value (almost every
