@@ -200,6 +200,7 @@ impl<const N: usize> Grid<N> {
         let mut own_libs = 0;
         let mut friends = 0u32;
         let mut dead = 0u32;
+        let mut afters = [0i16; 5];
         for k in 0..4 {
             // The chain's liberties once this stone fills one of them (as
             // often as the chain touches it). Empty and border neighbours
@@ -207,6 +208,7 @@ impl<const N: usize> Grid<N> {
             // cell of its own (`N - 4..N`, never a point) per direction.
             let touching: i16 = (0..4).map(|j| i16::from(ch[j] == ch[k])).sum();
             let after = before[k].wrapping_sub(touching);
+            afters[k] = after;
             let stone = (col[k] == 1) | (col[k] == 2);
             libs[if stone { ch[k] } else { N - 1 - k }] = after;
             own_libs += i16::from(col[k] == EMPTY);
@@ -219,13 +221,17 @@ impl<const N: usize> Grid<N> {
         // starts its own: chosen without a branch (`i` itself when there
         // is no friend). `i` was empty, so its counts are no chain's.
         let alone = friends == 0;
-        let b = [ch[0], ch[1], ch[2], ch[3], i][(friends | 16).trailing_zeros() as usize];
+        let first = (friends | 16).trailing_zeros() as usize;
+        let b = [ch[0], ch[1], ch[2], ch[3], i][first];
+        // The chain's liberties, known without reading them back (the
+        // first friendly chain's count was just written; none for `i`).
+        let joined_libs = afters[first].wrapping_add(own_libs);
         friends &= friends.wrapping_sub(1);
-        libs[i] = 0;
+        let merges = friends != 0;
         size[i] = 0;
         chain[i] = b as u16;
         next.swap(i, b);
-        libs[b] += own_libs;
+        libs[b] = joined_libs;
         size[b] += 1;
         // ... and other friendly chains join it (the smaller one is
         // relabelled).
@@ -261,7 +267,8 @@ impl<const N: usize> Grid<N> {
         }
         if captured == 0 {
             let own = m::<N>(chain[i] as usize);
-            if libs[own] == 0 {
+            let own_libs = if merges { libs[own] } else { joined_libs };
+            if own_libs == 0 {
                 let n = remove_chain::<N>(color, chain, next, libs, stride, own);
                 return (0, captured_at, n, false);
             }
