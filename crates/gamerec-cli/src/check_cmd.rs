@@ -239,8 +239,9 @@ pub fn input_format(arg: &std::ffi::OsStr) -> Format {
 
 /// `gamerec check`: SGF and EPD files are checked file by file, everything
 /// else as PGN; each group prints its own summary line.
-pub fn check(a: CheckArgs) -> Result<ExitCode> {
-    let (sgf, other): (Vec<OsString>, Vec<OsString>) = a.files.iter().cloned().partition(|f| {
+pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
+    let files = std::mem::take(&mut a.files);
+    let (sgf, other): (Vec<OsString>, Vec<OsString>) = files.into_iter().partition(|f| {
         matches!(
             input_format(f),
             Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
@@ -259,8 +260,11 @@ pub fn check(a: CheckArgs) -> Result<ExitCode> {
     }
     if !sgf.is_empty() {
         let files: Vec<String> = sgf
-            .iter()
-            .map(|f| f.to_string_lossy().into_owned())
+            .into_iter()
+            .map(|f| {
+                f.into_string()
+                    .unwrap_or_else(|f| f.to_string_lossy().into_owned())
+            })
             .collect();
         code = code.max(check_sgf_files(&files, &a)?);
     }
