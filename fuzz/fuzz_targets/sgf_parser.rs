@@ -1,6 +1,8 @@
 #![no_main]
 //! SGF parser: never panics, and parse(write(parse(x))) == parse(x); the
-//! rules engine and the upgrade never panic on what the parser accepts.
+//! fast paths (move nodes, reused parse memory, the replay of one-move
+//! nodes) give what the general paths give; the rules engine and the
+//! upgrade never panic on what the parser accepts.
 use gamerec::sgf::{self, ParseOptions, WriteOptions, replay};
 use libfuzzer_sys::fuzz_target;
 
@@ -9,7 +11,10 @@ fuzz_target!(|data: &[u8]| {
     let coll = &parsed.collection;
     let out = sgf::write(coll, &WriteOptions::default());
     let again = sgf::parse(&out, &ParseOptions::default());
-    assert!(again.collection == *coll, "round trip changed the collection");
+    assert!(
+        again.collection == *coll,
+        "round trip changed the collection"
+    );
     let out2 = sgf::write(&again.collection, &WriteOptions::default());
     assert_eq!(out, out2, "writing is not idempotent");
     // The check path's lazy line index places diagnostics like `parse`.
@@ -19,9 +24,22 @@ fuzz_target!(|data: &[u8]| {
     for off in [0, data.len() as u64 / 2, data.len() as u64] {
         assert_eq!(lazy.lines.line_col(off), parsed.lines.line_col(off));
     }
+    let general = sgf::parser::parse_general_path(data, &ParseOptions::default());
+    assert_eq!(format!("{parsed:?}"), format!("{general:?}"), "fast path");
+    let mut buffers = sgf::ParseBuffers::default();
+    buffers.recycle(sgf::parse_unindexed(
+        b"(;B[aa];W[bb](;B[cc])C[x])",
+        &ParseOptions::default(),
+    ));
+    let reused = sgf::parse_unindexed_reusing(data, &ParseOptions::default(), &mut buffers);
+    assert!(reused.collection == *coll && reused.diagnostics == parsed.diagnostics);
     for (i, &root) in coll.roots.iter().enumerate().take(4) {
         if coll.node_count() < 5000 {
-            let _ = replay::check_game(coll, root, i + 1);
+            assert_eq!(
+                replay::check_game(coll, root, i + 1),
+                replay::check_game_general_path(coll, root, i + 1),
+                "replay fast path"
+            );
         }
     }
     let _ = sgf::json::to_json(coll);

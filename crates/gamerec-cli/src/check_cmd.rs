@@ -141,13 +141,22 @@ fn unsupported(path: &str) -> anyhow::Error {
     anyhow::anyhow!("{path}: unsupported format")
 }
 
-/// Checks one file, dispatching on its extension; `buf` is a read buffer
-/// reused from file to file.
+/// Memory and open directory kept by a worker from file to file.
+#[derive(Default)]
+struct Scratch {
+    /// Read buffer (see [`sgf_cmd::read_file_into`]).
+    buf: Vec<u8>,
+    opener: sgf_cmd::Opener,
+    parse: gamerec::sgf::ParseBuffers,
+}
+
+/// Checks one file, dispatching on its extension.
 fn check_one(
     path: &str,
     opts: &sgf_cmd::CheckOptions,
-    buf: &mut Vec<u8>,
+    scratch: &mut Scratch,
 ) -> (Vec<u8>, sgf_cmd::Summary, Option<String>) {
+    let Scratch { buf, opener, parse } = scratch;
     let mut out = Vec::new();
     let failed = |msg: String| {
         let s = sgf_cmd::Summary {
@@ -162,8 +171,8 @@ fn check_one(
         && path.is_char_boundary(path.len() - 4)
         && path[path.len() - 4..].eq_ignore_ascii_case(".sgf");
     if plain_sgf {
-        return match sgf_cmd::read_file_into(path, buf) {
-            Ok(()) => match sgf_cmd::check_sgf(path, buf, opts, &mut out) {
+        return match sgf_cmd::read_file_into(path, opener, buf) {
+            Ok(n) => match sgf_cmd::check_sgf(path, &buf[..n], opts, &mut out, parse) {
                 Ok(s) => (out, s, None),
                 Err(e) => failed(format!("{path}: {e:#}")),
             },
@@ -202,8 +211,8 @@ fn check_one(
             Err(e) => return failed(format!("{e:#}")),
         }
     } else {
-        match sgf_cmd::read_file_into(path, buf) {
-            Ok(()) => buf,
+        match sgf_cmd::read_file_into(path, opener, buf) {
+            Ok(n) => &buf[..n],
             Err(e) => return failed(format!("cannot read {path}: {e}")),
         }
     };
@@ -212,7 +221,7 @@ fn check_one(
         let summary = crate::epd_cmd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, summary, None);
     }
-    match sgf_cmd::check_sgf(name, bytes, opts, &mut out) {
+    match sgf_cmd::check_sgf(name, bytes, opts, &mut out, parse) {
         Ok(s) => (out, s, None),
         Err(e) => failed(format!("{name}: {e:#}")),
     }
@@ -230,8 +239,9 @@ pub fn input_format(arg: &std::ffi::OsStr) -> Format {
 
 /// `gamerec check`: SGF and EPD files are checked file by file, everything
 /// else as PGN; each group prints its own summary line.
-pub fn check(a: CheckArgs) -> Result<ExitCode> {
-    let (sgf, other): (Vec<OsString>, Vec<OsString>) = a.files.iter().cloned().partition(|f| {
+pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
+    let files = std::mem::take(&mut a.files);
+    let (sgf, other): (Vec<OsString>, Vec<OsString>) = files.into_iter().partition(|f| {
         matches!(
             input_format(f),
             Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
@@ -250,8 +260,11 @@ pub fn check(a: CheckArgs) -> Result<ExitCode> {
     }
     if !sgf.is_empty() {
         let files: Vec<String> = sgf
-            .iter()
-            .map(|f| f.to_string_lossy().into_owned())
+            .into_iter()
+            .map(|f| {
+                f.into_string()
+                    .unwrap_or_else(|f| f.to_string_lossy().into_owned())
+            })
             .collect();
         code = code.max(check_sgf_files(&files, &a)?);
     }
@@ -288,7 +301,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
             let tx = tx.clone();
             let (next, opts) = (&next, &opts);
             scope.spawn(move || {
-                let mut buf = Vec::new();
+                let mut scratch = Scratch::default();
                 // Batches of files per message keep thread wake-ups rare.
                 const BATCH: usize = 32;
                 loop {
@@ -299,7 +312,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
                     let end = (start + BATCH).min(files.len());
                     let batch: Vec<_> = files[start..end]
                         .iter()
-                        .map(|path| check_one(path, opts, &mut buf))
+                        .map(|path| check_one(path, opts, &mut scratch))
                         .collect();
                     if tx.send((start, batch)).is_err() {
                         break;

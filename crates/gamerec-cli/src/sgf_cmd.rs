@@ -71,17 +71,19 @@ fn parse_options(charset_name: Option<&str>) -> Result<ParseOptions> {
 
 /// Checks one SGF file: syntax, property values, node rules, and every
 /// move and setup of every game (Go, Othello). Diagnostics are written to
-/// `out` as `path:line:col: severity: message`.
+/// `out` as `path:line:col: severity: message`. `buffers` is parse memory
+/// reused from file to file.
 pub fn check_sgf(
     path: &str,
     bytes: &[u8],
     opts: &CheckOptions,
     out: &mut Vec<u8>,
+    buffers: &mut sgf::ParseBuffers,
 ) -> Result<Summary> {
     let options = parse_options(opts.charset.as_deref())?;
     // Most files are clean: line:col is worked out only for files with
     // something to report.
-    let mut parsed = sgf::parse_unindexed(bytes, &options);
+    let mut parsed = sgf::parse_unindexed_reusing(bytes, &options, buffers);
     let mut s = Summary {
         files: 1,
         bytes: bytes.len() as u64,
@@ -114,6 +116,8 @@ pub fn check_sgf(
             let _ = writeln!(out, "{}", d.to_diagnostic(Some(path)));
         }
     }
+    parsed.diagnostics = diags;
+    buffers.recycle(parsed);
     Ok(s)
 }
 
@@ -249,36 +253,71 @@ pub fn read_input(path: &str) -> Result<Vec<u8>> {
     }
 }
 
-/// Reads a whole file into `buf` (cleared first, its capacity reused): one
-/// open, one fstat and, for a regular file that does not grow meanwhile, one
-/// read (a short read of a regular file is its end).
-pub fn read_file_into(path: &str, buf: &mut Vec<u8>) -> io::Result<()> {
+/// Opens files one after another, each directory once: a file in the
+/// directory of the previous one is opened relative to it (`openat`),
+/// without walking its path from the start again. Whatever fails that way
+/// is opened by path, so errors are the usual ones.
+#[derive(Default)]
+pub struct Opener {
+    #[cfg(unix)]
+    dir: String,
+    #[cfg(unix)]
+    dir_fd: Option<std::os::fd::OwnedFd>,
+}
+
+impl Opener {
+    /// Opens `path` for reading.
+    pub fn open(&mut self, path: &str) -> io::Result<std::fs::File> {
+        #[cfg(unix)]
+        if let Some(slash) = path.rfind('/')
+            && slash > 0
+            && slash + 1 < path.len()
+        {
+            use rustix::fs::{Mode, OFlags};
+            let (dir, name) = (&path[..slash], &path[slash + 1..]);
+            if self.dir_fd.is_none() || self.dir != dir {
+                self.dir.clear();
+                self.dir.push_str(dir);
+                let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+                self.dir_fd = rustix::fs::open(dir, flags, Mode::empty()).ok();
+            }
+            if let Some(fd) = &self.dir_fd
+                && let Ok(f) =
+                    rustix::fs::openat(fd, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+            {
+                return Ok(std::fs::File::from(f));
+            }
+        }
+        std::fs::File::open(path)
+    }
+}
+
+/// Reads a whole file into `buf` and returns its length (the bytes are
+/// `buf[..n]`): one open and reads until the end, without asking for the
+/// size. `buf` keeps its length from call to call (at least 64 KiB, grown
+/// for larger files), so nothing is allocated or zeroed per file.
+pub fn read_file_into(path: &str, opener: &mut Opener, buf: &mut Vec<u8>) -> io::Result<usize> {
     use std::io::Read;
-    let mut file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    let regular = meta.is_file();
-    let expected = usize::try_from(meta.len()).unwrap_or(0).min(1 << 30);
-    buf.clear();
-    buf.resize(expected.saturating_add(1).max(512), 0);
+    let mut file = opener.open(path)?;
+    if buf.len() < 1 << 16 {
+        buf.resize(1 << 16, 0);
+    }
     let mut filled = 0;
     loop {
         if filled == buf.len() {
-            buf.resize(buf.len().saturating_mul(2), 0);
+            if filled >= 1 << 30 {
+                return Err(io::Error::other("file larger than 1 GiB"));
+            }
+            buf.resize(buf.len() * 2, 0);
         }
         match file.read(&mut buf[filled..]) {
             Ok(0) => break,
-            Ok(n) => {
-                filled += n;
-                if regular && filled < buf.len() {
-                    break;
-                }
-            }
+            Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    buf.truncate(filled);
-    Ok(())
+    Ok(filled)
 }
 
 /// Writes to a file, or stdout (a closed pipe is not an error).

@@ -72,10 +72,24 @@ impl LineIndex {
         LineIndex { line_starts }
     }
 
+    /// An index of no text (allocates nothing): every offset is on line 1.
+    pub fn empty() -> LineIndex {
+        LineIndex {
+            line_starts: Vec::new(),
+        }
+    }
+
     /// The line and column of byte `offset`.
     pub fn line_col(&self, offset: u64) -> LineCol {
         let line = match self.line_starts.binary_search(&offset) {
             Ok(i) => i,
+            // Only for the empty index.
+            Err(0) => {
+                return LineCol {
+                    line: 1,
+                    column: offset + 1,
+                };
+            }
             Err(i) => i - 1,
         };
         LineCol {

@@ -993,6 +993,101 @@ fn tarball_all_games() {
     }
 }
 
+// ------------------------------------------------ fast paths vs general path
+
+/// The parser's fast paths (moves `;B[xy]`) give exactly what the general
+/// path gives: same arena, offsets, values and diagnostics.
+fn assert_fast_path_same(bytes: &[u8], what: &str) {
+    let fast = sgf::parse(bytes, &ParseOptions::default());
+    let general = sgf::parser::parse_general_path(bytes, &ParseOptions::default());
+    assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{what}");
+}
+
+#[test]
+fn fast_path_parse_equals_general_path_on_the_corpus() {
+    let root = corpus("sgf");
+    let mut files = 0;
+    for dir in [
+        "gnugo",
+        "libsgfcplusplus-tests",
+        "pro/aeb-selection",
+        "sgfc-test-files",
+    ] {
+        for path in sgf_files(&root.join(dir)) {
+            assert_fast_path_same(&std::fs::read(&path).unwrap(), &path.to_string_lossy());
+            files += 1;
+        }
+    }
+    assert!(files > 4600, "{files}");
+    // Every 13th game of the 71,934-game tarball.
+    let file = std::fs::File::open(corpus("sgf/pro/aeb-games-full.tar.gz")).unwrap();
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let mut sampled = 0;
+    for (k, entry) in archive.entries().unwrap().enumerate() {
+        let mut entry = entry.unwrap();
+        if k % 13 != 0 {
+            continue;
+        }
+        let name = entry.path().unwrap().to_string_lossy().into_owned();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut bytes).unwrap();
+        assert_fast_path_same(&bytes, &name);
+        sampled += 1;
+    }
+    assert!(sampled > 5000, "{sampled}");
+}
+
+#[test]
+fn fast_path_parse_equals_general_path_on_damaged_moves() {
+    for src in [
+        &b"(;B[aa] [bb])"[..],
+        b"(;B[aa]\n[bb];W[cc])",
+        b"(;B[a]];W[b\\]])",
+        b"(;B[\\]a];W[a\\])",
+        b"(;W[ab]C[x];B[tt])",
+        b"(;FF[3];B[aa];W[tt];B[])",
+        b"(;B[aa]",
+        b"(;B[aa",
+        b"(;B[a",
+        b"(;Bb[aa];bB[cc])",
+        b"(;B[aa]W[bb])",
+        b"(;B[a\nb];W[\r\n])",
+        b"(;GM[2];B[dc];W[zz])",
+        b"(;SZ[25];B[aa];W[tt])",
+        b"(;B[aa]x;W[bb]();B[cc])",
+        b"(;B[aa])(;W[bb])",
+        b";B[aa]",
+    ] {
+        assert_fast_path_same(src, &String::from_utf8_lossy(src));
+    }
+    // Random damage to a real game: bytes inserted, deleted or replaced
+    // with SGF's own characters.
+    let game = std::fs::read(corpus("sgf/pro/aeb-selection/Meijin/Title/Mei-1980-4.sgf")).unwrap();
+    let alphabet = b";[]()\\BWab \n:";
+    let mut seed = 1u64;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    for round in 0..3000 {
+        let mut bytes = game.clone();
+        for _ in 0..1 + next(8) {
+            let at = next(bytes.len());
+            let c = alphabet[next(alphabet.len())];
+            match next(3) {
+                0 => bytes.insert(at, c),
+                1 => {
+                    bytes.remove(at);
+                }
+                _ => bytes[at] = c,
+            }
+        }
+        assert_fast_path_same(&bytes, &format!("round {round}"));
+    }
+}
+
 // ---------------------------------------------------------------- properties
 
 mod props {

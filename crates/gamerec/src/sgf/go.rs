@@ -56,21 +56,283 @@ fn code(c: Color) -> u8 {
     }
 }
 
+/// Cells of boards up to 20x20 (22 x 22 points with the border).
+const SMALL: usize = 512;
+/// Cells of boards up to 52x52 (54 x 54 points with the border).
+const LARGE: usize = 4096;
+
+/// The point arrays of a board with `N` cells (a power of two).
+///
+/// Every index is masked with `N - 1` before use, so the arrays are
+/// accessed without bounds checks; points are stored with a one-point
+/// border, so the neighbours of a point `i` are `i - 1`, `i + 1`,
+/// `i - stride` and `i + stride`. Cell `N - 1` (never a point: at most
+/// `N - 4` cells are used) is the dummy chain of every empty and border
+/// cell; the liberty counts of cells `N - 4..N` are scratch.
+#[derive(Debug, Clone)]
+struct Grid<const N: usize> {
+    color: [u8; N],
+    /// The representative of each stone's chain (the dummy for others).
+    chain: [u16; N],
+    /// The next stone of the chain (a circular list).
+    next: [u16; N],
+    /// Pseudo-liberties of each chain (at its representative): the number
+    /// of (stone, empty neighbour) pairs, 0 exactly when it has none.
+    libs: [i16; N],
+    /// Stones of each chain (at its representative).
+    size: [u16; N],
+}
+
+#[inline(always)]
+fn m<const N: usize>(i: usize) -> usize {
+    i & (N - 1)
+}
+
+impl<const N: usize> Grid<N> {
+    const DUMMY: usize = N - 1;
+
+    fn new(width: usize, height: usize, stride: usize) -> Box<Grid<N>> {
+        let mut g = Box::new(Grid {
+            color: [BORDER; N],
+            chain: [Self::DUMMY as u16; N],
+            next: [0; N],
+            libs: [0; N],
+            size: [0; N],
+        });
+        for y in 0..height {
+            let row = (y + 1) * stride + 1;
+            g.color[row..row + width].fill(EMPTY);
+        }
+        g
+    }
+
+    /// Recomputes every chain from the stone colours.
+    fn rebuild(&mut self, cells: usize, stride: usize) {
+        self.chain.fill(Self::DUMMY as u16);
+        self.libs.fill(0);
+        let mut stack: Vec<usize> = Vec::new();
+        let mut members: Vec<usize> = Vec::new();
+        for start in 0..cells {
+            let c = self.color[m::<N>(start)];
+            if self.chain[m::<N>(start)] != Self::DUMMY as u16 || c == EMPTY || c == BORDER {
+                continue;
+            }
+            members.clear();
+            stack.push(start);
+            self.chain[m::<N>(start)] = start as u16;
+            while let Some(i) = stack.pop() {
+                members.push(i);
+                for q in [i - 1, i + 1, i - stride, i + stride] {
+                    let q = m::<N>(q);
+                    if self.chain[q] == Self::DUMMY as u16 && self.color[q] == c {
+                        self.chain[q] = start as u16;
+                        stack.push(q);
+                    }
+                }
+            }
+            let mut libs = 0;
+            for (k, &s) in members.iter().enumerate() {
+                self.next[m::<N>(s)] = members[(k + 1) % members.len()] as u16;
+                for q in [s - 1, s + 1, s - stride, s + stride] {
+                    libs += i16::from(self.color[m::<N>(q)] == EMPTY);
+                }
+            }
+            self.libs[m::<N>(start)] = libs;
+            self.size[m::<N>(start)] = members.len() as u16;
+        }
+    }
+
+    /// [`Board::play`] on point `i` of the board (`cells` cells): the
+    /// occupied and ko tests (into `out`), then [`Grid::place`].
+    #[inline]
+    fn play(
+        &mut self,
+        i: usize,
+        stride: usize,
+        cells: usize,
+        c: Color,
+        ko: &mut Option<(usize, Color)>,
+        out: &mut MoveOutcome,
+    ) -> (u32, usize, u32, bool) {
+        if self.color[m::<N>(i)] != EMPTY {
+            out.illegal = Some(Illegal::Occupied);
+            self.color[m::<N>(i)] = EMPTY;
+            self.rebuild(cells, stride);
+        } else if *ko == Some((i, c)) {
+            out.illegal = Some(Illegal::Ko);
+        }
+        *ko = None;
+        self.place(i, stride, code(c))
+    }
+
+    /// Puts a stone of colour `me` on the empty point `i`, removes the
+    /// opponent chains left without liberties, then its own chain if it
+    /// has none. Returns (stones captured, where the last capture was,
+    /// stones removed by suicide, whether the stone is alone with one
+    /// liberty).
+    ///
+    /// The neighbours' colours, chains and liberty counts are read once
+    /// into registers and the decisions (friends, captures) are taken
+    /// there, as bit masks: branches on these coin tosses would mispredict
+    /// half the time, and loads of counts just stored would wait on the
+    /// stores.
+    #[inline]
+    fn place(&mut self, i: usize, stride: usize, me: u8) -> (u32, usize, u32, bool) {
+        let opp = 3 - me;
+        let i = m::<N>(i);
+        // Split borrows: the compiler then knows the arrays do not alias.
+        let Grid {
+            color,
+            chain,
+            next,
+            libs,
+            size,
+        } = self;
+        let nb = [
+            m::<N>(i - 1),
+            m::<N>(i + 1),
+            m::<N>(i - stride),
+            m::<N>(i + stride),
+        ];
+        let col = nb.map(|q| color[q]);
+        let ch = nb.map(|q| m::<N>(chain[q] as usize));
+        let before = ch.map(|c| libs[c]);
+        let mut own_libs = 0;
+        let mut friends = 0u32;
+        let mut dead = 0u32;
+        let mut afters = [0i16; 5];
+        for k in 0..4 {
+            // The chain's liberties once this stone fills one of them (as
+            // often as the chain touches it). Empty and border neighbours
+            // belong to the dummy chain: their count is scratch, kept in a
+            // cell of its own (`N - 4..N`, never a point) per direction.
+            let touching: i16 = (0..4).map(|j| i16::from(ch[j] == ch[k])).sum();
+            let after = before[k].wrapping_sub(touching);
+            afters[k] = after;
+            let stone = (col[k] == 1) | (col[k] == 2);
+            libs[if stone { ch[k] } else { N - 1 - k }] = after;
+            own_libs += i16::from(col[k] == EMPTY);
+            friends |= u32::from(col[k] == me) << k;
+            dead |= (u32::from(col[k] == opp) & u32::from(after == 0)) << k;
+        }
+        color[i] = me;
+        next[i] = i as u16;
+        // The stone joins its first friendly chain (no relabelling), or
+        // starts its own: chosen without a branch (`i` itself when there
+        // is no friend). `i` was empty, so its counts are no chain's.
+        let alone = friends == 0;
+        let first = (friends | 16).trailing_zeros() as usize;
+        let b = [ch[0], ch[1], ch[2], ch[3], i][first];
+        // The chain's liberties, known without reading them back (the
+        // first friendly chain's count was just written; none for `i`).
+        let joined_libs = afters[first].wrapping_add(own_libs);
+        friends &= friends.wrapping_sub(1);
+        let merges = friends != 0;
+        size[i] = 0;
+        chain[i] = b as u16;
+        next.swap(i, b);
+        libs[b] = joined_libs;
+        size[b] += 1;
+        // ... and other friendly chains join it (the smaller one is
+        // relabelled).
+        while friends != 0 {
+            let k = friends.trailing_zeros() as usize;
+            friends &= friends - 1;
+            let (a, b) = (m::<N>(chain[i] as usize), m::<N>(chain[nb[k]] as usize));
+            if a != b {
+                let (big, small) = if size[a] >= size[b] { (a, b) } else { (b, a) };
+                let mut s = small;
+                loop {
+                    chain[s] = big as u16;
+                    s = m::<N>(next[s] as usize);
+                    if s == small {
+                        break;
+                    }
+                }
+                next.swap(big, small);
+                libs[big] += libs[small];
+                size[big] += size[small];
+            }
+        }
+        let mut captured = 0;
+        let mut captured_at = usize::MAX;
+        while dead != 0 {
+            let k = dead.trailing_zeros() as usize;
+            dead &= dead - 1;
+            // A chain touching the stone twice is removed once.
+            if color[nb[k]] == opp {
+                captured += remove_chain::<N>(color, chain, next, libs, stride, ch[k]);
+                captured_at = nb[k];
+            }
+        }
+        if captured == 0 {
+            let own = m::<N>(chain[i] as usize);
+            let own_libs = if merges { libs[own] } else { joined_libs };
+            if own_libs == 0 {
+                let n = remove_chain::<N>(color, chain, next, libs, stride, own);
+                return (0, captured_at, n, false);
+            }
+            return (0, captured_at, 0, false);
+        }
+        (captured, captured_at, 0, alone && libs[i] == 1)
+    }
+}
+
+/// Removes the chain of `r`; returns its stone count.
+fn remove_chain<const N: usize>(
+    color: &mut [u8; N],
+    chain: &mut [u16; N],
+    next: &mut [u16; N],
+    libs: &mut [i16; N],
+    stride: usize,
+    r: usize,
+) -> u32 {
+    let mut n = 0;
+    let mut s = r;
+    loop {
+        color[s] = EMPTY;
+        n += 1;
+        s = m::<N>(next[s] as usize);
+        if s == r {
+            break;
+        }
+    }
+    let mut s = r;
+    loop {
+        let following = m::<N>(next[s] as usize);
+        for q in [s - 1, s + 1, s - stride, s + stride] {
+            let t = m::<N>(chain[m::<N>(q)] as usize);
+            // The dummy's count is scratch: it may wrap.
+            libs[t] = libs[t].wrapping_add(1);
+        }
+        chain[s] = Grid::<N>::DUMMY as u16;
+        next[s] = s as u16;
+        s = following;
+        if s == r {
+            break;
+        }
+    }
+    n
+}
+
+/// The grid of a board, sized by the board.
+#[derive(Debug, Clone)]
+enum Cells {
+    Small(Box<Grid<SMALL>>),
+    Large(Box<Grid<LARGE>>),
+}
+
 /// A Go position.
 ///
-/// Points are stored with a one-point border of sentinels, so the four
-/// neighbours of a point are always `i - 1`, `i + 1`, `i - stride` and
-/// `i + stride`.
+/// Chains are kept incrementally: a circular stone list and a
+/// pseudo-liberty count per chain, in fixed-size arrays (512 cells up to
+/// 20x20, else 4096) indexed without bounds checks.
 #[derive(Debug, Clone)]
 pub struct Board {
     width: usize,
     height: usize,
     stride: usize,
-    color: Vec<u8>,
-    chain: Vec<u16>,
-    next: Vec<u16>,
-    libs: Vec<i32>,
-    size: Vec<u16>,
+    cells: Cells,
     /// Prisoners taken by Black and by White.
     captures: [u32; 2],
     /// The point the given colour may not play next (simple ko).
@@ -82,22 +344,17 @@ impl Board {
     pub fn new(width: u32, height: u32) -> Board {
         let (w, h) = (width.clamp(1, 52) as usize, height.clamp(1, 52) as usize);
         let stride = w + 2;
-        let n = stride * (h + 2);
-        let mut color = vec![BORDER; n];
-        for y in 0..h {
-            for x in 0..w {
-                color[(y + 1) * stride + x + 1] = EMPTY;
-            }
-        }
+        // The last four cells of a grid are scratch (see `Grid::place`).
+        let cells = if stride * (h + 2) <= SMALL - 4 {
+            Cells::Small(Grid::new(w, h, stride))
+        } else {
+            Cells::Large(Grid::new(w, h, stride))
+        };
         Board {
             width: w,
             height: h,
             stride,
-            color,
-            chain: vec![n as u16; n],
-            next: (0..n as u16).collect(),
-            libs: vec![0; n + 1],
-            size: vec![0; n],
+            cells,
             captures: [0, 0],
             ko: None,
         }
@@ -133,18 +390,35 @@ impl Board {
         Point::new((i % self.stride - 1) as u8, (i / self.stride - 1) as u8)
     }
 
+    fn color_at(&self, i: usize) -> u8 {
+        match &self.cells {
+            Cells::Small(g) => g.color[m::<SMALL>(i)],
+            Cells::Large(g) => g.color[m::<LARGE>(i)],
+        }
+    }
+
+    fn set_color(&mut self, i: usize, c: u8) {
+        match &mut self.cells {
+            Cells::Small(g) => g.color[m::<SMALL>(i)] = c,
+            Cells::Large(g) => g.color[m::<LARGE>(i)] = c,
+        }
+    }
+
+    fn rebuild(&mut self) {
+        let cells = self.stride * (self.height + 2);
+        match &mut self.cells {
+            Cells::Small(g) => g.rebuild(cells, self.stride),
+            Cells::Large(g) => g.rebuild(cells, self.stride),
+        }
+    }
+
     /// The stone on `p`.
     pub fn get(&self, p: Point) -> Option<Color> {
-        match self.index(p).map(|i| self.color[i]) {
+        match self.index(p).map(|i| self.color_at(i)) {
             Some(1) => Some(Color::Black),
             Some(2) => Some(Color::White),
             _ => None,
         }
-    }
-
-    #[inline]
-    fn neighbors(&self, i: usize) -> [usize; 4] {
-        [i - 1, i + 1, i - self.stride, i + self.stride]
     }
 
     /// Puts or removes stones without captures (setup `AB`/`AW`/`AE`).
@@ -152,7 +426,7 @@ impl Board {
         let mut bad = None;
         for &(p, c) in changes {
             match self.index(p) {
-                Some(i) => self.color[i] = c.map_or(EMPTY, code),
+                Some(i) => self.set_color(i, c.map_or(EMPTY, code)),
                 None => bad = Some(p),
             }
         }
@@ -161,49 +435,10 @@ impl Board {
         bad.map_or(Ok(()), Err)
     }
 
-    /// Recomputes every chain from the stone colours.
-    fn rebuild(&mut self) {
-        let n = self.color.len();
-        self.chain.fill(n as u16);
-        let mut seen = vec![false; n];
-        let mut stack = Vec::new();
-        let mut members = Vec::new();
-        for start in 0..n {
-            let c = self.color[start];
-            if seen[start] || c == EMPTY || c == BORDER {
-                continue;
-            }
-            members.clear();
-            stack.push(start);
-            seen[start] = true;
-            while let Some(i) = stack.pop() {
-                members.push(i);
-                for q in self.neighbors(i) {
-                    if !seen[q] && self.color[q] == c {
-                        seen[q] = true;
-                        stack.push(q);
-                    }
-                }
-            }
-            let mut libs = 0;
-            for (k, &m) in members.iter().enumerate() {
-                self.chain[m] = start as u16;
-                self.next[m] = members[(k + 1) % members.len()] as u16;
-                libs += self
-                    .neighbors(m)
-                    .iter()
-                    .filter(|&&q| self.color[q] == EMPTY)
-                    .count() as i32;
-            }
-            self.libs[start] = libs;
-            self.size[start] = members.len() as u16;
-        }
-    }
-
     /// The legality of a move, without playing it.
     pub fn check(&self, c: Color, p: Point) -> Result<(), Illegal> {
         let i = self.index(p).ok_or(Illegal::OffBoard)?;
-        if self.color[i] != EMPTY {
+        if self.color_at(i) != EMPTY {
             return Err(Illegal::Occupied);
         }
         if self.ko == Some((i, c)) {
@@ -217,6 +452,7 @@ impl Board {
     }
 
     /// Plays a move (`None` = pass) with SGF semantics: always executed.
+    #[inline]
     pub fn play(&mut self, c: Color, p: Option<Point>) -> MoveOutcome {
         let mut out = MoveOutcome::default();
         let Some(p) = p else {
@@ -228,74 +464,23 @@ impl Board {
             self.ko = None;
             return out;
         };
-        if self.color[i] != EMPTY {
-            out.illegal = Some(Illegal::Occupied);
-            self.color[i] = EMPTY;
-            self.rebuild();
-        } else if self.ko == Some((i, c)) {
-            out.illegal = Some(Illegal::Ko);
-        }
-        self.ko = None;
+        let cells = self.stride * (self.height + 2);
+        let (captured, captured_at, suicided, lone) = match &mut self.cells {
+            Cells::Small(g) => g.play(i, self.stride, cells, c, &mut self.ko, &mut out),
+            Cells::Large(g) => g.play(i, self.stride, cells, c, &mut self.ko, &mut out),
+        };
         let me = code(c);
-        let opp = 3 - me;
-        let stride = self.stride;
-        // Split borrows: the compiler then knows the arrays do not alias.
-        let Board {
-            color,
-            chain,
-            next,
-            libs,
-            size,
-            ..
-        } = self;
-        let (color, chain, next, libs, size) = (
-            &mut color[..],
-            &mut chain[..],
-            &mut next[..],
-            &mut libs[..],
-            &mut size[..],
-        );
-        color[i] = me;
-        chain[i] = i as u16;
-        next[i] = i as u16;
-        size[i] = 1;
-        let dummy = color.len();
-        let nb = [i - 1, i + 1, i - stride, i + stride];
-        // Branch-free where the outcome is a coin toss: empty and border
-        // points belong to the dummy chain, whose count is never read.
-        let mut own_libs = 0;
-        for q in nb {
-            own_libs += i32::from(color[q] == EMPTY);
-            libs[chain[q] as usize] -= 1;
-        }
-        libs[i] = own_libs;
-        for q in nb {
-            let (a, b) = (chain[i] as usize, chain[q] as usize);
-            if (color[q] == me) & (a != b) {
-                merge(chain, next, libs, size, a, b);
-            }
-        }
-        let mut captured_at = usize::MAX;
-        for q in nb {
-            let r = chain[q] as usize;
-            if (color[q] == opp) & (libs[r] == 0) {
-                out.captured += remove_chain(color, chain, next, libs, stride, r);
-                captured_at = q;
-            }
-        }
-        libs[dummy] = 0;
-        let own = chain[i] as usize;
-        if out.captured == 0 && libs[own] == 0 {
-            let n = remove_chain(color, chain, next, libs, stride, own);
-            out.suicided = n;
-            self.captures[opp as usize - 1] += n;
+        if suicided > 0 {
+            out.suicided = suicided;
+            self.captures[2 - me as usize] += suicided;
             if out.illegal.is_none() {
                 out.illegal = Some(Illegal::Suicide);
             }
             return out;
         }
-        self.captures[me as usize - 1] += out.captured;
-        if out.captured == 1 && size[own] == 1 && libs[own] == 1 {
+        out.captured = captured;
+        self.captures[me as usize - 1] += captured;
+        if captured == 1 && lone {
             self.ko = Some((captured_at, c.opponent()));
         }
         out
@@ -303,68 +488,18 @@ impl Board {
 
     /// Number of stones of colour `c` on the board.
     pub fn count(&self, c: Color) -> usize {
-        self.color.iter().filter(|&&v| v == code(c)).count()
+        let c = code(c);
+        match &self.cells {
+            Cells::Small(g) => g.color.iter().filter(|&&v| v == c).count(),
+            Cells::Large(g) => g.color.iter().filter(|&&v| v == c).count(),
+        }
     }
 }
 
-/// Joins chains `a` and `b` (the smaller list is relabelled).
-fn merge(
-    chain: &mut [u16],
-    next: &mut [u16],
-    libs: &mut [i32],
-    size: &mut [u16],
-    a: usize,
-    b: usize,
-) {
-    let (big, small) = if size[a] >= size[b] { (a, b) } else { (b, a) };
-    let mut s = small;
-    loop {
-        chain[s] = big as u16;
-        s = next[s] as usize;
-        if s == small {
-            break;
-        }
-    }
-    next.swap(big, small);
-    libs[big] += libs[small];
-    size[big] += size[small];
-}
-
-/// Removes the chain of `r`; returns its stone count.
-fn remove_chain(
-    color: &mut [u8],
-    chain: &mut [u16],
-    next: &mut [u16],
-    libs: &mut [i32],
-    stride: usize,
-    r: usize,
-) -> u32 {
-    let mut n = 0;
-    let mut s = r;
-    loop {
-        color[s] = EMPTY;
-        n += 1;
-        s = next[s] as usize;
-        if s == r {
-            break;
-        }
-    }
-    let dummy = color.len() as u16;
-    let mut s = r;
-    loop {
-        let following = next[s] as usize;
-        for q in [s - 1, s + 1, s - stride, s + stride] {
-            libs[chain[q] as usize] += 1;
-        }
-        chain[s] = dummy;
-        next[s] = s as u16;
-        s = following;
-        if s == r {
-            break;
-        }
-    }
-    n
-}
+#[cfg(test)]
+#[path = "go_reference.rs"]
+#[allow(dead_code)]
+mod reference;
 
 /// Standard handicap points (19x19, 13x13 and 9x9; 2..=9 stones).
 pub fn handicap_points(size: u32, stones: u32) -> Option<Vec<Point>> {
@@ -401,4 +536,157 @@ pub fn handicap_points(size: u32, stones: u32) -> Option<Vec<Point>> {
         // 9x9 boards use the same points; all fit.
     }
     Some(pick.iter().map(|&k| order[k]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The board against the reference board (the previous implementation):
+    //! random games on many board sizes, and every game of the SGF corpus.
+    use super::*;
+
+    fn same(b: &Board, r: &reference::Board, what: &str) {
+        assert_eq!(b.ko(), r.ko(), "{what}: ko");
+        for c in [Color::Black, Color::White] {
+            assert_eq!(b.captures(c), r.captures(c), "{what}: captures");
+            assert_eq!(b.count(c), r.count(c), "{what}: count");
+        }
+        for y in 0..b.height() {
+            for x in 0..b.width() {
+                let p = Point::new(x as u8, y as u8);
+                assert_eq!(b.get(p), r.get(p), "{what}: {p}");
+            }
+        }
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: u32) -> u32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) % u64::from(n)) as u32
+        }
+    }
+
+    #[test]
+    fn random_games_match_the_reference_board() {
+        let sizes = [
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (4, 7),
+            (5, 5),
+            (9, 9),
+            (13, 13),
+            (19, 19),
+            (20, 20),
+            (21, 21),
+            (25, 19),
+            (52, 52),
+        ];
+        let mut rng = Lcg(7);
+        for (w, h) in sizes {
+            for game in 0..30 {
+                let mut b = Board::new(w, h);
+                let mut r = reference::Board::new(w, h);
+                let moves = (w * h * 3).max(20);
+                for k in 0..moves {
+                    let what = format!("{w}x{h} game {game} move {k}");
+                    let c = if rng.below(2) == 0 {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    // Sometimes off the board, sometimes a pass or a setup.
+                    let p = Point::new(rng.below(w + 1) as u8, rng.below(h + 1) as u8);
+                    match rng.below(40) {
+                        0 => assert_eq!(b.play(c, None), r.play(c, None), "{what}"),
+                        1 => {
+                            let q = Point::new(rng.below(w) as u8, rng.below(h) as u8);
+                            let col = [None, Some(Color::Black), Some(Color::White)]
+                                [rng.below(3) as usize];
+                            let changes = [(p, col), (q, col.map(Color::opponent))];
+                            assert_eq!(b.setup(&changes), r.setup(&changes), "{what}");
+                        }
+                        2 => assert_eq!(b.check(c, p), r.check(c, p), "{what}"),
+                        _ => assert_eq!(b.play(c, Some(p)), r.play(c, Some(p)), "{what}"),
+                    }
+                    same(&b, &r, &what);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corpus_games_match_the_reference_board() {
+        use crate::sgf::{Prop, Value, parse};
+        let root = gamerec_testkit::corpus("sgf");
+        let mut stack = vec![root.clone()];
+        let mut files = Vec::new();
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "sgf") {
+                    files.push(p);
+                }
+            }
+        }
+        assert!(files.len() > 4600, "{}", files.len());
+        let mut moves = 0u64;
+        for path in files {
+            let what = path.to_string_lossy();
+            let parsed = parse(&std::fs::read(&path).unwrap(), &Default::default());
+            let c = &parsed.collection;
+            for &root in &c.roots {
+                let info = c.game_info(root);
+                if info.gm != 1 || info.width > 52 || info.height > 52 {
+                    continue;
+                }
+                let b = Board::new(info.width, info.height);
+                let r = reference::Board::new(info.width, info.height);
+                let mut todo = vec![(root, b, r)];
+                while let Some((node, mut b, mut r)) = todo.pop() {
+                    for p in c.properties(node) {
+                        let setup = match p.prop() {
+                            Prop::AB => Some(Color::Black),
+                            Prop::AW => Some(Color::White),
+                            Prop::AE => None,
+                            Prop::B | Prop::W => {
+                                let col = if p.prop() == Prop::B {
+                                    Color::Black
+                                } else {
+                                    Color::White
+                                };
+                                let pt = match p.value() {
+                                    Value::Point(pt) => Some(pt),
+                                    _ => None,
+                                };
+                                assert_eq!(b.play(col, pt), r.play(col, pt), "{what}");
+                                moves += 1;
+                                continue;
+                            }
+                            _ => continue,
+                        };
+                        let changes: Vec<_> = p
+                            .values()
+                            .iter()
+                            .filter_map(|v| match v {
+                                Value::Point(pt) => Some((*pt, setup)),
+                                _ => None,
+                            })
+                            .collect();
+                        assert_eq!(b.setup(&changes), r.setup(&changes), "{what}");
+                    }
+                    same(&b, &r, &what);
+                    for child in c.children(node) {
+                        todo.push((child, b.clone(), r.clone()));
+                    }
+                }
+            }
+        }
+        assert!(moves > 500_000, "{moves}");
+    }
 }

@@ -19,7 +19,10 @@ pub mod upgrade;
 pub mod writer;
 
 pub use charset::FileDecoding;
-pub use parser::{ParseOptions, Parsed, SgfDiagnostic, parse, parse_unindexed};
+pub use parser::{
+    ParseBuffers, ParseOptions, Parsed, SgfDiagnostic, parse, parse_unindexed,
+    parse_unindexed_reusing,
+};
 pub use props::{Prop, PropKind, ValueType};
 pub use tree::{Collection, Color, GameInfo, NodeId, Point, PropRef, Str, Value};
 pub use writer::{WriteOptions, write, write_to_string};

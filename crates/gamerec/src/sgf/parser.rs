@@ -101,20 +101,73 @@ pub fn parse_unindexed(bytes: &[u8], options: &ParseOptions) -> Parsed {
     parse_indexing(bytes, options, false)
 }
 
+/// Memory kept from one parse to the next, for callers that parse many
+/// files in a row (`gamerec check`): see [`parse_unindexed_reusing`] and
+/// [`ParseBuffers::recycle`].
+#[derive(Debug, Default)]
+pub struct ParseBuffers {
+    coll: Collection,
+    diags: Vec<SgfDiagnostic>,
+    raw: Vec<(u32, u32)>,
+    lowercase_ids: Vec<u32>,
+}
+
+impl ParseBuffers {
+    /// New, empty buffers.
+    pub fn new() -> ParseBuffers {
+        ParseBuffers::default()
+    }
+
+    /// Takes back the memory of a result that is no longer needed.
+    pub fn recycle(&mut self, parsed: Parsed) {
+        self.coll = parsed.collection;
+        self.diags = parsed.diagnostics;
+    }
+}
+
+/// Like [`parse_unindexed`], reusing the memory of `buffers` (the result is
+/// the same).
+pub fn parse_unindexed_reusing(
+    bytes: &[u8],
+    options: &ParseOptions,
+    buffers: &mut ParseBuffers,
+) -> Parsed {
+    parse_with(bytes, options, false, buffers)
+}
+
 fn parse_indexing(bytes: &[u8], options: &ParseOptions, always_index: bool) -> Parsed {
+    parse_with(bytes, options, always_index, &mut ParseBuffers::default())
+}
+
+fn parse_with(
+    bytes: &[u8],
+    options: &ParseOptions,
+    always_index: bool,
+    buffers: &mut ParseBuffers,
+) -> Parsed {
     let (text, decoding) = charset::prepare(bytes, options.charset);
-    let mut coll = Collection::new();
-    coll.nodes.reserve(text.len() / 8);
-    coll.props.reserve(text.len() / 8);
-    coll.values.reserve(text.len() / 8);
+    let mut coll = std::mem::take(&mut buffers.coll);
+    coll.clear();
+    // About one node, property and value per 7 bytes in game records.
+    coll.nodes.reserve(text.len() / 6);
+    coll.props.reserve(text.len() / 6);
+    coll.values.reserve(text.len() / 6);
+    let mut diags = std::mem::take(&mut buffers.diags);
+    diags.clear();
+    let mut raw = std::mem::take(&mut buffers.raw);
+    raw.clear();
+    raw.reserve(text.len() / 4);
+    let mut lowercase_ids = std::mem::take(&mut buffers.lowercase_ids);
+    lowercase_ids.clear();
     let mut p = Parser {
         src: &text,
         pos: 0,
         coll,
-        diags: Vec::new(),
-        raw: Vec::with_capacity(text.len() / 4),
-        lowercase_ids: Vec::new(),
+        diags,
+        raw,
+        lowercase_ids,
         decoding,
+        quick_moves: QUICK_MOVES.with(|q| q.get()),
     };
     if text.len() >= u32::MAX as usize {
         p.diag(
@@ -126,13 +179,19 @@ fn parse_indexing(bytes: &[u8], options: &ParseOptions, always_index: bool) -> P
         p.run();
     }
     let Parser {
-        coll, mut diags, ..
+        coll,
+        mut diags,
+        raw,
+        lowercase_ids,
+        ..
     } = p;
+    buffers.raw = raw;
+    buffers.lowercase_ids = lowercase_ids;
     let lines_indexed = always_index || !diags.is_empty();
     let lines = if lines_indexed {
         LineIndex::new(&text)
     } else {
-        LineIndex::new(b"")
+        LineIndex::empty()
     };
     for d in &mut diags {
         d.location = lines.line_col(d.offset);
@@ -195,6 +254,24 @@ struct Parser<'a> {
     raw: Vec<(u32, u32)>,
     lowercase_ids: Vec<u32>,
     decoding: FileDecoding,
+    /// Whether [`Parser::quick_move`] is used (off only in tests comparing
+    /// it with the general path).
+    quick_moves: bool,
+}
+
+thread_local! {
+    /// Tests turn the fast paths off to compare them with the general path.
+    static QUICK_MOVES: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Parses with the fast paths off: the general path only (for tests
+/// comparing the two).
+#[doc(hidden)]
+pub fn parse_general_path(bytes: &[u8], options: &ParseOptions) -> Parsed {
+    QUICK_MOVES.with(|q| q.set(false));
+    let p = parse(bytes, options);
+    QUICK_MOVES.with(|q| q.set(true));
+    p
 }
 
 #[inline]
@@ -219,6 +296,10 @@ impl<'a> Parser<'a> {
         let mut cur: u32 = NONE; // last node of the current sequence
         let mut open_node: u32 = NONE; // node receiving properties
         let mut game_first_node = 0usize;
+        // Whether the general path gave a property to a node other than the
+        // current game's root (if not, every other node holds at most one
+        // move read by `quick_move`, which no node rule can object to).
+        let mut general_props = false;
         let mut game_first_prop = 0usize;
         let mut junk_at: Option<usize> = None;
         let mut seen_game = false;
@@ -303,6 +384,7 @@ impl<'a> Parser<'a> {
                 cur = NONE;
                 open_node = NONE;
                 game_first_node = self.coll.nodes.len();
+                general_props = false;
                 game_first_prop = self.coll.props.len();
                 self.raw.clear();
                 self.lowercase_ids.clear();
@@ -345,7 +427,7 @@ impl<'a> Parser<'a> {
                     open_node = NONE;
                     self.pos += 1;
                     if stack.is_empty() {
-                        self.finish_game(game_first_node, game_first_prop);
+                        self.finish_game(game_first_node, game_first_prop, general_props);
                     }
                 }
                 b';' => {
@@ -366,6 +448,20 @@ impl<'a> Parser<'a> {
                     cur = id.0;
                     open_node = id.0;
                     self.pos += 1;
+                    if self.quick_moves && self.quick_move(id.0) {
+                        // A run of move nodes in this sequence: the same
+                        // steps as above, without the dispatch (no junk is
+                        // pending, no subtree has been read in between).
+                        while self.pos < len && src[self.pos] == b';' {
+                            let id = self.coll.push_node(Some(NodeId(cur)), self.pos as u32);
+                            cur = id.0;
+                            open_node = id.0;
+                            self.pos += 1;
+                            if !self.quick_move(id.0) {
+                                break;
+                            }
+                        }
+                    }
                 }
                 b'[' => {
                     let at = self.pos;
@@ -462,6 +558,7 @@ impl<'a> Parser<'a> {
                         }
                         self.skip_space();
                     }
+                    general_props |= open_node as usize != game_first_node;
                     self.coll.props.push(Property {
                         prop,
                         name,
@@ -486,9 +583,50 @@ impl<'a> Parser<'a> {
                     format!("unexpected end of file: {} missing ')'", stack.len()),
                 );
             }
-            self.finish_game(game_first_node, game_first_prop);
+            self.finish_game(game_first_node, game_first_prop, general_props);
         }
         let _ = cur;
+    }
+
+    /// Fast path for the commonest node, `;B[xy]` or `;W[xy]` (any two
+    /// bytes but `]` and `\\`) with no other value or property: reads the
+    /// property at `pos` into the fresh node `node` exactly as the general
+    /// path of [`Parser::run`] would (and returns true), or leaves
+    /// everything to it.
+    #[inline]
+    fn quick_move(&mut self, node: u32) -> bool {
+        let src = self.src;
+        let at = self.pos;
+        let Some(&[c, open, x, y, close]) = src.get(at..at + 5) else {
+            return false;
+        };
+        let prop = match c {
+            b'B' => Prop::B,
+            b'W' => Prop::W,
+            _ => return false,
+        };
+        if open != b'[' || close != b']' || matches!(x, b']' | b'\\') || matches!(y, b']' | b'\\') {
+            return false;
+        }
+        let mut end = at + 5;
+        while end < src.len() && is_space(src[end]) {
+            end += 1;
+        }
+        if src.get(end) == Some(&b'[') {
+            return false;
+        }
+        let values_start = self.coll.values.len() as u32 + self.raw.len() as u32;
+        self.raw.push((at as u32 + 2, at as u32 + 4));
+        self.coll.props.push(Property {
+            prop,
+            name: Str::default(),
+            values_start,
+            values_len: 1,
+            offset: at as u32,
+        });
+        self.coll.nodes[node as usize].props_len += 1;
+        self.pos = end;
+        true
     }
 
     fn flush_junk(&mut self, junk_at: &mut Option<usize>) {
@@ -565,7 +703,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Types every value of the game just read and checks its nodes.
-    fn finish_game(&mut self, first_node: usize, first_prop: usize) {
+    /// `general_props`: whether a node other than the root has properties
+    /// read by the general path (else only the root needs node checks).
+    fn finish_game(&mut self, first_node: usize, first_prop: usize, general_props: bool) {
         if first_node >= self.coll.nodes.len() {
             // A tree without nodes: `()`.
             self.raw.clear();
@@ -714,7 +854,12 @@ impl<'a> Parser<'a> {
                 "text not valid in the game's charset (replaced with U+FFFD)".into(),
             );
         }
-        self.check_nodes(first_node, &info);
+        let nodes_end = if general_props {
+            self.coll.nodes.len()
+        } else {
+            first_node + 1
+        };
+        self.check_nodes(first_node, nodes_end, &info);
     }
 
     fn type_value(
@@ -976,9 +1121,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Node-level checks of one game.
-    fn check_nodes(&mut self, first_node: usize, info: &GameInfo) {
-        for ni in first_node..self.coll.nodes.len() {
+    /// Node-level checks of nodes `first_node..end` of one game.
+    fn check_nodes(&mut self, first_node: usize, end: usize, info: &GameInfo) {
+        for ni in first_node..end {
             let n = self.coll.nodes[ni];
             let is_root = ni == first_node;
             // Fast path: one move property with one value (almost every

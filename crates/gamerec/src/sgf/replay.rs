@@ -9,7 +9,7 @@
 use super::go;
 use super::othello;
 use super::props::Prop;
-use super::tree::{Collection, Color, NodeId, Point, Value};
+use super::tree::{Collection, Color, NONE, Node, NodeId, Point, Value};
 
 /// A position of a supported game.
 #[derive(Debug, Clone)]
@@ -198,6 +198,46 @@ pub fn apply_node(
     }
 }
 
+/// Fast path of [`apply_node`] for the commonest node: one Go move and
+/// nothing else (the same effect, rule errors included). Returns false,
+/// having changed nothing, for any other node.
+#[inline(always)]
+fn quick_go_move(
+    coll: &Collection,
+    n: &Node,
+    state: &mut State,
+    errors: &mut Vec<(u32, String)>,
+) -> bool {
+    if n.props_len != 1 {
+        return false;
+    }
+    let p = &coll.props[n.props_start as usize];
+    let color = match p.prop {
+        Prop::B => Color::Black,
+        Prop::W => Color::White,
+        _ => return false,
+    };
+    if p.values_len == 0 {
+        return false;
+    }
+    let Value::Point(point) = coll.values[p.values_start as usize] else {
+        return false;
+    };
+    let Position::Go(b) = &mut state.position else {
+        return false;
+    };
+    if let Some(why) = b.play(color, Some(point)).illegal {
+        errors.push((
+            p.offset,
+            format!("illegal move {}[{point}]: {why}", color.letter()),
+        ));
+    }
+    state.moves += 1;
+    state.to_play = color.opponent();
+    state.last_move = Some((color, Some(point)));
+    true
+}
+
 /// Plays move `value` of `color` (the property at `offset`); `forced` (`KO`)
 /// silences rule errors.
 fn play_move(
@@ -285,6 +325,28 @@ fn place_implied_handicap(coll: &Collection, root: NodeId, state: &mut State) ->
 
 /// Checks every move and setup of the game under `root` (all variations).
 pub fn check_game(coll: &Collection, root: NodeId, game_number: usize) -> Vec<RuleError> {
+    check_game_with(coll, root, game_number, true)
+}
+
+/// [`check_game`] without its fast path for move nodes: for tests comparing
+/// the two.
+#[doc(hidden)]
+pub fn check_game_general_path(
+    coll: &Collection,
+    root: NodeId,
+    game_number: usize,
+) -> Vec<RuleError> {
+    check_game_with(coll, root, game_number, false)
+}
+
+/// [`check_game`], with or without the fast path for move nodes (off only
+/// in tests comparing the two).
+fn check_game_with(
+    coll: &Collection,
+    root: NodeId,
+    game_number: usize,
+    quick: bool,
+) -> Vec<RuleError> {
     let mut out = Vec::new();
     let Some(mut state) = initial(coll, root) else {
         return out;
@@ -292,37 +354,43 @@ pub fn check_game(coll: &Collection, root: NodeId, game_number: usize) -> Vec<Ru
     place_implied_handicap(coll, root, &mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
     let mut errors = Vec::new();
-    let mut cur = Some(root);
+    let mut node = root;
     loop {
-        let node = match cur {
-            Some(n) => n,
-            None => match stack.pop() {
+        let n = &coll.nodes[node.0 as usize];
+        if !(quick && quick_go_move(coll, n, &mut state, &mut errors)) {
+            apply_node(coll, node, &mut state, &mut errors);
+        }
+        if !errors.is_empty() {
+            for (offset, message) in errors.drain(..) {
+                out.push(RuleError {
+                    node,
+                    path: node_path(coll, node, game_number),
+                    offset,
+                    message,
+                });
+            }
+        }
+        if n.first_child != NONE {
+            let first = n.first_child;
+            if coll.nodes[first as usize].next_sibling != NONE {
+                // Alternatives wait on the stack (last pushed = next
+                // visited), each with the position before it.
+                let mark = stack.len();
+                for c in coll.children(node).skip(1) {
+                    stack.push((c, state.clone()));
+                }
+                stack[mark..].reverse();
+            }
+            node = NodeId(first);
+        } else {
+            match stack.pop() {
                 Some((n, s)) => {
                     state = s;
-                    n
+                    node = n;
                 }
                 None => break,
-            },
-        };
-        errors.clear();
-        apply_node(coll, node, &mut state, &mut errors);
-        for (offset, message) in errors.drain(..) {
-            out.push(RuleError {
-                node,
-                path: node_path(coll, node, game_number),
-                offset,
-                message,
-            });
+            }
         }
-        let mut children = coll.children(node);
-        cur = children.next();
-        // Alternatives wait on the stack (last pushed = next visited), each
-        // with the position before it.
-        let mark = stack.len();
-        for c in children {
-            stack.push((c, state.clone()));
-        }
-        stack[mark..].reverse();
     }
     out
 }
@@ -415,4 +483,86 @@ pub fn find_node(coll: &Collection, path: &str) -> Option<(usize, NodeId)> {
         k += 2;
     }
     Some((game, node))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fast path of [`check_game`] against [`apply_node`] alone.
+    use super::*;
+    use crate::sgf::{ParseOptions, parse};
+
+    /// Compares the two paths; returns the number of rule errors.
+    fn assert_same(src: &[u8], what: &str) -> usize {
+        let parsed = parse(src, &ParseOptions::default());
+        let c = &parsed.collection;
+        let mut errors = 0;
+        for (g, &root) in c.roots.iter().enumerate() {
+            let fast = check_game_with(c, root, g + 1, true);
+            assert_eq!(fast, check_game_with(c, root, g + 1, false), "{what}");
+            errors += fast.len();
+        }
+        errors
+    }
+
+    #[test]
+    fn fast_path_replay_equals_general_path_on_the_corpus() {
+        let root = gamerec_testkit::corpus("sgf");
+        let mut stack = vec![root];
+        let (mut files, mut errors) = (0, 0);
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "sgf") {
+                    errors += assert_same(&std::fs::read(&p).unwrap(), &p.to_string_lossy());
+                    files += 1;
+                }
+            }
+        }
+        assert!(files > 4600, "{files}");
+        assert!(errors > 0);
+    }
+
+    #[test]
+    fn fast_path_replay_equals_general_path_on_random_games() {
+        // Random moves on small boards: captures, suicides, ko, occupied
+        // and off-board points, passes, setup and variations.
+        let mut seed = 3u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut errors = 0;
+        for game in 0..400 {
+            let size = 2 + next(8);
+            let mut src = format!("(;GM[1]SZ[{size}]");
+            let mut open = 0;
+            for _ in 0..next(300) {
+                let letter = |k: u64| (b'a' + k as u8) as char;
+                let (x, y) = (letter(next(size + 1)), letter(next(size + 1)));
+                match next(30) {
+                    0 => src.push_str(&format!(";AB[{x}{y}]")),
+                    1 => src.push_str(&format!(";AE[{x}{y}]W[{y}{x}]")),
+                    2 => src.push_str(";B[]"),
+                    3 => src.push_str(&format!(";KO[]B[{x}{y}]")),
+                    4 => {
+                        src.push('(');
+                        open += 1;
+                    }
+                    5 if open > 0 => {
+                        src.push_str(&format!(";W[{x}{y}])"));
+                        open -= 1;
+                    }
+                    k => src.push_str(&format!(";{}[{x}{y}]", if k % 2 == 0 { 'B' } else { 'W' })),
+                }
+            }
+            src.push_str(";B[aa]");
+            src.push_str(&")".repeat(open + 1));
+            errors += assert_same(src.as_bytes(), &format!("game {game}: {src}"));
+        }
+        assert!(errors > 10_000, "{errors}");
+    }
 }

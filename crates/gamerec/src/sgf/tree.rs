@@ -244,6 +244,15 @@ impl Collection {
         Collection::default()
     }
 
+    /// Removes everything, keeping the memory.
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.props.clear();
+        self.values.clear();
+        self.text.clear();
+        self.roots.clear();
+    }
+
     /// The text of a [`Str`].
     pub fn str(&self, s: Str) -> &str {
         &self.text[s.start as usize..(s.start + s.len) as usize]
