@@ -128,7 +128,7 @@ impl EngineProcess {
         if let Some(dir) = &cmd.cwd {
             c.current_dir(dir);
         }
-        let mut child = c.spawn().map_err(|source| EngineError::Spawn {
+        let mut child = spawn_retrying_busy(&mut c).map_err(|source| EngineError::Spawn {
             command: command.clone(),
             source,
         })?;
@@ -379,9 +379,55 @@ fn finish(buf: &mut Vec<u8>) -> String {
     s
 }
 
+/// Spawns `command`, trying again a few times while the program is "busy"
+/// (`ETXTBSY`): a program file just written is busy for as long as any
+/// process forked meanwhile (by another thread, for its own child) has not
+/// yet reached its `exec` and still holds the file open for writing.
+fn spawn_retrying_busy(command: &mut Command) -> std::io::Result<Child> {
+    let mut tries = 0u64;
+    loop {
+        match command.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 10 => {
+                tries += 1;
+                thread::sleep(Duration::from_millis(5 * tries));
+            }
+            other => return other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A program still open for writing cannot be run (`ETXTBSY`); the
+    /// spawn waits for it to be closed instead of failing.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn spawning_a_busy_program_waits_for_it() {
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = std::env::temp_dir().join(format!("gamerec-busy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("busy.sh");
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o755)
+            .open(&path)
+            .unwrap();
+        file.write_all(b"#!/bin/sh\nexit 0\n").unwrap();
+        let busy = Command::new(&path).spawn().map(|_| ()).unwrap_err();
+        assert_eq!(busy.kind(), std::io::ErrorKind::ExecutableFileBusy);
+        let closer = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(30));
+            drop(file);
+        });
+        let mut child = spawn_retrying_busy(&mut Command::new(&path)).unwrap();
+        assert!(child.wait().unwrap().success());
+        closer.join().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn splits_commands() {
