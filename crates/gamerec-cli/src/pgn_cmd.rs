@@ -281,6 +281,8 @@ impl Mapped {
 /// planner gives up on, is cut by one [`Chunker`] in order.
 struct Source<'f> {
     planned: Option<(&'f Mapped, RangePlanner)>,
+    /// Where the planner will look for its next cut (see [`touch_ahead`]).
+    ahead: &'f AtomicU64,
     chunker: Option<Chunker<Box<dyn io::Read + Send>>>,
     elide_comments: bool,
     pool: BufferPool,
@@ -295,7 +297,11 @@ impl Source<'_> {
         let Some((mapped, planner)) = &mut self.planned else {
             return Ok(None);
         };
-        match planner.next_range_in(mapped.bytes()) {
+        let planned = planner.next_range_in(mapped.bytes());
+        let size = planner.chunk_size();
+        self.ahead
+            .store(planner.next_start().saturating_add(size), Ordering::Relaxed);
+        match planned {
             None => Ok(None),
             Some(Planned::Range(range)) => Ok(Some(Piece::Range(range))),
             Some(Planned::Rest { start }) => {
@@ -338,6 +344,22 @@ struct Feed<'f> {
     source: Option<Source<'f>>,
     seq: u64,
 }
+
+/// Maps the pages just before `end` (the planner's next nominal cut), if
+/// they are in `map`: the planner reads them while it holds the feed, and
+/// a page fault there would keep the other threads waiting.
+fn touch_ahead(map: &[u8], end: u64) {
+    const PAGE: usize = 4096;
+    let end = (end as usize).min(map.len());
+    let start = end.saturating_sub(4 * CUT_WINDOW);
+    for at in (start..end).step_by(PAGE) {
+        std::hint::black_box(map[at]);
+    }
+}
+
+/// Bytes before a nominal cut that [`touch_ahead`] maps (the planner's first
+/// window is 16 KiB; tcec-sized games often need the next two).
+const CUT_WINDOW: usize = 16 << 10;
 
 /// The next piece of the input and its number; `None` when there is none.
 fn take_piece(feed: &Mutex<Feed<'_>>) -> Option<(u64, io::Result<Piece>)> {
@@ -414,8 +436,10 @@ where
         let done_before = progress.read_bytes.load(Ordering::Relaxed);
         let mapped = Mapped::open(input)?;
         let pool = BufferPool::default();
+        let ahead = AtomicU64::new(0);
         let mut source = Source {
             planned: None,
+            ahead: &ahead,
             chunker: None,
             elide_comments,
             pool: pool.clone(),
@@ -529,11 +553,14 @@ where
         std::thread::scope(|s| -> Result<()> {
             let (res_tx, res_rx) = channel::<Done>();
             let (slot_tx, slot_rx) = sync_channel::<()>(threads * 3);
-            for _ in 1..threads {
+            for index in 1..threads {
                 let (res_tx, slot_tx) = (res_tx.clone(), slot_tx.clone());
-                let (feed, work) = (&feed, &work);
+                let (feed, work, ahead) = (&feed, &work, &ahead);
+                let parent_core = crate::cpu::current();
                 s.spawn(move || {
+                    crate::cpu::spread(parent_core, index);
                     while slot_tx.send(()).is_ok() {
+                        touch_ahead(map, ahead.load(Ordering::Relaxed));
                         let Some((seq, piece)) = take_piece(feed) else {
                             break;
                         };
@@ -568,6 +595,7 @@ where
                     break settled;
                 }
                 if !all_taken && (workers_gone || slot_tx.try_send(()).is_ok()) {
+                    touch_ahead(map, ahead.load(Ordering::Relaxed));
                     match take_piece(&feed) {
                         Some((seq, piece)) => {
                             let (seq, done) = work(seq, piece);

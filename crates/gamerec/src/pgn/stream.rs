@@ -460,6 +460,16 @@ impl RangePlanner {
         planned
     }
 
+    /// The nominal chunk size.
+    pub fn chunk_size(&self) -> u64 {
+        self.size
+    }
+
+    /// Where the next chunk will start (the input's length once planned).
+    pub fn next_start(&self) -> u64 {
+        self.next
+    }
+
     /// [`RangePlanner::next_range`] over an input held in memory (a
     /// memory-mapped file, say): its windows are read in place.
     pub fn next_range_in(&mut self, input: &[u8]) -> Option<Planned> {
