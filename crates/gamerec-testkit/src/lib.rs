@@ -144,3 +144,28 @@ pub fn assert_success(output: &std::process::Output, what: &str) {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Every file under `dir` (recursively) whose extension is `ext`, sorted.
+///
+/// # Panics
+/// When a directory cannot be read.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).unwrap_or_else(|e| panic!("cannot read {}: {e}", d.display()));
+        for entry in entries {
+            let p = entry
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", d.display()))
+                .path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == ext) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -797,20 +797,7 @@ fn upgrade_ff3_to_ff4() {
 // ---------------------------------------------------------------- the corpus
 
 fn sgf_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "sgf") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    gamerec_testkit::files_with_extension(dir, "sgf")
 }
 
 /// Files of the corpus that break a rule, with the rule (a substring of the

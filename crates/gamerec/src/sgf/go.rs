@@ -621,19 +621,7 @@ mod tests {
     #[test]
     fn corpus_games_match_the_reference_board() {
         use crate::sgf::{Prop, Value, parse};
-        let root = gamerec_testkit::corpus("sgf");
-        let mut stack = vec![root.clone()];
-        let mut files = Vec::new();
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "sgf") {
-                    files.push(p);
-                }
-            }
-        }
+        let files = gamerec_testkit::files_with_extension(&gamerec_testkit::corpus("sgf"), "sgf");
         assert!(files.len() > 4600, "{}", files.len());
         let mut moves = 0u64;
         for path in files {

@@ -506,19 +506,10 @@ mod tests {
 
     #[test]
     fn fast_path_replay_equals_general_path_on_the_corpus() {
-        let root = gamerec_testkit::corpus("sgf");
-        let mut stack = vec![root];
         let (mut files, mut errors) = (0, 0);
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "sgf") {
-                    errors += assert_same(&std::fs::read(&p).unwrap(), &p.to_string_lossy());
-                    files += 1;
-                }
-            }
+        for p in gamerec_testkit::files_with_extension(&gamerec_testkit::corpus("sgf"), "sgf") {
+            errors += assert_same(&std::fs::read(&p).unwrap(), &p.to_string_lossy());
+            files += 1;
         }
         assert!(files > 4600, "{files}");
         assert!(errors > 0);
