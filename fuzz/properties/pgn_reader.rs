@@ -48,7 +48,7 @@ fn read_planned(data: &[u8], size: usize) -> Vec<gamerec::model::Game> {
 
     let mut pieces: Vec<Chunk> = Vec::new();
     let mut planner = RangePlanner::new(data.len() as u64, size);
-    while let Some(planned) = planner.next_range_in(data) {
+    while let Some(planned) = planner.next_range(data) {
         match planned {
             Planned::Range(r) => {
                 pieces.push(r.chunk(data[r.start as usize..r.end as usize].to_vec()));

@@ -200,9 +200,10 @@ impl Input {
         decompress(raw)
     }
 
-    /// The input as a plain file open for positional reads, with its
-    /// length: `None` for stdin, compressed files, empty files and anything
-    /// that is not a regular file (pipes, devices), which are read in order.
+    /// The input as a plain file to map, with its length: `None` for stdin,
+    /// compressed files, empty files and anything that is not a regular file
+    /// (pipes, devices), which are read in order; and off Unix, where mapped
+    /// pages cannot be given back as the reading passes them.
     pub fn open_plain(&self) -> io::Result<Option<(File, u64)>> {
         let Some(path) = self.path.as_ref().filter(|_| cfg!(unix)) else {
             return Ok(None);
@@ -215,9 +216,9 @@ impl Input {
         if !meta.is_file() || meta.len() == 0 {
             return Ok(None);
         }
-        let mut head = [0u8; 4];
-        let n = read_at_most(&file, &mut head, 0)?;
-        if Compression::of_magic(&head[..n]) != Compression::None {
+        let mut head = Vec::with_capacity(4);
+        (&file).take(4).read_to_end(&mut head)?;
+        if Compression::of_magic(&head) != Compression::None {
             return Ok(None);
         }
         Ok(Some((file, meta.len())))
@@ -285,31 +286,6 @@ pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>>
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(buffered)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
     })
-}
-
-/// Reads into `buf` at `offset` until it is full or the file ends;
-/// returns how many bytes were read.
-pub fn read_at_most(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match read_at(file, &mut buf[n..], offset + n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_at(_: &File, _: &mut [u8], _: u64) -> io::Result<usize> {
-    Err(io::ErrorKind::Unsupported.into())
 }
 
 /// Counts the bytes read through `inner` into `counter` (for progress).

@@ -193,7 +193,8 @@ impl Piece {
     }
 
     /// This piece with the next one joined to it (a game ran across the
-    /// cut between them).
+    /// cut between them): two ranges make one range, anything else is
+    /// copied into one chunk.
     fn join(self, next: Piece, map: &[u8]) -> Piece {
         match (self, next) {
             (Piece::Range(a), Piece::Range(b)) => Piece::Range(ChunkRange {
@@ -201,19 +202,19 @@ impl Piece {
                 end: b.end,
                 last: b.last,
             }),
-            (Piece::Range(a), Piece::Read(b)) => {
-                let mut chunk = a.chunk(a.view(map).data.to_vec());
-                chunk.append(b);
+            (a, b) => {
+                let mut chunk = a.into_chunk(map);
+                chunk.append(b.into_chunk(map));
                 Piece::Read(chunk)
             }
-            (Piece::Read(mut a), Piece::Read(b)) => {
-                a.append(b);
-                Piece::Read(a)
-            }
-            (Piece::Read(mut a), Piece::Range(b)) => {
-                a.append(b.chunk(b.view(map).data.to_vec()));
-                Piece::Read(a)
-            }
+        }
+    }
+
+    /// The piece as an owned chunk (a range's bytes copied from `map`).
+    fn into_chunk(self, map: &[u8]) -> Chunk {
+        match self {
+            Piece::Read(chunk) => chunk,
+            Piece::Range(range) => range.chunk(range.view(map).data.to_vec()),
         }
     }
 
@@ -297,10 +298,9 @@ impl Source<'_> {
         let Some((mapped, planner)) = &mut self.planned else {
             return Ok(None);
         };
-        let planned = planner.next_range_in(mapped.bytes());
-        let size = planner.chunk_size();
+        let planned = planner.next_range(mapped.bytes());
         self.ahead
-            .store(planner.next_start().saturating_add(size), Ordering::Relaxed);
+            .store(planner.next_nominal_end(), Ordering::Relaxed);
         match planned {
             None => Ok(None),
             Some(Planned::Range(range)) => Ok(Some(Piece::Range(range))),
@@ -345,21 +345,18 @@ struct Feed<'f> {
     seq: u64,
 }
 
-/// Maps the pages just before `end` (the planner's next nominal cut), if
-/// they are in `map`: the planner reads them while it holds the feed, and
-/// a page fault there would keep the other threads waiting.
+/// Maps the pages the planner reads first when it next plans (those just
+/// before `end`, its next nominal cut), if they are in `map`: it reads them
+/// while it holds the feed, and a page fault there would keep the other
+/// threads waiting.
 fn touch_ahead(map: &[u8], end: u64) {
     const PAGE: usize = 4096;
     let end = (end as usize).min(map.len());
-    let start = end.saturating_sub(4 * CUT_WINDOW);
+    let start = end.saturating_sub(RangePlanner::LOOKAHEAD as usize);
     for at in (start..end).step_by(PAGE) {
         std::hint::black_box(map[at]);
     }
 }
-
-/// Bytes before a nominal cut that [`touch_ahead`] maps (the planner's first
-/// window is 16 KiB; tcec-sized games often need the next two).
-const CUT_WINDOW: usize = 16 << 10;
 
 /// The next piece of the input and its number; `None` when there is none.
 fn take_piece(feed: &Mutex<Feed<'_>>) -> Option<(u64, io::Result<Piece>)> {

@@ -181,8 +181,7 @@ impl BufferPool {
         }
     }
 
-    /// A spare buffer, if any (its contents are stale).
-    pub fn take(&self) -> Option<Vec<u8>> {
+    fn take(&self) -> Option<Vec<u8>> {
         self.0.lock().ok()?.pop()
     }
 }
@@ -408,11 +407,11 @@ pub enum Planned {
     },
 }
 
-/// Cuts a seekable input of known length into chunks at probable game
-/// boundaries by the same rule as [`Chunker`], reading only a small window
-/// of the input before each cut. The chunks' bytes can then be read by the
-/// threads that parse them (positional reads), so no single thread copies
-/// the whole input: this is what lets the parsing scale with threads.
+/// Cuts an input held in memory (a memory-mapped file, say) into chunks
+/// at probable game boundaries by the same rule as [`Chunker`], looking only
+/// at a small window of the input before each cut. The chunks are then read
+/// in place by the threads that parse them, so no single thread copies or
+/// scans the whole input: this is what lets the parsing scale with threads.
 ///
 /// A cut can guess wrong just as a [`Chunker`]'s can; the reader of such a
 /// chunk reports it [`truncated`](SliceReader::truncated) and the caller
@@ -423,13 +422,18 @@ pub struct RangePlanner {
     next: u64,
     size: u64,
     limit: u64,
-    window: Vec<u8>,
 }
 
-/// Bytes read before a nominal chunk end to find the cut near it.
+/// Bytes searched before a nominal chunk end for the cut near it (then
+/// twice as many, and so on).
 const CUT_WINDOW: u64 = 16 << 10;
 
 impl RangePlanner {
+    /// Bytes before [`RangePlanner::next_nominal_end`] that the planner's
+    /// first few windows search (64 KiB: enough for most cuts, games of
+    /// engine matches with long comments included).
+    pub const LOOKAHEAD: u64 = 4 * CUT_WINDOW;
+
     /// A planner over an input of `len` bytes, for chunks of about `size`
     /// bytes; a chunk is never planned larger than 16 x `size` (see
     /// [`Planned::Rest`]).
@@ -440,79 +444,48 @@ impl RangePlanner {
             next: 0,
             size,
             limit: size.saturating_mul(16),
-            window: Vec::new(),
         }
     }
 
-    /// The next chunk; `None` once the input is planned. `read_exact_at`
-    /// fills a buffer with the input's bytes at an offset.
-    pub fn next_range(
-        &mut self,
-        mut read_exact_at: impl FnMut(&mut [u8], u64) -> io::Result<()>,
-    ) -> io::Result<Option<Planned>> {
-        let mut window = std::mem::take(&mut self.window);
-        let planned = self.plan(|low, end, bounded| {
-            window.resize((end - low) as usize, 0);
-            read_exact_at(&mut window, low)?;
-            Ok(find_cut_in(&window, bounded))
-        });
-        self.window = window;
-        planned
+    /// Where the next cut is first looked for: the next chunk's nominal
+    /// end (the input's length at most). The bytes just before it are the
+    /// ones [`RangePlanner::next_range`] reads first.
+    pub fn next_nominal_end(&self) -> u64 {
+        self.next.saturating_add(self.size).min(self.len)
     }
 
-    /// The nominal chunk size.
-    pub fn chunk_size(&self) -> u64 {
-        self.size
-    }
-
-    /// Where the next chunk will start (the input's length once planned).
-    pub fn next_start(&self) -> u64 {
-        self.next
-    }
-
-    /// [`RangePlanner::next_range`] over an input held in memory (a
-    /// memory-mapped file, say): its windows are read in place.
-    pub fn next_range_in(&mut self, input: &[u8]) -> Option<Planned> {
-        let window = |low: u64, end: u64, bounded: bool| {
-            Ok(find_cut_in(&input[low as usize..end as usize], bounded))
-        };
-        self.plan(window).unwrap_or(None)
-    }
-
-    /// Plans the next chunk; `find_cut(low, end, bounded)` is
-    /// [`find_cut_in`] of the input's bytes `low..end`.
-    fn plan(
-        &mut self,
-        mut find_cut: impl FnMut(u64, u64, bool) -> io::Result<Option<usize>>,
-    ) -> io::Result<Option<Planned>> {
+    /// The next chunk of `input` (the whole input, of the length the
+    /// planner was made for); `None` once the input is planned.
+    pub fn next_range(&mut self, input: &[u8]) -> Option<Planned> {
         let start = self.next;
         if start >= self.len {
-            return Ok(None);
+            return None;
         }
         let mut span = self.size;
         while span <= self.limit {
             let end = start.saturating_add(span);
             if end >= self.len {
                 self.next = self.len;
-                return Ok(Some(Planned::Range(ChunkRange {
+                return Some(Planned::Range(ChunkRange {
                     start,
                     end: self.len,
                     last: true,
-                })));
+                }));
             }
             let mut width = CUT_WINDOW;
             loop {
                 let low = end.saturating_sub(width).max(start);
                 // A window from the chunk's start starts at a cut.
-                if let Some(cut) = find_cut(low, end, low == start)? {
+                let window = &input[low as usize..end as usize];
+                if let Some(cut) = find_cut_in(window, low == start) {
                     let cut = low + cut as u64;
                     if cut > start {
                         self.next = cut;
-                        return Ok(Some(Planned::Range(ChunkRange {
+                        return Some(Planned::Range(ChunkRange {
                             start,
                             end: cut,
                             last: false,
-                        })));
+                        }));
                     }
                 }
                 if low == start {
@@ -523,8 +496,7 @@ impl RangePlanner {
             span = span.saturating_mul(2);
         }
         self.next = self.len;
-        self.window = Vec::new();
-        Ok(Some(Planned::Rest { start }))
+        Some(Planned::Rest { start })
     }
 }
 
