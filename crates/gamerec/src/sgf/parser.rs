@@ -443,23 +443,20 @@ impl<'a> Parser<'a> {
                         );
                     }
                     top.has_node = true;
-                    let parent = (cur != NONE).then_some(NodeId(cur));
-                    let id = self.coll.push_node(parent, self.pos as u32);
-                    cur = id.0;
-                    open_node = id.0;
-                    self.pos += 1;
-                    if self.quick_moves && self.quick_move(id.0) {
-                        // A run of move nodes in this sequence: the same
-                        // steps as above, without the dispatch (no junk is
-                        // pending, no subtree has been read in between).
-                        while self.pos < len && src[self.pos] == b';' {
-                            let id = self.coll.push_node(Some(NodeId(cur)), self.pos as u32);
-                            cur = id.0;
-                            open_node = id.0;
-                            self.pos += 1;
-                            if !self.quick_move(id.0) {
-                                break;
-                            }
+                    // A run of nodes holding one move each (`quick_move`)
+                    // is read here without the dispatch: no junk is
+                    // pending, no subtree comes in between.
+                    loop {
+                        let parent = (cur != NONE).then_some(NodeId(cur));
+                        let id = self.coll.push_node(parent, self.pos as u32);
+                        cur = id.0;
+                        open_node = id.0;
+                        self.pos += 1;
+                        if !(self.quick_moves
+                            && self.quick_move(id.0)
+                            && src.get(self.pos) == Some(&b';'))
+                        {
+                            break;
                         }
                     }
                 }
