@@ -1,0 +1,79 @@
+//! Peak memory of `gamerec check` on inputs far larger than the limit the
+//! PGN issue sets (100 MB): plain files are mapped and their pages given
+//! back as the reading passes them, huge comments are not held. In a file
+//! of its own: the peak is read per child with `wait4`.
+
+#![cfg(target_os = "linux")]
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+/// Runs the binary with `args`; returns its stdout and its peak resident
+/// memory in MB.
+#[expect(clippy::zombie_processes, reason = "the child is reaped by wait4")]
+fn run_measured(args: &[&str]) -> (String, u64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("gamerec runs");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("stdout is text");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into the two locals.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    // ru_maxrss is in kilobytes on Linux.
+    (out, usage.ru_maxrss as u64 / 1024)
+}
+
+#[test]
+fn check_stays_under_100_mb_on_a_300_mb_file_and_a_150_mb_comment() {
+    let dir = gamerec_testkit::temp_dir("pgn-memory");
+    // 300 MB of games with long comments (like engine matches' PGN).
+    let games = dir.join("many.pgn");
+    let comment = "d=30, pv=e4 e5 Nf3 Nc6 Bb5 a6, wv=0.31 ".repeat(200);
+    let game = format!("[Event \"m\"]\n\n1. e4 {{{comment}}} e5 2. Nf3 {{{comment}}} Nc6 1-0\n\n");
+    let count = (300 << 20) / game.len();
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&games).unwrap());
+    for _ in 0..count {
+        file.write_all(game.as_bytes()).unwrap();
+    }
+    file.flush().unwrap();
+    drop(file);
+    // One game with a 150 MB comment and an illegal move after it.
+    let huge = dir.join("huge.pgn");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&huge).unwrap());
+    file.write_all(b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"big\"]\n\n1. d4 {")
+        .unwrap();
+    let line = format!("{}\n", "x".repeat(79));
+    for _ in 0..(150 << 20) / line.len() {
+        file.write_all(line.as_bytes()).unwrap();
+    }
+    file.write_all(b"} d5 2. Qxd7 *\n").unwrap();
+    file.flush().unwrap();
+    drop(file);
+
+    let g = games.to_str().unwrap();
+    let h = huge.to_str().unwrap();
+    for threads in ["1", "2"] {
+        let (out, mb) = run_measured(&["check", "-t", threads, g]);
+        assert_eq!(
+            out,
+            format!("{count} games, {} moves, 0 errors\n", 4 * count)
+        );
+        assert!(mb < 100, "-t {threads} on 300 MB of games: {mb} MB");
+        let (out, mb) = run_measured(&["check", "-t", threads, h]);
+        assert!(out.ends_with("2 games, 4 moves, 1 errors\n"), "{out}");
+        assert!(out.contains("illegal move Qxd7"), "{out}");
+        assert!(mb < 100, "-t {threads} on a 150 MB comment: {mb} MB");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
