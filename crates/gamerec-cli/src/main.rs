@@ -15,6 +15,7 @@ use clap::{Parser, Subcommand};
 
 mod binary_cmd;
 mod check_cmd;
+mod convert_cmd;
 mod engine_cmd;
 mod epd_cmd;
 mod input;

@@ -100,6 +100,7 @@ fn run<T, J, E>(
     threads: usize,
     elide_comments: bool,
     job: J,
+    unreadable: &mut u64,
     mut emit: E,
 ) -> Result<()>
 where
@@ -124,15 +125,17 @@ where
             threads,
             elide_comments,
             read_bytes: Some(read_bytes.clone()),
-            chunk_size: None,
+            ..parallel::Options::default()
         };
         let source = gamerec::io::Input {
             path: input.path.clone(),
             name: input.name.clone(),
         };
         let mut stop = false;
-        parallel::read_pgn(&source, &opts, &job, |settled| {
+        let mut games_here = 0u64;
+        let read = parallel::read_pgn(&source, &opts, &job, |settled| {
             games_seen += settled.games;
+            games_here += settled.games;
             progress.read_bytes.store(
                 done_before + read_bytes.load(Ordering::Relaxed),
                 Ordering::Relaxed,
@@ -141,7 +144,16 @@ where
             let flow = emit(input, settled);
             stop |= flow.is_break();
             flow
-        })?;
+        });
+        if let Err(e) = read {
+            // Reported once; the other inputs are still read.
+            *unreadable += 1;
+            if games_here > 0 {
+                eprintln!("gamerec: {e} (after {games_here} games read)");
+            } else {
+                eprintln!("gamerec: {e}");
+            }
+        }
         if stop {
             break;
         }
@@ -183,12 +195,14 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let (mut games, mut moves, mut errors) = (0u64, 0u64, 0u64);
+    let mut unreadable = 0u64;
     let mut write_failed = None;
     run(
         &inputs,
         thread_count(args.threads),
         true,
         job,
+        &mut unreadable,
         |_, settled| {
             games += settled.games;
             moves += settled.value;
@@ -212,14 +226,24 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         }
         return Err(e.into());
     }
-    let summary =
-        writeln!(out, "{games} games, {moves} moves, {errors} errors").and_then(|_| out.flush());
+    let not_read = match unreadable {
+        0 => String::new(),
+        1 => ", 1 file not read".into(),
+        n => format!(", {n} files not read"),
+    };
+    let summary = writeln!(
+        out,
+        "{games} games, {moves} moves, {errors} errors{not_read}"
+    )
+    .and_then(|_| out.flush());
     if let Err(e) = summary
         && !is_broken_pipe(&e)
     {
         return Err(e.into());
     }
-    Ok(if errors > 0 {
+    Ok(if unreadable > 0 {
+        ExitCode::from(2)
+    } else if errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -289,6 +313,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     }
     let mut out = open_output(args.output.as_deref())?;
     let mut errors = 0u64;
+    let mut unreadable = 0u64;
     let mut write_failed = None;
     let stderr = io::stderr();
     run(
@@ -296,6 +321,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         thread_count(args.threads),
         false,
         job,
+        &mut unreadable,
         |_, settled| {
             for d in &settled.diagnostics {
                 if d.is_error() {
@@ -322,7 +348,9 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         }
         return Err(e.into());
     }
-    Ok(if errors > 0 {
+    Ok(if unreadable > 0 {
+        ExitCode::from(2)
+    } else if errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -23,6 +23,8 @@ pub struct Summary {
     pub games: u64,
     /// Nodes read.
     pub nodes: u64,
+    /// EPD records read.
+    pub records: u64,
     /// Error diagnostics.
     pub errors: u64,
     /// Warning diagnostics.
@@ -38,6 +40,7 @@ impl Summary {
         self.unreadable += o.unreadable;
         self.games += o.games;
         self.nodes += o.nodes;
+        self.records += o.records;
         self.errors += o.errors;
         self.warnings += o.warnings;
         self.bytes += o.bytes;

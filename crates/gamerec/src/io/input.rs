@@ -36,11 +36,9 @@ impl fmt::Display for OpenError {
     }
 }
 
-impl std::error::Error for OpenError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
+/// The operating system's error is part of the message (and kept in
+/// [`OpenError::source`]), not a separate cause: shown once.
+impl std::error::Error for OpenError {}
 
 impl From<OpenError> for io::Error {
     fn from(e: OpenError) -> io::Error {
@@ -90,6 +88,19 @@ impl Input {
     /// The format its name announces (`None` for stdin or no known extension).
     pub fn format_by_name(&self) -> Option<Format> {
         self.path.as_deref().and_then(Format::from_path)
+    }
+
+    /// The input's format: by its name, else (stdin) by its first bytes,
+    /// which stay in stdin's buffer for the reader (`None`: compressed
+    /// stdin, or nothing recognisable; readers then take PGN).
+    pub fn format(&self) -> Option<Format> {
+        if self.path.is_some() {
+            return self.format_by_name();
+        }
+        let stdin = io::stdin();
+        let mut lock = stdin.lock();
+        let head = lock.fill_buf().ok()?;
+        Format::sniff(head)
     }
 
     /// The size on disk (`None` for stdin and unreadable files).

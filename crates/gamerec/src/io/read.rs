@@ -376,7 +376,7 @@ impl Reader {
     }
 
     /// Items handed out so far.
-    pub fn count(&self) -> u64 {
+    pub fn items_read(&self) -> u64 {
         self.count
     }
 

@@ -169,8 +169,7 @@ impl<'w> GameWriter<'w> {
         self.buf.clear();
         match (self.format, &item.record) {
             (Format::Epd, Record::Position(r)) => {
-                self.buf
-                    .extend_from_slice(epd::normalized_line(r).as_bytes());
+                self.buf.extend_from_slice(r.to_string().as_bytes());
                 self.buf.push(b'\n');
             }
             (Format::Fen, Record::Position(r)) => {
