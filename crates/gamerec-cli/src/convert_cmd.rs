@@ -39,11 +39,14 @@ impl Reporter {
                 return;
             }
         }
-        let mut line = d.to_string();
-        if d.code == Code::Loss && d.message.contains("variation") {
-            line.push_str(" (--variations writes them)");
+        if d.message.contains("the variations option") {
+            // The library's option is this verb's flag.
+            let mut d = d.clone();
+            d.message = d.message.replace("the variations option", "--variations");
+            eprintln!("{d}");
+        } else {
+            eprintln!("{d}");
         }
-        eprintln!("{line}");
     }
 
     /// One line per kind of loss that was not shown in full.

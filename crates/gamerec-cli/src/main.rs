@@ -188,10 +188,28 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("gamerec: {err:#}");
+            eprintln!("gamerec: {}", error_text(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes joined by `: `, each cause said once: a cause
+/// whose text the message already holds (a library error that quotes its
+/// OS error) is not repeated; control bytes are escaped.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    gamerec::diag::escape_controls(&text).into_owned()
 }
 
 /// Whether `err` (or its cause) is an I/O error caused by a closed pipe.

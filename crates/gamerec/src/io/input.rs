@@ -224,6 +224,55 @@ pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Sen
     })
 }
 
+/// The error that ended a stream read through [`EndAtError`].
+pub type Cut = Arc<std::sync::Mutex<Option<io::Error>>>;
+
+/// A reader that ends (reads 0 bytes) at its first error and keeps the
+/// error in [`EndAtError::cut`]: what came before a cut in a truncated
+/// compressed file is read to its end like a whole input, and the error is
+/// reported afterwards.
+pub struct EndAtError<R> {
+    inner: R,
+    cut: Cut,
+}
+
+impl<R> EndAtError<R> {
+    /// Wraps `inner`.
+    pub fn new(inner: R) -> EndAtError<R> {
+        EndAtError {
+            inner,
+            cut: Cut::default(),
+        }
+    }
+
+    /// Where the error will be, once there is one.
+    pub fn cut(&self) -> Cut {
+        self.cut.clone()
+    }
+}
+
+impl<R: Read> Read for EndAtError<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    if let Ok(mut cut) = self.cut.lock() {
+                        cut.get_or_insert(e);
+                    }
+                    return Ok(0);
+                }
+                ok => return ok,
+            }
+        }
+    }
+}
+
+/// The error kept in `cut`, if the stream ended at one.
+pub fn take_cut(cut: &Cut) -> Option<io::Error> {
+    cut.lock().ok().and_then(|mut c| c.take())
+}
+
 /// Counts the bytes read through `inner` into `counter` (for progress).
 pub fn counting<'a>(
     inner: Box<dyn Read + Send + 'a>,

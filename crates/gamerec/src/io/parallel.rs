@@ -44,7 +44,7 @@ use crate::pgn::{
     SliceReader, Visitor,
 };
 
-use super::input::{Input, OpenError, counting};
+use super::input::{EndAtError, Input, OpenError, counting, take_cut};
 use super::looks_like_text;
 use super::read::Item;
 
@@ -539,8 +539,16 @@ where
             if !looks_like_text(head) {
                 return not_text(&input.name, emit);
             }
+            let stream = EndAtError::new(stream);
+            let cut = stream.cut();
             let stream: Box<dyn io::Read + Send> = Box::new(stream);
-            run(&input.name, None, Some(stream), opts, read_bytes, job, emit)
+            run(&input.name, None, Some(stream), opts, read_bytes, job, emit)?;
+            // A truncated compressed file: every game before the cut was
+            // read and emitted; now the error.
+            match take_cut(&cut) {
+                Some(e) => Err(OpenError::new(input.name.clone(), e)),
+                None => Ok(()),
+            }
         }
     }
 }
@@ -679,16 +687,35 @@ where
             None => 0, // nothing to report: not needed
         };
         let games = report.games;
+        let mut report = report;
+        // Clearly not PGN: errors in every game so far, up to the bound
+        // (diagnostics past it are dropped, and the reading stops).
+        let mut hopeless = false;
+        if clean_games == 0 {
+            let mut next_game = 0;
+            for (i, f) in report.found.iter().enumerate() {
+                if f.game > next_game {
+                    break; // a game before this one read cleanly
+                }
+                if f.severity == Severity::Error {
+                    errors_seen += 1;
+                    next_game = f.game + 1;
+                    if errors_seen >= opts.max_errors.max(1) {
+                        hopeless = true;
+                        report.found.truncate(i + 1);
+                        break;
+                    }
+                }
+            }
+        }
         let mut failed_games: Vec<u64> = report
             .found
             .iter()
             .filter(|f| f.severity == Severity::Error)
             .map(|f| f.game)
             .collect();
-        errors_seen += failed_games.len() as u64;
         failed_games.dedup();
         clean_games += games - (failed_games.len() as u64).min(games);
-        let hopeless = clean_games == 0 && errors_seen >= opts.max_errors.max(1);
         let mut settled = Settled {
             games_before: game_base,
             lines_before: line_base,
