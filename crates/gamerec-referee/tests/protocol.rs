@@ -39,6 +39,7 @@ fn timing() -> Timing {
         conclude_delay: Duration::from_millis(10),
         grace: Duration::from_millis(800),
         silence: Duration::from_secs(30),
+        margin: Duration::ZERO,
     }
 }
 
