@@ -54,7 +54,8 @@ pub struct EngineRunArgs {
     /// Engine option NAME=VALUE (repeatable), e.g. Hash=128.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
-    /// Time per position: `500ms`, `1s`, `1.5s`, `2m` (a bare number is seconds).
+    /// Time per position: `500ms`, `1s`, `1.5s`, `2m`; a bare number is
+    /// milliseconds, as in UCI's `go movetime` (`--movetime 200` = 200 ms).
     #[arg(long, value_parser = parse_duration)]
     movetime: Option<Duration>,
     /// Treat --movetime as a soft limit: the engine budgets around it from a clock.
@@ -94,7 +95,8 @@ pub struct ReportArgs {
     title: String,
 }
 
-/// Parses `500ms`, `1s`, `1.5s`, `2m`, or a number of seconds.
+/// Parses `500ms`, `1s`, `1.5s`, `2m`, or a number of milliseconds (as
+/// UCI's `go movetime` counts).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
@@ -104,7 +106,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     } else if let Some(n) = s.strip_suffix('m') {
         (n, 60.0)
     } else {
-        (s, 1.0)
+        (s, 0.001)
     };
     let v: f64 = num
         .trim()
@@ -342,7 +344,8 @@ mod tests {
     fn parses_durations() {
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
         assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("200").unwrap(), Duration::from_millis(200));
+        assert_eq!(parse_duration("1000").unwrap(), Duration::from_secs(1));
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert!(parse_duration("x").is_err());
         assert!(parse_duration("-1s").is_err());

@@ -116,6 +116,10 @@ pub struct MatchArgs {
     /// Echo the protocol log to stderr.
     #[arg(short, long)]
     verbose: bool,
+    /// Milliseconds a clock may run past zero before the flag falls
+    /// (the overdraft is still charged).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    margin: u64,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -177,6 +181,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         openings: args.openings,
         event: args.event,
         verbose: args.verbose,
+        margin_ms: args.margin,
     };
     let (summary, dir) = match app::run_match(options) {
         Ok(r) => r,

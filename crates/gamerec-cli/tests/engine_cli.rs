@@ -310,3 +310,35 @@ fn report_summarises_runs_side_by_side() {
         Some(2)
     );
 }
+
+/// `--movetime 200` is 200 ms (a bare number is milliseconds, as in UCI):
+/// WAC.011, which never returned under `--movetime 1000` when bare numbers
+/// were seconds, is answered within 400 ms, two positions at a time.
+#[test]
+fn bare_movetime_is_milliseconds_and_is_kept() {
+    let lines = vec![
+        r#"r1b1kb1r/3q1ppp/pBp1pn2/8/Np3P2/5B2/PPP3PP/R2Q1RK1 w kq - id "WAC.011";"#.to_string(),
+        wac_head(1)[0].clone(),
+    ];
+    let input = tmp("movetime-in.epd");
+    write(&input, &lines);
+    let out = gamerec_ok(&[
+        "epd",
+        "analyze",
+        "--movetime",
+        "200",
+        "--jobs",
+        "2",
+        input.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    for line in text.lines() {
+        let rec: gamerec::epd::EpdRecord = line.parse().unwrap();
+        let ms: u64 = rec.op("acms").expect("acms").operands[0]
+            .text()
+            .parse()
+            .unwrap();
+        assert!(ms <= 400, "{ms} ms: {line}");
+    }
+}

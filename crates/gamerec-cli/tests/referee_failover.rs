@@ -88,7 +88,15 @@ fn observer_takes_over_when_the_primary_is_killed() {
     let event = event.to_str().unwrap();
     let (a1, a2) = (format!("127.0.0.1:{p1}"), format!("127.0.0.1:{p2}"));
     let mut primary = spawn(&["referee", "serve", "--event", event, "--listen", &a1]);
-    std::thread::sleep(Duration::from_millis(300));
+    // The observer takes over from a primary it cannot reach: start it only
+    // once the primary listens (a slow start on a busy machine had the
+    // observer run the event too, both writing the same directory).
+    assert!(
+        wait_until(Duration::from_secs(30), || {
+            std::net::TcpStream::connect(&a1).is_ok()
+        }),
+        "the primary never listened"
+    );
     let observer = spawn(&[
         "referee",
         "serve",
@@ -451,4 +459,78 @@ fn spectator_page_renders_live_games_in_chromium() {
     }
     assert!(dom.contains(r#"class="clock"#), "{dom}");
     assert!(dom.contains(r#"<div class="moves">1."#), "{dom}");
+}
+
+/// `referee serve` ends by itself when its event is over and prints the
+/// standings, even while its console (stdin) stays open and silent.
+#[test]
+fn serve_ends_with_its_event_and_prints_the_standings() {
+    let dir = temp_dir("serve-ends");
+    let event = dir.join("EVENT.toml");
+    std::fs::write(
+        &event,
+        "event = \"Ends\"\ntime_control = \"60+1\"\npairing = \"match\"\ngames = 2\n\
+         reset_delay = 0.05\nconclude_delay = 0.05\n\
+         [[player]]\nname = \"north\"\nengine = \"builtin:2\"\n\
+         [[player]]\nname = \"south\"\nengine = \"builtin:2\"\n",
+    )
+    .unwrap();
+    let port = free_port();
+    let mut child = Command::new(BIN)
+        .args(["referee", "serve", "--event", event.to_str().unwrap()])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Keep the console open (a terminal would be) while the event runs.
+    let console = child.stdin.take();
+    let ended = wait_until(Duration::from_secs(60), || {
+        child.try_wait().ok().flatten().is_some()
+    });
+    let mut reaper = Reaper(Vec::new());
+    if !ended {
+        reaper.0.push(child);
+        panic!("referee serve did not end with its event");
+    }
+    drop(console);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{:?}", output.status);
+    let standings = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        standings.contains("north") && standings.contains("south"),
+        "{standings}"
+    );
+    assert!(standings.contains("points"), "{standings}");
+    drop(reaper);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `match --tc 10+0.1` (seconds, as engine testers write it) records
+/// `[TimeControl "10+0.1"]`, which its own `check --strict` accepts.
+#[test]
+fn match_time_control_passes_the_strict_check() {
+    let dir = temp_dir("match-tc");
+    let out = dir.join("m.pgn");
+    let run = Command::new(BIN)
+        .args(["match", "builtin:1", "builtin:2", "--games", "2"])
+        .args(["--tc", "10+0.1", "-o"])
+        .arg(&out)
+        .arg("--dir")
+        .arg(dir.join("event"))
+        .output()
+        .unwrap();
+    gamerec_testkit::assert_success(&run, "gamerec match");
+    let pgn = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(pgn.matches("[TimeControl \"10+0.1\"]").count(), 2);
+    let check = Command::new(BIN)
+        .args(["check", "--strict"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    gamerec_testkit::assert_success(&check, "gamerec check --strict");
+    let report = String::from_utf8_lossy(&check.stderr);
+    assert!(!report.contains("warning"), "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

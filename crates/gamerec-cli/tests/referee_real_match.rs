@@ -1,8 +1,9 @@
 //! A real match through the CLI: `gamerec match` runs stockfish (weakened)
-//! against fairymax through bridges on loopback; `gamerec check` accepts the
-//! PGN, python-chess (when present) agrees, and every side's `[%clk]` follows
-//! from the TimeControl: remaining = previous - elapsed + time added, never
-//! below zero.
+//! against fairymax through bridges on loopback at 5+0.05; `gamerec check
+//! --strict` accepts the PGN without a warning, python-chess (when present)
+//! agrees, stockfish never loses on time, and every side's `[%clk]` follows
+//! from the TimeControl to the millisecond: remaining = previous - elapsed +
+//! time added, never below zero.
 
 use std::path::Path;
 use std::process::Command;
@@ -37,10 +38,10 @@ fn clocks_and_times(game: &Game) -> Vec<(Duration, Duration)> {
         .collect()
 }
 
-/// Each side's `[%clk]` is its previous clock minus the move's `[%emt]` plus
-/// the time the control adds after that move, within the one-second
-/// rounding of the values; a clock is never negative (a fallen flag ends
-/// the game instead).
+/// Each side's `[%clk]` is exactly its previous clock minus the move's
+/// `[%emt]` plus the time the control adds after that move (the referee
+/// keeps milliseconds and writes them all); a clock is never negative (a
+/// fallen flag ends the game instead).
 fn check_clocks(game: &Game) {
     let control = parse_time_control(game.tags.get("TimeControl").expect("TimeControl tag"))
         .expect("a TimeControl the referee runs");
@@ -59,7 +60,7 @@ fn check_clocks(game: &Game) {
                 .checked_sub(emt)
                 .unwrap_or_else(|| panic!("ply {}: clock below zero", ply + 1));
             assert!(
-                remaining.abs_diff(clk) <= Duration::from_secs(2),
+                remaining == clk,
                 "{} ply {}: [%clk] {clk:?}, expected {remaining:?} ({previous:?} - {emt:?} + {added:?})",
                 if (side == 0) == first_white {
                     "White"
@@ -121,9 +122,15 @@ fn stockfish_against_fairymax_four_games() {
     let pgn = dir.join("match.pgn");
     let out = Command::new(BIN)
         .arg("match")
-        .arg(format!("uci:{}|Skill Level=1", stockfish.display()))
+        // Move Overhead: stockfish's allowance for the transport of its
+        // move, raised from 10 ms for a machine shared with builds; the
+        // clocks it is sent stay exact.
+        .arg(format!(
+            "uci:{}|Skill Level=1|Move Overhead=150",
+            stockfish.display()
+        ))
         .arg(format!("xboard:{}", fairymax.display()))
-        .args(["--games", "4", "--tc", "10+1", "--concurrency", "2", "-o"])
+        .args(["--games", "4", "--tc", "5+0.05", "--concurrency", "2", "-o"])
         .arg(&pgn)
         .arg("--dir")
         .arg(dir.join("event"))
@@ -133,8 +140,14 @@ fn stockfish_against_fairymax_four_games() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("4 of 4 games played"), "{stderr}");
 
-    let check = Command::new(BIN).arg("check").arg(&pgn).output().unwrap();
-    gamerec_testkit::assert_success(&check, "gamerec check");
+    let check = Command::new(BIN)
+        .args(["check", "--strict"])
+        .arg(&pgn)
+        .output()
+        .unwrap();
+    gamerec_testkit::assert_success(&check, "gamerec check --strict");
+    let warnings = String::from_utf8_lossy(&check.stderr);
+    assert!(!warnings.contains("warning"), "{warnings}");
 
     let text = std::fs::read(&pgn).unwrap();
     let (games, problems) = gamerec::pgn::read_games(&text);
@@ -148,8 +161,18 @@ fn stockfish_against_fairymax_four_games() {
     for game in &games {
         let white = game.tags.get("White").unwrap_or_default();
         assert!(white == "stockfish" || white == "fairymax", "{white}");
-        assert_eq!(game.tags.get("TimeControl"), Some("10+1"));
-        assert!(game.tags.get("Termination").is_some());
+        assert_eq!(game.tags.get("TimeControl"), Some("5+0.05"));
+        let termination = game.tags.get("Termination").unwrap_or_default();
+        let result = game.tags.get("Result").unwrap_or_default();
+        let stockfish_lost = if white == "stockfish" {
+            result == "0-1"
+        } else {
+            result == "1-0"
+        };
+        assert!(
+            !(termination == "time forfeit" && stockfish_lost),
+            "stockfish lost on time"
+        );
         check_clocks(game);
     }
     check_with_python_chess(&pgn, 4);

@@ -48,8 +48,14 @@ pub struct MateSolver {
     /// Nodes visited.
     pub nodes: u64,
     aborted: bool,
+    /// Calls of `limit_hit` left before the next look at the limits.
+    until_poll: u32,
     table: HashMap<u64, Proof>,
 }
+
+/// Attacker nodes between two looks at the stop flag, budget and clock
+/// (each costs a move generation per attacking move, so keep this small).
+const POLL_INTERVAL: u32 = 64;
 
 const TABLE_CAP: usize = 4_000_000;
 
@@ -62,6 +68,7 @@ impl MateSolver {
             deadline: None,
             nodes: 0,
             aborted: false,
+            until_poll: 0,
             table: HashMap::new(),
         }
     }
@@ -70,6 +77,7 @@ impl MateSolver {
     /// the side to move.
     pub fn solve(&mut self, pos: &Chess, max_moves: u32) -> MateOutcome {
         self.aborted = false;
+        self.until_poll = 0;
         let max = max_moves.min(60) as u8;
         for k in 1..=max {
             let key = key_of(pos);
@@ -92,10 +100,14 @@ impl MateSolver {
         if self.aborted {
             return true;
         }
-        if self.nodes & 1023 == 0
-            && (self.stop.load(Ordering::Relaxed)
-                || self.node_limit.is_some_and(|n| self.nodes >= n)
-                || self.deadline.is_some_and(|d| Instant::now() >= d))
+        if self.until_poll > 0 {
+            self.until_poll -= 1;
+            return false;
+        }
+        self.until_poll = POLL_INTERVAL;
+        if self.stop.load(Ordering::Relaxed)
+            || self.node_limit.is_some_and(|n| self.nodes >= n)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
         {
             self.aborted = true;
         }

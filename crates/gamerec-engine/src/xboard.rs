@@ -377,6 +377,19 @@ fn level_base(d: Duration) -> String {
     }
 }
 
+/// Formats an increment for `level`: whole seconds as an integer, a
+/// fraction with up to three decimals (`0.05`), as xboard itself sends it;
+/// the exact clocks follow in `time`/`otim` before every move anyway.
+fn level_increment(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        (ms / 1000).to_string()
+    } else {
+        let text = format!("{}.{:03}", ms / 1000, ms % 1000);
+        text.trim_end_matches('0').to_owned()
+    }
+}
+
 impl Engine for XboardEngine {
     fn name(&self) -> &str {
         &self.name
@@ -460,7 +473,7 @@ impl Engine for XboardEngine {
             self.proc.send(&format!(
                 "level {mps} {} {}",
                 level_base(ours.max(Duration::from_secs(1))),
-                inc.as_secs()
+                level_increment(inc)
             ))?;
             if self.flag("time", true) {
                 self.proc.send(&format!("time {}", ours.as_millis() / 10))?;
@@ -576,6 +589,14 @@ impl Engine for XboardEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn level_increments_keep_fractions() {
+        assert_eq!(level_increment(Duration::from_secs(2)), "2");
+        assert_eq!(level_increment(Duration::from_millis(50)), "0.05");
+        assert_eq!(level_increment(Duration::from_millis(1500)), "1.5");
+        assert_eq!(level_increment(Duration::ZERO), "0");
+    }
 
     #[test]
     fn parses_feature_lines() {

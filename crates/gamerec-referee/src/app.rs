@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tokio::io::AsyncBufReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -53,25 +52,33 @@ fn ctrl_c(cancel: CancellationToken) {
     });
 }
 
-/// Reads supervisor commands from stdin (when it is a terminal or a pipe).
+/// Reads supervisor commands from stdin (when it is a terminal or a pipe)
+/// on a thread of its own: a blocking read there never holds up the end of
+/// the event (a read on tokio's blocking pool would keep the runtime from
+/// shutting down until stdin closes).
 fn console() -> mpsc::Receiver<Command> {
     let (tx, rx) = mpsc::channel(16);
-    tokio::spawn(async move {
-        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match Command::parse(&line) {
-                Ok(c) => {
-                    if tx.send(c).await.is_err() {
-                        break;
-                    }
+    let spawned = std::thread::Builder::new()
+        .name("console".into())
+        .spawn(move || {
+            for line in std::io::stdin().lines() {
+                let Ok(line) = line else { break };
+                if line.trim().is_empty() {
+                    continue;
                 }
-                Err(e) => eprintln!("{e}"),
+                match Command::parse(&line) {
+                    Ok(c) => {
+                        if tx.blocking_send(c).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => eprintln!("{e}"),
+                }
             }
-        }
-    });
+        });
+    if let Err(e) = spawned {
+        eprintln!("no console: {e}");
+    }
     rx
 }
 
@@ -234,6 +241,8 @@ pub struct MatchOptions {
     pub event: String,
     /// Echo the log.
     pub verbose: bool,
+    /// Milliseconds a clock may run past zero before its flag falls.
+    pub margin_ms: u64,
 }
 
 /// A player name for an engine spec: the program's file name.
@@ -287,6 +296,7 @@ pub fn run_match(options: MatchOptions) -> Result<(EventSummary, PathBuf), Event
         conclude_delay: Some(0.05),
         grace: Some(5.0),
         silence: None,
+        margin_ms: Some(options.margin_ms),
         players: names
             .iter()
             .map(|n| PlayerConfig {
@@ -297,6 +307,7 @@ pub fn run_match(options: MatchOptions) -> Result<(EventSummary, PathBuf), Event
             .collect(),
     };
     config.time_control()?;
+    config.timing()?;
     let base = std::env::current_dir().unwrap_or_default();
     runtime()?.block_on(async move {
         let cancel = CancellationToken::new();

@@ -40,6 +40,9 @@ struct ClientGame {
     last_cc: [Duration; 2],
     /// Our own thinking times, measured here, not yet charged to the model.
     own: std::collections::VecDeque<Duration>,
+    /// The referee's clocks (White, Black) to the millisecond, from the
+    /// `clk_ms` of the last `respond`.
+    exact: Option<[Duration; 2]>,
 }
 
 fn key(pos: &Chess) -> u64 {
@@ -58,6 +61,7 @@ impl ClientGame {
             charged: [0, 0],
             last_cc: [Duration::ZERO; 2],
             own: std::collections::VecDeque::new(),
+            exact: None,
         }
     }
 
@@ -103,6 +107,7 @@ impl ClientGame {
     /// measured (plus transport allowance), the opponent's from `cc` (which
     /// has one-second resolution).
     fn charge(&mut self, record: &Record) {
+        self.exact = exact_clocks(record);
         let me = self.pos.turn();
         let Some(clocks) = self.clocks.as_mut() else {
             return;
@@ -141,11 +146,18 @@ impl ClientGame {
         }
     }
 
-    /// The search limits for our move: the clocks as we keep them (less a
-    /// safety margin), the increment and moves to go of the current period,
-    /// and `depth` when the player has one. Untimed games give an engine
-    /// without a depth a nominal minute each, so every search ends.
-    fn limits(&self, depth: Option<u32>) -> Limits {
+    /// The search limits for our move: the clocks (the referee's exact
+    /// values when it sends `clk_ms`, else as we keep them less a safety
+    /// margin), the increment and moves to go of the current period, and
+    /// `depth` when the player has one. In untimed games `untimed_depth`
+    /// applies when there is no `depth`, and an engine with neither gets a
+    /// nominal minute each, so every search ends.
+    fn limits(&self, depth: Option<u32>, untimed_depth: Option<u32>) -> Limits {
+        let depth = if self.clocks.is_some() {
+            depth
+        } else {
+            depth.or(untimed_depth)
+        };
         let mut limits = Limits {
             depth,
             ..Limits::default()
@@ -156,18 +168,23 @@ impl ClientGame {
                     .max(Duration::from_millis(10))
             })
         };
-        let mut clock = match &self.clocks {
-            Some(clocks) => Clock {
+        let mut clock = match (&self.clocks, self.exact) {
+            (Some(_), Some([white, black])) => Clock {
+                white,
+                black,
+                ..Clock::default()
+            },
+            (Some(clocks), None) => Clock {
                 white: safe(clocks.remaining(Color::White)),
                 black: safe(clocks.remaining(Color::Black)),
                 ..Clock::default()
             },
-            None if depth.is_none() => Clock {
+            (None, _) if depth.is_none() => Clock {
                 white: UNTIMED_CLOCK,
                 black: UNTIMED_CLOCK,
                 ..Clock::default()
             },
-            None => return limits,
+            (None, _) => return limits,
         };
         if let TimeControl::Periods(periods) = &self.control {
             let mut turn = self.start.turn();
@@ -196,6 +213,23 @@ impl ClientGame {
     }
 }
 
+/// The referee's exact clocks from a `clk_ms WHITE BLACK` operation
+/// (milliseconds left on each clock; see [`crate::runner`]).
+pub fn exact_clocks(record: &Record) -> Option<[Duration; 2]> {
+    let op = record.op(crate::runner::EXACT_CLOCK_OPCODE)?;
+    let ms: Vec<u64> = op
+        .operands
+        .iter()
+        .filter_map(|o| o.text().parse().ok())
+        .collect();
+    match ms.as_slice() {
+        [w, b] if op.operands.len() == 2 => {
+            Some([Duration::from_millis(*w), Duration::from_millis(*b)])
+        }
+        _ => None,
+    }
+}
+
 /// Time charged on top of our own measured thinking time per move, for the
 /// transport between us and the referee.
 const LAG_ALLOWANCE: Duration = Duration::from_millis(20);
@@ -207,7 +241,8 @@ const UNTIMED_CLOCK: Duration = Duration::from_secs(60);
 /// option to change).
 const BUILTIN_HASH_MB: usize = 2;
 
-/// Depth of the built-in engine when neither its spec nor the event gives one.
+/// Depth of the built-in engine in untimed games when neither its spec nor
+/// the event gives one (in timed games it keeps its own time).
 const BUILTIN_DEPTH: u32 = 3;
 
 /// An engine from `gamerec-engine` as a bridge plays it: the engine and the
@@ -215,19 +250,19 @@ const BUILTIN_DEPTH: u32 = 3;
 pub struct EnginePlayer {
     engine: Box<dyn Engine>,
     depth: Option<u32>,
+    untimed_depth: Option<u32>,
 }
 
 impl EnginePlayer {
     /// Starts the engine named by `spec` (`builtin`, `builtin:DEPTH`,
     /// `uci:CMD|Name=Value...`, `xboard:CMD`, parsed by
     /// [`gamerec_engine::EngineSetup`]); `depth` applies when the spec has
-    /// none.
+    /// none. The built-in engine without a depth plays by the clock in timed
+    /// games and at depth 3 in untimed ones.
     pub fn start(spec: &str, depth: Option<u32>) -> Result<EnginePlayer, EngineError> {
         let setup: EngineSetup = spec.parse()?;
-        let depth = setup
-            .depth
-            .or(depth)
-            .or_else(|| matches!(setup.spec, EngineSpec::Builtin).then_some(BUILTIN_DEPTH));
+        let depth = setup.depth.or(depth);
+        let untimed_depth = matches!(setup.spec, EngineSpec::Builtin).then_some(BUILTIN_DEPTH);
         let engine = match setup.spec {
             // Events run many built-in engines at once, each at a small
             // depth: a small table each instead of the 64 MB default.
@@ -241,7 +276,11 @@ impl EnginePlayer {
             }
             _ => setup.start()?,
         };
-        Ok(EnginePlayer { engine, depth })
+        Ok(EnginePlayer {
+            engine,
+            depth,
+            untimed_depth,
+        })
     }
 }
 
@@ -262,7 +301,11 @@ where
     let (reader, mut writer) = tokio::io::split(stream);
     let mut reader = BufReader::new(reader);
     let mut summary = BridgeSummary::default();
-    let EnginePlayer { mut engine, depth } = player;
+    let EnginePlayer {
+        mut engine,
+        depth,
+        untimed_depth,
+    } = player;
     let start_fields = epd_fields(&Chess::default());
     let clean: String = name.chars().filter(|c| *c != '"' && *c != '\\').collect();
     writer
@@ -319,8 +362,11 @@ where
                 }
                 game.charge(&record);
                 let offered = record.has("draw_offer");
-                let (start, moves, limits) =
-                    (game.start.clone(), game.moves.clone(), game.limits(depth));
+                let (start, moves, limits) = (
+                    game.start.clone(),
+                    game.moves.clone(),
+                    game.limits(depth, untimed_depth),
+                );
                 let (e, chosen) = run_blocking(engine, move |e| {
                     e.set_position(&start, &moves)?;
                     Ok(e.go(&limits, &mut |_| {})?.best_move)

@@ -87,7 +87,8 @@ fn sandclock(control: &TimeControl) -> Option<Duration> {
 /// One side's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct SideClock {
-    /// Time left (flags are raised at <= 0).
+    /// Time left; below zero after a move made within the margin (the
+    /// overdraft is kept, so a margin is no extra time per move).
     remaining_ms: i64,
     /// Total time consumed so far.
     used_ms: u64,
@@ -101,6 +102,8 @@ pub struct Clocks {
     control: TimeControl,
     white: SideClock,
     black: SideClock,
+    /// How far past zero a clock may run before its flag falls.
+    margin_ms: i64,
 }
 
 /// A flag fell: the side ran out of time on this move.
@@ -124,7 +127,29 @@ impl Clocks {
             control,
             white: side,
             black: side,
+            margin_ms: 0,
         }
+    }
+
+    /// Sets the time margin: a flag falls only when a clock has run more
+    /// than `margin` past zero (cutechess-cli's and fastchess's
+    /// `timemargin`). Time used beyond zero is still charged.
+    pub fn set_margin(&mut self, margin: Duration) {
+        self.margin_ms = i64::try_from(margin.as_millis()).unwrap_or(i64::MAX / 4);
+    }
+
+    /// The time margin.
+    pub fn margin(&self) -> Duration {
+        Duration::from_millis(self.margin_ms as u64)
+    }
+
+    /// How long `color` may think from now before its flag falls (its
+    /// clock plus the margin), or `None` when no clock runs.
+    pub fn time_to_flag(&self, color: Color) -> Option<Duration> {
+        is_timed(&self.control).then(|| {
+            let ms = self.side(color).remaining_ms.saturating_add(self.margin_ms);
+            Duration::from_millis(ms.max(0) as u64)
+        })
     }
 
     /// The time control.
@@ -157,19 +182,22 @@ impl Clocks {
         Duration::from_millis(self.side(color).used_ms)
     }
 
-    /// Charges `elapsed` to `color` for the move it just made, then applies
-    /// increments and period changes. Errors when the flag fell on the move.
+    /// Charges `elapsed` (in whole milliseconds, the fraction dropped) to
+    /// `color` for the move it just made, then applies increments and
+    /// period changes. Errors when the flag fell on the move: the clock
+    /// reached zero, or with a margin ran more than the margin past it.
     pub fn complete_move(&mut self, color: Color, elapsed: Duration) -> Result<(), FlagFall> {
         let ms = elapsed.as_millis().min(i64::MAX as u128 / 4) as i64;
         let timed = is_timed(&self.control);
         let sand = sandclock(&self.control).is_some();
+        let margin = self.margin_ms;
         let side = self.side_mut(color);
         side.used_ms = side.used_ms.saturating_add(ms as u64);
         if !timed {
             return Ok(());
         }
         side.remaining_ms -= ms;
-        if side.remaining_ms <= 0 {
+        if side.remaining_ms.saturating_add(margin) <= 0 {
             side.remaining_ms = 0;
             return Err(FlagFall(color));
         }

@@ -42,6 +42,10 @@ pub struct SavedMove {
     pub san: String,
     /// Milliseconds the mover used.
     pub ms: u64,
+    /// The referee's latency for the move in microseconds: from the
+    /// reply's arrival to the opponent's `respond`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_us: Option<u64>,
 }
 
 /// A game as persisted in `state/game-NNNN.json`.
@@ -255,6 +259,7 @@ fn save(dir: &Path, spec: &GameSpec, state: &GameState) {
             .map(|p| SavedMove {
                 san: p.san.clone(),
                 ms: p.elapsed.as_millis() as u64,
+                latency_us: p.latency.map(|l| l.as_micros() as u64),
             })
             .collect(),
         ending: state.ending().cloned(),
@@ -292,6 +297,9 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
                 state
                     .replay_move(&m.san, Duration::from_millis(m.ms))
                     .map_err(|e| EventError(format!("state of game {}: {e}", spec.number)))?;
+                if let Some(us) = m.latency_us {
+                    state.set_last_latency(Duration::from_micros(us));
+                }
             }
             if let Some(e) = &saved.ending {
                 state.end(e.outcome, e.termination, &e.reason);

@@ -80,6 +80,10 @@ pub struct EventConfig {
     /// Seconds a player may stay silent in an untimed game (default 600).
     #[serde(default)]
     pub silence: Option<f64>,
+    /// Milliseconds a clock may run past zero before its flag falls
+    /// (default 0; at most 60000).
+    #[serde(default)]
+    pub margin_ms: Option<u64>,
     /// The players.
     #[serde(rename = "player")]
     pub players: Vec<PlayerConfig>,
@@ -104,6 +108,9 @@ impl std::fmt::Display for EventError {
 }
 
 impl std::error::Error for EventError {}
+
+/// The largest time margin an event may give (a minute).
+pub const MAX_MARGIN_MS: u64 = 60_000;
 
 /// Most games one event may schedule (bounds memory on hostile input).
 pub const MAX_GAMES: usize = 100_000;
@@ -163,6 +170,14 @@ impl EventConfig {
             conclude_delay: seconds(self.conclude_delay, 5.0, "conclude_delay")?,
             grace: seconds(self.grace, 30.0, "grace")?,
             silence: seconds(self.silence, 600.0, "silence")?,
+            margin: match self.margin_ms {
+                Some(ms) if ms > MAX_MARGIN_MS => {
+                    return Err(EventError(format!(
+                        "margin_ms must be at most {MAX_MARGIN_MS}"
+                    )));
+                }
+                ms => Duration::from_millis(ms.unwrap_or(0)),
+            },
         })
     }
 

@@ -2,7 +2,9 @@
 //! export format by `gamerec::pgn::writer`: Seven Tag Roster, TimeControl,
 //! Termination, PlyCount, and after every move a comment with the
 //! supplement's `[%clk]` (the mover's clock) and `[%emt]` (the time the move
-//! took), both made by `gamerec::pgn::commands`.
+//! took), both made by `gamerec::pgn::commands`. Both are the referee's
+//! millisecond values, written `h:mm:ss.fff` with trailing zeros dropped
+//! (`0:00:04.93`), as chess GUIs and TCEC write fractions.
 
 use gamerec::model::{Comment, Game, GameResult, NodeId, Ply, PlyMove, Tags};
 use gamerec::pgn::WriteOptions;
@@ -47,9 +49,9 @@ pub fn to_game(spec: &GameSpec, state: &GameState) -> Game {
         );
         let mut words = Vec::new();
         if let Some(clock) = played.clock_after {
-            words.push(KnownCommand::Clk(whole_seconds(clock)).to_string());
+            words.push(KnownCommand::Clk(clock).to_string());
         }
-        words.push(KnownCommand::Emt(whole_seconds(played.elapsed)).to_string());
+        words.push(KnownCommand::Emt(played.elapsed).to_string());
         if played.draw_offer {
             words.push("draw offer".to_owned());
         }
@@ -76,12 +78,6 @@ pub fn to_game(spec: &GameSpec, state: &GameState) -> Game {
 /// The PGN text of a game (ends with a blank line).
 pub fn game_pgn(spec: &GameSpec, state: &GameState) -> String {
     gamerec::pgn::writer::export_string(&to_game(spec, state), &WriteOptions::default())
-}
-
-/// The referee's clocks have millisecond resolution; the PGN shows whole
-/// seconds, as `[%clk h:mm:ss]` conventionally does.
-fn whole_seconds(d: std::time::Duration) -> std::time::Duration {
-    std::time::Duration::from_secs(d.as_secs())
 }
 
 /// Text safe inside `{...}`.

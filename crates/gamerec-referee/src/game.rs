@@ -121,7 +121,8 @@ pub struct Played {
     pub mv: Move,
     /// Its SAN in the position it was played from.
     pub san: String,
-    /// Time the mover took, as measured by the referee.
+    /// Time the mover took, as measured by the referee and charged to its
+    /// clock: whole milliseconds.
     pub elapsed: Duration,
     /// The mover's clock after the move (increments applied), if timed.
     pub clock_after: Option<Duration>,
@@ -129,6 +130,9 @@ pub struct Played {
     pub draw_offer: bool,
     /// A note the referee attaches (a rejected claim, ...).
     pub note: Option<String>,
+    /// The referee's own time for the move: from the reply's arrival to
+    /// the `respond` sent to the opponent (when there was one).
+    pub latency: Option<Duration>,
 }
 
 /// What a reply did to the game.
@@ -196,6 +200,18 @@ impl GameState {
     /// The clocks.
     pub fn clocks(&self) -> &Clocks {
         &self.clocks
+    }
+
+    /// Sets the clocks' time margin (see [`Clocks::set_margin`]).
+    pub fn set_time_margin(&mut self, margin: Duration) {
+        self.clocks.set_margin(margin);
+    }
+
+    /// Records the referee's latency for the last move played.
+    pub fn set_last_latency(&mut self, latency: Duration) {
+        if let Some(last) = self.played.last_mut() {
+            last.latency = Some(latency);
+        }
     }
 
     /// The side to move.
@@ -275,7 +291,7 @@ impl GameState {
     /// `elapsed` after the `respond` (a fallen flag takes precedence).
     pub fn illegal_move(&mut self, mv: &str, why: &str, elapsed: Duration) -> Step {
         if self.ending.is_none()
-            && let Some(rem) = self.clocks.remaining(self.turn())
+            && let Some(rem) = self.clocks.time_to_flag(self.turn())
             && elapsed >= rem
         {
             return Step::Ended(self.flag(elapsed));
@@ -321,7 +337,7 @@ impl GameState {
             return Step::Ended(ending.clone());
         }
         let color = self.turn();
-        if let Some(rem) = self.clocks.remaining(color)
+        if let Some(rem) = self.clocks.time_to_flag(color)
             && elapsed >= rem
         {
             return Step::Ended(self.flag(elapsed));
@@ -422,10 +438,12 @@ impl GameState {
         self.played.push(Played {
             mv,
             san,
-            elapsed,
+            // What the clock was charged: whole milliseconds.
+            elapsed: Duration::from_millis(elapsed.as_millis().min(u128::from(u64::MAX)) as u64),
             clock_after: self.clocks.remaining(color),
             draw_offer,
             note,
+            latency: None,
         });
     }
 

@@ -30,6 +30,8 @@ pub struct Timing {
     pub grace: Duration,
     /// How long a player may stay silent in an untimed game.
     pub silence: Duration,
+    /// How far past zero a clock may run before its flag falls (default 0).
+    pub margin: Duration,
 }
 
 impl Default for Timing {
@@ -39,6 +41,7 @@ impl Default for Timing {
             conclude_delay: Duration::from_secs(5),
             grace: Duration::from_secs(30),
             silence: Duration::from_secs(600),
+            margin: Duration::ZERO,
         }
     }
 }
@@ -136,6 +139,12 @@ fn inform_record(spec: &GameSpec, pos: &Chess, result: &str) -> Record {
     finish(crate::wire::bare_record(pos).with(ptp), "inform")
 }
 
+/// The opcode of the referee's exact clocks on `respond`: `clk_ms W B`,
+/// the milliseconds left on White's and on Black's clock when the record is
+/// sent (EPD's `cc` has whole seconds of time used, too coarse for fast
+/// games). Clients that do not know it ignore it, as EPD readers do.
+pub const EXACT_CLOCK_OPCODE: &str = "clk_ms";
+
 fn respond_record(state: &GameState) -> Record {
     let (before, last) = state.last_move_view();
     let mut record = position_record(&before);
@@ -146,6 +155,18 @@ fn respond_record(state: &GameState) -> Record {
             .map(|&s| Operand::Clock(EpdClock::from_seconds(s)))
             .collect(),
     ));
+    if let (Some(white), Some(black)) = (
+        state.clocks().remaining(Color::White),
+        state.clocks().remaining(Color::Black),
+    ) {
+        record.set(Operation::new(
+            EXACT_CLOCK_OPCODE,
+            [white, black]
+                .iter()
+                .map(|d| Operand::Integer(d.as_millis().min(i64::MAX as u128) as i64))
+                .collect(),
+        ));
+    }
     if let Some((mv, _)) = last {
         record.set(Operation::moves(Opcode::Sm, &before, &[PlyMove::Move(mv)]));
     }
@@ -217,6 +238,7 @@ pub async fn run_game(
     mut stop: watch::Receiver<Option<Stop>>,
 ) -> RunEnd {
     let names = [spec.white.clone(), spec.black.clone()];
+    state.set_time_margin(ctx.timing.margin);
     let mut seats: [Option<Seat>; 2] = tokio::select! {
         (w, b) = ctx.lobby.take_pair(&names[0], &names[1]) => [Some(w), Some(b)],
         _ = wait_stop(&mut stop) => return RunEnd::Interrupted(state),
@@ -248,7 +270,7 @@ pub async fn run_game(
             sent_at = Some(Instant::now());
         }
         let started = sent_at.unwrap_or_else(Instant::now);
-        let flag_at = match state.clocks().remaining(mover) {
+        let flag_at = match state.clocks().time_to_flag(mover) {
             Some(rem) => started + rem,
             None => started + ctx.timing.silence,
         };
@@ -348,7 +370,25 @@ pub async fn run_game(
                 Some("reply") if c == mover => {
                     let step = state.apply_reply(&record, at.saturating_duration_since(started));
                     if step == Step::Moved {
-                        sent_at = None;
+                        // The opponent's `respond` goes out first; saving
+                        // and logging the move happen on its time.
+                        if let Some(seat) = &seats[index(state.turn())] {
+                            send(seat, respond_record(&state)).await;
+                        }
+                        let now = Instant::now();
+                        sent_at = Some(now);
+                        let latency = now.saturating_duration_since(at);
+                        state.set_last_latency(latency);
+                        if let Some(played) = state.played().last() {
+                            ctx.log.note(&format!(
+                                "game {}: {} {} in {:.3} s, referee latency {:.3} ms",
+                                spec.number,
+                                mover,
+                                played.san,
+                                played.elapsed.as_secs_f64(),
+                                latency.as_secs_f64() * 1000.0
+                            ));
+                        }
                     }
                     (ctx.hook)(spec, &state);
                 }

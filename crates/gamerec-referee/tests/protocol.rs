@@ -39,6 +39,7 @@ fn timing() -> Timing {
         conclude_delay: Duration::from_millis(10),
         grace: Duration::from_millis(800),
         silence: Duration::from_secs(30),
+        margin: Duration::ZERO,
     }
 }
 
@@ -246,6 +247,88 @@ async fn full_game_sequence_ends_in_mate() {
     assert_eq!(state.played().len(), 4);
     // Increments: each side got +1 s per move.
     assert!(state.played()[0].clock_after.unwrap() > Duration::from_secs(60));
+}
+
+/// The `clk_ms W B` of a respond record.
+fn exact_clocks(record: &Record) -> [u64; 2] {
+    let op = record
+        .op("clk_ms")
+        .unwrap_or_else(|| panic!("no clk_ms: {record}"));
+    let ms: Vec<u64> = op
+        .operands
+        .iter()
+        .map(|o| o.text().parse().unwrap())
+        .collect();
+    [ms[0], ms[1]]
+}
+
+/// Every `respond` carries both clocks to the millisecond, equal to the
+/// referee's own (the clock after each side's last move, increments
+/// applied); every move but the last records the referee's latency.
+#[tokio::test]
+async fn respond_carries_the_exact_clocks() {
+    let r = referee("10+0.5", Chess::default()).await;
+    let (mut a, mut b) = pair(&r).await;
+    let mut seen = Vec::new();
+    for (i, (white, black)) in [("e4", "e5"), ("Nf3", "Nc6"), ("Bb5", "a6")]
+        .into_iter()
+        .enumerate()
+    {
+        let rec = a.expect("respond").await;
+        seen.push(exact_clocks(&rec));
+        tokio::time::sleep(Duration::from_millis(30 + 20 * i as u64)).await;
+        a.reply(&format!("sm {white};")).await;
+        let rec = b.expect("respond").await;
+        seen.push(exact_clocks(&rec));
+        tokio::time::sleep(Duration::from_millis(10 * i as u64)).await;
+        b.reply(&format!("sm {black};")).await;
+    }
+    a.respond("resign;").await;
+    let state = finished(r).await;
+    assert_eq!(seen[0], [10_000, 10_000]);
+    let mut clocks = [10_000u64, 10_000];
+    for (ply, played) in state.played().iter().enumerate() {
+        assert_eq!(seen[ply], clocks, "before ply {}", ply + 1);
+        let after = played.clock_after.unwrap();
+        assert_eq!(after, Duration::from_millis(after.as_millis() as u64));
+        clocks[ply % 2] = after.as_millis() as u64;
+        // Charged whole milliseconds: clock = before - elapsed + increment.
+        assert_eq!(
+            Duration::from_millis(seen[ply][ply % 2]) - played.elapsed + Duration::from_millis(500),
+            after
+        );
+        assert!(played.latency.is_some_and(|l| l < Duration::from_secs(1)));
+    }
+    assert!(state.played()[2].elapsed >= Duration::from_millis(50));
+}
+
+/// With a margin a move made after the clock reached zero stands, but the
+/// overdraft is charged: the next move has only what is left of the
+/// margin.
+#[tokio::test]
+async fn time_margin_keeps_the_overdraft() {
+    let timing = Timing {
+        margin: Duration::from_millis(400),
+        ..timing()
+    };
+    let r = referee_with(spec("1", Chess::default()), timing).await;
+    let (mut a, mut b) = pair(&r).await;
+    a.expect("respond").await;
+    tokio::time::sleep(Duration::from_millis(1_150)).await;
+    a.reply("sm e4;").await;
+    let rec = b.respond("sm e5;").await;
+    assert_eq!(exact_clocks(&rec)[0], 0, "{rec}");
+    a.expect("respond").await;
+    // Overdrawn by at least 150 ms: at most 250 ms of the margin remain.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a.reply("sm Nf3;").await;
+    assert_eq!(b.concluded().await, "0-1");
+    let state = finished(r).await;
+    assert_eq!(state.played().len(), 2, "the first late move stood");
+    assert_eq!(
+        state.ending().unwrap().termination,
+        Termination::TimeForfeit
+    );
 }
 
 #[tokio::test]

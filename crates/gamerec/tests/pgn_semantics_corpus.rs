@@ -194,10 +194,12 @@ fn tcec_comments_have_no_commands_and_time_controls_parse() {
             assert_eq!(parsed.to_string(), tc);
             if tc.contains('.') {
                 fractional += 1;
+                // Sub-second controls are accepted (to milliseconds).
                 assert!(
-                    check_tags(&game.tags)
+                    !check_tags(&game.tags)
                         .iter()
-                        .any(|w| w.name == "TimeControl")
+                        .any(|w| w.name == "TimeControl"),
+                    "{tc}"
                 );
             }
         }

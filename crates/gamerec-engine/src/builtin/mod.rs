@@ -7,6 +7,7 @@
 
 pub mod eval;
 pub mod search;
+pub mod time;
 pub mod tt;
 
 use std::time::{Duration, Instant};
@@ -16,7 +17,8 @@ use shakmaty::{Chess, Move, Position};
 use crate::Engine;
 use crate::mate::{MateOutcome, MateSolver};
 use crate::types::{EngineError, Info, Limits, Result, Score, SearchResult, StopHandle};
-use search::{SearchLimits, Searcher, allocate, hash_of};
+use search::{SearchLimits, Searcher, hash_of};
+use time::Deadlines;
 use tt::Tt;
 
 /// Longest mate the quick probe before each search looks for.
@@ -147,22 +149,19 @@ impl Engine for BuiltinEngine {
             keys.push(hash_of(&pos));
             pos.play_unchecked(m);
         }
-        let hard_from_movetime = limits.movetime.map(|t| started + t);
-        let (soft, hard) = match limits.clock {
-            Some(c) if limits.movetime.is_none() => {
-                let (rem, inc) = if pos.turn().is_white() {
+        let deadlines = match (limits.movetime, limits.clock) {
+            (Some(t), _) => Deadlines::movetime(started, t),
+            (None, Some(c)) => {
+                let (remaining, increment) = if pos.turn().is_white() {
                     (c.white, c.white_inc)
                 } else {
                     (c.black, c.black_inc)
                 };
-                let (s, h) = allocate(rem, inc, c.moves_to_go);
-                (Some(started + s), Some(started + h))
+                Deadlines::clock(started, remaining, increment, c.moves_to_go)
             }
-            _ => (
-                hard_from_movetime.map(|h| started + (h - started) * 6 / 10),
-                hard_from_movetime,
-            ),
+            (None, None) => Deadlines::NONE,
         };
+        let Deadlines { soft, hard } = deadlines;
         if let Some(n) = limits.mate {
             let mut solver = MateSolver::new(self.stop.flag().clone());
             solver.node_limit = limits.nodes;
@@ -198,11 +197,9 @@ impl Engine for BuiltinEngine {
             on_info(&found.info);
             return Ok(found);
         }
-        // Without a time limit a depth/node search still needs a bound.
-        let depth = match (limits.depth, limits.nodes, hard) {
-            (None, None, None) => None,
-            (d, _, _) => d,
-        };
+        // A forced move under a clock is played at once.
+        let forced = limits.clock.is_some() && pos.legal_moves().len() == 1;
+        let depth = if forced { Some(1) } else { limits.depth };
         let sl = SearchLimits {
             depth,
             nodes: limits.nodes,

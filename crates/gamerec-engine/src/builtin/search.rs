@@ -9,6 +9,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position};
 
 use super::eval::{evaluate, has_non_pawn_material, value};
+use super::time::{POLL_NODES, next_iteration_end};
 use super::tt::{PackedMove, Tt, TtBound};
 use crate::types::{Info, Score};
 
@@ -45,7 +46,8 @@ pub struct SearchLimits {
     pub nodes: Option<u64>,
     /// Hard deadline: abort the iteration.
     pub hard: Option<Instant>,
-    /// Soft deadline: do not start another iteration after it.
+    /// Soft deadline: do not start another iteration after it (nor one
+    /// predicted to end after `hard`).
     pub soft: Option<Instant>,
 }
 
@@ -135,7 +137,9 @@ impl<'a> Searcher<'a> {
             ..Info::default()
         };
         let mut score: i32 = 0;
+        let mut last_iteration: Option<Duration> = None;
         for depth in 1..=max_depth {
+            let iteration_start = Instant::now();
             self.seldepth = 0;
             // Aspiration window around the previous score.
             let (mut alpha, mut beta, mut delta) = if depth >= 5 && score.abs() < MATE_BOUND {
@@ -188,9 +192,21 @@ impl<'a> Searcher<'a> {
                 ..Info::default()
             };
             report(&last);
-            if self.limits.soft.is_some_and(|t| Instant::now() >= t) {
+            let now = Instant::now();
+            if self.limits.soft.is_some_and(|t| now >= t) {
                 break;
             }
+            // An iteration that cannot finish before the hard deadline
+            // would be thrown away: do not start it.
+            let took = now - iteration_start;
+            if self
+                .limits
+                .hard
+                .is_some_and(|t| next_iteration_end(now, took, last_iteration) > t)
+            {
+                break;
+            }
+            last_iteration = Some(took);
             // A mate found and proven at this depth will not get shorter.
             if score.abs() >= MATE_BOUND && (MATE - score.abs()) < depth {
                 break;
@@ -270,7 +286,7 @@ impl<'a> Searcher<'a> {
     ) -> i32 {
         self.pv[ply].clear();
         self.nodes += 1;
-        if self.nodes & 1023 == 0 {
+        if self.nodes.is_multiple_of(POLL_NODES) {
             self.check_limits();
         }
         if self.stopped {
@@ -469,7 +485,7 @@ impl<'a> Searcher<'a> {
     fn quiesce(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv[ply].clear();
         self.nodes += 1;
-        if self.nodes & 1023 == 0 {
+        if self.nodes.is_multiple_of(POLL_NODES) {
             self.check_limits();
         }
         if self.stopped {
@@ -571,18 +587,4 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     } else {
         score
     }
-}
-
-/// Time allocation for a clock: (soft, hard) budgets.
-pub fn allocate(
-    remaining: Duration,
-    inc: Duration,
-    moves_to_go: Option<u32>,
-) -> (Duration, Duration) {
-    let mtg = moves_to_go.unwrap_or(30).clamp(1, 50);
-    let base = remaining / mtg + inc * 3 / 4;
-    let hard_cap = remaining.saturating_sub(Duration::from_millis(50)) * 2 / 5;
-    let soft = base.min(hard_cap);
-    let hard = (base * 3).min(hard_cap).max(soft);
-    (soft * 6 / 10, hard)
 }

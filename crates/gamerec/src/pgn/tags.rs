@@ -424,9 +424,17 @@ fn check_time_control(value: &str) -> Vec<String> {
         Err(e) => return vec![e.message],
     };
     let mut problems = Vec::new();
-    if value.contains('.') {
+    // The standard writes integers; engine testing (cutechess-cli,
+    // fastchess, `gamerec match`) and TCEC write sub-second values such as
+    // `10+0.1`, which no integer form can express: up to milliseconds are
+    // accepted.
+    let fractions_too_fine = value
+        .split(|c: char| !c.is_ascii_digit() && c != '.')
+        .filter_map(|number| number.split_once('.'))
+        .any(|(_, fraction)| fraction.len() > 3);
+    if fractions_too_fine {
         problems.push(format!(
-            "fractional seconds are not standard (integers only): `{value}`"
+            "fractional seconds finer than milliseconds: `{value}`"
         ));
     }
     if let TimeControl::Periods(periods) = &tc {
@@ -808,6 +816,8 @@ mod tests {
             ("UTCTime", "14:30:00"),
             ("UTCDate", "1992.11.04"),
             ("TimeControl", "40/7200:20/3600:900+30"),
+            ("TimeControl", "180+0.5"),
+            ("TimeControl", "10+0.1"),
             ("SetUp", "0"),
             ("Termination", "normal"),
             ("Annotator", "Edwards, Steven J."),
@@ -833,7 +843,7 @@ mod tests {
             ("TimeControl", "40 moves in 2 hours"),
             ("TimeControl", "300:40/7200"),
             ("TimeControl", "40/5400+30"),
-            ("TimeControl", "180+0.5"),
+            ("TimeControl", "180+0.0001"),
             ("SetUp", "yes"),
             ("SetUp", "1"),
             ("Termination", "checkmate"),

@@ -109,8 +109,9 @@ fn push_fraction(out: &mut String, nanos: u32) {
 }
 
 /// Reads a number of seconds: digits with an optional fraction (`0.5`).
-/// The standard allows integers only; [`crate::pgn::tags::check_tags`]
-/// warns on fractions, but real files (TCEC `180+0.5`) carry them.
+/// The standard allows integers only, but real files (TCEC `180+0.5`,
+/// engine matches `10+0.1`) carry fractions; [`crate::pgn::tags::check_tags`]
+/// accepts them down to milliseconds.
 fn parse_seconds(s: &str) -> Option<Duration> {
     let (whole, frac) = match s.split_once('.') {
         Some((w, f)) => (w, Some(f)),
