@@ -25,6 +25,7 @@ mod progress;
 mod referee_cmd;
 mod sgf_cmd;
 mod sort_cmd;
+mod svg_cmd;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -121,6 +122,8 @@ enum Command {
     Bridge(referee_cmd::BridgeArgs),
     /// Play a match between two engines through a local referee.
     Match(referee_cmd::MatchArgs),
+    /// Draw a board as SVG (or PNG): a FEN, a PGN game at a ply, an SGF node.
+    Svg(svg_cmd::SvgArgs),
 }
 
 #[derive(Subcommand)]
@@ -155,6 +158,7 @@ fn main() -> ExitCode {
         Command::Referee(args) => Ok(referee_cmd::referee(args)),
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
         Command::Match(args) => Ok(referee_cmd::run_match(args)),
+        Command::Svg(args) => svg_cmd::run(args),
     };
     finish(result)
 }

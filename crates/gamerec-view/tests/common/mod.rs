@@ -1,6 +1,7 @@
 //! A small reader for the SVG the library writes: elements with their
 //! attributes, in document order.
 
+#![allow(dead_code)]
 use std::collections::BTreeMap;
 
 /// One start tag: its name, attributes, and the text right after it.
