@@ -18,6 +18,7 @@ mod check_cmd;
 mod cpu;
 mod engine_cmd;
 mod epd_cmd;
+mod html_cmd;
 mod input;
 mod moves_cmd;
 mod pgn_cmd;
@@ -124,6 +125,8 @@ enum Command {
     Match(referee_cmd::MatchArgs),
     /// Draw a board as SVG (or PNG): a FEN, a PGN game at a ply, an SGF node.
     Svg(svg_cmd::SvgArgs),
+    /// Write static viewer pages (board, moves, graphs) for PGN/SGF files.
+    Html(html_cmd::HtmlArgs),
 }
 
 #[derive(Subcommand)]
@@ -159,6 +162,7 @@ fn main() -> ExitCode {
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
         Command::Match(args) => Ok(referee_cmd::run_match(args)),
         Command::Svg(args) => svg_cmd::run(args),
+        Command::Html(args) => html_cmd::run(args),
     };
     finish(result)
 }

@@ -17,6 +17,7 @@ pub mod chess;
 pub mod diagram;
 #[cfg(feature = "png")]
 pub mod png;
+pub mod viewer;
 
 pub use chess::{BoardOptions, board_svg, game_svg, mainline_node, position_svg};
 pub use diagram::{DiagramError, DiagramOptions, sgf_svg};
