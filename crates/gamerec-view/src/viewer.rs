@@ -456,10 +456,10 @@ pub fn page(title: &str, games_json: &[String]) -> String {
          <meta name=\"generator\" content=\"gamerec html\">\n<title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
         html_escape(title)
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<header><h1 id=\"title\">{}</h1><span id=\"subtitle\"></span>\
-         <span class=\"help\">← → move · Home End · ↑ ↓ variation · F flip</span></header>\n",
+         <span class=\"help\">← → move · Home End · ↑ ↓ variation · F flip</span></header>",
         html_escape(title)
     );
     out.push_str(concat!(
