@@ -4,7 +4,7 @@
 //!
 //! | path | what |
 //! |---|---|
-//! | `/` | the page |
+//! | `/` | the page (`/#once`: one snapshot, no live updates) |
 //! | `/state` | a JSON snapshot `{"games": [...], "standings": {...}}` |
 //! | `/events` | `text/event-stream`: the snapshot on every change |
 
@@ -217,8 +217,10 @@ function player(g,side,live){
 function render(s){
  snapshot=s;received=Date.now();
  for(const g of s.games){const now=placement(g.fen);const before=previous[g.number];if(before){const c=changed(before,now);if(c.length)highlight[g.number]=c;}previous[g.number]=now;}
- const only=s.games.length===1;
- document.getElementById("games").innerHTML=s.games.map(g=>{
+ // Games being played first, then finished ones, newest first.
+ const games=s.games.slice().sort((a,b)=>((a.result==="*")===(b.result==="*")?b.number-a.number:(a.result==="*"?-1:1)));
+ const only=games.length===1;
+ document.getElementById("games").innerHTML=games.map(g=>{
   const live=g.result==="*";
   return '<section class="game'+(only?" only":"")+'" data-game="'+g.number+'"><div class="title"><span>Game '+g.number+' · round '+esc(g.round)+'</span><span class="res">'+(live?"in progress":esc(g.result)+(g.reason?" — "+esc(g.reason):""))+'</span></div>'+
   board(g)+
@@ -235,7 +237,8 @@ function connect(){const es=new EventSource("/events");
  es.onmessage=e=>{document.getElementById("status").textContent="live";render(JSON.parse(e.data));};
  es.onerror=()=>{document.getElementById("status").textContent="(reconnecting)";};}
 fetch("/state").then(r=>r.json()).then(render).catch(()=>{});
-connect();
+// `/#once`: one snapshot, no live updates (screenshots, slow links).
+if(location.hash==="#once"){document.getElementById("status").textContent="snapshot";}else{connect();}
 </script></body></html>
 "##;
 
