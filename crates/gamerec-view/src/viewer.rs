@@ -336,51 +336,45 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
         "result",
         &json_string(coll.text_of(root, Prop::RE).unwrap_or("")),
     );
-    // Pre-order with an explicit stack; node indices are positions in it.
-    let mut order: Vec<(gamerec::sgf::NodeId, i64, State, u32)> = Vec::new();
-    let mut stack = vec![(root, -1i64, initial, 0u32)];
-    while let Some((id, parent, mut state, number)) = stack.pop() {
-        let mut errors = Vec::new();
-        let mut number = number;
-        if parent >= 0 {
-            replay::apply_node(coll, id, &mut state, &mut errors);
-        }
-        let is_move = coll.get(id, Prop::B).is_some() || coll.get(id, Prop::W).is_some();
-        if is_move {
-            number += 1;
-        }
-        let index = order.len() as i64;
+    // Node indices are pre-order positions (first pass, ids only); the
+    // second pass replays in the same order and writes each node at once,
+    // so only the states of variations still to visit are held.
+    let mut index = vec![u32::MAX; coll.node_count()];
+    let mut count = 0u32;
+    let mut ids = vec![root];
+    while let Some(id) = ids.pop() {
+        index[id.0 as usize] = count;
+        count += 1;
         let children: Vec<_> = coll.children(id).collect();
-        for &c in children.iter().rev() {
-            stack.push((c, index, state.clone(), number));
-        }
-        order.push((id, parent, state, number));
-        if order.len() > 2_000_000 {
-            break;
-        }
-    }
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
-    for (i, (_, parent, _, _)) in order.iter().enumerate() {
-        if *parent >= 0 {
-            children[*parent as usize].push(i);
-        }
+        ids.extend(children.into_iter().rev());
     }
     out.push_str(",\"nodes\":[");
-    for (i, (id, parent, state, number)) in order.iter().enumerate() {
-        if i > 0 {
+    let mut first_node = true;
+    let mut stack = vec![(root, -1i64, initial, 0u32)];
+    while let Some((id, parent, mut state, mut number)) = stack.pop() {
+        if parent >= 0 {
+            let mut errors = Vec::new();
+            replay::apply_node(coll, id, &mut state, &mut errors);
+        }
+        if coll.get(id, Prop::B).is_some() || coll.get(id, Prop::W).is_some() {
+            number += 1;
+        }
+        let children: Vec<_> = coll.children(id).collect();
+        if !first_node {
             out.push(',');
         }
+        first_node = false;
         let _ = write!(out, "{{\"p\":{parent},\"k\":[");
-        for (j, c) in children[i].iter().enumerate() {
+        for (j, c) in children.iter().enumerate() {
             if j > 0 {
                 out.push(',');
             }
-            let _ = write!(out, "{c}");
+            let _ = write!(out, "{}", index[c.0 as usize]);
         }
         out.push(']');
-        push_field(&mut out, "b", &json_string(&board_string(state)));
+        push_field(&mut out, "b", &json_string(&board_string(&state)));
         for (prop, color) in [(Prop::B, 'B'), (Prop::W, 'W')] {
-            if let Some(p) = coll.get(*id, prop) {
+            if let Some(p) = coll.get(id, prop) {
                 let (text, point) = match p.value() {
                     Value::Point(pt) if u32::from(pt.x) < w && u32::from(pt.y) < h => {
                         (sgf_point_text(pt, w, h, othello), Some(pt))
@@ -394,10 +388,10 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
                 }
             }
         }
-        if let Some(c) = coll.text_of(*id, Prop::C) {
+        if let Some(c) = coll.text_of(id, Prop::C) {
             push_field(&mut out, "post", &json_string(c.trim()));
         }
-        if let Some(n) = coll.text_of(*id, Prop::N) {
+        if let Some(n) = coll.text_of(id, Prop::N) {
             push_field(&mut out, "pre", &json_string(n.trim()));
         }
         for (prop, key) in [
@@ -406,7 +400,7 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
             (Prop::SQ, "sq"),
             (Prop::MA, "ma"),
         ] {
-            if let Some(p) = coll.get(*id, prop) {
+            if let Some(p) = coll.get(id, prop) {
                 let mut pts = Vec::new();
                 for &v in p.values() {
                     expand_points(v, &mut pts);
@@ -421,7 +415,7 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
                 out.push(']');
             }
         }
-        if let Some(p) = coll.get(*id, Prop::LB) {
+        if let Some(p) = coll.get(id, Prop::LB) {
             out.push_str(",\"lb\":[");
             let mut first = true;
             for &v in p.values() {
@@ -436,6 +430,10 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
             out.push(']');
         }
         out.push('}');
+        let me = i64::from(index[id.0 as usize]);
+        for &c in children.iter().rev() {
+            stack.push((c, me, state.clone(), number));
+        }
     }
     out.push_str("]}");
     Some(out)
