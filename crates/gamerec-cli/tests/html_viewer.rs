@@ -3,6 +3,7 @@
 //! (read from the DOM) and the screenshots show a board (kept under
 //! `target/screenshots/`).
 
+mod cdp;
 #[path = "../../gamerec-view/tests/common/mod.rs"]
 mod common;
 
@@ -367,4 +368,159 @@ fn go_viewer_in_chromium() {
         count_near(&pixels, [0xdc, 0xb3, 0x5c]) > 100_000,
         "the wooden board"
     );
+}
+
+/// The pieces on the page's board as (square, letter), sorted.
+fn dom_pieces(browser: &mut cdp::Browser) -> Vec<(String, String)> {
+    let v = browser.eval(
+        "JSON.stringify([...document.querySelectorAll('#board .piece')].map(p => [p.dataset.square, p.dataset.piece]))",
+    );
+    let mut pieces: Vec<(String, String)> = serde_json::from_str(v.as_str().unwrap()).unwrap();
+    pieces.sort();
+    pieces
+}
+
+fn position_pieces(game: &Game, node: NodeId) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = game
+        .position_at(node)
+        .board()
+        .clone()
+        .into_iter()
+        .map(|(sq, p)| (sq.to_string(), p.char().to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Real key presses (DevTools `Input.dispatchKeyEvent`): after each, the
+/// board in the page is the game's position at the node the key leads to;
+/// a screenshot after the presses shows the board and the move highlight.
+#[test]
+fn viewer_follows_real_key_presses_over_devtools() {
+    let Some(chromium) = gamerec_testkit::peer("chromium") else {
+        return;
+    };
+    let out = site("html-devtools");
+    let games = games();
+    let game = &games[0];
+    let main: Vec<NodeId> = game.tree.mainline().collect();
+    let profile = gamerec_testkit::temp_dir("html-devtools-profile");
+    let mut browser = cdp::Browser::launch(
+        &chromium,
+        profile,
+        &url(&out.join("games.html"), ""),
+        (1300, 820),
+    );
+    browser.wait_for("document.querySelector('#board svg')");
+    assert_eq!(
+        dom_pieces(&mut browser),
+        position_pieces(game, NodeId::ROOT)
+    );
+    let d6 = game.tree.node(main[2]).variations()[0];
+    let steps: Vec<(&str, NodeId)> = vec![
+        ("ArrowRight", main[0]),
+        ("ArrowRight", main[1]),
+        ("ArrowRight", main[2]),
+        ("ArrowRight", main[3]),
+        ("ArrowDown", d6),
+        ("ArrowRight", game.tree.node(d6).main_child().unwrap()),
+        ("ArrowLeft", d6),
+        ("ArrowUp", main[3]),
+        ("End", *main.last().unwrap()),
+        ("ArrowLeft", main[main.len() - 2]),
+        ("Home", NodeId::ROOT),
+    ];
+    for (key, node) in steps {
+        browser.press(key);
+        let shown = browser.eval("document.getElementById('board').dataset.node");
+        assert_eq!(shown, node.0.to_string(), "after {key}");
+        assert_eq!(
+            dom_pieces(&mut browser),
+            position_pieces(game, node),
+            "after {key}"
+        );
+    }
+    for _ in 0..9 {
+        browser.press("ArrowRight");
+    }
+    assert_eq!(dom_pieces(&mut browser), position_pieces(game, main[8]));
+    let current = browser.eval("document.querySelector('#moves .move.current').textContent");
+    assert_eq!(current, "exd5");
+    browser.press("f");
+    assert_eq!(
+        browser.eval("document.querySelector('#board svg').classList.contains('flipped')"),
+        true
+    );
+    browser.press("f");
+    let png = browser.screenshot();
+    let dir = gamerec_testkit::repo_root()
+        .join("target")
+        .join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("viewer-after-keys.png"), &png).unwrap();
+    let pixels = decode_png(&png);
+    assert!(
+        count_near(&pixels, [0xf0, 0xd9, 0xb5]) > 60_000,
+        "light squares"
+    );
+    assert!(
+        count_near(&pixels, [0xcd, 0xd2, 0x6a]) + count_near(&pixels, [0xaa, 0xa2, 0x3a]) > 5_000,
+        "last move"
+    );
+    // The game list: a click on the second game loads it.
+    browser.eval("document.querySelectorAll('#game-list li')[1].click()");
+    browser.press("End");
+    assert_eq!(
+        dom_pieces(&mut browser),
+        position_pieces(&games[1], games[1].tree.mainline().last().unwrap())
+    );
+}
+
+/// Go boards follow real key presses too: the stones in the page are the
+/// replayed position after each key.
+#[test]
+fn go_viewer_follows_real_key_presses_over_devtools() {
+    let Some(chromium) = gamerec_testkit::peer("chromium") else {
+        return;
+    };
+    let out = site("html-devtools-go");
+    let parsed = gamerec::sgf::parse(SGF.as_bytes(), &gamerec::sgf::ParseOptions::default());
+    let coll = &parsed.collection;
+    let profile = gamerec_testkit::temp_dir("html-devtools-go-profile");
+    let mut browser = cdp::Browser::launch(
+        &chromium,
+        profile,
+        &url(&out.join("joseki.html"), ""),
+        (1100, 800),
+    );
+    browser.wait_for("document.querySelector('#board svg')");
+    for (key, path) in [
+        ("ArrowRight", "1"),
+        ("ArrowRight", "2"),
+        ("ArrowRight", "3"),
+        ("ArrowDown", "3,2"),
+        ("ArrowRight", "3,2,4"),
+        ("Home", "0"),
+        ("End", "5"),
+    ] {
+        browser.press(key);
+        let v = browser.eval(
+            "JSON.stringify([...document.querySelectorAll('#board .stone')].map(s => [s.dataset.point, s.classList.contains('black')]))",
+        );
+        let mut drawn: Vec<(String, bool)> = serde_json::from_str(v.as_str().unwrap()).unwrap();
+        drawn.sort();
+        let node = gamerec::sgf::replay::find_node(coll, path).unwrap().1;
+        let (state, _) = gamerec::sgf::replay::play_to(coll, node).unwrap();
+        let mut want = Vec::new();
+        for y in 0..9u8 {
+            for x in 0..9u8 {
+                let p = gamerec::sgf::Point::new(x, y);
+                if let Some(c) = state.position.get(p) {
+                    want.push((p.to_string(), c == gamerec::sgf::Color::Black));
+                }
+            }
+        }
+        want.sort();
+        assert_eq!(drawn, want, "after {key} (node {path})");
+    }
 }
