@@ -185,3 +185,103 @@ engine = "builtin:3"
         "boards too small: {light} + {dark} px"
     );
 }
+
+/// Serves the page and one fixed `/state` snapshot from a thread (each
+/// connection: one request, one response).
+fn serve_fixed(state: &'static str) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && head.len() < 8192 {
+                if stream.read(&mut byte).unwrap_or(0) == 0 {
+                    break;
+                }
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head);
+            let path = head.split_whitespace().nth(1).unwrap_or("");
+            let (kind, body) = match path {
+                "/" => ("text/html; charset=utf-8", gamerec_referee::spectator::PAGE),
+                "/state" => ("application/json", state),
+                _ => ("text/plain", ""),
+            };
+            let status = if path == "/" || path == "/state" {
+                "200 OK"
+            } else {
+                "404 Not Found"
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+/// With evaluations and the last move in the snapshot, the page shows the
+/// engines' last evaluations by their clocks and highlights the move.
+#[test]
+fn spectator_page_shows_evaluations_and_last_move() {
+    let Some(chromium) = gamerec_testkit::peer("chromium") else {
+        return;
+    };
+    const STATE: &str = r#"{"games":[{"number":1,"round":"1","white":"alpha","black":"beta",
+"fen":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2","moves":["e4","e5"],
+"white_ms":299000,"black_ms":25000,"turn":"white","result":"*","reason":null,
+"last_move":"e7e5","white_eval":{"cp":35,"depth":12},"black_eval":{"mate":-3}}],"standings":null}"#;
+    let port = serve_fixed(STATE);
+    let profile = gamerec_testkit::temp_dir("spectator-fixed-profile");
+    let out = Command::new(&chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("http://127.0.0.1:{port}/#once"))
+        .output()
+        .unwrap();
+    gamerec_testkit::assert_success(&out, "chromium");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let main = &dom[dom.find("<main id=\"games\">").expect("games")..];
+    let main = &main[..main.find("</main>").unwrap()];
+    assert!(main.contains(">+0.35 d12</span>"), "{main}");
+    assert!(main.contains(">#-3</span>"), "{main}");
+    let highlighted: Vec<String> = main
+        .split("<div class=\"sq ")
+        .skip(1)
+        .filter(|c| c.starts_with("l hl\"") || c.starts_with("d hl\""))
+        .map(|c| {
+            let tag = format!(" {}", &c[..c.find('>').unwrap()]);
+            attr(&tag, "data-square").unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(highlighted, ["e7", "e5"]);
+    // Clocks as m:ss; the side to move's clock runs (it ticked down during
+    // the page's virtual time), a low clock is marked.
+    let run = r#"class="clock run" data-side="white" data-ms="299000">"#;
+    let shown = &main[main.find(run).expect("running clock") + run.len()..];
+    let shown = &shown[..shown.find('<').unwrap()];
+    assert!(shown.starts_with("4:5") && shown < "4:59", "{shown}");
+    assert!(
+        main.contains(r#"class="clock low" data-side="black" data-ms="25000">0:25<"#),
+        "{main}"
+    );
+    assert!(
+        main.contains(r#"<td class="n">1.</td><td>e4</td><td class="last">e5</td>"#),
+        "{main}"
+    );
+}
