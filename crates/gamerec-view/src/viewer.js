@@ -290,7 +290,10 @@
     document.title = g.title;
     const tags = $("tags");
     tags.innerHTML = g.tags.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("");
-    document.querySelectorAll("#game-list li").forEach((li, k) => li.classList.toggle("current", k === state.game));
+    document.querySelectorAll("#game-list li").forEach((li, k) => {
+      li.classList.toggle("current", k === state.game);
+      if (k === state.game) li.scrollIntoView({ block: "nearest" });
+    });
     buildMoves();
     buildGraphs();
     go(0);

@@ -229,10 +229,30 @@ pub fn chess_game_json(game: &Game) -> String {
     out
 }
 
+/// `White – Black`; when neither player is known (`?` or missing), the
+/// opening (`ECO Opening, Variation`) or the event.
 fn chess_title(game: &Game) -> String {
-    let white = game.tags.get("White").unwrap_or("?");
-    let black = game.tags.get("Black").unwrap_or("?");
-    format!("{white} – {black}")
+    let known = |tag: &str| {
+        game.tags
+            .get(tag)
+            .map(str::trim)
+            .filter(|v| !v.is_empty() && *v != "?" && *v != "-")
+    };
+    if known("White").is_some() || known("Black").is_some() {
+        return format!(
+            "{} – {}",
+            known("White").unwrap_or("?"),
+            known("Black").unwrap_or("?")
+        );
+    }
+    let opening: Vec<&str> = ["ECO", "Opening", "Variation", "SubVariation"]
+        .iter()
+        .filter_map(|t| known(t))
+        .collect();
+    if !opening.is_empty() {
+        return opening.join(" ");
+    }
+    known("Event").unwrap_or("? – ?").to_owned()
 }
 
 fn sgf_point_text(p: Point, w: u32, h: u32, othello: bool) -> String {

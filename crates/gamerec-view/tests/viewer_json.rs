@@ -136,3 +136,20 @@ fn json_strings_cannot_close_the_script() {
     let back: String = serde_json::from_str(&s).unwrap();
     assert_eq!(back, "</script><!-- \"quote\" \\ \u{2028} \u{1}");
 }
+
+/// Titles name the players, else the opening, else the event.
+#[test]
+fn game_titles() {
+    let pgn = "[White \"A\"]\n[Black \"?\"]\n\n1. e4 *\n\n\
+               [White \"?\"]\n[Black \"?\"]\n[ECO \"B20\"]\n[Opening \"Sicilian\"]\n\n1. e4 c5 *\n\n\
+               [Event \"Club\"]\n\n1. d4 *\n";
+    let (games, _) = gamerec::pgn::read_games(pgn.as_bytes());
+    let titles: Vec<String> = games
+        .iter()
+        .map(|g| {
+            let v: serde_json::Value = serde_json::from_str(&chess_game_json(g)).unwrap();
+            v["title"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(titles, ["A – ?", "B20 Sicilian", "Club"]);
+}
