@@ -8,6 +8,8 @@
 //! * [`diagram`]: a Go or Othello board from an SGF node: stones, last move,
 //!   move numbers for a range, labels and marks (`LB`, `TR`, `CR`, `SQ`,
 //!   `MA`), any board size.
+//! * [`viewer`]: the self-contained HTML game viewer of `gamerec html`.
+//! * `png` (feature `png`): SVG to PNG through resvg.
 //!
 //! Every drawn element carries a `class` and `data-square` / `data-point`
 //! attributes naming what it shows, so a page or a test can read the
