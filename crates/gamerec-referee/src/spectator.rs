@@ -172,7 +172,8 @@ header h1{font-size:1.3em;margin:0} #status{color:#bbb;font-size:.9em}
 .moves tr:nth-child(even) td:not(.n){background:#fbfaf7}
 .moves td.last{background:#3a6ea5!important;color:#fff;border-radius:3px}
 .result{font-weight:bold;text-align:center}
-aside h2{font-size:1.1em;margin:.2em 0 .5em}
+aside h2,.finished h2{font-size:1.1em;margin:.2em 0 .5em}
+.finished{grid-column:1/-1}
 table.st{border-collapse:collapse;background:#fff}
 table.st td,table.st th{border:1px solid #d6d0c4;padding:.25em .6em;text-align:right}
 table.st td.p,table.st th.p{text-align:left}
@@ -217,14 +218,19 @@ function player(g,side,live){
 function render(s){
  snapshot=s;received=Date.now();
  for(const g of s.games){const now=placement(g.fen);const before=previous[g.number];if(before){const c=changed(before,now);if(c.length)highlight[g.number]=c;}previous[g.number]=now;}
- // Games being played first, then finished ones, newest first.
- const games=s.games.slice().sort((a,b)=>((a.result==="*")===(b.result==="*")?b.number-a.number:(a.result==="*"?-1:1)));
+ // Games being played first, then the last finished ones, newest first;
+ // older finished games go into a table below.
+ const sorted=s.games.slice().sort((a,b)=>((a.result==="*")===(b.result==="*")?b.number-a.number:(a.result==="*"?-1:1)));
+ const live=sorted.filter(g=>g.result==="*").length;
+ const games=sorted.slice(0,Math.max(live+2,4)),older=sorted.slice(games.length);
  const only=games.length===1;
  document.getElementById("games").innerHTML=games.map(g=>{
   const live=g.result==="*";
   return '<section class="game'+(only?" only":"")+'" data-game="'+g.number+'"><div class="title"><span>Game '+g.number+' · round '+esc(g.round)+'</span><span class="res">'+(live?"in progress":esc(g.result)+(g.reason?" — "+esc(g.reason):""))+'</span></div>'+
   board(g)+
-  '<div class="side">'+player(g,"black",live)+'<div class="moves">'+moves(g.moves)+'</div>'+player(g,"white",live)+'</div></section>';}).join("");
+  '<div class="side">'+player(g,"black",live)+'<div class="moves">'+moves(g.moves)+'</div>'+player(g,"white",live)+'</div></section>';}).join("")+
+  (older.length?'<section class="finished"><h2>Finished games</h2><table class="st"><tr><th>#</th><th class="p">white</th><th class="p">black</th><th>result</th><th class="p">why</th><th>moves</th></tr>'+
+   older.map(g=>'<tr><td>'+g.number+'</td><td class="p">'+esc(g.white)+'</td><td class="p">'+esc(g.black)+'</td><td>'+esc(g.result)+'</td><td class="p">'+esc(g.reason||"")+'</td><td>'+Math.ceil(g.moves.length/2)+'</td></tr>').join("")+'</table></section>':"");
  document.querySelectorAll(".moves").forEach(m=>{m.scrollTop=m.scrollHeight;});
  const st=s.standings;
  if(st){document.getElementById("standings").innerHTML='<h2>Standings</h2><table class="st"><tr><th>#</th><th class="p">player</th><th>points</th><th>games</th><th>+</th><th>=</th><th>−</th></tr>'+

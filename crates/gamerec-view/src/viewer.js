@@ -221,20 +221,20 @@
   }
   // A line chart: series of [ply, value]; ticks at round values.
   function chart(id, title, series, yMin, yMax, step, fmt, zeroLine) {
-    const W = 420, H = 170, L = 50, R = 10, T = 24, B = 26;
+    const W = 420, H = 180, L = 54, R = 10, T = 26, B = 28;
     const line = mainline(game()), n = Math.max(line.length, 1);
     const X = (ply) => L + ((ply - 1) / Math.max(n - 1, 1)) * (W - L - R);
     const Y = (v) => T + (1 - (Math.min(Math.max(v, yMin), yMax) - yMin) / (yMax - yMin)) * (H - T - B);
-    let s = `<svg xmlns="${SVGNS}" id="${id}" class="chart" viewBox="0 0 ${W} ${H}"><text x="${L}" y="14" font-size="13" font-weight="bold">${title}</text>`;
+    let s = `<svg xmlns="${SVGNS}" id="${id}" class="chart" viewBox="0 0 ${W} ${H}"><text x="${L}" y="14" font-size="15" font-weight="bold">${title}</text>`;
     for (let v = yMin; v <= yMax + step / 1000; v += step) {
       const y = Y(v);
       s += `<line class="grid" x1="${L}" x2="${W - R}" y1="${y}" y2="${y}" stroke="${zeroLine && Math.abs(v) < step / 1000 ? "#888" : "#e4e4e4"}"/>`;
-      s += `<text class="tick y" x="${L - 6}" y="${y + 4}" font-size="12" text-anchor="end">${fmt(v)}</text>`;
+      s += `<text class="tick y" x="${L - 6}" y="${y + 4}" font-size="14" text-anchor="end">${fmt(v)}</text>`;
     }
     const xStep = niceStep(n / 8, decimalSteps().filter((v) => v >= 1));
     for (let m = xStep; m <= Math.ceil(n / 2); m += xStep) {
       const x = X(2 * m - 1);
-      s += `<line x1="${x}" x2="${x}" y1="${H - B}" y2="${H - B + 4}" stroke="#888"/><text class="tick x" x="${x}" y="${H - 8}" font-size="12" text-anchor="middle">${m}</text>`;
+      s += `<line x1="${x}" x2="${x}" y1="${H - B}" y2="${H - B + 4}" stroke="#888"/><text class="tick x" x="${x}" y="${H - 8}" font-size="14" text-anchor="middle">${m}</text>`;
     }
     for (const [name, color, pts] of series) {
       if (!pts.length) continue;
