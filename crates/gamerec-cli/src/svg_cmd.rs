@@ -94,12 +94,47 @@ fn input_error(message: String) -> anyhow::Error {
     InputError(message).into()
 }
 
-fn draw(args: &SvgArgs) -> Result<String> {
+/// What the input argument holds.
+enum Source {
+    /// A FEN or EPD line given on the command line or as a file's first line.
+    Fen(String),
+    /// PGN text.
+    Pgn(Vec<u8>),
+    /// SGF bytes.
+    Sgf(Vec<u8>),
+}
+
+/// Reads the input once: a file (or `-`, stdin) by extension, else by its
+/// first bytes (SGF, an EPD/FEN line, else PGN); any other argument is a FEN.
+fn source(args: &SvgArgs) -> Result<(Source, String)> {
     let path = Path::new(&args.input);
     let format = Format::of_path(path);
     let is_file = path.is_file() || args.input == "-";
-    if matches!(format, Format::Sgf) || (is_file && sniff_sgf(&args.input)) {
-        return draw_sgf(args);
+    if !is_file && !matches!(format, Format::Pgn | Format::Sgf | Format::Epd) {
+        return Ok((Source::Fen(args.input.clone()), "<argument>".to_owned()));
+    }
+    let input = Input::from_arg(OsStr::new(&args.input));
+    let data = input.read_all().with_context(|| input.name.clone())?;
+    let format = match format {
+        Format::Unknown => Format::of_content(&data),
+        f => f,
+    };
+    let source = match format {
+        Format::Sgf => Source::Sgf(data),
+        Format::Epd => {
+            let text = String::from_utf8_lossy(&data);
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            Source::Fen(line.to_owned())
+        }
+        _ => Source::Pgn(data),
+    };
+    Ok((source, input.name))
+}
+
+fn draw(args: &SvgArgs) -> Result<String> {
+    let (source, name) = source(args)?;
+    if let Source::Sgf(data) = &source {
+        return draw_sgf(args, data, &name);
     }
     if args.numbers.is_some() {
         bail!("--numbers is for Go and Othello boards (SGF input)");
@@ -108,48 +143,52 @@ fn draw(args: &SvgArgs) -> Result<String> {
         bail!("--node is for SGF input; use --ply for PGN");
     }
     let opts = chess_options(args)?;
-    if is_file || matches!(format, Format::Pgn) {
-        let input = Input::from_arg(OsStr::new(&args.input));
-        let data = input.read_all().with_context(|| input.name.clone())?;
-        let (games, problems) = gamerec::pgn::read_games(&data);
-        let Some(game) = args.game.checked_sub(1).and_then(|i| games.get(i)) else {
-            let first = problems
-                .first()
-                .map(|p| format!(" ({})", p.message))
-                .unwrap_or_default();
-            return Err(input_error(format!(
-                "{}: no game {} ({} games read){first}",
-                input.name,
-                args.game,
-                games.len()
-            )));
-        };
-        let node = match args.ply {
-            None => game
-                .tree
-                .mainline()
-                .last()
-                .unwrap_or(gamerec::model::NodeId::ROOT),
-            Some(ply) => gamerec_view::mainline_node(game, ply).ok_or_else(|| {
-                input_error(format!(
-                    "{}: game {} has {} plies, no ply {ply}",
-                    input.name,
-                    args.game,
-                    game.tree.mainline_len()
-                ))
-            })?,
-        };
-        return Ok(gamerec_view::game_svg(game, node, &opts));
+    match source {
+        Source::Pgn(data) => draw_pgn(args, &data, &name, &opts),
+        Source::Fen(text) => draw_fen(args, &text, opts),
+        Source::Sgf(_) => unreachable!("drawn above"),
     }
+}
+
+fn draw_pgn(args: &SvgArgs, data: &[u8], name: &str, opts: &BoardOptions) -> Result<String> {
+    let (games, problems) = gamerec::pgn::read_games(data);
+    let Some(game) = args.game.checked_sub(1).and_then(|i| games.get(i)) else {
+        let first = problems
+            .first()
+            .map(|p| format!(" ({})", p.message))
+            .unwrap_or_default();
+        return Err(input_error(format!(
+            "{name}: no game {} ({} games read){first}",
+            args.game,
+            games.len()
+        )));
+    };
+    let node = match args.ply {
+        None => game
+            .tree
+            .mainline()
+            .last()
+            .unwrap_or(gamerec::model::NodeId::ROOT),
+        Some(ply) => gamerec_view::mainline_node(game, ply).ok_or_else(|| {
+            input_error(format!(
+                "{name}: game {} has {} plies, no ply {ply}",
+                args.game,
+                game.tree.mainline_len()
+            ))
+        })?,
+    };
+    Ok(gamerec_view::game_svg(game, node, opts))
+}
+
+fn draw_fen(args: &SvgArgs, text: &str, mut opts: BoardOptions) -> Result<String> {
     if args.ply.is_some() {
         bail!("--ply needs a game file, not a FEN");
     }
-    let fen: shakmaty::fen::Fen = fen_fields(&args.input)
+    let fen: shakmaty::fen::Fen = fen_fields(text)
         .parse()
-        .map_err(|e| input_error(format!("not a FEN or a file: {:?}: {e}", args.input)))?;
+        .map_err(|e| input_error(format!("not a FEN or a file: {text:?}: {e}")))?;
     let setup = fen.as_setup();
     // Any placement is drawn; check is marked only for legal positions.
-    let mut opts = opts;
     if let Ok(pos) = fen
         .clone()
         .into_position::<shakmaty::Chess>(shakmaty::CastlingMode::Chess960)
@@ -173,16 +212,6 @@ fn fen_fields(text: &str) -> String {
         fields.len().min(4)
     };
     fields[..take].join(" ")
-}
-
-fn sniff_sgf(arg: &str) -> bool {
-    let input = Input::from_arg(OsStr::new(arg));
-    let Ok(mut reader) = input.open(None) else {
-        return false;
-    };
-    let mut head = [0u8; 256];
-    let n = std::io::Read::read(&mut reader, &mut head).unwrap_or(0);
-    Format::of_content(&head[..n]) == Format::Sgf
 }
 
 fn chess_options(args: &SvgArgs) -> Result<BoardOptions> {
@@ -261,13 +290,11 @@ fn parse_numbers(text: &str) -> Result<std::ops::RangeInclusive<u32>> {
     Ok(a..=b)
 }
 
-fn draw_sgf(args: &SvgArgs) -> Result<String> {
+fn draw_sgf(args: &SvgArgs, data: &[u8], name: &str) -> Result<String> {
     if args.flip || !args.arrows.is_empty() || !args.squares.is_empty() {
         bail!("--flip, --arrows and --squares are for chess boards");
     }
-    let input = Input::from_arg(OsStr::new(&args.input));
-    let data = input.read_all().with_context(|| input.name.clone())?;
-    let parsed = gamerec::sgf::parse(&data, &gamerec::sgf::ParseOptions::default());
+    let parsed = gamerec::sgf::parse(data, &gamerec::sgf::ParseOptions::default());
     let coll = &parsed.collection;
     let node = if let Some(path) = &args.node {
         let path = if path.trim_start().starts_with("game") || args.game == 1 {
@@ -276,7 +303,7 @@ fn draw_sgf(args: &SvgArgs) -> Result<String> {
             format!("game {} {path}", args.game)
         };
         gamerec::sgf::replay::find_node(coll, &path)
-            .ok_or_else(|| input_error(format!("{}: no node {path}", input.name)))?
+            .ok_or_else(|| input_error(format!("{}: no node {path}", name)))?
             .1
     } else {
         let root = *args
@@ -286,7 +313,7 @@ fn draw_sgf(args: &SvgArgs) -> Result<String> {
             .ok_or_else(|| {
                 input_error(format!(
                     "{}: no game {} ({} games read)",
-                    input.name,
+                    name,
                     args.game,
                     coll.roots.len()
                 ))
@@ -297,7 +324,7 @@ fn draw_sgf(args: &SvgArgs) -> Result<String> {
             Some(n) => *line.get(n).ok_or_else(|| {
                 input_error(format!(
                     "{}: the main line has {} moves, no move {n}",
-                    input.name,
+                    name,
                     line.len() - 1
                 ))
             })?,
@@ -309,8 +336,7 @@ fn draw_sgf(args: &SvgArgs) -> Result<String> {
         move_numbers: args.numbers.as_deref().map(parse_numbers).transpose()?,
         ..DiagramOptions::default()
     };
-    gamerec_view::sgf_svg(coll, node, &opts)
-        .map_err(|e| input_error(format!("{}: {e}", input.name)))
+    gamerec_view::sgf_svg(coll, node, &opts).map_err(|e| input_error(format!("{}: {e}", name)))
 }
 
 fn write(args: &SvgArgs, svg: &str) -> Result<()> {

@@ -203,3 +203,31 @@ fn bad_input_and_usage() {
         Some(2)
     );
 }
+
+/// `-` reads stdin once: SGF and PGN by content, an EPD/FEN line too; a
+/// `.epd` file draws its first position.
+#[test]
+fn stdin_and_epd_files() {
+    let run = |stdin: &[u8], extra: &[&str]| {
+        let mut args = vec!["svg", "-"];
+        args.extend_from_slice(extra);
+        let out = gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), &args, stdin);
+        gamerec_testkit::assert_success(&out, "gamerec svg -");
+        elements(std::str::from_utf8(&out.stdout).unwrap())
+    };
+    let els = run(b"(;GM[1]FF[4]SZ[9];B[ee];W[cc])", &[]);
+    assert_eq!(with_class(&els, "stone").len(), 2);
+    let els = run(b"[Event \"x\"]\n\n1. e4 e5 *\n", &["--ply", "1"]);
+    assert_eq!(squares_with(&els, "lastmove"), ["e2", "e4"]);
+    let els = run(format!("{CHECK_FEN}\n").as_bytes(), &[]);
+    assert_eq!(squares_with(&els, "check"), ["e1"]);
+    let dir = gamerec_testkit::temp_dir("svg-cli-epd");
+    let epd = dir.join("p.epd");
+    std::fs::write(
+        &epd,
+        "\n4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"a\";\n8/8/8/8/8/8/8/8 w - -\n",
+    )
+    .unwrap();
+    let els = svg_of(&["svg", epd.to_str().unwrap()]);
+    assert_eq!(with_class(&els, "piece").len(), 3);
+}
