@@ -309,3 +309,51 @@ fn piece_set_is_complete() {
     }
     assert!(gamerec_view::chess::piece_svg('x').is_none());
 }
+
+proptest::proptest! {
+    /// Random legal games, any options: the drawn pieces, highlights and
+    /// squares are the position's.
+    #[test]
+    fn random_positions_are_drawn_exactly(
+        choices in proptest::collection::vec(0usize..1000, 0..120),
+        flipped: bool,
+        coordinates: bool,
+        size in 16u32..2000,
+    ) {
+        let mut pos = Chess::default();
+        let mut last = None;
+        for c in choices {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let mv = moves[c % moves.len()];
+            last = gamerec_view::chess::move_squares(&mv);
+            pos.play_unchecked(mv);
+        }
+        let opts = BoardOptions { size, flipped, coordinates, last_move: last, ..BoardOptions::default() };
+        let els = elements(&position_svg(&pos, &opts));
+        proptest::prop_assert_eq!(els[0].attr("width"), size.to_string());
+        let mut drawn: Vec<(String, String)> = with_class(&els, "piece")
+            .iter()
+            .map(|p| (p.attr("data-square").to_owned(), p.attr("data-piece").to_owned()))
+            .collect();
+        drawn.sort();
+        let mut expected: Vec<(String, String)> = pos
+            .board()
+            .clone()
+            .into_iter()
+            .map(|(sq, p)| (sq.to_string(), p.char().to_string()))
+            .collect();
+        expected.sort();
+        proptest::prop_assert_eq!(drawn, expected);
+        let lit: Vec<String> = with_class(&els, "lastmove").iter().map(|e| e.attr("data-square").to_owned()).collect();
+        let mut want: Vec<String> = last.map(|(a, b)| vec![a.to_string(), b.to_string()]).unwrap_or_default();
+        want.sort_by_key(|s| s.parse::<Square>().map(|q| q as usize).unwrap_or(0));
+        want.dedup();
+        proptest::prop_assert_eq!(lit, want);
+        let check: Vec<&str> = with_class(&els, "check").iter().map(|e| e.attr("data-square")).collect();
+        let want_check: Vec<String> = gamerec_view::chess::check_square(&pos).map(|s| s.to_string()).into_iter().collect();
+        proptest::prop_assert_eq!(check, want_check);
+    }
+}
