@@ -18,6 +18,7 @@ mod check_cmd;
 mod convert_cmd;
 mod engine_cmd;
 mod epd_cmd;
+mod html_cmd;
 mod input;
 mod moves_cmd;
 mod pgn_cmd;
@@ -25,6 +26,7 @@ mod progress;
 mod referee_cmd;
 mod sgf_cmd;
 mod sort_cmd;
+mod svg_cmd;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -121,6 +123,10 @@ enum Command {
     Bridge(referee_cmd::BridgeArgs),
     /// Play a match between two engines through a local referee.
     Match(referee_cmd::MatchArgs),
+    /// Draw a board as SVG (or PNG): a FEN, a PGN game at a ply, an SGF node.
+    Svg(svg_cmd::SvgArgs),
+    /// Write static viewer pages (board, moves, graphs) for PGN/SGF files.
+    Html(html_cmd::HtmlArgs),
 }
 
 #[derive(Subcommand)]
@@ -155,6 +161,8 @@ fn main() -> ExitCode {
         Command::Referee(args) => Ok(referee_cmd::referee(args)),
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
         Command::Match(args) => Ok(referee_cmd::run_match(args)),
+        Command::Svg(args) => svg_cmd::run(args),
+        Command::Html(args) => html_cmd::run(args),
     };
     finish(result)
 }

@@ -452,13 +452,13 @@ fn spectator_page_renders_live_games_in_chromium() {
     // The page's script connected to the event stream and drew the state:
     // boards, the players, clocks and the moves played so far.
     assert!(!dom.contains("connecting…"), "no event stream: {dom}");
-    assert!(dom.contains(r#"<table class="board">"#), "{dom}");
-    assert!(dom.contains(r#"<div class="game">"#), "{dom}");
+    assert!(dom.contains(r#"<div class="board" data-fen=""#), "{dom}");
+    assert!(dom.contains(r#"<section class="game"#), "{dom}");
     for name in ["alpha", "beta", "gamma", "delta"] {
         assert!(dom.contains(name), "{name} missing: {dom}");
     }
     assert!(dom.contains(r#"class="clock"#), "{dom}");
-    assert!(dom.contains(r#"<div class="moves">1."#), "{dom}");
+    assert!(dom.contains(r#"<td class="n">1.</td>"#), "{dom}");
 }
 
 /// `referee serve` ends by itself when its event is over and prints the

@@ -125,7 +125,12 @@ fn report_charts_render_in_headless_chromium() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let png = tmp("shot.png");
+    // Kept as a test artefact.
+    let shots = gamerec_testkit::repo_root()
+        .join("target")
+        .join("screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let png = shots.join("report.png");
     let profile = tmp("profile");
     let status = Command::new(chromium)
         .args([

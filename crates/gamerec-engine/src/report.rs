@@ -254,25 +254,72 @@ const COLORS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
 
-/// Solutions against time: a cumulative step curve per run on a log time axis.
+/// Axis ticks at round values: a step of 1, 2 or 5 × 10^k (at least
+/// `min_step`) giving about `want` intervals over `0..=max`, and the axis
+/// top (a multiple of the step at or above `max`). Every tick is a label
+/// that shows exactly its value.
+pub fn nice_ticks(max: f64, want: u32, min_step: f64) -> (f64, Vec<f64>) {
+    let max = if max.is_finite() && max > 0.0 {
+        max
+    } else {
+        1.0
+    };
+    let raw = (max / f64::from(want.max(1))).max(min_step);
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|&s| s >= raw * (1.0 - 1e-9))
+        .unwrap_or(10.0 * magnitude)
+        .max(min_step);
+    let intervals = (max / step - 1e-9).ceil().max(1.0) as u32;
+    let ticks: Vec<f64> = (0..=intervals).map(|k| f64::from(k) * step).collect();
+    (f64::from(intervals) * step, ticks)
+}
+
+/// A tick value as text: no trailing zeros (`0.5`, `2`, `150`).
+fn tick_label(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+/// Chart geometry: the SVG fills its container's width (`width="100%"`)
+/// and keeps its proportions through the view box.
+const CHART_W: f64 = 720.0;
+
+/// Solutions against time: a cumulative step curve per run on a log time
+/// axis (ticks at powers of ten), counts on a linear axis with round ticks.
 fn cumulative_svg(runs: &[Run]) -> String {
-    let (w, h, ml, mb, mt, mr) = (640.0, 320.0, 50.0, 40.0, 10.0, 10.0);
-    let max_n = runs
+    let (w, h, ml, mb, mt, mr) = (CHART_W, 340.0, 56.0, 44.0, 12.0, 16.0);
+    let solved: Vec<Vec<u64>> = runs
         .iter()
-        .map(|r| r.records.len())
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let times: Vec<u64> = runs
-        .iter()
-        .flat_map(|r| r.records.iter().filter_map(|x| x.solution_ms))
+        .map(|run| {
+            let mut t: Vec<u64> = run
+                .records
+                .iter()
+                .filter(|r| r.solved == Some(true))
+                .filter_map(|r| r.solution_ms)
+                .collect();
+            t.sort_unstable();
+            t
+        })
         .collect();
-    let tmax = times.iter().copied().max().unwrap_or(1000).max(10) as f64;
-    let (lmin, lmax) = (0.0f64, tmax.log10().ceil().max(1.0));
-    let x = |ms: f64| ml + (ms.max(1.0).log10() - lmin) / (lmax - lmin) * (w - ml - mr);
-    let y = |n: f64| h - mb - n / max_n * (h - mb - mt);
+    let most = solved.iter().map(Vec::len).max().unwrap_or(0);
+    let (top, yticks) = nice_ticks(most as f64, 5, 1.0);
+    let tmax = solved
+        .iter()
+        .flatten()
+        .copied()
+        .max()
+        .unwrap_or(1000)
+        .max(10) as f64;
+    // Times below 1 ms (0 included) are drawn at the axis' left end, 1 ms.
+    let lmax = tmax.log10().ceil().max(1.0);
+    let x = |ms: f64| ml + ms.max(1.0).log10() / lmax * (w - ml - mr);
+    let y = |n: f64| h - mb - n / top * (h - mb - mt);
     let mut s = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="cumulative" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="cumulative" width="100%" viewBox="0 0 {w} {h}">"#
     );
     let _ = write!(
         s,
@@ -289,36 +336,33 @@ fn cumulative_svg(runs: &[Run]) -> String {
         };
         let _ = write!(
             s,
-            r##"<line x1="{0}" x2="{0}" y1="{mt}" y2="{1}" stroke="#ddd"/><text x="{0}" y="{2}" font-size="11" text-anchor="middle">{label}</text>"##,
+            r##"<line class="tick x" x1="{0:.1}" x2="{0:.1}" y1="{mt}" y2="{1}" stroke="#ddd"/><text class="tick-label x" data-value="{ms}" x="{0:.1}" y="{2}" font-size="12" text-anchor="middle">{label}</text>"##,
             x(ms),
-            h - mb,
-            h - mb + 15.0
+            h - mb + 6.0,
+            h - mb + 19.0
         );
     }
-    for k in 0..=4 {
-        let n = max_n * f64::from(k) / 4.0;
+    for &n in &yticks {
         let _ = write!(
             s,
-            r##"<text x="{}" y="{}" font-size="11" text-anchor="end">{:.0}</text>"##,
-            ml - 4.0,
-            y(n) + 4.0,
-            n
+            r##"<line class="tick y" x1="{x1}" x2="{x2}" y1="{yy:.1}" y2="{yy:.1}" stroke="#e4e4e4"/><text class="tick-label y" data-value="{n}" x="{tx}" y="{ty:.1}" font-size="12" text-anchor="end">{label}</text>"##,
+            x1 = ml - 5.0,
+            x2 = w - mr,
+            yy = y(n),
+            tx = ml - 8.0,
+            ty = y(n) + 4.0,
+            label = tick_label(n)
         );
     }
     let _ = write!(
         s,
-        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">time to solution</text>"#,
+        r#"<text x="{}" y="{}" font-size="13" text-anchor="middle">time to solution (log scale)</text><text x="14" y="{}" font-size="13" text-anchor="middle" transform="rotate(-90 14 {})">positions solved</text>"#,
         (w + ml) / 2.0,
-        h - 5.0
+        h - 6.0,
+        (h - mb + mt) / 2.0,
+        (h - mb + mt) / 2.0
     );
-    for (i, run) in runs.iter().enumerate() {
-        let mut t: Vec<u64> = run
-            .records
-            .iter()
-            .filter(|r| r.solved == Some(true))
-            .filter_map(|r| r.solution_ms)
-            .collect();
-        t.sort_unstable();
+    for (i, t) in solved.iter().enumerate() {
         let mut pts = format!("{:.1},{:.1}", x(1.0), y(0.0));
         for (k, ms) in t.iter().enumerate() {
             let _ = write!(
@@ -333,7 +377,7 @@ fn cumulative_svg(runs: &[Run]) -> String {
         let _ = write!(pts, " {:.1},{:.1}", x(tmax), y(t.len() as f64));
         let _ = write!(
             s,
-            r#"<polyline class="series" fill="none" stroke="{}" stroke-width="2" points="{pts}"/>"#,
+            r#"<polyline class="series" fill="none" stroke="{}" stroke-width="2.5" points="{pts}"/>"#,
             COLORS[i % COLORS.len()]
         );
     }
@@ -341,65 +385,107 @@ fn cumulative_svg(runs: &[Run]) -> String {
     s
 }
 
-/// A grouped histogram over log10 buckets.
+/// The histogram bucket of a value: 0 for zero, then k + 1 for
+/// `10^k <= v < 10^(k+1)`.
+pub fn log_bucket(v: u64) -> usize {
+    if v == 0 { 0 } else { v.ilog10() as usize + 1 }
+}
+
+/// A bucket's label: `0`, then half-open decades `1–10`, `10–100`,
+/// `100–1k`, `1k–10k`, … (a bar counts values from its lower bound up to,
+/// not including, its upper bound).
+pub fn bucket_label(b: usize, unit: &str) -> String {
+    fn short(exp: u32) -> String {
+        let (base, suffix) = match exp {
+            0..=2 => (10u64.pow(exp), ""),
+            3..=5 => (10u64.pow(exp - 3), "k"),
+            6..=8 => (10u64.pow(exp - 6), "M"),
+            9..=11 => (10u64.pow(exp - 9), "G"),
+            _ => (10u64.pow(exp - 12), "T"),
+        };
+        format!("{base}{suffix}")
+    }
+    if b == 0 {
+        return format!("0{unit}");
+    }
+    let exp = (b - 1) as u32;
+    format!("{}–{}{unit}", short(exp), short(exp + 1))
+}
+
+/// A grouped histogram over decade buckets (zero has its own bucket), or
+/// `None` when no run has a value.
 fn histogram_svg(
     id: &str,
     runs: &[Run],
     value: impl Fn(&ResultRecord) -> Option<u64>,
     unit: &str,
-) -> String {
-    let (w, h, ml, mb, mt) = (640.0, 260.0, 50.0, 40.0, 10.0);
-    let bucket = |v: u64| (v.max(1) as f64).log10().floor() as usize;
-    let nb = runs
+    caption: &str,
+) -> Option<String> {
+    let (w, h, ml, mb, mt, mr) = (CHART_W, 280.0, 56.0, 44.0, 12.0, 16.0);
+    let values: Vec<Vec<u64>> = runs
         .iter()
-        .flat_map(|r| r.records.iter().filter_map(&value))
-        .map(bucket)
-        .max()
-        .unwrap_or(0)
-        + 1;
-    let counts: Vec<Vec<usize>> = runs
+        .map(|r| r.records.iter().filter_map(&value).collect())
+        .collect();
+    let all = values.iter().flatten().copied();
+    let lo = all.clone().map(log_bucket).min()?;
+    let hi = all.map(log_bucket).max()?;
+    let nb = hi - lo + 1;
+    let counts: Vec<Vec<usize>> = values
         .iter()
-        .map(|r| {
+        .map(|vs| {
             let mut c = vec![0; nb];
-            for v in r.records.iter().filter_map(&value) {
-                c[bucket(v)] += 1;
+            for &v in vs {
+                c[log_bucket(v) - lo] += 1;
             }
             c
         })
         .collect();
-    let max_c = counts.iter().flatten().copied().max().unwrap_or(1).max(1) as f64;
-    let gw = (w - ml - 10.0) / nb as f64;
+    let max_c = counts.iter().flatten().copied().max().unwrap_or(0);
+    let (top, yticks) = nice_ticks(max_c as f64, 5, 1.0);
+    let y = |n: f64| h - mb - n / top * (h - mb - mt);
+    let gw = (w - ml - mr) / nb as f64;
     let bw = (gw * 0.8) / runs.len().max(1) as f64;
     let mut s = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{id}" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{id}" width="100%" viewBox="0 0 {w} {h}">"#
     );
-    for (b, label) in (0..nb).map(|b| (b, format!("≥1e{b}{unit}"))) {
+    for &n in &yticks {
         let _ = write!(
             s,
-            r#"<text x="{:.1}" y="{}" font-size="11" text-anchor="middle">{label}</text>"#,
+            r##"<line class="tick y" x1="{x1}" x2="{x2}" y1="{yy:.1}" y2="{yy:.1}" stroke="#e4e4e4"/><text class="tick-label y" data-value="{n}" x="{tx}" y="{ty:.1}" font-size="12" text-anchor="end">{label}</text>"##,
+            x1 = ml - 5.0,
+            x2 = w - mr,
+            yy = y(n),
+            tx = ml - 8.0,
+            ty = y(n) + 4.0,
+            label = tick_label(n)
+        );
+    }
+    for b in 0..nb {
+        let _ = write!(
+            s,
+            r#"<text class="bucket" x="{:.1}" y="{}" font-size="12" text-anchor="middle">{}</text>"#,
             ml + gw * (b as f64 + 0.5),
-            h - mb + 15.0
+            h - mb + 17.0,
+            bucket_label(b + lo, unit)
         );
     }
-    for k in 0..=4 {
-        let n = max_c * f64::from(k) / 4.0;
-        let yy = h - mb - n / max_c * (h - mb - mt);
-        let _ = write!(
-            s,
-            r##"<line x1="{ml}" x2="{w}" y1="{yy:.1}" y2="{yy:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="11" text-anchor="end">{n:.0}</text>"##,
-            ml - 4.0,
-            yy + 4.0
-        );
-    }
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" font-size="13" text-anchor="middle">{}</text>"#,
+        (w + ml) / 2.0,
+        h - 6.0,
+        esc(caption)
+    );
     for (i, c) in counts.iter().enumerate() {
         for (b, &n) in c.iter().enumerate() {
             if n == 0 {
                 continue;
             }
-            let bh = n as f64 / max_c * (h - mb - mt);
+            let bh = n as f64 / top * (h - mb - mt);
             let _ = write!(
                 s,
-                r#"<rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {n}</title></rect>"#,
+                r#"<rect class="bar" data-bucket="{}" data-count="{n}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {n}</title></rect>"#,
+                b + lo,
                 ml + gw * b as f64 + gw * 0.1 + bw * i as f64,
                 h - mb - bh,
                 bw,
@@ -410,7 +496,7 @@ fn histogram_svg(
         }
     }
     s.push_str("</svg>");
-    s
+    Some(s)
 }
 
 /// The HTML report: self-contained, no scripts or network.
@@ -419,7 +505,8 @@ pub fn html_report(title: &str, runs: &[Run]) -> String {
     let _ = write!(
         s,
         r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{t}</title><style>
-body{{font-family:sans-serif;margin:2em;color:#222}} table{{border-collapse:collapse;margin:1em 0}}
+body{{font-family:"DejaVu Sans",sans-serif;margin:1.5em 2em;color:#222}} table{{border-collapse:collapse;margin:1em 0}}
+.charts{{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:0 2.5em}} .charts svg{{display:block;max-width:100%;height:auto}}
 td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#f0f0f0}} td.l,th.l{{text-align:left}}
 .ok{{color:#2ca02c}} .miss{{color:#d62728}} .key span{{display:inline-block;width:1em;height:1em;margin:0 4px 0 12px;vertical-align:middle}}
 </style></head><body><h1>{t}</h1>"#,
@@ -495,19 +582,33 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         }
         s.push_str("</table>");
     }
-    s.push_str("<h2>Solutions against time</h2>");
-    s.push_str(&cumulative_svg(runs));
-    s.push_str("<h2>Node counts</h2>");
-    s.push_str(&histogram_svg("nodes", runs, |r| r.nodes, ""));
-    s.push_str("<h2>Time per position</h2>");
-    s.push_str(&histogram_svg("times", runs, |r| r.time_ms, "ms"));
+    s.push_str("<div class=\"charts\">");
+    if runs
+        .iter()
+        .any(|r| r.records.iter().any(|x| x.solved == Some(true)))
+    {
+        s.push_str("<section><h2>Solutions against time</h2>");
+        s.push_str(&cumulative_svg(runs));
+        s.push_str("</section>");
+    }
+    let node_caption =
+        "nodes searched per position (bars: from the lower bound up to, not including, the upper)";
+    if let Some(svg) = histogram_svg("nodes", runs, |r| r.nodes, "", node_caption) {
+        s.push_str("<section><h2>Node counts</h2>");
+        s.push_str(&svg);
+        s.push_str("</section>");
+    }
+    let time_caption =
+        "time per position (bars: from the lower bound up to, not including, the upper)";
+    if let Some(svg) = histogram_svg("times", runs, |r| r.time_ms, " ms", time_caption) {
+        s.push_str("<section><h2>Time per position</h2>");
+        s.push_str(&svg);
+        s.push_str("</section>");
+    }
+    s.push_str("</div>");
     // Side by side: every position where the runs disagree, then the misses.
     if runs.len() > 1 {
-        s.push_str("<h2>Where the runs differ</h2><table id=\"diff\"><tr><th class=\"l\">id</th><th class=\"l\">bm</th>");
-        for r in runs {
-            let _ = write!(s, "<th>{}</th>", esc(&r.label));
-        }
-        s.push_str("</tr>");
+        let mut rows = String::new();
         for rec in &runs[0].records {
             let verdicts: Vec<Option<&ResultRecord>> = runs
                 .iter()
@@ -518,7 +619,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
                 continue;
             }
             let _ = write!(
-                s,
+                rows,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>",
                 esc(&rec.id),
                 esc(&rec.bm.join(" "))
@@ -535,13 +636,32 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
                     ),
                     None => "—".into(),
                 };
-                let _ = write!(s, "<td>{cell}</td>");
+                let _ = write!(rows, "<td>{cell}</td>");
+            }
+            rows.push_str("</tr>");
+        }
+        s.push_str("<h2>Where the runs differ</h2>");
+        if rows.is_empty() {
+            s.push_str("<p id=\"diff-none\">The runs agree on every position.</p>");
+        } else {
+            s.push_str("<table id=\"diff\"><tr><th class=\"l\">id</th><th class=\"l\">bm</th>");
+            for r in runs {
+                let _ = write!(s, "<th>{}</th>", esc(&r.label));
             }
             s.push_str("</tr>");
+            s.push_str(&rows);
+            s.push_str("</table>");
         }
-        s.push_str("</table>");
     }
     for r in runs {
+        if !r.records.iter().any(|x| x.solved == Some(false)) {
+            let _ = write!(
+                s,
+                "<h2>Missed by {}</h2><p class=\"none-missed\">No position missed.</p>",
+                esc(&r.label)
+            );
+            continue;
+        }
         let _ = write!(
             s,
             "<h2>Missed by {}</h2><table class=\"missed\"><tr><th class=\"l\">id</th><th class=\"l\">bm</th><th class=\"l\">am</th><th class=\"l\">pm</th><th>nodes</th><th>ms</th></tr>",
@@ -609,5 +729,99 @@ mod tests {
         let run = Run::parse("x", line);
         assert_eq!(run.records[0].sts_points, Some(46));
         assert_eq!(run.sts_themes(), vec![("Undermine".into(), 46, 100)]);
+    }
+
+    #[test]
+    fn ticks_are_round_and_cover_the_data() {
+        assert_eq!(
+            nice_ticks(7.0, 4, 1.0),
+            (8.0, vec![0.0, 2.0, 4.0, 6.0, 8.0])
+        );
+        assert_eq!(
+            nice_ticks(10.0, 5, 1.0).1,
+            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
+        assert_eq!(nice_ticks(3.0, 5, 1.0).1, vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(nice_ticks(0.0, 5, 1.0), (1.0, vec![0.0, 1.0]));
+        assert_eq!(nice_ticks(130.0, 5, 1.0).1, vec![0.0, 50.0, 100.0, 150.0]);
+        for max in [1.0, 2.5, 7.0, 9.9, 40.0, 123.0, 999.0, 12345.0] {
+            let (top, ticks) = nice_ticks(max, 5, 1.0);
+            assert!(top >= max && ticks.len() >= 2 && ticks.len() <= 12, "{max}");
+            let step = ticks[1];
+            let mantissa = step / 10f64.powf(step.log10().floor());
+            assert!(
+                [1.0, 2.0, 5.0].iter().any(|m| (m - mantissa).abs() < 1e-9),
+                "{step}"
+            );
+            assert_eq!(*ticks.last().unwrap(), top);
+        }
+    }
+
+    #[test]
+    fn zero_has_its_own_bucket() {
+        assert_eq!(log_bucket(0), 0);
+        assert_eq!(log_bucket(1), 1);
+        assert_eq!(log_bucket(9), 1);
+        assert_eq!(log_bucket(10), 2);
+        assert_eq!(log_bucket(999), 3);
+        assert_eq!(log_bucket(1000), 4);
+        assert_eq!(log_bucket(u64::MAX), 20);
+        assert_eq!(bucket_label(0, " ms"), "0 ms");
+        assert_eq!(bucket_label(1, ""), "1–10");
+        assert_eq!(bucket_label(3, ""), "100–1k");
+        assert_eq!(bucket_label(5, ""), "10k–100k");
+        assert_eq!(bucket_label(7, ""), "1M–10M");
+    }
+
+    /// Each tick label says the value of the line it sits on: labels are
+    /// the `data-value`s, and the lines are evenly spaced in value.
+    #[test]
+    fn chart_labels_match_their_ticks() {
+        let zero =
+            "6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8+; id \"Z.1\"; pm Ra8+; acn 0; acms 0; solved 1;\n";
+        let run = Run::parse("a", &format!("{A}{zero}"));
+        let html = html_report("t", std::slice::from_ref(&run));
+        let mut labels = 0;
+        for part in html
+            .split("<text class=\"tick-label y\" data-value=\"")
+            .skip(1)
+        {
+            let value = &part[..part.find('"').unwrap()];
+            let text = &part[part.find('>').unwrap() + 1..part.find('<').unwrap()];
+            let v: f64 = value.parse().unwrap();
+            assert_eq!(text, tick_label(v));
+            assert_eq!(v, v.round(), "counts are whole numbers");
+            labels += 1;
+        }
+        assert!(labels >= 6, "{labels}");
+        // The zero-millisecond position is counted in a "0 ms" bucket.
+        let times = &html[html.find("id=\"times\"").unwrap()..];
+        assert!(times.contains(">0 ms</text>"), "{times}");
+        assert!(times.contains("data-bucket=\"0\" data-count=\"1\""));
+    }
+
+    /// Two runs that agree get a sentence, not a table with only a header;
+    /// a run that misses nothing says so; a run without node counts has no
+    /// node chart.
+    #[test]
+    fn no_empty_sections() {
+        let solved = A
+            .replace("solved 0", "solved 1")
+            .replace("am Kf2", "bm Kf2");
+        let a = Run::parse("a", &solved);
+        let b = Run::parse("b", &solved);
+        let html = html_report("t", &[a, b]);
+        assert!(html.contains("The runs agree on every position."));
+        assert!(!html.contains("id=\"diff\""));
+        assert!(html.contains("No position missed."));
+        assert!(!html.contains("class=\"missed\""));
+        let bare = Run::parse(
+            "c",
+            "6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8+; id \"T.1\"; pm Kf2;",
+        );
+        let html = html_report("t", &[bare]);
+        assert!(!html.contains("Node counts") && !html.contains("Time per position"));
+        assert!(!html.contains("Solutions against time"));
+        assert!(html.contains("class=\"missed\""));
     }
 }

@@ -1,0 +1,454 @@
+//! Go and Othello boards from an SGF node, as SVG.
+//!
+//! Stones are `<circle class="stone black|white" data-point="dd">` (SGF
+//! letters), the last move `<circle class="last-move" data-point>`, move
+//! numbers `<text class="move-number" data-point>`, labels `<text
+//! class="label" data-point>`, marks `<… class="mark triangle|circle|square|
+//! cross" data-point>`. Go boards have lines through the points and star
+//! points; Othello boards have cells.
+
+use std::fmt;
+use std::fmt::Write as _;
+use std::ops::RangeInclusive;
+
+use gamerec::sgf::props::Prop;
+use gamerec::sgf::replay::{self, Position};
+use gamerec::sgf::{Collection, Color, NodeId, Point, Value};
+
+use crate::{num, xml_escape};
+
+/// Distance between two lines (Go) or the side of a cell (Othello), in user
+/// units.
+pub const CELL: f64 = 24.0;
+
+/// What to draw besides the stones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiagramOptions {
+    /// Width of the picture in pixels (the height follows the board's shape).
+    pub size: u32,
+    /// Column letters and row numbers around the board.
+    pub coordinates: bool,
+    /// A ring on the stone of the node's move.
+    pub last_move: bool,
+    /// Number the stones of these moves (1 is the first move of the game)
+    /// that are still on the board.
+    pub move_numbers: Option<RangeInclusive<u32>>,
+    /// The node's labels and marks (`LB`, `TR`, `CR`, `SQ`, `MA`).
+    pub marks: bool,
+}
+
+impl Default for DiagramOptions {
+    fn default() -> DiagramOptions {
+        DiagramOptions {
+            size: 480,
+            coordinates: true,
+            last_move: true,
+            move_numbers: None,
+            marks: true,
+        }
+    }
+}
+
+/// Why a node cannot be drawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiagramError {
+    /// The game (`GM`) is neither Go (1) nor Othello (2).
+    UnsupportedGame(u32),
+}
+
+impl fmt::Display for DiagramError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiagramError::UnsupportedGame(gm) => write!(
+                f,
+                "GM[{gm}] cannot be drawn: only Go (GM[1]) and Othello (GM[2]) boards are"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DiagramError {}
+
+/// The column letters Go players use: `A`..`T` without `I` up to 25
+/// columns; larger boards use the SGF letters.
+pub fn column_label(x: u32, width: u32, othello: bool) -> String {
+    if othello {
+        return char::from(b'a' + (x as u8 % 26)).to_string();
+    }
+    if width <= 25 {
+        let c = b'A' + x as u8;
+        let c = if c >= b'I' { c + 1 } else { c };
+        return char::from(c).to_string();
+    }
+    char::from(Point::new(x as u8, 0).letters()[0]).to_string()
+}
+
+/// The row label: Go counts from the bottom, Othello from the top.
+pub fn row_label(y: u32, height: u32, othello: bool) -> String {
+    if othello {
+        (y + 1).to_string()
+    } else {
+        (height - y).to_string()
+    }
+}
+
+struct Geometry {
+    width: u32,
+    height: u32,
+    margin: f64,
+}
+
+impl Geometry {
+    fn center(&self, p: Point) -> (f64, f64) {
+        (
+            self.margin + (f64::from(p.x) + 0.5) * CELL,
+            self.margin + (f64::from(p.y) + 0.5) * CELL,
+        )
+    }
+
+    fn contains(&self, p: Point) -> bool {
+        u32::from(p.x) < self.width && u32::from(p.y) < self.height
+    }
+}
+
+fn points_of(v: Value, out: &mut Vec<Point>) {
+    match v {
+        Value::Point(p) => out.push(p),
+        Value::Rect(a, b) => {
+            for y in a.y.min(b.y)..=a.y.max(b.y) {
+                for x in a.x.min(b.x)..=a.x.max(b.x) {
+                    out.push(Point::new(x, y));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The move (colour and point, `None` for a pass) a node plays, if any.
+fn node_move(coll: &Collection, node: NodeId) -> Option<(Color, Option<Point>)> {
+    for (prop, color) in [(Prop::B, Color::Black), (Prop::W, Color::White)] {
+        if let Some(p) = coll.get(node, prop) {
+            return Some((
+                color,
+                match p.value() {
+                    Value::Point(pt) => Some(pt),
+                    _ => None,
+                },
+            ));
+        }
+    }
+    None
+}
+
+/// The board after `node` as a standalone SVG document.
+pub fn sgf_svg(
+    coll: &Collection,
+    node: NodeId,
+    opts: &DiagramOptions,
+) -> Result<String, DiagramError> {
+    let root = coll.root_of(node);
+    let info = coll.game_info(root);
+    let Some((state, _errors)) = replay::play_to(coll, node) else {
+        return Err(DiagramError::UnsupportedGame(info.gm));
+    };
+    let othello = matches!(state.position, Position::Othello(_));
+    let (width, height) = state.position.size();
+    let margin = if opts.coordinates { CELL } else { CELL * 0.25 };
+    let g = Geometry {
+        width,
+        height,
+        margin,
+    };
+    let full_w = f64::from(width) * CELL + 2.0 * margin;
+    let full_h = f64::from(height) * CELL + 2.0 * margin;
+    let px_h = (f64::from(opts.size) * full_h / full_w).round();
+    let mut svg = String::with_capacity(8 * 1024);
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="{}" data-width="{width}" data-height="{height}" width="{}" height="{}" viewBox="0 0 {} {}">"#,
+        if othello { "othello-board" } else { "go-board" },
+        opts.size,
+        px_h,
+        num(full_w),
+        num(full_h),
+    );
+    let background = if othello { "#2e7d4f" } else { "#dcb35c" };
+    let _ = write!(
+        svg,
+        r#"<rect class="background" x="0" y="0" width="{}" height="{}" fill="{background}"/>"#,
+        num(full_w),
+        num(full_h),
+    );
+    let line = if othello { "#0d3b22" } else { "#3b2a10" };
+    // Grid: Go lines join the points' centres; Othello lines frame cells.
+    let (lo, span_w, span_h) = if othello {
+        (0.0, f64::from(width) * CELL, f64::from(height) * CELL)
+    } else {
+        (
+            CELL / 2.0,
+            f64::from(width.saturating_sub(1)) * CELL,
+            f64::from(height.saturating_sub(1)) * CELL,
+        )
+    };
+    let _ = write!(svg, r#"<g class="grid" stroke="{line}" stroke-width="1">"#);
+    let columns = if othello { width + 1 } else { width };
+    let rows = if othello { height + 1 } else { height };
+    for i in 0..columns {
+        let x = margin + lo + f64::from(i) * CELL;
+        let _ = write!(
+            svg,
+            r#"<line x1="{x}" y1="{y1}" x2="{x}" y2="{y2}"/>"#,
+            x = num(x),
+            y1 = num(margin + lo),
+            y2 = num(margin + lo + span_h),
+        );
+    }
+    for j in 0..rows {
+        let y = margin + lo + f64::from(j) * CELL;
+        let _ = write!(
+            svg,
+            r#"<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>"#,
+            y = num(y),
+            x1 = num(margin + lo),
+            x2 = num(margin + lo + span_w),
+        );
+    }
+    svg.push_str("</g>");
+    if !othello && width == height {
+        for p in gamerec::sgf::go::handicap_points(width, 9).unwrap_or_default() {
+            let (cx, cy) = g.center(p);
+            let _ = write!(
+                svg,
+                r#"<circle class="star" cx="{}" cy="{}" r="2.6" fill="{line}"/>"#,
+                num(cx),
+                num(cy),
+            );
+        }
+    }
+    if opts.coordinates {
+        let style = format!(
+            r#"font-family="DejaVu Sans,Arial,sans-serif" font-size="10" text-anchor="middle" fill="{}""#,
+            if othello { "#e8f5e9" } else { "#3b2a10" }
+        );
+        for x in 0..width {
+            let label = column_label(x, width, othello);
+            let (cx, _) = g.center(Point::new(x as u8, 0));
+            for y in [margin / 2.0 + 3.5, full_h - margin / 2.0 + 3.5] {
+                let _ = write!(
+                    svg,
+                    r#"<text class="coord column" x="{}" y="{}" {style}>{label}</text>"#,
+                    num(cx),
+                    num(y),
+                );
+            }
+        }
+        for y in 0..height {
+            let label = row_label(y, height, othello);
+            let (_, cy) = g.center(Point::new(0, y as u8));
+            for x in [margin / 2.0, full_w - margin / 2.0] {
+                let _ = write!(
+                    svg,
+                    r#"<text class="coord row" x="{}" y="{}" {style}>{label}</text>"#,
+                    num(x),
+                    num(cy + 3.5),
+                );
+            }
+        }
+    }
+    // Stones.
+    for y in 0..height {
+        for x in 0..width {
+            let p = Point::new(x as u8, y as u8);
+            if let Some(c) = state.position.get(p) {
+                let (cx, cy) = g.center(p);
+                let (fill, stroke) = match c {
+                    Color::Black => ("#111", "#000"),
+                    Color::White => ("#f8f8f8", "#222"),
+                };
+                let _ = write!(
+                    svg,
+                    r#"<circle class="stone {}" data-point="{p}" cx="{}" cy="{}" r="{}" fill="{fill}" stroke="{stroke}" stroke-width="1"/>"#,
+                    color_name(c),
+                    num(cx),
+                    num(cy),
+                    num(CELL * 0.47),
+                );
+            }
+        }
+    }
+    let ink = |p: Point| match state.position.get(p) {
+        Some(Color::Black) => "#fff",
+        Some(Color::White) => "#000",
+        None if othello => "#fff",
+        None => "#000",
+    };
+    // Move numbers: the latest numbered move on each point whose stone is
+    // still there, in that colour.
+    let mut numbered: Vec<(Point, u32)> = Vec::new();
+    if let Some(range) = &opts.move_numbers {
+        let mut path = vec![node];
+        let mut n = node;
+        while let Some(parent) = coll.parent(n) {
+            path.push(parent);
+            n = parent;
+        }
+        let mut count = 0u32;
+        let mut latest: Vec<(Point, u32, Color)> = Vec::new();
+        for &id in path.iter().rev() {
+            if let Some((color, point)) = node_move(coll, id) {
+                count += 1;
+                if let Some(p) = point
+                    && range.contains(&count)
+                    && g.contains(p)
+                {
+                    latest.retain(|&(q, _, _)| q != p);
+                    latest.push((p, count, color));
+                }
+            }
+        }
+        for (p, number, color) in latest {
+            if state.position.get(p) == Some(color) {
+                numbered.push((p, number));
+                let (cx, cy) = g.center(p);
+                let font = if number >= 100 { 8.5 } else { 11.0 };
+                let _ = write!(
+                    svg,
+                    r#"<text class="move-number" data-point="{p}" x="{}" y="{}" font-family="DejaVu Sans,Arial,sans-serif" font-size="{font}" text-anchor="middle" fill="{}">{number}</text>"#,
+                    num(cx),
+                    num(cy + font * 0.36),
+                    ink(p),
+                );
+            }
+        }
+    }
+    if opts.last_move
+        && let Some((_, Some(p))) = node_move(coll, node)
+        && g.contains(p)
+        && !numbered.iter().any(|&(q, _)| q == p)
+    {
+        let (cx, cy) = g.center(p);
+        let _ = write!(
+            svg,
+            r#"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
+            num(cx),
+            num(cy),
+            num(CELL * 0.24),
+            if othello { "#e53935" } else { ink(p) },
+        );
+    }
+    if opts.marks {
+        write_marks(&mut svg, coll, node, &g, &ink, &state.position);
+    }
+    svg.push_str("</svg>\n");
+    Ok(svg)
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+fn write_marks(
+    svg: &mut String,
+    coll: &Collection,
+    node: NodeId,
+    g: &Geometry,
+    ink: &dyn Fn(Point) -> &'static str,
+    position: &Position,
+) {
+    let othello = matches!(position, Position::Othello(_));
+    let r = CELL * 0.3;
+    for (prop, kind) in [
+        (Prop::TR, "triangle"),
+        (Prop::CR, "circle"),
+        (Prop::SQ, "square"),
+        (Prop::MA, "cross"),
+    ] {
+        let Some(values) = coll.get(node, prop).map(|p| p.values()) else {
+            continue;
+        };
+        let mut pts = Vec::new();
+        for &v in values {
+            points_of(v, &mut pts);
+        }
+        for p in pts.into_iter().filter(|&p| g.contains(p)) {
+            let (cx, cy) = g.center(p);
+            let stroke = ink(p);
+            let _ = write!(
+                svg,
+                r#"<g class="mark {kind}" data-point="{p}" fill="none" stroke="{stroke}" stroke-width="1.8">"#
+            );
+            let _ = match kind {
+                "triangle" => write!(
+                    svg,
+                    r#"<polygon points="{},{} {},{} {},{}"/>"#,
+                    num(cx),
+                    num(cy - r),
+                    num(cx - r * 0.87),
+                    num(cy + r * 0.5),
+                    num(cx + r * 0.87),
+                    num(cy + r * 0.5),
+                ),
+                "circle" => write!(
+                    svg,
+                    r#"<circle cx="{}" cy="{}" r="{}"/>"#,
+                    num(cx),
+                    num(cy),
+                    num(r * 0.8),
+                ),
+                "square" => write!(
+                    svg,
+                    r#"<rect x="{}" y="{}" width="{s}" height="{s}"/>"#,
+                    num(cx - r * 0.7),
+                    num(cy - r * 0.7),
+                    s = num(r * 1.4),
+                ),
+                _ => write!(
+                    svg,
+                    r#"<path d="M{} {}L{} {}M{} {}L{} {}"/>"#,
+                    num(cx - r * 0.7),
+                    num(cy - r * 0.7),
+                    num(cx + r * 0.7),
+                    num(cy + r * 0.7),
+                    num(cx + r * 0.7),
+                    num(cy - r * 0.7),
+                    num(cx - r * 0.7),
+                    num(cy + r * 0.7),
+                ),
+            };
+            svg.push_str("</g>");
+        }
+    }
+    if let Some(values) = coll.get(node, Prop::LB).map(|p| p.values()) {
+        for &v in values {
+            let Value::Label(p, text) = v else { continue };
+            if !g.contains(p) {
+                continue;
+            }
+            let (cx, cy) = g.center(p);
+            let text = coll.str(text);
+            let empty_go_point = !othello && position.get(p).is_none();
+            if empty_go_point {
+                // Clear the lines under the label so it reads.
+                let _ = write!(
+                    svg,
+                    r##"<circle class="label-ground" data-point="{p}" cx="{}" cy="{}" r="{}" fill="#dcb35c"/>"##,
+                    num(cx),
+                    num(cy),
+                    num(CELL * 0.4),
+                );
+            }
+            let _ = write!(
+                svg,
+                r#"<text class="label" data-point="{p}" x="{}" y="{}" font-family="DejaVu Sans,Arial,sans-serif" font-size="12" font-weight="bold" text-anchor="middle" fill="{}">{}</text>"#,
+                num(cx),
+                num(cy + 4.3),
+                ink(p),
+                xml_escape(text),
+            );
+        }
+    }
+}
