@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
 mod binary_cmd;
 mod check_cmd;
 mod cpu;
+mod db_cmd;
 mod engine_cmd;
 mod epd_cmd;
 mod input;
@@ -115,6 +116,12 @@ enum Command {
     },
     /// Gastric-style report over `epd solve` results (text + HTML).
     Report(engine_cmd::ReportArgs),
+    /// Select games: tags, result, positions, patterns, material, endings.
+    Filter(db_cmd::FilterArgs),
+    /// Drop duplicate games (same moves from the same start), keeping the first.
+    Dedup(db_cmd::DedupArgs),
+    /// Classify games by opening against an ECO file (ECO, Opening, Variation).
+    Eco(db_cmd::EcoArgs),
     /// The Argus tournament referee (EPD referee protocol).
     Referee(referee_cmd::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
@@ -152,6 +159,9 @@ fn main() -> ExitCode {
             command: EpdCommand::Engine(c),
         } => engine_cmd::run_epd(c),
         Command::Report(a) => engine_cmd::run_report(a),
+        Command::Filter(args) => db_cmd::run_filter(args),
+        Command::Dedup(args) => db_cmd::run_dedup(args),
+        Command::Eco(args) => db_cmd::run_eco(args),
         Command::Referee(args) => Ok(referee_cmd::referee(args)),
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
         Command::Match(args) => Ok(referee_cmd::run_match(args)),
