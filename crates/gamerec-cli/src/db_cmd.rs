@@ -19,7 +19,9 @@ use gamerec_db::eco::EcoBook;
 use gamerec_db::filter::{Atom, Expr, Op};
 use gamerec_db::source::{Failure, for_each_game};
 
-use crate::input::{Input, open_output};
+use gamerec::io::Input;
+
+use crate::input::open_output;
 
 /// Output format of the database verbs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -425,4 +427,352 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
     out.flush()?;
     eprintln!("{classified} of {total} games classified");
     Ok(exit(failures))
+}
+
+/// Build a position index of a PGN database.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  gamerec index games.pgn                     # writes games.pgn.idx
+  gamerec index big.pgn.zst -o big.idx --threads 2
+  cat more.pgn >> games.pgn && gamerec index games.pgn --append
+
+The index maps every main-line position (Zobrist key) to the games reaching
+it and the first ply, and keeps per game its offset, ratings, result, pawn
+squares and material signatures. --append reads only the bytes after those
+already indexed and writes a new index holding old and new games.")]
+pub struct IndexArgs {
+    /// The database (PGN; .gz, .bz2, .zst read transparently).
+    db: PathBuf,
+    /// The index file (default: DB.idx, e.g. games.pgn.idx).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+    /// Add the games appended to DB since the index was built.
+    #[arg(long)]
+    append: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    threads: Option<usize>,
+}
+
+fn default_index(db: &std::path::Path) -> PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push(".idx");
+    PathBuf::from(s)
+}
+
+/// `gamerec index`.
+pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
+    use gamerec_db::index::{BuildOptions, Index, build, skip_to};
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_index(&args.db));
+    let input = Input::from_arg(args.db.as_os_str());
+    let opts = BuildOptions {
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1),
+        temp_dir: out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), PathBuf::from),
+        run_entries: gamerec_db::index::RUN_ENTRIES,
+    };
+    let start = std::time::Instant::now();
+    let previous = if args.append {
+        let old = Index::open(&out).with_context(|| format!("opening {}", out.display()))?;
+        Some(std::sync::Arc::new(old))
+    } else {
+        None
+    };
+    let reader = input.open(None)?;
+    let stats = match &previous {
+        Some(p) => {
+            let from = p.db_len();
+            build(skip_to(reader, from)?, previous.clone(), &out, &opts)
+        }
+        None => build(reader, None, &out, &opts),
+    }
+    .with_context(|| format!("indexing {}", args.db.display()))?;
+    let size = std::fs::metadata(&out).map_or(0, |m| m.len());
+    eprintln!(
+        "{}: {} games ({} unreadable), {} positions, {} postings, {} bytes, {:.1} s",
+        out.display(),
+        stats.games,
+        stats.failed,
+        stats.positions,
+        stats.postings,
+        size,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(exit(stats.failed))
+}
+
+/// Find games in an indexed database.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  gamerec find games.pgn --fen 'rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
+  gamerec find games.pgn --fen '...' --ids          # game number and ply per line
+  gamerec find games.pgn --pattern '*/*/*/*/???PP???/*/*/*' --to json
+  gamerec find games.pgn --material 'KRP*vKR' -o rook-endings.pgn
+  gamerec find games.pgn --tree 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
+
+Games found are written with a MatchPly tag: the first ply (0 = the start
+position) at which the main line reaches the position, pattern or material.
+--fen looks the position up; --pattern, --sub-fen and --material use the
+index's material and pawn signatures to pick candidates, then replay them.
+--tree prints each continuation: games, White wins / draws / Black wins in
+percent, and the players' average rating.")]
+pub struct FindArgs {
+    /// The database the index was built from.
+    db: PathBuf,
+    /// The index (default: DB.idx).
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// An exact position (placement, side to move, castling, e.p.).
+    #[arg(long, value_name = "FEN", group = "query")]
+    fen: Option<String>,
+    /// A board pattern (pgn-extract FENPattern syntax).
+    #[arg(long, value_name = "PATTERN", group = "query")]
+    pattern: Option<String>,
+    /// Pieces on squares, other squares free (scoutfish sub-fen).
+    #[arg(long = "sub-fen", value_name = "SUBFEN", group = "query")]
+    sub_fen: Option<String>,
+    /// Material at some ply, White v Black.
+    #[arg(long, value_name = "SPEC", group = "query")]
+    material: Option<String>,
+    /// Material at some ply, either colour.
+    #[arg(long = "material-any", value_name = "SPEC", group = "query")]
+    material_any: Option<String>,
+    /// The opening tree of a position.
+    #[arg(long, value_name = "FEN", group = "query")]
+    tree: Option<String>,
+    /// Print `GAME<TAB>PLY` lines instead of games (game numbers from 1).
+    #[arg(long)]
+    ids: bool,
+    /// Output file (default: stdout).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+    /// Output format (default: by the output's extension, else pgn).
+    #[arg(long)]
+    to: Option<OutFormat>,
+    /// Move notation of PGN output.
+    #[arg(long, value_enum, default_value = "san")]
+    notation: NotationArg,
+}
+
+/// `gamerec find`.
+pub fn run_find(args: FindArgs) -> Result<ExitCode> {
+    use gamerec_db::index::Index;
+    use gamerec_db::material::{MaterialSpec, unpack_signature};
+    use gamerec_db::pattern::Pattern;
+    use gamerec_db::position::parse_query_fen;
+    let index_path = args
+        .index
+        .clone()
+        .unwrap_or_else(|| default_index(&args.db));
+    let index =
+        Index::open(&index_path).with_context(|| format!("opening {}", index_path.display()))?;
+    let mut out = open_output(args.output.as_deref())?;
+    let usage = |e: String| -> Result<ExitCode> {
+        eprintln!("gamerec find: {e}");
+        Ok(ExitCode::from(2))
+    };
+    if let Some(fen) = &args.tree {
+        let pos = match parse_query_fen(fen) {
+            Ok(p) => p,
+            Err(e) => return usage(e),
+        };
+        let moves = index.tree(&pos);
+        let total: u64 = moves.iter().map(|m| m.games).sum();
+        writeln!(
+            out,
+            "{:<8} {:>9} {:>7} {:>7} {:>7} {:>7}",
+            "move", "games", "white", "draw", "black", "elo"
+        )?;
+        let pct = |n: u64, of: u64| 100.0 * n as f64 / of.max(1) as f64;
+        for m in &moves {
+            writeln!(
+                out,
+                "{:<8} {:>9} {:>6.1}% {:>6.1}% {:>6.1}% {:>7}",
+                m.san,
+                m.games,
+                pct(m.white, m.games),
+                pct(m.draws, m.games),
+                pct(m.black, m.games),
+                m.average_elo.map_or("-".to_string(), |e| e.to_string())
+            )?;
+        }
+        writeln!(out, "{:<8} {total:>9}", "total")?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Candidates (game, ply if known) and the expression that verifies them.
+    let (expr, candidates): (Expr, Vec<(u32, Option<u16>)>) = if let Some(fen) = &args.fen {
+        let pos = match parse_query_fen(fen) {
+            Ok(p) => p,
+            Err(e) => return usage(e),
+        };
+        let found = index
+            .find(&pos)
+            .into_iter()
+            .map(|(g, p)| (g, Some(p)))
+            .collect();
+        (
+            Expr::Atom(Atom::new("fen", Op::Eq, fen).map_err(anyhow::Error::msg)?),
+            found,
+        )
+    } else if let Some((name, text)) = [("pattern", &args.pattern), ("subfen", &args.sub_fen)]
+        .into_iter()
+        .find_map(|(n, t)| t.as_ref().map(|t| (n, t)))
+    {
+        let pat = match if name == "pattern" {
+            Pattern::parse(text)
+        } else {
+            Pattern::parse_sub_fen(text)
+        } {
+            Ok(p) => p,
+            Err(e) => return usage(e),
+        };
+        let (min, pawns) = pat.requirements();
+        let games = index.candidates(
+            |sig| {
+                let c = unpack_signature(sig);
+                (0..2).all(|s| (0..6).all(|r| c[s][r] >= min[s][r]))
+            },
+            [u64::from(pawns[0]), u64::from(pawns[1])],
+        );
+        let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
+        (expr, games.into_iter().map(|g| (g, None)).collect())
+    } else if let Some((name, text, any)) = [
+        ("material", &args.material, false),
+        ("material-any", &args.material_any, true),
+    ]
+    .into_iter()
+    .find_map(|(n, t, a)| t.as_ref().map(|t| (n, t, a)))
+    {
+        let spec = match MaterialSpec::parse(text, any) {
+            Ok(s) => s,
+            Err(e) => return usage(e),
+        };
+        let games = index.candidates(|sig| spec.matches_signature(sig), [0, 0]);
+        let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
+        (expr, games.into_iter().map(|g| (g, None)).collect())
+    } else {
+        return usage(
+            "give one of --fen, --pattern, --sub-fen, --material, --material-any, --tree".into(),
+        );
+    };
+    if args.ids && args.fen.is_some() {
+        for (g, p) in &candidates {
+            writeln!(out, "{}\t{}", g + 1, p.unwrap_or(0))?;
+        }
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Read the candidates from the database, verify, write.
+    let writer = IoArgs {
+        inputs: Vec::new(),
+        output: args.output.clone(),
+        to: args.to,
+        notation: args.notation,
+        threads: Some(1),
+    }
+    .writer();
+    let mut found = 0u64;
+    let mut emit = |game: Game| -> Result<()> {
+        let subject = gamerec_db::filter::Subject::new(&game);
+        if !expr.matches(&subject) {
+            return Ok(());
+        }
+        let ply = first_matching_ply(&expr, subject.positions());
+        found += 1;
+        if args.ids {
+            return Ok(());
+        }
+        let mut game = game;
+        game.tags.set("MatchPly", ply.to_string());
+        out.write_all(&writer.write(&game))?;
+        Ok(())
+    };
+    let mut ids_out: Vec<(u32, usize)> = Vec::new();
+    let plain = Input::from_arg(args.db.as_os_str()).open_plain()?;
+    if let Some((mut file, len)) = plain {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut buf = Vec::new();
+        for (g, _) in &candidates {
+            let Some(info) = index.game(*g) else { continue };
+            let end = index.game(g + 1).map_or(len, |n| n.offset).min(len);
+            if info.offset >= end {
+                continue;
+            }
+            // Each game is read alone from its offset to the next game's.
+            file.seek(SeekFrom::Start(info.offset))?;
+            buf.clear();
+            (&mut file).take(end - info.offset).read_to_end(&mut buf)?;
+            let (games, _) = gamerec::pgn::read_games(&buf);
+            if let Some(game) = games.into_iter().next() {
+                if args.ids {
+                    let s = gamerec_db::filter::Subject::new(&game);
+                    if expr.matches(&s) {
+                        ids_out.push((*g, first_matching_ply(&expr, s.positions())));
+                    }
+                } else {
+                    emit(game)?;
+                }
+            }
+        }
+    } else {
+        let wanted: std::collections::HashSet<u32> = candidates.iter().map(|c| c.0).collect();
+        let mut n = 0u32;
+        let reader = Input::from_arg(args.db.as_os_str()).open(None)?;
+        let mut err = None;
+        for_each_game(
+            reader,
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |r| Some(r.game.clone()),
+            |o| {
+                let g = n;
+                n += 1;
+                if wanted.contains(&g)
+                    && let Ok((_, Some(game))) = o
+                {
+                    if args.ids {
+                        let s = gamerec_db::filter::Subject::new(&game);
+                        if expr.matches(&s) {
+                            ids_out.push((g, first_matching_ply(&expr, s.positions())));
+                        }
+                    } else if let Err(e) = emit(game) {
+                        err = Some(e);
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            },
+        )?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+    }
+    for (g, p) in ids_out {
+        writeln!(out, "{}\t{p}", g + 1)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The first main-line ply whose position satisfies the (positional) atom.
+fn first_matching_ply(expr: &Expr, positions: &[shakmaty::Chess]) -> usize {
+    use shakmaty::Position;
+    let Expr::Atom(atom) = expr else { return 0 };
+    positions
+        .iter()
+        .position(|p| match atom {
+            Atom::Fen(q) => gamerec_db::position::same_position(p, q),
+            Atom::Pattern(pat) => pat.matches(p.board()),
+            Atom::Material(m) => m.matches(p.board()),
+            _ => false,
+        })
+        .unwrap_or(0)
 }

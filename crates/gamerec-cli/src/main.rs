@@ -121,6 +121,10 @@ enum Command {
     Dedup(db_cmd::DedupArgs),
     /// Classify games by opening against an ECO file (ECO, Opening, Variation).
     Eco(db_cmd::EcoArgs),
+    /// Build a position index of a PGN database (for `gamerec find`).
+    Index(db_cmd::IndexArgs),
+    /// Find games by position, pattern or material in an indexed database; opening tree.
+    Find(db_cmd::FindArgs),
     /// The Argus tournament referee (EPD referee protocol).
     Referee(referee_cmd::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
@@ -161,6 +165,8 @@ fn main() -> ExitCode {
         Command::Filter(args) => db_cmd::run_filter(args),
         Command::Dedup(args) => db_cmd::run_dedup(args),
         Command::Eco(args) => db_cmd::run_eco(args),
+        Command::Index(args) => db_cmd::run_index(args),
+        Command::Find(args) => db_cmd::run_find(args),
         Command::Referee(args) => Ok(referee_cmd::referee(args)),
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
         Command::Match(args) => Ok(referee_cmd::run_match(args)),
