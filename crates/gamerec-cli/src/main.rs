@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
 mod binary_cmd;
 mod check_cmd;
 mod convert_cmd;
+mod db_cmd;
 mod engine_cmd;
 mod epd_cmd;
 mod html_cmd;
@@ -117,6 +118,16 @@ enum Command {
     },
     /// Gastric-style report over `epd solve` results (text + HTML).
     Report(engine_cmd::ReportArgs),
+    /// Select games: tags, result, positions, patterns, material, endings.
+    Filter(db_cmd::FilterArgs),
+    /// Drop duplicate games (same moves from the same start), keeping the first.
+    Dedup(db_cmd::DedupArgs),
+    /// Classify games by opening against an ECO file (ECO, Opening, Variation).
+    Eco(db_cmd::EcoArgs),
+    /// Build a position index of a PGN database (for `gamerec find`).
+    Index(db_cmd::IndexArgs),
+    /// Find games by position, pattern or material in an indexed database; opening tree.
+    Find(db_cmd::FindArgs),
     /// The Argus tournament referee (EPD referee protocol).
     Referee(referee_cmd::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
@@ -158,6 +169,11 @@ fn main() -> ExitCode {
             command: EpdCommand::Engine(c),
         } => engine_cmd::run_epd(c),
         Command::Report(a) => engine_cmd::run_report(a),
+        Command::Filter(args) => db_cmd::run_filter(args),
+        Command::Dedup(args) => db_cmd::run_dedup(args),
+        Command::Eco(args) => db_cmd::run_eco(args),
+        Command::Index(args) => db_cmd::run_index(args),
+        Command::Find(args) => db_cmd::run_find(args),
         Command::Referee(args) => Ok(referee_cmd::referee(args)),
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
         Command::Match(args) => Ok(referee_cmd::run_match(args)),

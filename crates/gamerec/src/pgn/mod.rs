@@ -38,7 +38,7 @@ pub use stream::{
 };
 pub use text::Encoding;
 pub use visitor::{Flow, GameEnd, GameStart, Problem, RawValue, Skip, SkipAll, Stop, Visitor};
-pub use writer::{WriteOptions, write_game};
+pub use writer::{Notation, WriteOptions, write_game};
 
 #[cfg(test)]
 mod tests;

@@ -18,10 +18,10 @@
 
 use std::fmt::Write as _;
 
-use shakmaty::{Color, Position};
+use shakmaty::{CastlingMode, Color, Position, Role};
 
 use super::text::Encoding;
-use crate::model::{Game, GameResult, NodeId};
+use crate::model::{Game, GameResult, NodeId, PlyMove};
 
 /// Options of the export writer.
 #[derive(Debug, Clone)]
@@ -32,6 +32,77 @@ pub struct WriteOptions {
     pub line_limit: usize,
     /// Leave comments out.
     pub comments: bool,
+    /// How moves are written (SAN, the standard's, by default).
+    pub notation: Notation,
+}
+
+/// How the export writer spells moves (pgn-extract's `-W`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Notation {
+    /// Standard Algebraic Notation (`Nf3`, `exd5`, `O-O`): the standard's.
+    #[default]
+    San,
+    /// Long algebraic: piece letter, from square, `-` or `x`, to square,
+    /// promotion, check suffix (`Ng1-f3`, `e4xd5`, `e7-e8=Q+`, `O-O`).
+    Lan,
+    /// UCI coordinates (`g1f3`, `e7e8q`; castling as the king's move in
+    /// standard chess, king takes rook in Chess960; `0000` for a null move).
+    Uci,
+}
+
+impl Notation {
+    /// The spelling of `mv`, played from `before` to `after`.
+    pub fn spell(
+        self,
+        before: &shakmaty::Chess,
+        mv: PlyMove,
+        after: &shakmaty::Chess,
+        mode: CastlingMode,
+    ) -> String {
+        let PlyMove::Move(m) = mv else {
+            return if self == Notation::Uci {
+                "0000".into()
+            } else {
+                "--".into()
+            };
+        };
+        match self {
+            Notation::San => crate::san::write_san(before, mv),
+            Notation::Uci => m.to_uci(mode).to_string(),
+            Notation::Lan => {
+                let mut out = String::new();
+                match m {
+                    shakmaty::Move::Castle { king, rook } => {
+                        out.push_str(if rook.file() > king.file() {
+                            "O-O"
+                        } else {
+                            "O-O-O"
+                        });
+                    }
+                    _ => {
+                        if m.role() != Role::Pawn {
+                            out.push(m.role().upper_char());
+                        }
+                        if let Some(from) = m.from() {
+                            let _ = write!(out, "{from}");
+                        }
+                        out.push(if m.is_capture() { 'x' } else { '-' });
+                        let _ = write!(out, "{}", m.to());
+                        if let Some(p) = m.promotion() {
+                            out.push('=');
+                            out.push(p.upper_char());
+                        }
+                    }
+                }
+                if after.is_checkmate() {
+                    out.push('#');
+                } else if after.is_check() {
+                    out.push('+');
+                }
+                out
+            }
+        }
+    }
 }
 
 impl Default for WriteOptions {
@@ -40,6 +111,7 @@ impl Default for WriteOptions {
             encoding: Encoding::Utf8,
             line_limit: 80,
             comments: true,
+            notation: Notation::San,
         }
     }
 }
@@ -228,6 +300,16 @@ pub fn export_string(game: &Game, opts: &WriteOptions) -> String {
     let start_ply = (game.start.fullmoves().get().saturating_sub(1)) * 2
         + u32::from(game.start.turn() == Color::Black);
     let tree = &game.tree;
+    // Moves in another notation are spelt beforehand, from each position.
+    let mut spelt: Vec<String> = Vec::new();
+    if opts.notation != Notation::San {
+        spelt.resize(tree.len(), String::new());
+        game.for_each_position(|id, before, after| {
+            if let Some(p) = &tree.node(id).ply {
+                spelt[id.0 as usize] = opts.notation.spell(before, p.mv, after, game.castling_mode);
+            }
+        });
+    }
     let root = tree.root();
     if opts.comments {
         for c in &root.comments_before {
@@ -270,7 +352,10 @@ pub fn export_string(game: &Game, opts: &WriteOptions) -> String {
                 lines.token(&format!("{number}..."));
             }
             if let Some(p) = &n.ply {
-                lines.token(&p.san);
+                match spelt.get(node.0 as usize) {
+                    Some(text) => lines.token(text),
+                    None => lines.token(&p.san),
+                }
             }
             for nag in &n.nags {
                 lines.token(&format!("${nag}"));
@@ -320,4 +405,52 @@ pub fn export_string(game: &Game, opts: &WriteOptions) -> String {
     let mut text = lines.text;
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod notation_tests {
+    use super::*;
+
+    fn export(pgn: &str, notation: Notation) -> String {
+        let (games, problems) = crate::pgn::read_games(pgn.as_bytes());
+        assert!(problems.is_empty(), "{problems:?}");
+        let opts = WriteOptions {
+            notation,
+            ..WriteOptions::default()
+        };
+        let text = export_string(&games[0], &opts);
+        text.lines()
+            .filter(|l| !l.starts_with('[') && !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    const GAME: &str = "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. Bc4 Nf6 5. Nf3 Bg4 6. O-O (6. h3 Bxf3) e6 7. d4 Bb4 8. Bd2 O-O 9. Nb5 Qxb5 10. Bxb5 c6 11. Bd3 Bxf3 12. Qxf3 Nbd7 13. Bxb4 e5 14. Bxf8 Rxf8 15. Qf5 g6 16. Qxf6 Nxf6 17. dxe5 Nd5 18. e6 fxe6 19. Bxg6 hxg6 20. c4 Ne3 21. fxe3 Rxf1+ 22. Rxf1 b5 23. Rf8+ Kxf8 24. a4 bxa4 25. b4 a3 26. b5 a2 27. bxc6 a1=Q+ 28. Kf2 Qb2+ 29. Kf3 Qc3 30. c7 Qxc4 31. c8=Q# 1-0";
+
+    #[test]
+    fn long_algebraic_and_uci() {
+        let lan = export(GAME, Notation::Lan);
+        assert!(
+            lan.starts_with("1. e2-e4 d7-d5 2. e4xd5 Qd8xd5 3. Nb1-c3 Qd5-a5"),
+            "{lan}"
+        );
+        assert!(lan.contains("6. O-O (6. h2-h3 Bg4xf3) 6... e7-e6"), "{lan}");
+        assert!(
+            lan.contains("21. f2xe3 Rf8xf1+") && lan.contains("27. b5xc6 a2-a1=Q+"),
+            "{lan}"
+        );
+        assert!(lan.ends_with("31. c7-c8=Q+ 1-0"), "{lan}");
+        assert!(export("1. f3 e5 2. g4 Qh4# 0-1", Notation::Lan).contains("2. g2-g4 Qd8-h4# 0-1"));
+        let uci = export(GAME, Notation::Uci);
+        assert!(uci.starts_with("1. e2e4 d7d5 2. e4d5 d8d5"), "{uci}");
+        assert!(
+            uci.contains("6. e1g1 (6. h2h3 g4f3)") && uci.contains("a2a1q"),
+            "{uci}"
+        );
+        assert_eq!(export(GAME, Notation::San), export(GAME, Notation::San));
+        assert!(export(GAME, Notation::San).contains("27. bxc6 a1=Q+"));
+        // A null move.
+        assert!(export("1. e4 -- 2. d4 *", Notation::Uci).contains("1. e2e4 0000 2. d2d4"));
+        assert!(export("1. e4 -- 2. d4 *", Notation::Lan).contains("1. e2-e4 -- 2. d2-d4"));
+    }
 }

@@ -1,0 +1,778 @@
+//! The database verbs over `gamerec_db`: `filter`, `dedup`, `eco`, `index`,
+//! `find`. Games are read in parallel and written in input order.
+//!
+//! Games are numbered from 1 in input order across all inputs, games that
+//! fail to read included (so numbers are positions in the files, and the
+//! index's game numbers are the same).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use gamerec::model::Game;
+use gamerec::pgn::{Notation, WriteOptions, write_game};
+use gamerec_db::dedup::{DedupOptions, Seen, identity};
+use gamerec_db::eco::EcoBook;
+use gamerec_db::filter::{Atom, Expr, Op};
+use gamerec_db::source::{Failure, for_each_game};
+
+use gamerec::io::Input;
+
+use crate::input::open_output;
+
+/// Output format of the database verbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutFormat {
+    /// PGN export format.
+    Pgn,
+    /// JSON Lines, one game per line.
+    Json,
+}
+
+/// Move notation of PGN output (pgn-extract's -W).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NotationArg {
+    /// Standard Algebraic Notation.
+    San,
+    /// Long algebraic (Ng1-f3, e4xd5, e7-e8=Q).
+    Lan,
+    /// UCI coordinates (g1f3, e7e8q).
+    Uci,
+}
+
+/// Input and output options shared by the database verbs.
+#[derive(Args, Debug, Clone)]
+pub struct IoArgs {
+    /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
+    #[arg(default_value = "-")]
+    inputs: Vec<OsString>,
+    /// Output file (default: stdout).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+    /// Output format (default: by the output's extension, else pgn).
+    #[arg(long)]
+    to: Option<OutFormat>,
+    /// Move notation of PGN output.
+    #[arg(long, value_enum, default_value = "san")]
+    notation: NotationArg,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    threads: Option<usize>,
+}
+
+impl IoArgs {
+    fn threads(&self) -> usize {
+        self.threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1)
+    }
+
+    fn writer(&self) -> GameWriter {
+        let to = self.to.unwrap_or_else(|| match &self.output {
+            Some(p)
+                if matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("json" | "jsonl")
+                ) =>
+            {
+                OutFormat::Json
+            }
+            _ => OutFormat::Pgn,
+        });
+        GameWriter {
+            to,
+            opts: WriteOptions {
+                notation: match self.notation {
+                    NotationArg::San => Notation::San,
+                    NotationArg::Lan => Notation::Lan,
+                    NotationArg::Uci => Notation::Uci,
+                },
+                ..WriteOptions::default()
+            },
+        }
+    }
+}
+
+/// Writes games in the chosen format.
+#[derive(Debug, Clone)]
+struct GameWriter {
+    to: OutFormat,
+    opts: WriteOptions,
+}
+
+impl GameWriter {
+    fn write(&self, game: &Game) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self.to {
+            OutFormat::Pgn => {
+                write_game(game, &self.opts, &mut out);
+            }
+            OutFormat::Json => {
+                let mut s = String::new();
+                gamerec::pgn::write_game_json(
+                    game,
+                    &gamerec::pgn::commands::write_commands_json,
+                    &mut s,
+                );
+                out = s.into_bytes();
+            }
+        }
+        out
+    }
+}
+
+/// Runs `work` on every game of every input (in parallel) and `sink` in
+/// order with the game's number (from 1, across inputs). Failures are
+/// printed as `input: byte N: error: message`; returns how many there were.
+fn each_game<T: Send>(
+    io: &IoArgs,
+    work: impl Fn(&Game) -> T + Sync,
+    mut sink: impl FnMut(u64, &str, u64, T) -> Result<()>,
+) -> Result<u64> {
+    let mut number = 0u64;
+    let mut failures = 0u64;
+    let threads = io.threads();
+    for input in Input::from_args(&io.inputs) {
+        let reader = input.open(None)?;
+        let mut err = None;
+        for_each_game(
+            reader,
+            threads,
+            |r| work(&r.game),
+            |outcome| {
+                number += 1;
+                match outcome {
+                    Ok((offset, t)) => {
+                        if let Err(e) = sink(number, &input.name, offset, t) {
+                            err = Some(e);
+                            return Ok(false);
+                        }
+                    }
+                    Err(Failure { offset, message }) => {
+                        failures += 1;
+                        eprintln!(
+                            "{}: byte {offset}: error: game {number}: {message}",
+                            input.name
+                        );
+                    }
+                }
+                Ok(true)
+            },
+        )
+        .with_context(|| format!("reading {}", input.name))?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+    }
+    Ok(failures)
+}
+
+fn exit(failures: u64) -> ExitCode {
+    if failures > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Select games by tags, result, positions, material and endings.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  gamerec filter --player Carlsen games.pgn -o carlsen.pgn
+  gamerec filter --tag 'WhiteElo>=2500' --tag 'Date>=2020' db.pgn.zst
+  gamerec filter --eco B20-B99 --result 1-0 games.pgn
+  gamerec filter --fen 'rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2' games.pgn
+  gamerec filter --pattern '*/*/*/*/???PP???/*/*/*' games.pgn
+  gamerec filter --material 'KR*P*vKR*P*' --ended stalemate games.pgn
+  gamerec filter --where '(Elo>=2600 or player^=Tal) and not result=1/2-1/2' games.pgn
+  gamerec filter --player Carlsen --notation uci --to json games.pgn
+
+All criteria given are and-ed; --where takes and/or/not and parentheses.
+Atoms: NAME OP VALUE with OP one of = != ^= *= ~ !~ < <= > >=; NAME a tag,
+or player, elo, result, eco, fen, pattern, subfen, material, material-any,
+ended. See README.md (Game databases) for the full syntax.")]
+pub struct FilterArgs {
+    #[command(flatten)]
+    io: IoArgs,
+    /// A tag criterion NAME OP VALUE, e.g. 'WhiteElo>=2500', 'Event~^World'.
+    #[arg(long = "tag", short = 't', value_name = "CRITERION")]
+    tags: Vec<String>,
+    /// A player on either side (name prefix, as pgn-extract's Player).
+    #[arg(long, value_name = "NAME")]
+    player: Vec<String>,
+    /// An ECO range (A00-A99, B2-B4) or code prefix.
+    #[arg(long, value_name = "RANGE")]
+    eco: Vec<String>,
+    /// The game's result (1-0, 0-1, 1/2-1/2, *).
+    #[arg(long)]
+    result: Option<String>,
+    /// A position reached in the main line (placement, side, castling, e.p.).
+    #[arg(long, value_name = "FEN")]
+    fen: Vec<String>,
+    /// A board pattern reached in the main line (pgn-extract FENPattern syntax).
+    #[arg(long, value_name = "PATTERN")]
+    pattern: Vec<String>,
+    /// Pieces on squares, other squares free (scoutfish sub-fen).
+    #[arg(long = "sub-fen", value_name = "SUBFEN")]
+    sub_fen: Vec<String>,
+    /// Material at some ply, White v Black: 'KQ*vKR*', 'R+P>vR=P#'.
+    #[arg(long, value_name = "SPEC")]
+    material: Vec<String>,
+    /// Material at some ply, for either colour (pgn-extract -z).
+    #[arg(long = "material-any", value_name = "SPEC")]
+    material_any: Vec<String>,
+    /// How the game ended: mate, stalemate, repetition, fifty, insufficient.
+    #[arg(long, value_name = "ENDING")]
+    ended: Vec<String>,
+    /// A whole expression with and, or, not and parentheses.
+    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    expr: Vec<String>,
+    /// Output the games that do not match instead.
+    #[arg(long, short = 'v')]
+    invert: bool,
+    /// Print the number of matching games on stderr.
+    #[arg(long)]
+    count: bool,
+}
+
+impl FilterArgs {
+    fn expression(&self) -> Result<Expr> {
+        let mut parts = Vec::new();
+        let atom = |name: &str, op: Op, v: &str| Atom::new(name, op, v).map(Expr::Atom);
+        for t in &self.tags {
+            parts.push(Expr::Atom(Atom::parse(t).map_err(anyhow::Error::msg)?));
+        }
+        for p in &self.player {
+            parts.push(atom("player", Op::Prefix, p).map_err(anyhow::Error::msg)?);
+        }
+        for e in &self.eco {
+            let op = if e.contains('-') { Op::Eq } else { Op::Prefix };
+            parts.push(atom("ECO", op, e).map_err(anyhow::Error::msg)?);
+        }
+        let lists: [(&str, &Vec<String>); 6] = [
+            ("fen", &self.fen),
+            ("pattern", &self.pattern),
+            ("subfen", &self.sub_fen),
+            ("material", &self.material),
+            ("material-any", &self.material_any),
+            ("ended", &self.ended),
+        ];
+        for (name, values) in lists {
+            for v in values {
+                parts.push(atom(name, Op::Eq, v).map_err(anyhow::Error::msg)?);
+            }
+        }
+        if let Some(r) = &self.result {
+            parts.push(atom("result", Op::Eq, r).map_err(anyhow::Error::msg)?);
+        }
+        for w in &self.expr {
+            parts.push(Expr::parse(w).map_err(anyhow::Error::msg)?);
+        }
+        Ok(Expr::all(parts))
+    }
+}
+
+/// `gamerec filter`.
+pub fn run_filter(args: FilterArgs) -> Result<ExitCode> {
+    let expr = match args.expression() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("gamerec filter: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let writer = args.io.writer();
+    let mut out = open_output(args.io.output.as_deref())?;
+    let mut matched = 0u64;
+    let invert = args.invert;
+    let failures = each_game(
+        &args.io,
+        |game| (expr.matches_game(game) != invert).then(|| writer.write(game)),
+        |_, _, _, text| {
+            if let Some(text) = text {
+                matched += 1;
+                out.write_all(&text)?;
+            }
+            Ok(())
+        },
+    )?;
+    out.flush()?;
+    if args.count {
+        eprintln!("{matched} games matched");
+    }
+    Ok(exit(failures))
+}
+
+/// Drop duplicate games, keeping the first copy.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  gamerec dedup games.pgn -o unique.pgn
+  gamerec dedup --same-tags a.pgn b.pgn -o unique.pgn --duplicates dropped.pgn
+  gamerec dedup --quiet big.pgn.zst > unique.pgn
+
+Two games are duplicates when they play the same main-line moves from the
+same start position (with --same-tags: and have the same tags). Each dropped
+game is reported on stderr as `input: byte N: game K duplicates game J`,
+then a summary line.")]
+pub struct DedupArgs {
+    #[command(flatten)]
+    io: IoArgs,
+    /// Duplicates must also have the same tags (names and values).
+    #[arg(long)]
+    same_tags: bool,
+    /// Write the dropped games to this file.
+    #[arg(long, short = 'd', value_name = "FILE")]
+    duplicates: Option<PathBuf>,
+    /// Print only the summary, not each dropped game.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// `gamerec dedup`.
+pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
+    let writer = args.io.writer();
+    let opts = DedupOptions {
+        same_tags: args.same_tags,
+    };
+    let mut out = open_output(args.io.output.as_deref())?;
+    let mut dup_out = match &args.duplicates {
+        Some(p) => Some(open_output(Some(p))?),
+        None => None,
+    };
+    let mut seen = Seen::new();
+    let (mut kept, mut dropped) = (0u64, 0u64);
+    let quiet = args.quiet;
+    let failures = each_game(
+        &args.io,
+        |game| (identity(game, opts), writer.write(game)),
+        |n, name, offset, (id, text)| {
+            match seen.first_of(id, n) {
+                None => {
+                    kept += 1;
+                    out.write_all(&text)?;
+                }
+                Some(first) => {
+                    dropped += 1;
+                    if !quiet {
+                        eprintln!("{name}: byte {offset}: game {n} duplicates game {first}");
+                    }
+                    if let Some(d) = dup_out.as_mut() {
+                        d.write_all(&text)?;
+                    }
+                }
+            }
+            Ok(())
+        },
+    )?;
+    out.flush()?;
+    if let Some(d) = dup_out.as_mut() {
+        d.flush()?;
+    }
+    eprintln!("{kept} games kept, {dropped} duplicates dropped");
+    Ok(exit(failures))
+}
+
+/// Classify games by opening (ECO, Opening, Variation tags).
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  gamerec eco --eco-file ../shared/corpus/pgn/eco.pgn games.pgn -o classified.pgn
+  gamerec eco --eco-file eco.pgn --to json games.pgn.zst > games.jsonl
+
+Each game gets the line whose final position it reaches deepest in its main
+line (transpositions count when reached at most 6 plies after the line's
+length, as in pgn-extract -e); the line's ECO, Opening, Variation and
+SubVariation tags replace the game's. Unclassified games are unchanged.")]
+pub struct EcoArgs {
+    #[command(flatten)]
+    io: IoArgs,
+    /// The ECO file: PGN lines with ECO/Opening/Variation tags.
+    #[arg(long = "eco-file", short = 'e', value_name = "FILE", required = true)]
+    eco_file: PathBuf,
+}
+
+/// `gamerec eco`.
+pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
+    let data = std::fs::read(&args.eco_file)
+        .with_context(|| format!("reading {}", args.eco_file.display()))?;
+    let (book, failed) = EcoBook::from_pgn(&data);
+    if failed > 0 {
+        eprintln!(
+            "{}: {failed} lines could not be read",
+            args.eco_file.display()
+        );
+    }
+    if book.is_empty() {
+        bail!("{}: no ECO lines", args.eco_file.display());
+    }
+    let writer = args.io.writer();
+    let mut out = open_output(args.io.output.as_deref())?;
+    let (mut classified, mut total) = (0u64, 0u64);
+    let failures = each_game(
+        &args.io,
+        |game| {
+            let mut g = game.clone();
+            let hit = book.apply(&mut g);
+            (hit, writer.write(&g))
+        },
+        |_, _, _, (hit, text)| {
+            total += 1;
+            classified += u64::from(hit);
+            out.write_all(&text)?;
+            Ok(())
+        },
+    )?;
+    out.flush()?;
+    eprintln!("{classified} of {total} games classified");
+    Ok(exit(failures))
+}
+
+/// Build a position index of a PGN database.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  gamerec index games.pgn                     # writes games.pgn.idx
+  gamerec index big.pgn.zst -o big.idx --threads 2
+  cat more.pgn >> games.pgn && gamerec index games.pgn --append
+
+The index maps every main-line position (Zobrist key) to the games reaching
+it and the first ply, and keeps per game its offset, ratings, result, pawn
+squares and material signatures. --append reads only the bytes after those
+already indexed and writes a new index holding old and new games.")]
+pub struct IndexArgs {
+    /// The database (PGN; .gz, .bz2, .zst read transparently).
+    db: PathBuf,
+    /// The index file (default: DB.idx, e.g. games.pgn.idx).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+    /// Add the games appended to DB since the index was built.
+    #[arg(long)]
+    append: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    threads: Option<usize>,
+}
+
+fn default_index(db: &std::path::Path) -> PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push(".idx");
+    PathBuf::from(s)
+}
+
+/// `gamerec index`.
+pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
+    use gamerec_db::index::{BuildOptions, Index, build, skip_to};
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_index(&args.db));
+    let input = Input::from_arg(args.db.as_os_str());
+    let opts = BuildOptions {
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1),
+        temp_dir: out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), PathBuf::from),
+        run_entries: gamerec_db::index::RUN_ENTRIES,
+    };
+    let start = std::time::Instant::now();
+    let previous = if args.append {
+        let old = Index::open(&out).with_context(|| format!("opening {}", out.display()))?;
+        Some(std::sync::Arc::new(old))
+    } else {
+        None
+    };
+    let reader = input.open(None)?;
+    let stats = match &previous {
+        Some(p) => {
+            let from = p.db_len();
+            build(skip_to(reader, from)?, previous.clone(), &out, &opts)
+        }
+        None => build(reader, None, &out, &opts),
+    }
+    .with_context(|| format!("indexing {}", args.db.display()))?;
+    let size = std::fs::metadata(&out).map_or(0, |m| m.len());
+    eprintln!(
+        "{}: {} games ({} unreadable), {} positions, {} postings, {} bytes, {:.1} s",
+        out.display(),
+        stats.games,
+        stats.failed,
+        stats.positions,
+        stats.postings,
+        size,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(exit(stats.failed))
+}
+
+/// Find games in an indexed database.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  gamerec find games.pgn --fen 'rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
+  gamerec find games.pgn --fen '...' --ids          # game number and ply per line
+  gamerec find games.pgn --pattern '*/*/*/*/???PP???/*/*/*' --to json
+  gamerec find games.pgn --material 'KRP*vKR' -o rook-endings.pgn
+  gamerec find games.pgn --tree 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
+
+Games found are written with a MatchPly tag: the first ply (0 = the start
+position) at which the main line reaches the position, pattern or material.
+--fen looks the position up; --pattern, --sub-fen and --material use the
+index's material and pawn signatures to pick candidates, then replay them.
+--tree prints each continuation: games, White wins / draws / Black wins in
+percent, and the players' average rating.")]
+pub struct FindArgs {
+    /// The database the index was built from.
+    db: PathBuf,
+    /// The index (default: DB.idx).
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// An exact position (placement, side to move, castling, e.p.).
+    #[arg(long, value_name = "FEN", group = "query")]
+    fen: Option<String>,
+    /// A board pattern (pgn-extract FENPattern syntax).
+    #[arg(long, value_name = "PATTERN", group = "query")]
+    pattern: Option<String>,
+    /// Pieces on squares, other squares free (scoutfish sub-fen).
+    #[arg(long = "sub-fen", value_name = "SUBFEN", group = "query")]
+    sub_fen: Option<String>,
+    /// Material at some ply, White v Black.
+    #[arg(long, value_name = "SPEC", group = "query")]
+    material: Option<String>,
+    /// Material at some ply, either colour.
+    #[arg(long = "material-any", value_name = "SPEC", group = "query")]
+    material_any: Option<String>,
+    /// The opening tree of a position.
+    #[arg(long, value_name = "FEN", group = "query")]
+    tree: Option<String>,
+    /// Print `GAME<TAB>PLY` lines instead of games (game numbers from 1).
+    #[arg(long)]
+    ids: bool,
+    /// Output file (default: stdout).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+    /// Output format (default: by the output's extension, else pgn).
+    #[arg(long)]
+    to: Option<OutFormat>,
+    /// Move notation of PGN output.
+    #[arg(long, value_enum, default_value = "san")]
+    notation: NotationArg,
+}
+
+/// `gamerec find`.
+pub fn run_find(args: FindArgs) -> Result<ExitCode> {
+    use gamerec_db::index::Index;
+    use gamerec_db::material::{MaterialSpec, unpack_signature};
+    use gamerec_db::pattern::Pattern;
+    use gamerec_db::position::parse_query_fen;
+    let index_path = args
+        .index
+        .clone()
+        .unwrap_or_else(|| default_index(&args.db));
+    let index =
+        Index::open(&index_path).with_context(|| format!("opening {}", index_path.display()))?;
+    let mut out = open_output(args.output.as_deref())?;
+    let usage = |e: String| -> Result<ExitCode> {
+        eprintln!("gamerec find: {e}");
+        Ok(ExitCode::from(2))
+    };
+    if let Some(fen) = &args.tree {
+        let pos = match parse_query_fen(fen) {
+            Ok(p) => p,
+            Err(e) => return usage(e),
+        };
+        let moves = index.tree(&pos);
+        let total: u64 = moves.iter().map(|m| m.games).sum();
+        writeln!(
+            out,
+            "{:<8} {:>9} {:>7} {:>7} {:>7} {:>7}",
+            "move", "games", "white", "draw", "black", "elo"
+        )?;
+        let pct = |n: u64, of: u64| 100.0 * n as f64 / of.max(1) as f64;
+        for m in &moves {
+            writeln!(
+                out,
+                "{:<8} {:>9} {:>6.1}% {:>6.1}% {:>6.1}% {:>7}",
+                m.san,
+                m.games,
+                pct(m.white, m.games),
+                pct(m.draws, m.games),
+                pct(m.black, m.games),
+                m.average_elo.map_or("-".to_string(), |e| e.to_string())
+            )?;
+        }
+        writeln!(out, "{:<8} {total:>9}", "total")?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Candidates (game, ply if known) and the expression that verifies them.
+    let (expr, candidates): (Expr, Vec<(u32, Option<u16>)>) = if let Some(fen) = &args.fen {
+        let pos = match parse_query_fen(fen) {
+            Ok(p) => p,
+            Err(e) => return usage(e),
+        };
+        let found = index
+            .find(&pos)
+            .into_iter()
+            .map(|(g, p)| (g, Some(p)))
+            .collect();
+        (
+            Expr::Atom(Atom::new("fen", Op::Eq, fen).map_err(anyhow::Error::msg)?),
+            found,
+        )
+    } else if let Some((name, text)) = [("pattern", &args.pattern), ("subfen", &args.sub_fen)]
+        .into_iter()
+        .find_map(|(n, t)| t.as_ref().map(|t| (n, t)))
+    {
+        let pat = match if name == "pattern" {
+            Pattern::parse(text)
+        } else {
+            Pattern::parse_sub_fen(text)
+        } {
+            Ok(p) => p,
+            Err(e) => return usage(e),
+        };
+        let (min, pawns) = pat.requirements();
+        let games = index.candidates(
+            |sig| {
+                let c = unpack_signature(sig);
+                (0..2).all(|s| (0..6).all(|r| c[s][r] >= min[s][r]))
+            },
+            [u64::from(pawns[0]), u64::from(pawns[1])],
+        );
+        let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
+        (expr, games.into_iter().map(|g| (g, None)).collect())
+    } else if let Some((name, text, any)) = [
+        ("material", &args.material, false),
+        ("material-any", &args.material_any, true),
+    ]
+    .into_iter()
+    .find_map(|(n, t, a)| t.as_ref().map(|t| (n, t, a)))
+    {
+        let spec = match MaterialSpec::parse(text, any) {
+            Ok(s) => s,
+            Err(e) => return usage(e),
+        };
+        let games = index.candidates(|sig| spec.matches_signature(sig), [0, 0]);
+        let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
+        (expr, games.into_iter().map(|g| (g, None)).collect())
+    } else {
+        return usage(
+            "give one of --fen, --pattern, --sub-fen, --material, --material-any, --tree".into(),
+        );
+    };
+    if args.ids && args.fen.is_some() {
+        for (g, p) in &candidates {
+            writeln!(out, "{}\t{}", g + 1, p.unwrap_or(0))?;
+        }
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Read the candidates from the database, verify, write.
+    let writer = IoArgs {
+        inputs: Vec::new(),
+        output: args.output.clone(),
+        to: args.to,
+        notation: args.notation,
+        threads: Some(1),
+    }
+    .writer();
+    let mut found = 0u64;
+    let mut emit = |game: Game| -> Result<()> {
+        let subject = gamerec_db::filter::Subject::new(&game);
+        if !expr.matches(&subject) {
+            return Ok(());
+        }
+        let ply = first_matching_ply(&expr, subject.positions());
+        found += 1;
+        if args.ids {
+            return Ok(());
+        }
+        let mut game = game;
+        game.tags.set("MatchPly", ply.to_string());
+        out.write_all(&writer.write(&game))?;
+        Ok(())
+    };
+    let mut ids_out: Vec<(u32, usize)> = Vec::new();
+    let plain = Input::from_arg(args.db.as_os_str()).open_plain()?;
+    if let Some((mut file, len)) = plain {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut buf = Vec::new();
+        for (g, _) in &candidates {
+            let Some(info) = index.game(*g) else { continue };
+            let end = index.game(g + 1).map_or(len, |n| n.offset).min(len);
+            if info.offset >= end {
+                continue;
+            }
+            // Each game is read alone from its offset to the next game's.
+            file.seek(SeekFrom::Start(info.offset))?;
+            buf.clear();
+            (&mut file).take(end - info.offset).read_to_end(&mut buf)?;
+            let (games, _) = gamerec::pgn::read_games(&buf);
+            if let Some(game) = games.into_iter().next() {
+                if args.ids {
+                    let s = gamerec_db::filter::Subject::new(&game);
+                    if expr.matches(&s) {
+                        ids_out.push((*g, first_matching_ply(&expr, s.positions())));
+                    }
+                } else {
+                    emit(game)?;
+                }
+            }
+        }
+    } else {
+        let wanted: std::collections::HashSet<u32> = candidates.iter().map(|c| c.0).collect();
+        let mut n = 0u32;
+        let reader = Input::from_arg(args.db.as_os_str()).open(None)?;
+        let mut err = None;
+        for_each_game(
+            reader,
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |r| Some(r.game.clone()),
+            |o| {
+                let g = n;
+                n += 1;
+                if wanted.contains(&g)
+                    && let Ok((_, Some(game))) = o
+                {
+                    if args.ids {
+                        let s = gamerec_db::filter::Subject::new(&game);
+                        if expr.matches(&s) {
+                            ids_out.push((g, first_matching_ply(&expr, s.positions())));
+                        }
+                    } else if let Err(e) = emit(game) {
+                        err = Some(e);
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            },
+        )?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+    }
+    for (g, p) in ids_out {
+        writeln!(out, "{}\t{p}", g + 1)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The first main-line ply whose position satisfies the (positional) atom.
+fn first_matching_ply(expr: &Expr, positions: &[shakmaty::Chess]) -> usize {
+    use shakmaty::Position;
+    let Expr::Atom(atom) = expr else { return 0 };
+    positions
+        .iter()
+        .position(|p| match atom {
+            Atom::Fen(q) => gamerec_db::position::same_position(p, q),
+            Atom::Pattern(pat) => pat.matches(p.board()),
+            Atom::Material(m) => m.matches(p.board()),
+            _ => false,
+        })
+        .unwrap_or(0)
+}

@@ -1,0 +1,126 @@
+//! `gamerec index` / `find` end to end: the games `find` returns are the
+//! games `filter` selects with the same query (plain and compressed
+//! databases), `--ids` agrees, and the tree's counts add up.
+
+use std::path::Path;
+
+use gamerec_testkit::{assert_success, corpus, run, temp_dir};
+
+fn gamerec(args: &[&str]) -> Vec<u8> {
+    let out = run(env!("CARGO_BIN_EXE_gamerec"), args, b"");
+    assert_success(&out, &format!("gamerec {}", args.join(" ")));
+    out.stdout
+}
+
+/// Per game: White, Black, Round and the movetext's length.
+fn games(text: &[u8]) -> Vec<String> {
+    let (games, _) = gamerec::pgn::read_games(text);
+    games
+        .iter()
+        .map(|g| {
+            let t = |n| g.tags.get(n).unwrap_or("-").to_string();
+            format!(
+                "{}|{}|{}|{}",
+                t("White"),
+                t("Black"),
+                t("Round"),
+                g.tree.mainline_len()
+            )
+        })
+        .collect()
+}
+
+const SICILIAN: &str = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+
+fn check_db(db: &Path) {
+    let d = db.to_str().unwrap();
+    gamerec(&["index", d]);
+    let queries: [(&str, &str); 4] = [
+        ("--fen", SICILIAN),
+        ("--pattern", "*/*/*/*/???PP???/*/*/*"),
+        ("--material", "KR*P*vKR*P*"),
+        ("--sub-fen", "8/8/8/8/4N3/8/8/8"),
+    ];
+    for (flag, q) in queries {
+        let found = games(&gamerec(&["find", d, flag, q]));
+        let filtered = games(&gamerec(&["filter", d, flag, q]));
+        assert_eq!(found, filtered, "{d} {flag} {q}");
+        assert!(!found.is_empty(), "{d} {flag} {q}: nothing found");
+        let ids = String::from_utf8(gamerec(&["find", d, flag, q, "--ids"])).unwrap();
+        assert_eq!(ids.lines().count(), found.len(), "{d} {flag} {q} --ids");
+    }
+    // The tree of the start position counts every game with a first move.
+    let tree = String::from_utf8(gamerec(&[
+        "find",
+        d,
+        "--tree",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ]))
+    .unwrap();
+    let total: u64 = tree
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let sum: u64 = tree
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("total"))
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, sum);
+    let (all, _) =
+        gamerec::pgn::read_games(&std::fs::read(corpus("pgn/twic1599_1000k.pgn")).unwrap());
+    let from_start = all
+        .iter()
+        .filter(|g| g.start == shakmaty::Chess::default() && g.tree.mainline_len() > 0)
+        .count();
+    assert_eq!(
+        total as usize, from_start,
+        "games with a first move from the start position"
+    );
+    assert!(tree.contains("e4 "), "{tree}");
+}
+
+#[test]
+fn find_returns_what_filter_selects() {
+    let dir = temp_dir("db-find");
+    let data = std::fs::read(corpus("pgn/twic1599_1000k.pgn")).unwrap();
+    let plain = dir.join("twic.pgn");
+    std::fs::write(&plain, &data).unwrap();
+    check_db(&plain);
+    let zst = dir.join("twic.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(&data[..], 3).unwrap()).unwrap();
+    check_db(&zst);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn notations_in_filter_output() {
+    let f = corpus("pgn/pgn-extract-tests/infiles/fools-mate.pgn");
+    let f = f.to_str().unwrap();
+    let uci = String::from_utf8(gamerec(&["filter", "--notation", "uci", f])).unwrap();
+    assert!(uci.contains("1. f2f3 e7e5 2. g2g4 d8h4"), "{uci}");
+    let lan = String::from_utf8(gamerec(&["filter", "--notation", "lan", f])).unwrap();
+    assert!(lan.contains("1. f2-f3 e7-e5 2. g2-g4 Qd8-h4#"), "{lan}");
+}
+
+#[test]
+fn bad_queries_are_usage_errors() {
+    let f = corpus("pgn/twic1599_1000k.pgn");
+    let f = f.to_str().unwrap();
+    for args in [
+        vec!["filter", "--tag", "Elo>", f],
+        vec!["filter", "--where", "(Elo>1", f],
+        vec!["filter", "--fen", "not a fen", f],
+        vec!["filter", "--material", "KXvK", f],
+        vec!["filter", "--ended", "bored", f],
+    ] {
+        let out = run(env!("CARGO_BIN_EXE_gamerec"), &args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}

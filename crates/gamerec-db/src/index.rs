@@ -1,0 +1,885 @@
+//! The position index: one immutable file per database, built in one
+//! streaming pass, queried through a memory map.
+//!
+//! ```text
+//! header (128 bytes): magic, game count, database bytes indexed, 5 sections
+//! positions  fst map: Zobrist key (8 bytes, big-endian) -> postings
+//! postings   per key: varint count, then (game delta, ply) varint pairs
+//! games      32 bytes per game: byte offset, White/Black pawn squares ever
+//!            occupied, White/Black Elo, result, plies
+//! material   fst map: material signature (5 bytes) -> game postings
+//! mpostings  per signature: varint count, then game deltas
+//! ```
+//!
+//! A key with a single posting keeps it in the fst value itself (top bit
+//! set), so positions seen in one game cost no postings bytes. Each game
+//! posts a position once, at the first ply it reaches it.
+//!
+//! Building is bounded in memory: (key, game, ply) entries are sorted in
+//! runs of [`RUN_ENTRIES`], spilled to temporary files and merged into the
+//! fst. Appending merges the old index's postings with the new games' runs
+//! into a new file (an index is never modified in place).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fst::{Map, MapBuilder, Streamer};
+use gamerec::model::{Game, GameResult, PlyMove};
+use memmap2::Mmap;
+use shakmaty::{Bitboard, Chess, Color, Position, Role};
+
+use crate::material::signature;
+use crate::position::{key, mainline};
+use crate::source::for_each_game;
+
+const MAGIC: &[u8; 8] = b"GRIDX\x00\x01\x00";
+const HEADER_LEN: u64 = 128;
+const GAME_RECORD: usize = 32;
+const SINGLE: u64 = 1 << 63;
+/// Entries per sorted run (16 bytes each in memory).
+pub const RUN_ENTRIES: usize = 4 << 20;
+/// Result byte of a game that could not be read.
+const FAILED: u8 = 255;
+
+/// An error building or reading an index.
+#[derive(Debug)]
+pub enum IndexError {
+    /// Reading or writing failed.
+    Io(io::Error),
+    /// The file is not an index of this version, or is damaged.
+    Format(String),
+}
+
+impl std::fmt::Display for IndexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexError::Io(e) => write!(f, "{e}"),
+            IndexError::Format(m) => write!(f, "not a valid index: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for IndexError {}
+
+impl From<io::Error> for IndexError {
+    fn from(e: io::Error) -> IndexError {
+        IndexError::Io(e)
+    }
+}
+
+impl From<fst::Error> for IndexError {
+    fn from(e: fst::Error) -> IndexError {
+        IndexError::Format(e.to_string())
+    }
+}
+
+/// Per-game summary kept in the games section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GameInfo {
+    /// Byte offset of the game in the (decompressed) database.
+    pub offset: u64,
+    /// Squares a White pawn ever stood on in the main line.
+    pub white_pawns: u64,
+    /// Squares a Black pawn ever stood on in the main line.
+    pub black_pawns: u64,
+    /// White's Elo (0 if unknown).
+    pub white_elo: u16,
+    /// Black's Elo (0 if unknown).
+    pub black_elo: u16,
+    /// 0 unknown, 1 White won, 2 Black won, 3 draw, 255 unreadable.
+    pub result: u8,
+    /// Main-line plies.
+    pub plies: u16,
+}
+
+impl GameInfo {
+    fn to_bytes(self) -> [u8; GAME_RECORD] {
+        let mut b = [0u8; GAME_RECORD];
+        b[0..8].copy_from_slice(&self.offset.to_le_bytes());
+        b[8..16].copy_from_slice(&self.white_pawns.to_le_bytes());
+        b[16..24].copy_from_slice(&self.black_pawns.to_le_bytes());
+        b[24..26].copy_from_slice(&self.white_elo.to_le_bytes());
+        b[26..28].copy_from_slice(&self.black_elo.to_le_bytes());
+        b[28] = self.result;
+        b[30..32].copy_from_slice(&self.plies.to_le_bytes());
+        b
+    }
+
+    fn from_bytes(b: &[u8]) -> GameInfo {
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+        let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
+        GameInfo {
+            offset: u64_at(0),
+            white_pawns: u64_at(8),
+            black_pawns: u64_at(16),
+            white_elo: u16_at(24),
+            black_elo: u16_at(26),
+            result: b[28],
+            plies: u16_at(30),
+        }
+    }
+
+    /// The game's result, `None` when unknown or unreadable.
+    pub fn result(&self) -> Option<GameResult> {
+        match self.result {
+            1 => Some(GameResult::WhiteWins),
+            2 => Some(GameResult::BlackWins),
+            3 => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+}
+
+/// What the index records of one game.
+#[derive(Debug, Default)]
+pub struct GameEntries {
+    /// (position key, first ply reaching it).
+    pub positions: Vec<(u64, u16)>,
+    /// Distinct material signatures of the main line.
+    pub materials: Vec<u64>,
+    /// The summary (offset filled in by the caller).
+    pub info: GameInfo,
+}
+
+/// Extracts what the index needs from one game.
+pub fn game_entries(game: &Game) -> GameEntries {
+    let positions = mainline(game);
+    let mut keys: Vec<(u64, u16)> = positions
+        .iter()
+        .enumerate()
+        .take(usize::from(u16::MAX))
+        .map(|(ply, p)| (key(p), ply as u16))
+        .collect();
+    // One posting per key: its first ply.
+    keys.sort_unstable();
+    keys.dedup_by_key(|e| e.0);
+    let mut materials: Vec<u64> = positions.iter().map(|p| signature(p.board())).collect();
+    materials.sort_unstable();
+    materials.dedup();
+    let (mut wp, mut bp) = (Bitboard::EMPTY, Bitboard::EMPTY);
+    for p in &positions {
+        let pawns = p.board().by_role(Role::Pawn);
+        wp |= pawns & p.board().by_color(Color::White);
+        bp |= pawns & p.board().by_color(Color::Black);
+    }
+    let elo = |t: &str| {
+        game.tags
+            .get(t)
+            .and_then(|v| v.trim().parse::<u16>().ok())
+            .unwrap_or(0)
+    };
+    let result = match gamerec::pgn::writer::export_result(game) {
+        GameResult::WhiteWins => 1,
+        GameResult::BlackWins => 2,
+        GameResult::Draw => 3,
+        GameResult::Unknown => 0,
+    };
+    GameEntries {
+        positions: keys,
+        materials,
+        info: GameInfo {
+            offset: 0,
+            white_pawns: u64::from(wp),
+            black_pawns: u64::from(bp),
+            white_elo: elo("WhiteElo"),
+            black_elo: elo("BlackElo"),
+            result,
+            plies: (positions.len() - 1).min(usize::from(u16::MAX)) as u16,
+        },
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(data: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    let mut shift = 0;
+    loop {
+        let b = *data.get(*at)?;
+        *at += 1;
+        if shift > 63 {
+            return None;
+        }
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+        shift += 7;
+    }
+}
+
+/// One (key, game, ply) entry; ordered by key, then game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    key: u64,
+    game: u32,
+    ply: u16,
+}
+
+const ENTRY_BYTES: usize = 14;
+
+fn write_run(entries: &mut [Entry], dir: &Path, n: usize) -> io::Result<PathBuf> {
+    entries.sort_unstable();
+    let path = dir.join(format!("run{n}.bin"));
+    let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+    for e in entries.iter() {
+        w.write_all(&e.key.to_le_bytes())?;
+        w.write_all(&e.game.to_le_bytes())?;
+        w.write_all(&e.ply.to_le_bytes())?;
+    }
+    w.flush()?;
+    Ok(path)
+}
+
+/// A sorted source of entries for the merge.
+enum Source {
+    Run(BufReader<File>),
+    Memory(std::vec::IntoIter<Entry>),
+    Old(Box<OldPostings>),
+}
+
+impl Source {
+    fn next(&mut self) -> io::Result<Option<Entry>> {
+        match self {
+            Source::Run(r) => {
+                let mut b = [0u8; ENTRY_BYTES];
+                match r.read_exact(&mut b) {
+                    Ok(()) => Ok(Some(Entry {
+                        key: u64::from_le_bytes(b[0..8].try_into().unwrap_or([0; 8])),
+                        game: u32::from_le_bytes(b[8..12].try_into().unwrap_or([0; 4])),
+                        ply: u16::from_le_bytes([b[12], b[13]]),
+                    })),
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+            Source::Memory(it) => Ok(it.next()),
+            Source::Old(o) => Ok(o.next()),
+        }
+    }
+}
+
+/// The postings of an existing index, in key order (for appending).
+struct OldPostings {
+    keys: Vec<(u64, u64)>,
+    at: usize,
+    index: Arc<Index>,
+    buf: std::vec::IntoIter<Entry>,
+}
+
+impl OldPostings {
+    fn new(index: Arc<Index>) -> OldPostings {
+        let map = index.positions();
+        let mut keys = Vec::with_capacity(map.len());
+        let mut s = map.stream();
+        while let Some((k, v)) = s.next() {
+            keys.push((u64::from_be_bytes(k.try_into().unwrap_or([0; 8])), v));
+        }
+        OldPostings {
+            keys,
+            at: 0,
+            index,
+            buf: Vec::new().into_iter(),
+        }
+    }
+
+    fn next(&mut self) -> Option<Entry> {
+        loop {
+            if let Some(e) = self.buf.next() {
+                return Some(e);
+            }
+            let &(key, value) = self.keys.get(self.at)?;
+            self.at += 1;
+            let list: Vec<Entry> = self
+                .index
+                .decode(value)
+                .into_iter()
+                .map(|(game, ply)| Entry { key, game, ply })
+                .collect();
+            self.buf = list.into_iter();
+        }
+    }
+}
+
+/// Options of [`build`].
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Worker threads reading and replaying games.
+    pub threads: usize,
+    /// Where sorted runs are spilled (a fresh subdirectory is made there).
+    pub temp_dir: PathBuf,
+    /// Entries per run before spilling.
+    pub run_entries: usize,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BuildStats {
+    /// Games in the index (readable or not).
+    pub games: u64,
+    /// Games that could not be read (indexed with no positions).
+    pub failed: u64,
+    /// Distinct positions.
+    pub positions: u64,
+    /// Postings ((position, game) pairs).
+    pub postings: u64,
+}
+
+/// Builds an index of the PGN games read from `input` into `out`. With
+/// `previous` (an index of the database's first `previous.db_len()` bytes),
+/// `input` must give the bytes after those, and the new index holds the
+/// old games and the new ones.
+pub fn build(
+    input: impl Read,
+    previous: Option<Arc<Index>>,
+    out: &Path,
+    opts: &BuildOptions,
+) -> Result<BuildStats, IndexError> {
+    let tmp = opts.temp_dir.join(format!(
+        "gamerec-index-{}-{}",
+        std::process::id(),
+        out.file_name().map_or("x".into(), |n| n.to_string_lossy())
+    ));
+    std::fs::create_dir_all(&tmp)?;
+    let result = build_in(input, previous, out, opts, &tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
+fn build_in(
+    input: impl Read,
+    previous: Option<Arc<Index>>,
+    out: &Path,
+    opts: &BuildOptions,
+    tmp: &Path,
+) -> Result<BuildStats, IndexError> {
+    let base_offset = previous.as_ref().map_or(0, |p| p.db_len());
+    let first_game = previous.as_ref().map_or(0, |p| p.games());
+    let mut stats = BuildStats {
+        games: first_game,
+        ..BuildStats::default()
+    };
+    let games_path = tmp.join("games.bin");
+    let mut games_out = BufWriter::with_capacity(1 << 20, File::create(&games_path)?);
+    let mut materials: HashMap<u64, (u32, u32, Vec<u8>)> = HashMap::new();
+    if let Some(p) = &previous {
+        games_out.write_all(p.section(2))?;
+        let map = p.materials();
+        let mut s = map.stream();
+        while let Some((k, v)) = s.next() {
+            let sig = sig_from_bytes(k);
+            let games = p.decode_games(v);
+            let e = materials.entry(sig).or_insert((0, 0, Vec::new()));
+            for g in games {
+                put_varint(&mut e.2, u64::from(g + 1 - e.0));
+                e.0 = g + 1;
+                e.1 += 1;
+            }
+        }
+    }
+    let mut run: Vec<Entry> = Vec::with_capacity(opts.run_entries.min(1 << 20));
+    let mut runs: Vec<PathBuf> = Vec::new();
+    let read = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let input = Counting {
+        inner: input,
+        read: read.clone(),
+    };
+    let mut io_err: Option<io::Error> = None;
+    let mut game = first_game;
+    for_each_game(
+        input,
+        opts.threads,
+        |r| {
+            let mut e = game_entries(&r.game);
+            e.info.offset = r.offset;
+            e
+        },
+        |outcome| {
+            let g =
+                u32::try_from(game).map_err(|_| io::Error::other("more than 4 billion games"))?;
+            let info = match outcome {
+                Ok((offset, mut e)) => {
+                    e.info.offset = base_offset + offset;
+                    for &(key, ply) in &e.positions {
+                        run.push(Entry { key, game: g, ply });
+                    }
+                    for sig in e.materials {
+                        let m = materials.entry(sig).or_insert((0, 0, Vec::new()));
+                        put_varint(&mut m.2, u64::from(g + 1 - m.0));
+                        m.0 = g + 1;
+                        m.1 += 1;
+                    }
+                    e.info
+                }
+                Err(f) => {
+                    stats.failed += 1;
+                    GameInfo {
+                        offset: base_offset + f.offset,
+                        result: FAILED,
+                        ..GameInfo::default()
+                    }
+                }
+            };
+            games_out.write_all(&info.to_bytes())?;
+            game += 1;
+            if run.len() >= opts.run_entries {
+                match write_run(&mut run, tmp, runs.len()) {
+                    Ok(p) => runs.push(p),
+                    Err(e) => {
+                        io_err = Some(e);
+                        return Ok(false);
+                    }
+                }
+                run.clear();
+            }
+            Ok(true)
+        },
+    )?;
+    if let Some(e) = io_err {
+        return Err(e.into());
+    }
+    games_out.flush()?;
+    drop(games_out);
+    stats.games = game;
+
+    // Merge the runs (and the old postings) into the positions fst.
+    let mut sources: Vec<Source> = Vec::new();
+    if let Some(p) = &previous {
+        sources.push(Source::Old(Box::new(OldPostings::new(p.clone()))));
+    }
+    for r in &runs {
+        sources.push(Source::Run(BufReader::with_capacity(
+            1 << 16,
+            File::open(r)?,
+        )));
+    }
+    run.sort_unstable();
+    sources.push(Source::Memory(std::mem::take(&mut run).into_iter()));
+    let fst_path = tmp.join("positions.fst");
+    let post_path = tmp.join("postings.bin");
+    merge(sources, &fst_path, &post_path, &mut stats)?;
+
+    // Material fst.
+    let mfst_path = tmp.join("material.fst");
+    let mpost_path = tmp.join("mpostings.bin");
+    {
+        let mut sigs: Vec<u64> = materials.keys().copied().collect();
+        sigs.sort_unstable();
+        let mut b = MapBuilder::new(BufWriter::new(File::create(&mfst_path)?))?;
+        let mut post = BufWriter::new(File::create(&mpost_path)?);
+        let mut at = 0u64;
+        let mut buf = Vec::new();
+        for s in sigs {
+            let (_, count, bytes) = &materials[&s];
+            buf.clear();
+            put_varint(&mut buf, u64::from(*count));
+            buf.extend_from_slice(bytes);
+            post.write_all(&buf)?;
+            b.insert(sig_to_bytes(s), at)?;
+            at += buf.len() as u64;
+        }
+        b.finish()?;
+        post.flush()?;
+    }
+
+    // Assemble the file: header, then the sections.
+    let parts = [fst_path, post_path, games_path, mfst_path, mpost_path];
+    let tmp_out = out.with_extension("idx.partial");
+    let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp_out)?);
+    let mut header = vec![0u8; HEADER_LEN as usize];
+    header[0..8].copy_from_slice(MAGIC);
+    header[8..16].copy_from_slice(&stats.games.to_le_bytes());
+    let mut offset = HEADER_LEN;
+    let mut lens = Vec::new();
+    for p in &parts {
+        let len = std::fs::metadata(p)?.len();
+        lens.push((offset, len));
+        offset += len;
+    }
+    for (i, (o, l)) in lens.iter().enumerate() {
+        header[24 + i * 16..32 + i * 16].copy_from_slice(&o.to_le_bytes());
+        header[32 + i * 16..40 + i * 16].copy_from_slice(&l.to_le_bytes());
+    }
+    let db_len = base_offset + read.load(std::sync::atomic::Ordering::Relaxed);
+    header[16..24].copy_from_slice(&db_len.to_le_bytes());
+    w.write_all(&header)?;
+    for p in &parts {
+        io::copy(&mut File::open(p)?, &mut w)?;
+    }
+    w.flush()?;
+    w.get_ref().sync_all()?;
+    drop(w);
+    std::fs::rename(&tmp_out, out)?;
+    Ok(stats)
+}
+
+/// Counts the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    read: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+fn sig_to_bytes(s: u64) -> [u8; 5] {
+    let b = s.to_be_bytes();
+    [b[3], b[4], b[5], b[6], b[7]]
+}
+
+fn sig_from_bytes(k: &[u8]) -> u64 {
+    k.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+}
+
+fn merge(
+    sources: Vec<Source>,
+    fst_path: &Path,
+    post_path: &Path,
+    stats: &mut BuildStats,
+) -> Result<(), IndexError> {
+    let mut sources = sources;
+    let mut heap: BinaryHeap<Reverse<(Entry, usize)>> = BinaryHeap::new();
+    for (i, s) in sources.iter_mut().enumerate() {
+        if let Some(e) = s.next()? {
+            heap.push(Reverse((e, i)));
+        }
+    }
+    let mut b = MapBuilder::new(BufWriter::with_capacity(1 << 20, File::create(fst_path)?))?;
+    let mut post = BufWriter::with_capacity(1 << 20, File::create(post_path)?);
+    let mut at = 0u64;
+    let mut group: Vec<(u32, u16)> = Vec::new();
+    let mut group_key: Option<u64> = None;
+    let mut buf = Vec::new();
+    let mut flush = |key: u64,
+                     group: &mut Vec<(u32, u16)>,
+                     b: &mut MapBuilder<_>,
+                     stats: &mut BuildStats|
+     -> Result<(), IndexError> {
+        stats.positions += 1;
+        stats.postings += group.len() as u64;
+        let value = if let [(g, p)] = group[..] {
+            SINGLE | (u64::from(g) << 16) | u64::from(p)
+        } else {
+            buf.clear();
+            put_varint(&mut buf, group.len() as u64);
+            let mut last = 0u32;
+            for &(g, p) in group.iter() {
+                put_varint(&mut buf, u64::from(g - last));
+                put_varint(&mut buf, u64::from(p));
+                last = g;
+            }
+            post.write_all(&buf)?;
+            let v = at;
+            at += buf.len() as u64;
+            v
+        };
+        b.insert(key.to_be_bytes(), value)?;
+        group.clear();
+        Ok(())
+    };
+    while let Some(Reverse((e, i))) = heap.pop() {
+        if let Some(next) = sources[i].next()? {
+            heap.push(Reverse((next, i)));
+        }
+        if group_key != Some(e.key) {
+            if let Some(k) = group_key {
+                flush(k, &mut group, &mut b, stats)?;
+            }
+            group_key = Some(e.key);
+        }
+        group.push((e.game, e.ply));
+    }
+    if let Some(k) = group_key {
+        flush(k, &mut group, &mut b, stats)?;
+    }
+    b.finish()?;
+    post.flush()?;
+    Ok(())
+}
+
+/// A byte range of the mapped index file, as fst data.
+#[derive(Clone)]
+struct Slice {
+    map: Arc<Mmap>,
+    start: usize,
+    end: usize,
+}
+
+impl AsRef<[u8]> for Slice {
+    fn as_ref(&self) -> &[u8] {
+        &self.map[self.start..self.end]
+    }
+}
+
+/// An opened index (memory-mapped).
+pub struct Index {
+    map: Arc<Mmap>,
+    sections: [(usize, usize); 5],
+    games: u64,
+    positions: Map<Slice>,
+    materials: Map<Slice>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("games", &self.games)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One continuation in the opening tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeMove {
+    /// The move in SAN.
+    pub san: String,
+    /// Games that played it.
+    pub games: u64,
+    /// Of those: White wins, draws, Black wins.
+    pub white: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Black wins.
+    pub black: u64,
+    /// Average Elo of the players (games with ratings), `None` if none.
+    pub average_elo: Option<u32>,
+}
+
+impl Index {
+    /// Opens and maps an index file.
+    pub fn open(path: &Path) -> Result<Index, IndexError> {
+        let file = File::open(path)?;
+        // SAFETY: the index is immutable once written (builds write a new
+        // file and rename it into place); a file truncated under us would
+        // fault, as with any mapped reader.
+        let map = Arc::new(unsafe { Mmap::map(&file)? });
+        if map.len() < HEADER_LEN as usize || &map[0..8] != MAGIC {
+            return Err(IndexError::Format(format!("{}: bad magic", path.display())));
+        }
+        let u64_at = |i: usize| u64::from_le_bytes(map[i..i + 8].try_into().unwrap_or([0; 8]));
+        let games = u64_at(8);
+        let mut sections = [(0usize, 0usize); 5];
+        for (i, s) in sections.iter_mut().enumerate() {
+            let (o, l) = (u64_at(24 + i * 16), u64_at(32 + i * 16));
+            let end = o
+                .checked_add(l)
+                .filter(|&e| e <= map.len() as u64)
+                .ok_or_else(|| {
+                    IndexError::Format(format!("{}: section {i} out of bounds", path.display()))
+                })?;
+            *s = (o as usize, end as usize);
+        }
+        if (sections[2].1 - sections[2].0) as u64 != games * GAME_RECORD as u64 {
+            return Err(IndexError::Format(format!(
+                "{}: games section size",
+                path.display()
+            )));
+        }
+        let slice = |i: usize| Slice {
+            map: map.clone(),
+            start: sections[i].0,
+            end: sections[i].1,
+        };
+        let positions = Map::new(slice(0))?;
+        let materials = Map::new(slice(3))?;
+        Ok(Index {
+            map,
+            sections,
+            games,
+            positions,
+            materials,
+        })
+    }
+
+    fn section(&self, i: usize) -> &[u8] {
+        &self.map[self.sections[i].0..self.sections[i].1]
+    }
+
+    fn positions(&self) -> &Map<Slice> {
+        &self.positions
+    }
+
+    fn materials(&self) -> &Map<Slice> {
+        &self.materials
+    }
+
+    /// Games indexed.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// Bytes of the (decompressed) database the index covers.
+    pub fn db_len(&self) -> u64 {
+        u64::from_le_bytes(self.map[16..24].try_into().unwrap_or([0; 8]))
+    }
+
+    /// Size of the index file.
+    pub fn file_len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// The summary of game `g` (0-based).
+    pub fn game(&self, g: u32) -> Option<GameInfo> {
+        let s = self.section(2);
+        let at = g as usize * GAME_RECORD;
+        s.get(at..at + GAME_RECORD).map(GameInfo::from_bytes)
+    }
+
+    fn decode(&self, value: u64) -> Vec<(u32, u16)> {
+        if value & SINGLE != 0 {
+            return vec![(((value & !SINGLE) >> 16) as u32, value as u16)];
+        }
+        let data = self.section(1);
+        let mut at = value as usize;
+        let Some(n) = get_varint(data, &mut at) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity((n as usize).min(data.len()));
+        let mut game = 0u64;
+        for _ in 0..n {
+            let (Some(d), Some(p)) = (get_varint(data, &mut at), get_varint(data, &mut at)) else {
+                break;
+            };
+            game += d;
+            out.push((game as u32, p as u16));
+        }
+        out
+    }
+
+    fn decode_games(&self, value: u64) -> Vec<u32> {
+        let data = self.section(4);
+        let mut at = value as usize;
+        let Some(n) = get_varint(data, &mut at) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity((n as usize).min(data.len()));
+        let mut next = 0u64;
+        for _ in 0..n {
+            let Some(d) = get_varint(data, &mut at) else {
+                break;
+            };
+            next += d;
+            out.push((next - 1) as u32);
+        }
+        out
+    }
+
+    /// The games (0-based) reaching the position, each with the first ply
+    /// it is reached at, in game order.
+    pub fn find(&self, pos: &Chess) -> Vec<(u32, u16)> {
+        match self.positions.get(key(pos).to_be_bytes()) {
+            Some(v) => self.decode(v),
+            None => Vec::new(),
+        }
+    }
+
+    /// Games whose main line may reach a position matching: some material
+    /// signature in the game passes `material_ok`, and the game's pawns ever
+    /// covered `pawns` (White, Black). A superset: callers verify.
+    pub fn candidates(&self, material_ok: impl Fn(u64) -> bool, pawns: [u64; 2]) -> Vec<u32> {
+        let mut games: Vec<u32> = Vec::new();
+        let mut s = self.materials.stream();
+        while let Some((k, v)) = s.next() {
+            if material_ok(sig_from_bytes(k)) {
+                games.extend(self.decode_games(v));
+            }
+        }
+        games.sort_unstable();
+        games.dedup();
+        games.retain(|&g| {
+            self.game(g).is_some_and(|i| {
+                i.white_pawns & pawns[0] == pawns[0] && i.black_pawns & pawns[1] == pawns[1]
+            })
+        });
+        games
+    }
+
+    /// The opening-explorer view of a position: every legal move that some
+    /// game played from it (at the ply it first reached it), with counts,
+    /// results and average rating, most played first.
+    pub fn tree(&self, pos: &Chess) -> Vec<TreeMove> {
+        let parent = self.find(pos);
+        if parent.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut moves: Vec<PlyMove> = pos.legal_moves().into_iter().map(PlyMove::Move).collect();
+        // Null moves (`--`, as ChessBase writes them) when not in check.
+        if !pos.is_check() {
+            moves.push(PlyMove::Null);
+        }
+        for m in moves {
+            let Ok(child) = gamerec::model::try_play_ply(pos, m) else {
+                continue;
+            };
+            let kids = self.find(&child);
+            // Games in both, the child one ply later.
+            let (mut i, mut j) = (0, 0);
+            let mut t = TreeMove {
+                san: gamerec::san::write_san(pos, m),
+                games: 0,
+                white: 0,
+                draws: 0,
+                black: 0,
+                average_elo: None,
+            };
+            let (mut elo_sum, mut elo_n) = (0u64, 0u64);
+            while i < parent.len() && j < kids.len() {
+                match parent[i].0.cmp(&kids[j].0) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        if u32::from(kids[j].1) == u32::from(parent[i].1) + 1 {
+                            t.games += 1;
+                            if let Some(info) = self.game(parent[i].0) {
+                                match info.result() {
+                                    Some(GameResult::WhiteWins) => t.white += 1,
+                                    Some(GameResult::BlackWins) => t.black += 1,
+                                    Some(GameResult::Draw) => t.draws += 1,
+                                    _ => {}
+                                }
+                                for e in [info.white_elo, info.black_elo] {
+                                    if e > 0 {
+                                        elo_sum += u64::from(e);
+                                        elo_n += 1;
+                                    }
+                                }
+                            }
+                        }
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+            if t.games > 0 {
+                t.average_elo = (elo_n > 0).then(|| (elo_sum / elo_n) as u32);
+                out.push(t);
+            }
+        }
+        out.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
+        out
+    }
+}
+
+/// Reads `data` into a stream for [`build`] starting at byte `from`
+/// (appending reads only what follows the indexed part).
+pub fn skip_to(mut input: impl Read, from: u64) -> io::Result<impl Read> {
+    io::copy(&mut (&mut input).take(from), &mut io::sink())?;
+    Ok(input)
+}
