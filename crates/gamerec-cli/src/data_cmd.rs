@@ -1,0 +1,181 @@
+//! Games as data: `convert` to and from Parquet / Arrow IPC tables, and the
+//! `positions` verb (one row per ply), over `gamerec-arrow`.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use gamerec::pgn::{WriteOptions, write_game};
+use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWriter, schema};
+
+use crate::progress::Progress;
+
+/// Arguments of `gamerec positions`.
+#[derive(Args, Debug)]
+pub struct PositionsArgs {
+    /// Input PGN files (`-` for stdin; .gz, .bz2, .zst read transparently).
+    #[arg(required = true)]
+    pub inputs: Vec<OsString>,
+    /// Output table: `.parquet`, or `.arrow` for Arrow IPC.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Only games where both players are rated at least this (WhiteElo, BlackElo).
+    #[arg(long)]
+    pub min_rating: Option<i32>,
+    /// Only games with this TimeControl tag (`300+3`) or speed class
+    /// (ultrabullet, bullet, blitz, rapid, classical).
+    #[arg(long)]
+    pub time_control: Option<String>,
+    /// Decoding threads (default: all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// Print errors only.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn threads(requested: Option<usize>) -> usize {
+    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn is_table(path: &Path) -> bool {
+    FileKind::of_path(path).is_some()
+}
+
+/// The `convert` cases this module handles: writing a `.parquet`/`.arrow`
+/// games table, or reading such tables back as PGN. `None`: not a table
+/// conversion, the caller goes on.
+pub fn convert(
+    inputs: &[OsString],
+    output: Option<&Path>,
+    threads_arg: Option<usize>,
+    quiet: bool,
+) -> Option<Result<ExitCode>> {
+    let paths: Vec<PathBuf> = inputs.iter().map(PathBuf::from).collect();
+    if output.is_some_and(is_table) {
+        let output = output?;
+        let opts = Options {
+            table: Table::Games,
+            threads: threads(threads_arg),
+            filter: PositionFilter::default(),
+        };
+        return Some(write_table(paths, output, opts, quiet));
+    }
+    if !paths.is_empty() && paths.iter().all(|p| is_table(p)) {
+        return Some(tables_to_pgn(&paths, output));
+    }
+    None
+}
+
+/// `gamerec positions`.
+pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
+    if !is_table(&args.output) {
+        anyhow::bail!(
+            "{}: the positions table is written as .parquet or .arrow",
+            args.output.display()
+        );
+    }
+    let opts = Options {
+        table: Table::Positions,
+        threads: threads(args.threads),
+        filter: PositionFilter {
+            min_rating: args.min_rating,
+            time_control: args.time_control,
+        },
+    };
+    let paths = args.inputs.iter().map(PathBuf::from).collect();
+    write_table(paths, &args.output, opts, args.quiet)
+}
+
+fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -> Result<ExitCode> {
+    let kind = FileKind::of_path(output).context("not a table extension")?;
+    let table_schema = match opts.table {
+        Table::Games => schema::games(),
+        Table::Positions => schema::positions(),
+    };
+    let mut writer = TableWriter::create(output, kind, table_schema)
+        .with_context(|| format!("{}", output.display()))?;
+    let progress = Progress::new(None);
+    let (mut games, mut failed, mut bad_inputs) = (0u64, 0u64, 0u64);
+    let stderr = std::io::stderr();
+    for item in Batches::new(paths, opts) {
+        match item {
+            Ok(decoded) => {
+                games += decoded.games;
+                failed += decoded.failed;
+                for problem in &decoded.problems {
+                    if problem.error || !quiet {
+                        let _ = writeln!(stderr.lock(), "{problem}");
+                    }
+                }
+                writer
+                    .write(&decoded.batch)
+                    .with_context(|| format!("{}", output.display()))?;
+                progress.update(games);
+            }
+            Err(e) => {
+                bad_inputs += 1;
+                let _ = writeln!(stderr.lock(), "gamerec: {e}");
+            }
+        }
+    }
+    progress.finish();
+    let rows = writer.rows();
+    writer
+        .finish()
+        .with_context(|| format!("{}", output.display()))?;
+    if !quiet {
+        eprintln!(
+            "{}: {rows} rows from {games} games ({failed} with errors)",
+            output.display()
+        );
+    }
+    Ok(if bad_inputs > 0 {
+        ExitCode::from(2)
+    } else if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn tables_to_pgn(paths: &[PathBuf], output: Option<&Path>) -> Result<ExitCode> {
+    let mut out: Box<dyn Write> = match output {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("{}", path.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let opts = WriteOptions::default();
+    let mut text = Vec::new();
+    let mut failed = false;
+    for path in paths {
+        let mut io_error = None;
+        let read = gamerec_arrow::read::for_each_game(path, |_, game| {
+            if io_error.is_some() {
+                return;
+            }
+            text.clear();
+            write_game(&game, &opts, &mut text);
+            if let Err(e) = out.write_all(&text).and_then(|()| out.write_all(b"\n")) {
+                io_error = Some(e);
+            }
+        });
+        if let Some(e) = io_error {
+            return Err(e).context("writing PGN");
+        }
+        if let Err(e) = read {
+            eprintln!("gamerec: {}: {e}", path.display());
+            failed = true;
+        }
+    }
+    out.flush().context("writing PGN")?;
+    Ok(if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
