@@ -26,6 +26,7 @@ pub fn check_pgn_reader_properties(data: &[u8]) {
     }
     assert_eq!(streamed, games);
     assert_eq!(read_planned(data, 13), games);
+    check_parallel_reader(data);
 
     let opts = WriteOptions::default();
     for game in &games {
@@ -89,4 +90,43 @@ fn read_planned(data: &[u8], size: usize) -> Vec<gamerec::model::Game> {
         read(&chunk);
     }
     games
+}
+
+/// The library's parallel reader (`gamerec::io::parallel`) gives the games
+/// and diagnostics of its single-threaded streaming reader
+/// (`gamerec::io::Reader`), with 1 and 2 threads and tiny chunks.
+pub fn check_parallel_reader(data: &[u8]) {
+    use gamerec::io::{Format, ReadOptions, Reader, parallel};
+
+    let opts = ReadOptions {
+        format: Some(Format::Pgn),
+        max_errors: u64::MAX,
+    };
+    let mut reader = Reader::from_bytes("fuzz.pgn", data, &opts);
+    let sequential: Vec<_> = reader.by_ref().map(|item| item.expect("reading bytes")).collect();
+    let mut sequential_diags = reader.take_diagnostics();
+    for d in &mut sequential_diags {
+        d.path = Some("fuzz.pgn".into());
+    }
+    for (threads, chunk_size) in [(1, None), (2, Some(13)), (2, Some(4096))] {
+        let par = parallel::Options {
+            threads,
+            chunk_size,
+            ..parallel::Options::default()
+        };
+        let mut items = Vec::new();
+        let mut diags = Vec::new();
+        parallel::read_pgn_bytes("fuzz.pgn", data, &par, parallel::games_job, |mut settled| {
+            for item in &mut settled.value {
+                item.number += settled.games_before;
+                item.line += settled.lines_before;
+            }
+            items.extend(settled.value);
+            diags.extend(settled.diagnostics);
+            std::ops::ControlFlow::Continue(())
+        })
+        .expect("reading bytes");
+        assert_eq!(items, sequential, "threads {threads}, chunks {chunk_size:?}");
+        assert_eq!(diags, sequential_diags, "threads {threads}, chunks {chunk_size:?}");
+    }
 }

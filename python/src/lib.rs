@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
+use gamerec::diag::{Diagnostic, Severity};
+use gamerec::io::{Input, ReadOptions, Reader, Record};
 use gamerec::model::Game;
-use gamerec::pgn::{GameBuilder, Reader, WriteOptions, write_game};
-use gamerec_arrow::decode::Diagnostic;
+use gamerec::pgn::{WriteOptions, write_game};
 use gamerec_arrow::values::{PlyNotes, uci};
 use gamerec_arrow::{Batches, Options, PositionFilter, Table, schema};
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -75,14 +76,23 @@ impl ArrowStream {
     }
 
     /// Diagnostics collected so far: (path, line, column, offset, is_error, message).
-    fn problems(&self) -> Vec<(String, u64, u64, u64, bool, String)> {
+    fn problems(&self) -> Vec<DiagnosticTuple> {
         let problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
         problems.into_iter().map(diagnostic_tuple).collect()
     }
 }
 
-fn diagnostic_tuple(d: Diagnostic) -> (String, u64, u64, u64, bool, String) {
-    (d.path, d.line, d.column, d.offset, d.error, d.message)
+type DiagnosticTuple = (String, u64, u64, u64, bool, String);
+
+fn diagnostic_tuple(d: Diagnostic) -> DiagnosticTuple {
+    (
+        d.path.unwrap_or_default(),
+        d.location.line,
+        d.location.column,
+        d.offset.unwrap_or(0),
+        d.severity == Severity::Error,
+        d.message,
+    )
 }
 
 /// An Arrow stream of `table` ("games" or "positions") over `paths`.
@@ -124,7 +134,7 @@ fn stream(
 /// raises `OSError`.
 #[pyfunction]
 #[pyo3(signature = (paths, threads=1))]
-fn check(py: Python<'_>, paths: Vec<PathBuf>, threads: usize) -> PyResult<Vec<(String, u64, u64, u64, bool, String)>> {
+fn check(py: Python<'_>, paths: Vec<PathBuf>, threads: usize) -> PyResult<Vec<DiagnosticTuple>> {
     let opts = Options {
         table: Table::Positions,
         threads,
@@ -144,23 +154,21 @@ fn check(py: Python<'_>, paths: Vec<PathBuf>, threads: usize) -> PyResult<Vec<(S
     Ok(all.into_iter().map(diagnostic_tuple).collect())
 }
 
-/// Games of one PGN file (plain or compressed), one at a time, as dicts.
+/// Games of one file of any chess format (PGN, JSON, PGC, CBF, FBK, EPD;
+/// plain or compressed), one at a time, as dicts.
 #[pyclass(module = "gamerec._gamerec", unsendable)]
 struct GameReader {
-    reader: Reader<Box<dyn std::io::Read + Send>>,
-    builder: GameBuilder,
+    reader: Reader,
 }
 
 #[pymethods]
 impl GameReader {
     #[new]
     fn new(path: PathBuf) -> PyResult<GameReader> {
-        let read = gamerec_arrow::source::open(&path)
-            .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
-        Ok(GameReader {
-            reader: Reader::new(read),
-            builder: GameBuilder::default(),
-        })
+        let input = Input::from_arg(path.as_os_str());
+        let reader = Reader::open(&input, &ReadOptions::default())
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        Ok(GameReader { reader })
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -168,21 +176,21 @@ impl GameReader {
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        loop {
-            let next = self
-                .reader
-                .read_game(&mut self.builder)
-                .map_err(|e| PyOSError::new_err(e.to_string()))?;
-            match next {
-                None => return Ok(None),
-                Some(None) => continue,
-                Some(Some(game)) => return game_dict(py, game).map(Some),
+        match self.reader.next() {
+            None => Ok(None),
+            Some(Err(e)) => Err(PyOSError::new_err(e.to_string())),
+            Some(Ok(item)) => {
+                let game = match item.record {
+                    Record::Game(g) => g,
+                    other @ Record::Position(_) => other.to_game().value,
+                };
+                game_dict(py, game).map(Some)
             }
         }
     }
 }
 
-fn game_dict(py: Python<'_>, mut game: Game) -> PyResult<Bound<'_, PyDict>> {
+fn game_dict(py: Python<'_>, game: Game) -> PyResult<Bound<'_, PyDict>> {
     let dict = PyDict::new(py);
     let tags = PyList::empty(py);
     for tag in game.tags.iter() {
@@ -205,7 +213,11 @@ fn game_dict(py: Python<'_>, mut game: Game) -> PyResult<Bound<'_, PyDict>> {
         uci(ply.mv, game.castling_mode, &mut text);
         uci_moves.push(text);
         san.push(ply.san.clone());
-        let after: Vec<&str> = node.comments_after.iter().map(|c| c.text.as_str()).collect();
+        let after: Vec<&str> = node
+            .comments_after
+            .iter()
+            .map(|c| c.text.as_str())
+            .collect();
         comments.push((!after.is_empty()).then(|| after.join(" ")));
         let notes = PlyNotes::of(node);
         clk.push(notes.clk_ms);
@@ -225,7 +237,6 @@ fn game_dict(py: Python<'_>, mut game: Game) -> PyResult<Bound<'_, PyDict>> {
     let mut pgn = Vec::new();
     write_game(&game, &WriteOptions::default(), &mut pgn);
     dict.set_item("pgn", String::from_utf8_lossy(&pgn))?;
-    game.tags = Default::default();
     Ok(dict)
 }
 

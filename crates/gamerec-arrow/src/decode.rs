@@ -1,23 +1,25 @@
 //! Inputs to record batches, in input order, decoded by several threads.
 //!
-//! One reading thread cuts each input into chunks of whole games
-//! ([`gamerec::pgn::Chunker`]); worker threads parse a chunk each into one
-//! record batch; the consumer puts batches back in input order and numbers
-//! the games. At most `2 × threads + 1` chunks are in flight (read, being
-//! decoded or waiting for their turn), so memory does not grow with the
-//! input. With one thread everything runs in the caller's thread.
+//! Each input goes through the library's parallel PGN reader
+//! ([`gamerec::io::parallel::read_pgn`]: a plain file is memory-mapped and
+//! cut in ranges, compressed input and stdin by one chunker; results come
+//! back in input order with bounded memory); the job run on each chunk
+//! builds one record batch of the chosen table. The reading runs on its own
+//! thread and hands the batches over a bounded channel, so a consumer
+//! (Parquet writer, Python) pulls them as an iterator.
 
-use std::collections::BTreeMap;
-use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, sync_channel};
 
 use arrow_array::{ArrayRef, RecordBatch, UInt64Array};
-use gamerec::diag::LineIndex;
-use gamerec::diag::Severity;
-use gamerec::pgn::stream::chunk_is_whole;
-use gamerec::pgn::{Chunk, Chunker, GameBuilder, SliceReader};
+use gamerec::diag::{Code, Diagnostic, Severity};
+use gamerec::io::parallel::{self, GameAt, Report, visit_chunk};
+use gamerec::io::read::{CUT_OFF_TAG_SECTION, is_cut_off_tag_section};
+use gamerec::io::{Format, Input, OpenError, ReadOptions, Reader, Record};
+use gamerec::model::Game;
+use gamerec::pgn::{ChunkView, GameBuilder};
 
 use crate::games::GamesBuilder;
 use crate::positions::{PositionFilter, PositionsBuilder};
@@ -48,7 +50,7 @@ impl std::str::FromStr for Table {
 pub struct Options {
     /// The table built.
     pub table: Table,
-    /// Decoding threads (0 or 1: the caller's thread only).
+    /// Decoding threads (at least 1).
     pub threads: usize,
     /// Games taken into the positions table.
     pub filter: PositionFilter,
@@ -64,34 +66,6 @@ impl Default for Options {
     }
 }
 
-/// A problem found in an input, with its place.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// The input's path as given.
-    pub path: String,
-    /// 1-based line.
-    pub line: u64,
-    /// 1-based column in bytes.
-    pub column: u64,
-    /// Byte offset in the (decompressed) input.
-    pub offset: u64,
-    /// An error (the game was left out) rather than a warning.
-    pub error: bool,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = if self.error { "error" } else { "warning" };
-        write!(
-            f,
-            "{}:{}:{}: {kind}: {}",
-            self.path, self.line, self.column, self.message
-        )
-    }
-}
-
 /// One decoded chunk of an input.
 #[derive(Debug, Clone)]
 pub struct Decoded {
@@ -101,107 +75,19 @@ pub struct Decoded {
     pub games: u64,
     /// Games that failed to read (left out).
     pub failed: u64,
-    /// Warnings and errors, in input order.
+    /// Warnings and errors, in input order, with path, line and column.
     pub problems: Vec<Diagnostic>,
 }
 
-/// An input that could not be opened or read to its end.
-#[derive(Debug)]
-pub struct InputError {
-    /// The input's path as given.
-    pub path: PathBuf,
-    /// Why.
-    pub error: std::io::Error,
-}
+/// An input that could not be opened or read to its end (`PATH: reason`).
+pub type InputError = OpenError;
 
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.error)
-    }
-}
-
-/// A chunk of whole games of one input.
-struct Piece {
-    path: Arc<str>,
-    chunk: Chunk,
-    line_base: u64,
-}
-
-type Item = Result<Decoded, InputError>;
-
-/// The input being cut: its name, path, chunker and lines before the next chunk.
-struct OpenInput {
-    name: Arc<str>,
-    path: PathBuf,
-    chunker: Chunker<Box<dyn Read + Send>>,
-    line_base: u64,
-}
-
-/// Cuts the inputs into pieces of whole games, one input after another.
-struct Pieces {
-    paths: std::vec::IntoIter<PathBuf>,
-    current: Option<OpenInput>,
-}
-
-impl Pieces {
-    fn new(paths: Vec<PathBuf>) -> Pieces {
-        Pieces {
-            paths: paths.into_iter(),
-            current: None,
-        }
-    }
-
-    /// The next piece, an input error, or `None` when all inputs are read.
-    fn next_piece(&mut self) -> Option<Result<Piece, InputError>> {
-        loop {
-            if self.current.is_none() {
-                let path = self.paths.next()?;
-                match crate::source::open(&path) {
-                    Ok(read) => {
-                        let name: Arc<str> = path.display().to_string().into();
-                        self.current = Some(OpenInput {
-                            name,
-                            path,
-                            chunker: Chunker::new(read),
-                            line_base: 0,
-                        });
-                    }
-                    Err(error) => return Some(Err(InputError { path, error })),
-                }
-            }
-            let input = self.current.as_mut()?;
-            match whole_chunk(&mut input.chunker) {
-                Ok(Some(chunk)) => {
-                    let piece = Piece {
-                        path: input.name.clone(),
-                        line_base: input.line_base,
-                        chunk,
-                    };
-                    input.line_base += piece.chunk.lines();
-                    return Some(Ok(piece));
-                }
-                Ok(None) => self.current = None,
-                Err(error) => {
-                    let path = input.path.clone();
-                    self.current = None;
-                    return Some(Err(InputError { path, error }));
-                }
-            }
-        }
-    }
-}
-
-fn whole_chunk<R: Read>(chunker: &mut Chunker<R>) -> std::io::Result<Option<Chunk>> {
-    let Some(mut chunk) = chunker.next_chunk()? else {
-        return Ok(None);
-    };
-    while !chunk_is_whole(&chunk) {
-        match chunker.next_chunk()? {
-            Some(next) => chunk.append(next),
-            None => chunk.last = true,
-        }
-    }
-    Ok(Some(chunk))
+/// What the job makes of one chunk.
+#[derive(Default)]
+struct Part {
+    batch: Option<RecordBatch>,
+    built: u64,
+    failed: u64,
 }
 
 enum Rows {
@@ -209,161 +95,150 @@ enum Rows {
     Positions(Box<PositionsBuilder>),
 }
 
-/// Parses one piece into a batch; game ids start at 0 in the piece.
-fn decode(piece: &Piece, opts: &Options) -> Decoded {
-    let chunk = &piece.chunk;
-    let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
-    let mut builder = GameBuilder::default();
-    let mut rows = match opts.table {
-        Table::Games => Rows::Games(Box::default()),
-        Table::Positions => Rows::Positions(Box::default()),
-    };
-    let mut games = 0u64;
-    let mut failed = 0u64;
-    let mut problems = Vec::new();
-    let mut index: Option<LineIndex> = None;
-    while let Some(out) = reader.read_game(&mut builder) {
-        for problem in reader.problems() {
-            let index = index.get_or_insert_with(|| LineIndex::new(&chunk.data));
-            let at = chunk.line_col(index, problem.offset.saturating_sub(chunk.offset));
-            problems.push(Diagnostic {
-                path: piece.path.to_string(),
-                line: at.line + piece.line_base,
-                column: at.column,
-                offset: problem.offset,
-                error: problem.severity == Severity::Error,
-                message: problem.message.clone(),
-            });
+impl Rows {
+    fn new(table: Table) -> Rows {
+        match table {
+            Table::Games => Rows::Games(Box::default()),
+            Table::Positions => Rows::Positions(Box::default()),
         }
-        let Some(mut game) = out else {
-            failed += 1;
-            continue;
-        };
-        let id = games;
-        games += 1;
-        match &mut rows {
-            Rows::Games(b) => b.append(id, &mut game),
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Rows::Games(b) => b.len(),
+            Rows::Positions(b) => b.len(),
+        }
+    }
+
+    fn append(&mut self, id: u64, game: &mut Game, filter: &PositionFilter) {
+        match self {
+            Rows::Games(b) => b.append(id, game),
             Rows::Positions(b) => {
-                if opts.filter.accepts(&game) {
-                    b.append(id, &game);
+                if filter.accepts(game) {
+                    b.append(id, game);
                 }
             }
         }
     }
-    let batch = match rows {
-        Rows::Games(b) => b.finish(),
-        Rows::Positions(b) => b.finish(),
-    };
-    Decoded {
-        batch,
-        games,
-        failed,
-        problems,
+
+    fn finish(self) -> RecordBatch {
+        match self {
+            Rows::Games(b) => b.finish(),
+            Rows::Positions(b) => b.finish(),
+        }
     }
+}
+
+/// The job run on each chunk: its games as one batch, game ids from 0.
+fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
+    let mut builder = GameBuilder::default();
+    let mut rows = Rows::new(opts.table);
+    let mut built = 0u64;
+    let mut failed = 0u64;
+    let mut report = visit_chunk(
+        chunk,
+        &mut builder,
+        |game: Option<Game>, at: GameAt<'_>, report: &mut Report<Part>| {
+            let Some(mut game) = game else {
+                failed += 1;
+                return;
+            };
+            if is_cut_off_tag_section(&game, at.cut_at_end) {
+                let note = (Severity::Error, Code::Truncated, CUT_OFF_TAG_SECTION.into());
+                report.game_notes.push(note);
+                failed += 1;
+                return;
+            }
+            rows.append(built, &mut game, &opts.filter);
+            built += 1;
+        },
+    );
+    let batch = rows.finish();
+    report.value = Part {
+        batch: Some(batch),
+        built,
+        failed,
+    };
+    report
 }
 
 /// Renumbers the `game_id` column (the first) from `base`.
-fn renumber(decoded: &mut Decoded, base: u64) {
-    if base == 0 || decoded.batch.num_rows() == 0 {
-        return;
+fn renumber(batch: RecordBatch, base: u64) -> RecordBatch {
+    if base == 0 || batch.num_rows() == 0 {
+        return batch;
     }
-    let batch = &decoded.batch;
     let Some(ids) = batch.column(0).as_any().downcast_ref::<UInt64Array>() else {
-        return;
+        return batch;
     };
-    let ids: ArrayRef = Arc::new(
-        ids.iter()
-            .map(|v| v.map(|v| v + base))
-            .collect::<UInt64Array>(),
-    );
+    let ids: ArrayRef = Arc::new(ids.unary::<_, arrow_array::types::UInt64Type>(|v| v + base));
     let mut columns = batch.columns().to_vec();
     columns[0] = ids;
-    decoded.batch =
-        RecordBatch::try_new(batch.schema(), columns).expect("the same column type and length");
-}
-
-enum Engine {
-    Inline {
-        pieces: Pieces,
-        opts: Options,
-    },
-    Parallel {
-        results: Receiver<(u64, Item)>,
-        credits: SyncSender<()>,
-        waiting: BTreeMap<u64, Item>,
-        next: u64,
-    },
+    RecordBatch::try_new(batch.schema(), columns).expect("the same column type and length")
 }
 
 /// Record batches of the chosen table from the inputs, in input order: an
 /// iterator of [`Decoded`] chunks and [`InputError`]s (an input that cannot
 /// be read is reported and the next one is read).
 pub struct Batches {
-    engine: Engine,
-    next_game_id: u64,
+    results: Receiver<Result<Decoded, InputError>>,
 }
 
 impl Batches {
     /// Decodes `paths` (`-` is standard input) with `opts`.
     pub fn new(paths: Vec<PathBuf>, opts: Options) -> Batches {
-        let pieces = Pieces::new(paths);
         let threads = opts.threads.max(1);
-        if threads == 1 {
-            return Batches {
-                engine: Engine::Inline { pieces, opts },
-                next_game_id: 0,
+        let (tx, results) = sync_channel(2 * threads);
+        std::thread::spawn(move || {
+            let read_opts = parallel::Options {
+                threads,
+                ..parallel::Options::default()
             };
-        }
-        let in_flight = 2 * threads + 1;
-        let (credits, credit_rx) = sync_channel::<()>(in_flight);
-        for _ in 0..in_flight {
-            let _ = credits.send(());
-        }
-        let (results_tx, results) = sync_channel::<(u64, Item)>(in_flight);
-        let (work_tx, work_rx) = sync_channel::<(u64, Piece)>(threads);
-        let work_rx = Arc::new(Mutex::new(work_rx));
-        let opts = Arc::new(opts);
-        for _ in 0..threads {
-            let work_rx = Arc::clone(&work_rx);
-            let results_tx = results_tx.clone();
-            let opts = Arc::clone(&opts);
-            std::thread::spawn(move || {
-                loop {
-                    let next = work_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((seq, piece))) = next else { return };
-                    let decoded = decode(&piece, &opts);
-                    if results_tx.send((seq, Ok(decoded))).is_err() {
-                        return;
+            let mut next_id = 0u64;
+            for path in paths {
+                let input = Input::from_arg(path.as_os_str());
+                if input.format_by_name().is_some_and(|f| f != Format::Pgn) {
+                    match read_any(&input, &opts, &mut next_id, &tx) {
+                        ControlFlow::Continue(()) => continue,
+                        ControlFlow::Break(()) => return,
                     }
                 }
-            });
-        }
-        std::thread::spawn(move || {
-            let mut pieces = pieces;
-            let mut seq = 0u64;
-            while credit_rx.recv().is_ok() {
-                let Some(next) = pieces.next_piece() else {
-                    return;
-                };
-                let sent = match next {
-                    Ok(piece) => work_tx.send((seq, piece)).is_ok(),
-                    Err(e) => results_tx.send((seq, Err(e))).is_ok(),
-                };
-                if !sent {
+                let mut stopped = false;
+                let read = parallel::read_pgn(
+                    &input,
+                    &read_opts,
+                    |chunk| decode(chunk, &opts),
+                    |settled| {
+                        let part = settled.value;
+                        let failed = part.failed;
+                        let batch = match part.batch {
+                            Some(b) => renumber(b, next_id),
+                            None => return ControlFlow::Continue(()),
+                        };
+                        next_id += part.built;
+                        let decoded = Decoded {
+                            batch,
+                            games: part.built,
+                            failed,
+                            problems: settled.diagnostics,
+                        };
+                        if tx.send(Ok(decoded)).is_err() {
+                            stopped = true;
+                            return ControlFlow::Break(());
+                        }
+                        ControlFlow::Continue(())
+                    },
+                );
+                if stopped {
                     return;
                 }
-                seq += 1;
+                if let Err(e) = read
+                    && tx.send(Err(e)).is_err()
+                {
+                    return;
+                }
             }
         });
-        Batches {
-            engine: Engine::Parallel {
-                results,
-                credits,
-                waiting: BTreeMap::new(),
-                next: 0,
-            },
-            next_game_id: 0,
-        }
+        Batches { results }
     }
 
     /// Decodes one input with `opts`.
@@ -375,30 +250,86 @@ impl Batches {
 impl Iterator for Batches {
     type Item = Result<Decoded, InputError>;
 
-    fn next(&mut self) -> Option<Item> {
-        let item = match &mut self.engine {
-            Engine::Inline { pieces, opts } => {
-                pieces.next_piece()?.map(|piece| decode(&piece, opts))
-            }
-            Engine::Parallel {
-                results,
-                credits,
-                waiting,
-                next,
-            } => loop {
-                if let Some(item) = waiting.remove(next) {
-                    *next += 1;
-                    let _ = credits.try_send(());
-                    break item;
-                }
-                let (seq, item) = results.recv().ok()?;
-                waiting.insert(seq, item);
-            },
-        };
-        Some(item.map(|mut decoded| {
-            renumber(&mut decoded, self.next_game_id);
-            self.next_game_id += decoded.games;
-            decoded
-        }))
+    fn next(&mut self) -> Option<Self::Item> {
+        self.results.recv().ok()
     }
+}
+
+/// Games per batch when reading formats other than PGN.
+const GAMES_PER_BATCH: usize = 1024;
+
+/// Reads a non-PGN chess input (JSON, PGC, CBF, FBK, EPD: positions become
+/// games starting there) with the library's one reader, in batches.
+/// `Break` when the consumer is gone.
+fn read_any(
+    input: &Input,
+    opts: &Options,
+    next_id: &mut u64,
+    tx: &std::sync::mpsc::SyncSender<Result<Decoded, InputError>>,
+) -> ControlFlow<()> {
+    let mut reader = match Reader::open(input, &ReadOptions::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            return if tx.send(Err(e)).is_err() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            };
+        }
+    };
+    let mut rows = Rows::new(opts.table);
+    let mut built = 0u64;
+    let mut games_in_rows = 0usize;
+    let mut error = None;
+    loop {
+        let item = reader.next();
+        let done = match item {
+            None => true,
+            Some(Err(e)) => {
+                error = Some(e);
+                true
+            }
+            Some(Ok(item)) => {
+                let mut game = match item.record {
+                    Record::Game(g) => g,
+                    other @ Record::Position(_) => other.to_game().value,
+                };
+                rows.append(*next_id + built, &mut game, &opts.filter);
+                built += 1;
+                games_in_rows += 1;
+                false
+            }
+        };
+        if done || games_in_rows >= GAMES_PER_BATCH || rows.len() >= 64 * GAMES_PER_BATCH {
+            let problems = reader.take_diagnostics();
+            let failed = problems.iter().filter(|d| is_error(d)).count() as u64;
+            let batch = std::mem::replace(&mut rows, Rows::new(opts.table)).finish();
+            let decoded = Decoded {
+                batch,
+                games: built,
+                failed,
+                problems,
+            };
+            *next_id += built;
+            built = 0;
+            games_in_rows = 0;
+            if tx.send(Ok(decoded)).is_err() {
+                return ControlFlow::Break(());
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    if let Some(e) = error
+        && tx.send(Err(e)).is_err()
+    {
+        return ControlFlow::Break(());
+    }
+    ControlFlow::Continue(())
+}
+
+/// Whether a diagnostic is an error (its game was left out).
+pub fn is_error(d: &Diagnostic) -> bool {
+    d.severity == Severity::Error
 }

@@ -59,7 +59,7 @@ impl GamesBuilder {
                 .iter()
                 .map(|&(_, _, kind)| match kind {
                     Kind::Text => TagColumn::Text(StringBuilder::new()),
-                    Kind::Int => TagColumn::Int(Int32Builder::new()),
+                    Kind::Int | Kind::Signed => TagColumn::Int(Int32Builder::new()),
                     Kind::Date => TagColumn::Date(Date32Builder::new()),
                     Kind::Time => TagColumn::Time(Time32SecondBuilder::new()),
                 })
@@ -142,6 +142,7 @@ impl GamesBuilder {
             let typed = column.filter(|&i| match TAG_COLUMNS[i].2 {
                 Kind::Text => true,
                 Kind::Int => values::parse_int(&tag.value).is_some(),
+                Kind::Signed => values::parse_signed(&tag.value).is_some(),
                 Kind::Date => values::parse_date(&tag.value).is_some(),
                 Kind::Time => values::parse_time(&tag.value).is_some(),
             });
@@ -157,9 +158,14 @@ impl GamesBuilder {
             }
         }
         let _ = self.tags.append(true);
-        for (column, value) in self.tag_columns.iter_mut().zip(&values) {
+        for ((column, value), (_, _, kind)) in
+            self.tag_columns.iter_mut().zip(&values).zip(&TAG_COLUMNS)
+        {
             match column {
                 TagColumn::Text(b) => b.append_option(*value),
+                TagColumn::Int(b) if *kind == Kind::Signed => {
+                    b.append_option(value.and_then(values::parse_signed))
+                }
                 TagColumn::Int(b) => b.append_option(value.and_then(values::parse_int)),
                 TagColumn::Date(b) => b.append_option(value.and_then(values::parse_date)),
                 TagColumn::Time(b) => b.append_option(value.and_then(values::parse_time)),

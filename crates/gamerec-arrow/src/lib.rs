@@ -8,9 +8,10 @@
 //! | games | game | [`games::GamesBuilder`] |
 //! | positions | main-line ply | [`positions::PositionsBuilder`] |
 //!
-//! [`decode::Batches`] reads any number of inputs (plain or compressed PGN)
-//! and yields record batches in input order, decoded in parallel by a chosen
-//! number of threads with a bounded number of chunks in flight.
+//! [`decode::Batches`] reads any number of inputs (PGN, plain or compressed,
+//! through the library's parallel reader [`gamerec::io::parallel`]; the other
+//! chess formats through [`gamerec::io::Reader`]) and yields record batches
+//! in input order, decoded by a chosen number of threads in bounded memory.
 //! [`write::TableWriter`] streams batches to Parquet (row groups) or Arrow IPC.
 //! [`read::read_parquet_games`] turns a games table back into [`gamerec::model::Game`]s.
 
@@ -19,7 +20,6 @@ pub mod games;
 pub mod positions;
 pub mod read;
 pub mod schema;
-pub mod source;
 pub mod values;
 pub mod write;
 

@@ -83,6 +83,7 @@ pub fn games_of_batch(batch: &RecordBatch) -> Result<Vec<(u64, Game)>, Error> {
             let value = match kind {
                 Kind::Text => array.as_string::<i32>().value(row).to_owned(),
                 Kind::Int => array.as_primitive::<Int32Type>().value(row).to_string(),
+                Kind::Signed => values::write_signed(array.as_primitive::<Int32Type>().value(row)),
                 Kind::Date => values::write_date(array.as_primitive::<Date32Type>().value(row)),
                 Kind::Time => {
                     values::write_time(array.as_primitive::<Time32SecondType>().value(row))

@@ -11,6 +11,8 @@ pub enum Kind {
     Text,
     /// `Int32`: [`crate::values::parse_int`].
     Int,
+    /// `Int32` written with a sign (`+5`, `0`, `-12`): [`crate::values::parse_signed`].
+    Signed,
     /// `Date32`: [`crate::values::parse_date`].
     Date,
     /// `Time32(Second)`: [`crate::values::parse_time`].
@@ -30,8 +32,8 @@ pub const TAG_COLUMNS: [(&str, &str, Kind); 21] = [
     ("result", "Result", Kind::Text),
     ("white_elo", "WhiteElo", Kind::Int),
     ("black_elo", "BlackElo", Kind::Int),
-    ("white_rating_diff", "WhiteRatingDiff", Kind::Int),
-    ("black_rating_diff", "BlackRatingDiff", Kind::Int),
+    ("white_rating_diff", "WhiteRatingDiff", Kind::Signed),
+    ("black_rating_diff", "BlackRatingDiff", Kind::Signed),
     ("white_title", "WhiteTitle", Kind::Text),
     ("black_title", "BlackTitle", Kind::Text),
     ("utc_date", "UTCDate", Kind::Date),

@@ -84,6 +84,22 @@ pub fn parse_int(value: &str) -> Option<i32> {
     (n.to_string() == value).then_some(n)
 }
 
+/// A rating change (`WhiteRatingDiff`), written with its sign as lichess
+/// does (`+5`, `0`, `-12`); only values that write back the same way.
+pub fn parse_signed(value: &str) -> Option<i32> {
+    let n: i32 = value.strip_prefix('+').unwrap_or(value).parse().ok()?;
+    (write_signed(n) == value).then_some(n)
+}
+
+/// The text of [`parse_signed`]'s value.
+pub fn write_signed(n: i32) -> String {
+    if n > 0 {
+        format!("+{n}")
+    } else {
+        n.to_string()
+    }
+}
+
 /// Base and increment seconds of a single-period `TimeControl` (`300+3`,
 /// `600`); `None` for several periods, `?`, `-` and malformed values.
 pub fn parse_time_control(value: &str) -> Option<(i32, i32)> {
@@ -200,6 +216,12 @@ mod tests {
         assert_eq!(parse_int("+12"), None);
         assert_eq!(parse_int("0150"), None);
         assert_eq!(parse_int("?"), None);
+        assert_eq!(parse_signed("+5"), Some(5));
+        assert_eq!(parse_signed("0"), Some(0));
+        assert_eq!(parse_signed("-12"), Some(-12));
+        assert_eq!(parse_signed("5"), None);
+        assert_eq!(parse_signed("+0"), None);
+        assert_eq!(write_signed(7), "+7");
     }
 
     #[test]

@@ -18,7 +18,7 @@ fn corpus_pgns() -> Vec<PathBuf> {
 
 /// The games of `path` as read by the library's streaming reader.
 fn reference_games(path: &Path) -> Vec<Game> {
-    let read = gamerec_arrow::source::open(path).expect("open");
+    let read = gamerec::io::Input::file(path).open(None).expect("open");
     let mut reader = Reader::new(read);
     let mut builder = GameBuilder::default();
     let mut games = Vec::new();

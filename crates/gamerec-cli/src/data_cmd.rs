@@ -107,7 +107,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
                 games += decoded.games;
                 failed += decoded.failed;
                 for problem in &decoded.problems {
-                    if problem.error || !quiet {
+                    if gamerec_arrow::decode::is_error(problem) || !quiet {
                         let _ = writeln!(stderr.lock(), "{problem}");
                     }
                 }

@@ -200,30 +200,6 @@ impl Input {
         decompress(raw)
     }
 
-    /// The input as a plain file to map, with its length: `None` for stdin,
-    /// compressed files, empty files and anything that is not a regular file
-    /// (pipes, devices), which are read in order; and off Unix, where mapped
-    /// pages cannot be given back as the reading passes them.
-    pub fn open_plain(&self) -> io::Result<Option<(File, u64)>> {
-        let Some(path) = self.path.as_ref().filter(|_| cfg!(unix)) else {
-            return Ok(None);
-        };
-        let file = File::open(path)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let meta = file.metadata()?;
-        // Empty by its size: nothing to map, or a file whose size says
-        // nothing (those of /proc): read in order.
-        if !meta.is_file() || meta.len() == 0 {
-            return Ok(None);
-        }
-        let mut head = Vec::with_capacity(4);
-        (&file).take(4).read_to_end(&mut head)?;
-        if Compression::of_magic(&head) != Compression::None {
-            return Ok(None);
-        }
-        Ok(Some((file, meta.len())))
-    }
-
     /// Whether `other` names this input's file (an existing file, by its
     /// identity: links and other spellings of the path count).
     pub fn is_same_file(&self, other: &Path) -> bool {
@@ -286,11 +262,6 @@ pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>>
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(buffered)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
     })
-}
-
-/// Counts the bytes read through `inner` into `counter` (for progress).
-pub fn counting(inner: Box<dyn Read + Send>, counter: Arc<AtomicU64>) -> Box<dyn Read + Send> {
-    Box::new(Counting { inner, counter })
 }
 
 struct Counting {

@@ -15,7 +15,6 @@ use clap::{Parser, Subcommand};
 
 mod binary_cmd;
 mod check_cmd;
-mod cpu;
 mod data_cmd;
 mod engine_cmd;
 mod epd_cmd;

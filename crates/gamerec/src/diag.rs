@@ -3,6 +3,12 @@
 //! Parsers track byte offsets ([`Span`]); line and column are computed only
 //! when a diagnostic is shown ([`LineIndex`]). A [`Diagnostic`] renders as
 //! `path:line:col: error: message`, the form every `check` verb prints.
+//!
+//! [`Diagnostic`] is the one diagnostic type of the library's readers and
+//! writers (through [`crate::io`]): path, line, column, byte offset,
+//! severity, a stable [`Code`] that keeps the typed cause (a SAN syntax error
+//! is [`Code::SanSyntax`], an illegal move [`Code::IllegalMove`]), and the
+//! message. Messages are shown with control bytes escaped ([`escape_controls`]).
 
 use std::fmt;
 
@@ -31,7 +37,7 @@ impl Span {
 }
 
 /// A 1-based line and column (column counted in bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct LineCol {
     /// 1-based line number.
     pub line: u64,
@@ -100,10 +106,11 @@ impl LineIndex {
 }
 
 /// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Severity {
     /// Worth knowing; the data was read as written.
     Warning,
+    #[default]
     /// The data could not be read as written (a game, record or node was
     /// rejected or repaired).
     Error,
@@ -118,8 +125,82 @@ impl fmt::Display for Severity {
     }
 }
 
+/// What kind of problem a diagnostic reports: a stable code (its
+/// [`Code::as_str`] never changes meaning) that keeps the typed cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[non_exhaustive]
+pub enum Code {
+    /// Not classified further (see the message).
+    #[default]
+    Other,
+    /// The text breaks the format's syntax.
+    Syntax,
+    /// A move that is not SAN (or any notation the reader knows).
+    SanSyntax,
+    /// A well-formed move that no legal move matches.
+    IllegalMove,
+    /// A move that matches more than one legal move.
+    AmbiguousMove,
+    /// A FEN or EPD position that cannot be read or is not legal.
+    Position,
+    /// A tag, property or operation value that breaks its format.
+    Value,
+    /// The input ends inside a game or record.
+    Truncated,
+    /// Text that is not valid in the declared or detected encoding.
+    Encoding,
+    /// A conversion had to drop or change something the target cannot hold.
+    Loss,
+    /// The input is clearly not of the format it was read as.
+    WrongFormat,
+    /// Reading stopped after too many errors.
+    TooManyErrors,
+    /// The input could not be opened or read (an operating-system error).
+    Io,
+}
+
+impl Code {
+    /// The stable spelling, e.g. `illegal-move`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::Other => "other",
+            Code::Syntax => "syntax",
+            Code::SanSyntax => "san-syntax",
+            Code::IllegalMove => "illegal-move",
+            Code::AmbiguousMove => "ambiguous-move",
+            Code::Position => "position",
+            Code::Value => "value",
+            Code::Truncated => "truncated",
+            Code::Encoding => "encoding",
+            Code::Loss => "loss",
+            Code::WrongFormat => "wrong-format",
+            Code::TooManyErrors => "too-many-errors",
+            Code::Io => "io",
+        }
+    }
+}
+
+impl From<crate::san::SanErrorKind> for Code {
+    fn from(kind: crate::san::SanErrorKind) -> Code {
+        match kind {
+            crate::san::SanErrorKind::Syntax => Code::SanSyntax,
+            crate::san::SanErrorKind::Illegal => Code::IllegalMove,
+            crate::san::SanErrorKind::Ambiguous => Code::AmbiguousMove,
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One message about one place in one input, ready to show.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Build one with [`Diagnostic::new`] and the `with_*` methods (or a struct
+/// literal ending in `..Diagnostic::default()`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Diagnostic {
     /// Warning or error.
     pub severity: Severity,
@@ -129,15 +210,103 @@ pub struct Diagnostic {
     pub location: LineCol,
     /// What is wrong and what was expected.
     pub message: String,
+    /// Byte offset in the input (of the decompressed bytes), if known.
+    pub offset: Option<u64>,
+    /// The kind of problem.
+    pub code: Code,
+    /// The 1-based number of the game or record it belongs to, if any.
+    pub game: Option<u64>,
+    /// Where that game or record starts, shown after the message as
+    /// `(game N, line L: first line)` by readers that know it.
+    pub note: Option<Box<str>>,
+}
+
+impl Diagnostic {
+    /// A diagnostic at `location` (no path, offset or game).
+    pub fn new(severity: Severity, location: LineCol, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity,
+            location,
+            message: message.into(),
+            ..Diagnostic::default()
+        }
+    }
+
+    /// With the input's name.
+    pub fn with_path(mut self, path: impl Into<String>) -> Diagnostic {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// With a code.
+    pub fn with_code(mut self, code: Code) -> Diagnostic {
+        self.code = code;
+        self
+    }
+
+    /// With a byte offset.
+    pub fn with_offset(mut self, offset: u64) -> Diagnostic {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// With the game or record number it belongs to.
+    pub fn with_game(mut self, game: u64) -> Diagnostic {
+        self.game = Some(game);
+        self
+    }
+
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
 }
 
 impl fmt::Display for Diagnostic {
+    /// `path:line:col: severity: message` (`path: severity: message` when
+    /// the line is unknown, i.e. 0), control bytes escaped, then the note.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut prefix = false;
         if let Some(path) = &self.path {
-            write!(f, "{path}:")?;
+            write!(f, "{}:", escape_controls(path))?;
+            prefix = true;
         }
-        write!(f, "{}: {}: {}", self.location, self.severity, self.message)
+        if self.location.line > 0 {
+            write!(f, "{}:", self.location)?;
+            prefix = true;
+        }
+        if prefix {
+            f.write_str(" ")?;
+        }
+        write!(f, "{}: {}", self.severity, escape_controls(&self.message))?;
+        if let Some(note) = &self.note {
+            write!(f, " ({})", escape_controls(note))?;
+        }
+        Ok(())
     }
+}
+
+/// `text` with control characters (C0 but tab, DEL, C1) written as `\xHH` /
+/// `\u{HHHH}`, so no message can move a terminal's cursor or change its
+/// colours. Borrowed when there is nothing to escape.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() && c != '\t';
+    if !text.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if bad(c) {
+            if (c as u32) < 0x100 {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            } else {
+                out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -155,12 +324,24 @@ mod tests {
 
     #[test]
     fn diagnostic_renders_like_a_compiler() {
-        let d = Diagnostic {
-            severity: Severity::Error,
-            path: Some("a.pgn".into()),
-            location: LineCol { line: 3, column: 7 },
-            message: "illegal move".into(),
-        };
+        let d = Diagnostic::new(
+            Severity::Error,
+            LineCol { line: 3, column: 7 },
+            "illegal move",
+        )
+        .with_path("a.pgn");
         assert_eq!(d.to_string(), "a.pgn:3:7: error: illegal move");
+        let no_line = Diagnostic::new(Severity::Warning, LineCol::default(), "x").with_path("b");
+        assert_eq!(no_line.to_string(), "b: warning: x");
+    }
+
+    #[test]
+    fn control_bytes_are_escaped_in_messages() {
+        let d = Diagnostic::new(
+            Severity::Error,
+            LineCol { line: 1, column: 1 },
+            "bad \u{1b}[31m\0 é\ttab",
+        );
+        assert_eq!(d.to_string(), "1:1: error: bad \\x1b[31m\\x00 é\ttab");
     }
 }

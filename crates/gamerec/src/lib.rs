@@ -13,11 +13,17 @@
 //! | [`pgc`] | Portable Game Notation Compressed (binary) |
 //! | [`chessbase`] | ChessBase DOS CBF/CBI game files and FBK opening files |
 //! | [`sgf`] | Smart Game Format FF\[1\]..FF\[4\] |
+//!
+//! [`io`] (feature `io`, default) is the one input/output layer over all of
+//! them: formats by extension and content, compressed inputs, one reader and
+//! one writer for every chess format, the parallel PGN reader.
 
 pub mod chessbase;
 pub mod diag;
 pub mod epd;
 pub mod fen;
+#[cfg(feature = "io")]
+pub mod io;
 pub mod json_text;
 pub mod model;
 pub mod pgc;

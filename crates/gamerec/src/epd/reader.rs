@@ -23,7 +23,7 @@ use super::basetypes::{
 };
 use super::opcodes::{Opcode, STANDARD, Shape};
 use super::record::{EpdMove, EpdPosition, EpdRecord, Operand, Operation};
-use crate::diag::{Diagnostic, LineCol, Severity};
+use crate::diag::{Code, Diagnostic, LineCol, Severity};
 use crate::fen::read_epd_position;
 use crate::model::{PlyMove, play_ply};
 use crate::san::{ReadOptions, read_san};
@@ -120,6 +120,7 @@ impl FromStr for EpdRecord {
                     path: None,
                     location: LineCol { line: 1, column: 1 },
                     message: "expected an EPD record, found an empty line".into(),
+                    ..Diagnostic::default()
                 })),
         }
     }
@@ -223,6 +224,12 @@ impl<'a> LineReader<'a> {
                 column: at as u64 + 1,
             },
             message: message.into(),
+            code: if severity == Severity::Error {
+                Code::Syntax
+            } else {
+                Code::Other
+            },
+            ..Diagnostic::default()
         });
     }
 

@@ -120,7 +120,12 @@ impl Visitor for GameBuilder {
                     self.start = pos;
                     self.mode = mode;
                 }
-                Err(e) => return Flow::Break(Stop::Error(format!("invalid FEN tag: {e}"))),
+                Err(e) => {
+                    return Flow::Break(Stop::Invalid(
+                        crate::diag::Code::Position,
+                        format!("invalid FEN tag: {e}"),
+                    ));
+                }
             }
         }
         self.pos = self.start.clone();
@@ -132,10 +137,10 @@ impl Visitor for GameBuilder {
         let read = match read_san(&self.pos, san, &self.opts.san) {
             Ok(read) => read,
             Err(e) => {
-                return Flow::Break(Stop::Error(format!(
-                    "illegal move {}: {e}",
-                    String::from_utf8_lossy(san)
-                )));
+                return Flow::Break(Stop::Invalid(
+                    e.kind.into(),
+                    format!("illegal move {}: {e}", String::from_utf8_lossy(san)),
+                ));
             }
         };
         let canonical = write_san(&self.pos, read.mv);

@@ -101,7 +101,12 @@ impl Visitor for Checker {
             let fen = std::str::from_utf8(&value).unwrap_or("");
             match read_fen(fen) {
                 Ok((pos, _mode)) => self.start = Some(pos),
-                Err(e) => return Flow::Break(Stop::Error(format!("invalid FEN tag: {e}"))),
+                Err(e) => {
+                    return Flow::Break(Stop::Invalid(
+                        crate::diag::Code::Position,
+                        format!("invalid FEN tag: {e}"),
+                    ));
+                }
             }
         }
         Flow::Continue(())
@@ -131,10 +136,10 @@ impl Visitor for Checker {
                 self.play(read.mv);
                 Flow::Continue(())
             }
-            Err(e) => Flow::Break(Stop::Error(format!(
-                "illegal move {}: {e}",
-                String::from_utf8_lossy(san)
-            ))),
+            Err(e) => Flow::Break(Stop::Invalid(
+                e.kind.into(),
+                format!("illegal move {}: {e}", String::from_utf8_lossy(san)),
+            )),
         }
     }
 

@@ -18,7 +18,7 @@ use std::ops::ControlFlow;
 use memchr::{memchr, memchr2};
 
 use super::visitor::{Flow, GameEnd, GameStart, Problem, RawValue, Skip, Stop, Visitor};
-use crate::diag::Severity;
+use crate::diag::{Code, Severity};
 use crate::model::GameResult;
 
 const WS: u8 = 1;
@@ -158,16 +158,35 @@ impl<'a> SliceReader<'a> {
     }
 
     fn problem(&mut self, severity: Severity, at: usize, message: impl Into<String>) {
+        let code = match severity {
+            Severity::Error => Code::Syntax,
+            Severity::Warning => Code::Other,
+        };
+        self.problem_with(severity, code, at, message);
+    }
+
+    fn problem_with(
+        &mut self,
+        severity: Severity,
+        code: Code,
+        at: usize,
+        message: impl Into<String>,
+    ) {
         self.problems.push(Problem {
             severity,
             offset: self.base + at as u64,
             message: message.into(),
+            code,
         });
     }
 
     fn fail(&mut self, st: &mut GameState, at: usize, message: impl Into<String>) {
+        self.fail_with(st, at, Code::Syntax, message);
+    }
+
+    fn fail_with(&mut self, st: &mut GameState, at: usize, code: Code, message: impl Into<String>) {
         if !st.failed {
-            self.problem(Severity::Error, at, message);
+            self.problem_with(Severity::Error, code, at, message);
         }
         st.failed = true;
         st.skipping = true;
@@ -177,7 +196,8 @@ impl<'a> SliceReader<'a> {
         if let ControlFlow::Break(stop) = flow {
             match stop {
                 Stop::SkipGame => st.skipping = true,
-                Stop::Error(msg) => self.fail(st, at, msg),
+                Stop::Error(msg) => self.fail_with(st, at, Code::Other, msg),
+                Stop::Invalid(code, msg) => self.fail_with(st, at, code, msg),
             }
         }
     }

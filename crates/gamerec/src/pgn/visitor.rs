@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 
-use crate::diag::Severity;
+use crate::diag::{Code, Severity};
 use crate::model::GameResult;
 
 /// Why a visitor stops reading the current game.
@@ -16,6 +16,10 @@ pub enum Stop {
     /// The game is invalid here: the reader records an error at the current
     /// token with this reason and resynchronises at the next game.
     Error(String),
+    /// Like [`Stop::Error`], with the kind of problem (the reader's
+    /// [`Problem::code`]): a SAN syntax error stays distinct from an
+    /// illegal move.
+    Invalid(Code, String),
 }
 
 /// What every visitor method returns: go on, or [`Stop`].
@@ -75,6 +79,8 @@ pub struct Problem {
     pub offset: u64,
     /// What is wrong and what was expected.
     pub message: String,
+    /// The kind of problem ([`Code::Syntax`] for the reader's own errors).
+    pub code: Code,
 }
 
 /// How a game ended (given to [`Visitor::end_game`]).

@@ -40,6 +40,8 @@ impl SgfDiagnostic {
             path: path.map(str::to_string),
             location: self.location,
             message: self.message.clone(),
+            offset: Some(self.offset),
+            ..Diagnostic::default()
         }
     }
 }

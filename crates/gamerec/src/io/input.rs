@@ -1,0 +1,275 @@
+//! Inputs: a path or stdin, decompressed by magic bytes.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{Compression, Format};
+
+/// An input that could not be opened or read: `PATH: reason`, with the
+/// operating system's error kept as the source.
+#[derive(Debug)]
+pub struct OpenError {
+    /// The input's name (a path, or `<stdin>`).
+    pub name: String,
+    /// What went wrong.
+    pub source: io::Error,
+}
+
+impl OpenError {
+    /// `source` about input `name`.
+    pub fn new(name: impl Into<String>, source: io::Error) -> OpenError {
+        OpenError {
+            name: name.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.name, self.source)
+    }
+}
+
+impl std::error::Error for OpenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+impl From<OpenError> for io::Error {
+    fn from(e: OpenError) -> io::Error {
+        io::Error::new(e.source.kind(), e)
+    }
+}
+
+/// One input: a file, or standard input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The file, `None` for stdin.
+    pub path: Option<PathBuf>,
+    /// How diagnostics name it: the path as given, or `<stdin>`.
+    pub name: String,
+}
+
+impl Input {
+    /// An input from a command-line argument (`-` is stdin).
+    pub fn from_arg(arg: &OsStr) -> Input {
+        if arg == "-" {
+            return Input::stdin();
+        }
+        Input::file(Path::new(arg))
+    }
+
+    /// A file.
+    pub fn file(path: &Path) -> Input {
+        Input {
+            path: Some(path.to_path_buf()),
+            name: path.display().to_string(),
+        }
+    }
+
+    /// Standard input.
+    pub fn stdin() -> Input {
+        Input {
+            path: None,
+            name: "<stdin>".into(),
+        }
+    }
+
+    /// Inputs from command-line arguments.
+    pub fn from_args(args: &[std::ffi::OsString]) -> Vec<Input> {
+        args.iter().map(|a| Input::from_arg(a)).collect()
+    }
+
+    /// The format its name announces (`None` for stdin or no known extension).
+    pub fn format_by_name(&self) -> Option<Format> {
+        self.path.as_deref().and_then(Format::from_path)
+    }
+
+    /// The size on disk (`None` for stdin and unreadable files).
+    pub fn size(&self) -> Option<u64> {
+        let path = self.path.as_ref()?;
+        std::fs::metadata(path).ok().map(|m| m.len())
+    }
+
+    /// Opens the raw bytes (no decompression): the file, or stdin. A
+    /// directory is refused here, with its path.
+    pub fn open_raw(&self) -> Result<Box<dyn Read + Send>, OpenError> {
+        let Some(path) = &self.path else {
+            return Ok(Box::new(io::stdin()));
+        };
+        let fail = |e| OpenError::new(self.name.clone(), e);
+        let file = File::open(path).map_err(fail)?;
+        let meta = file.metadata().map_err(fail)?;
+        if meta.is_dir() {
+            return Err(fail(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            )));
+        }
+        Ok(Box::new(file))
+    }
+
+    /// Opens the input decompressed (gzip, bzip2 and zstd by magic bytes).
+    /// `read_bytes`, if given, counts the raw bytes read (for progress).
+    pub fn open(
+        &self,
+        read_bytes: Option<Arc<AtomicU64>>,
+    ) -> Result<Box<dyn BufRead + Send>, OpenError> {
+        let raw = self.open_raw()?;
+        let raw: Box<dyn Read + Send> = match read_bytes {
+            Some(counter) => Box::new(Counting {
+                inner: raw,
+                counter,
+            }),
+            None => raw,
+        };
+        decompress(raw).map_err(|e| OpenError::new(self.name.clone(), e))
+    }
+
+    /// The input as a plain file to map, with its length: `None` for stdin,
+    /// compressed files, empty files and anything that is not a regular file
+    /// (pipes, devices), which are read in order; and off Unix, where mapped
+    /// pages cannot be given back as the reading passes them.
+    pub fn open_plain(&self) -> Result<Option<(File, u64)>, OpenError> {
+        let Some(path) = self.path.as_ref().filter(|_| cfg!(unix)) else {
+            return Ok(None);
+        };
+        let fail = |e| OpenError::new(self.name.clone(), e);
+        let file = File::open(path).map_err(fail)?;
+        let meta = file.metadata().map_err(fail)?;
+        if meta.is_dir() {
+            return Err(fail(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            )));
+        }
+        // Empty by its size: nothing to map, or a file whose size says
+        // nothing (those of /proc): read in order.
+        if !meta.is_file() || meta.len() == 0 {
+            return Ok(None);
+        }
+        let mut head = Vec::with_capacity(4);
+        (&file).take(4).read_to_end(&mut head).map_err(fail)?;
+        if Compression::sniff(&head) != Compression::None {
+            return Ok(None);
+        }
+        Ok(Some((file, meta.len())))
+    }
+
+    /// Whether `other` names this input's file (an existing file, by its
+    /// identity: links and other spellings of the path count).
+    pub fn is_same_file(&self, other: &Path) -> bool {
+        let Some(path) = &self.path else {
+            return false;
+        };
+        match (std::fs::metadata(path), std::fs::metadata(other)) {
+            #[cfg(unix)]
+            (Ok(a), Ok(b)) => {
+                use std::os::unix::fs::MetadataExt;
+                (a.dev(), a.ino()) == (b.dev(), b.ino())
+            }
+            #[cfg(not(unix))]
+            (Ok(_), Ok(_)) => std::fs::canonicalize(path).ok() == std::fs::canonicalize(other).ok(),
+            _ => false,
+        }
+    }
+
+    /// Reads the whole input (decompressed) into memory.
+    pub fn read_all(&self) -> Result<Vec<u8>, OpenError> {
+        let mut data = Vec::new();
+        self.open(None)?
+            .read_to_end(&mut data)
+            .map_err(|e| OpenError::new(self.name.clone(), e))?;
+        Ok(data)
+    }
+}
+
+/// Wraps `raw` in the decoder its magic bytes call for (a buffered reader
+/// either way).
+pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
+    let mut buffered = BufReader::with_capacity(1 << 16, raw);
+    let head = buffered.fill_buf()?;
+    Ok(match Compression::sniff(head) {
+        Compression::None => Box::new(buffered),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::read::MultiGzDecoder::new(buffered),
+        )),
+        Compression::Bzip2 => Box::new(BufReader::with_capacity(
+            1 << 16,
+            bzip2::read::MultiBzDecoder::new(buffered),
+        )),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
+            1 << 16,
+            zstd::stream::read::Decoder::with_buffer(buffered)?,
+        )),
+    })
+}
+
+/// Counts the bytes read through `inner` into `counter` (for progress).
+pub fn counting<'a>(
+    inner: Box<dyn Read + Send + 'a>,
+    counter: Arc<AtomicU64>,
+) -> Box<dyn Read + Send + 'a> {
+    Box::new(Counting { inner, counter })
+}
+
+struct Counting<'a> {
+    inner: Box<dyn Read + Send + 'a>,
+    counter: Arc<AtomicU64>,
+}
+
+impl Read for Counting<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn decompresses_by_magic() {
+        let text = b"1. e4 e5 *\n".repeat(100);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        let z = zstd::encode_all(&text[..], 3).unwrap();
+        let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        bz.write_all(&text).unwrap();
+        for bytes in [gz.finish().unwrap(), z, bz.finish().unwrap(), text.clone()] {
+            let mut out = Vec::new();
+            decompress(Box::new(io::Cursor::new(bytes)))
+                .unwrap()
+                .read_to_end(&mut out)
+                .unwrap();
+            assert_eq!(out, text);
+        }
+    }
+
+    #[test]
+    fn missing_files_and_directories_name_their_path_once() {
+        let e = Input::file(Path::new("/nonexistent/nope.pgn"))
+            .open(None)
+            .err()
+            .expect("fails");
+        assert!(e.to_string().starts_with("/nonexistent/nope.pgn: "), "{e}");
+        assert_eq!(e.to_string().matches("nope.pgn").count(), 1);
+        let e = Input::file(&std::env::temp_dir())
+            .open(None)
+            .err()
+            .expect("fails");
+        assert!(e.to_string().ends_with(": is a directory"), "{e}");
+        assert!(Input::file(&std::env::temp_dir()).open_plain().is_err());
+    }
+}

@@ -1,0 +1,310 @@
+//! One input/output layer for every format (feature `io`, on by default).
+//!
+//! ```text
+//! path or "-" ──Input::open──▶ bytes (gzip/bzip2/zstd undone by magic)
+//!                               │
+//!          Format (extension, else content) ──▶ Reader ──▶ Item { Record, game, line }
+//!                                                             │
+//!                                   GameWriter::create(path) ◀┘ (losses as Diagnostics)
+//! PGN, plain file ──▶ parallel::read_pgn (mapped, chunked, ordered, bounded)
+//! SGF ──▶ read_sgf (the `sgf` collection)
+//! ```
+//!
+//! * [`Format`] knows every format (by extension through a compression
+//!   suffix, [`Format::from_path`], and by content, [`Format::sniff`]);
+//!   [`Compression`] every compression (by extension and by magic bytes).
+//! * [`Input`] is a path or stdin; [`Input::open`] decompresses by magic
+//!   bytes, so compressed stdin works too.
+//! * [`Reader`] yields the games or records of any chess format as a stream
+//!   ([`Record`]: a [`Game`] or an EPD/FEN position), with
+//!   [`crate::diag::Diagnostic`]s carrying path, line, column, byte offset
+//!   and game number. A file that is clearly not of its format stops after
+//!   [`ReadOptions::max_errors`] errors with one diagnostic saying so.
+//! * [`GameWriter`] writes any chess format; a CBF path writes its `.cbi`
+//!   beside it; whatever the target cannot hold comes back as
+//!   [`crate::diag::Code::Loss`] warnings naming the game.
+//! * [`parallel`] is the parallel chunked PGN reader (ordered results,
+//!   bounded memory, a thread count) that `gamerec check` and `convert` use.
+
+mod cpu;
+pub mod input;
+mod json;
+pub mod parallel;
+pub mod read;
+pub mod write;
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::Path;
+
+pub use input::{Input, OpenError, decompress};
+pub use read::{Item, ReadOptions, Reader, Record, read_sgf};
+pub use write::{GameWriter, WriteOptions};
+
+#[cfg(doc)]
+use crate::model::Game;
+
+/// A record format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// Portable Game Notation (`.pgn`).
+    Pgn,
+    /// gamerec's JSON Lines, one game per line (`.json`, `.jsonl`).
+    Json,
+    /// Extended Position Description, one record per line (`.epd`).
+    Epd,
+    /// FEN, one position per line (`.fen`).
+    Fen,
+    /// PGN Compressed, PGN standard section 20 (`.pgc`).
+    Pgc,
+    /// ChessBase DOS game file with its index (`.cbf` + `.cbi`).
+    Cbf,
+    /// ChessBase opening book (`.fbk`).
+    Fbk,
+    /// Smart Game Format (`.sgf`): not chess; read with [`read_sgf`].
+    Sgf,
+}
+
+impl Format {
+    /// Every chess format (all but SGF).
+    pub const CHESS: [Format; 7] = [
+        Format::Pgn,
+        Format::Json,
+        Format::Epd,
+        Format::Fen,
+        Format::Pgc,
+        Format::Cbf,
+        Format::Fbk,
+    ];
+
+    /// The format a file name or `--to` value names (`pgn`, `jsonl`, `cbi`, ...; any case).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "pgn" => Format::Pgn,
+            "json" | "jsonl" => Format::Json,
+            "epd" => Format::Epd,
+            "fen" => Format::Fen,
+            "pgc" => Format::Pgc,
+            "cbf" | "cbi" => Format::Cbf,
+            "fbk" => Format::Fbk,
+            "sgf" => Format::Sgf,
+            _ => return None,
+        })
+    }
+
+    /// The format of `path` by extension, looking through `.gz`, `.bz2`, `.zst`.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let mut path = path.to_path_buf();
+        if Compression::from_path(&path) != Compression::None {
+            path.set_extension("");
+        }
+        Format::from_name(path.extension().and_then(OsStr::to_str)?)
+    }
+
+    /// The format the first bytes of an (uncompressed) input show: SGF (`(`
+    /// then `;`), EPD (a first line that starts with the four position
+    /// fields; FEN lines are EPD input too), JSON (`{`), PGN (a tag pair, a
+    /// move number or a comment), PGC (its game marker); `None` if none fits.
+    pub fn sniff(head: &[u8]) -> Option<Format> {
+        if head.first() == Some(&crate::pgc::marker::REDUCED_GAME) && head.len() > 2 {
+            return Some(Format::Pgc);
+        }
+        let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+        let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
+        let head = &head[start..];
+        if let Some(rest) = head.strip_prefix(b"(") {
+            if rest.trim_ascii_start().first() == Some(&b';') {
+                return Some(Format::Sgf);
+            }
+            return None;
+        }
+        if head.starts_with(b"{\"") {
+            return Some(Format::Json);
+        }
+        let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+        let mut fields = line
+            .split(u8::is_ascii_whitespace)
+            .filter(|f| !f.is_empty());
+        let placement = fields.next().unwrap_or_default();
+        let turn = fields.next().unwrap_or_default();
+        let looks_like_position = placement.iter().filter(|&&b| b == b'/').count() == 7
+            && placement
+                .iter()
+                .all(|b| b"/12345678pnbrqkPNBRQK".contains(b))
+            && matches!(turn, b"w" | b"b")
+            && fields.count() >= 2;
+        if looks_like_position {
+            return Some(Format::Epd);
+        }
+        match head[0] {
+            b'[' | b'{' | b';' | b'%' | b'0'..=b'9' | b'*' => Some(Format::Pgn),
+            _ if looks_like_text(head) => Some(Format::Pgn),
+            _ => None,
+        }
+    }
+
+    /// The usual file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Pgn => "pgn",
+            Format::Json => "json",
+            Format::Epd => "epd",
+            Format::Fen => "fen",
+            Format::Pgc => "pgc",
+            Format::Cbf => "cbf",
+            Format::Fbk => "fbk",
+            Format::Sgf => "sgf",
+        }
+    }
+
+    /// Whether the format is binary (PGC, CBF, FBK).
+    pub fn is_binary(self) -> bool {
+        matches!(self, Format::Pgc | Format::Cbf | Format::Fbk)
+    }
+
+    /// Whether the format holds chess (all but SGF).
+    pub fn is_chess(self) -> bool {
+        self != Format::Sgf
+    }
+
+    /// What one item of the format is called, singular and plural:
+    /// `game(s)`, `record(s)` (EPD), `position(s)` (FEN).
+    pub fn unit(self) -> (&'static str, &'static str) {
+        match self {
+            Format::Epd => ("record", "records"),
+            Format::Fen => ("position", "positions"),
+            _ => ("game", "games"),
+        }
+    }
+
+    /// `n` items with the unit's name (`1 record`, `3 games`).
+    pub fn count(self, n: u64) -> String {
+        let (one, many) = self.unit();
+        format!("{n} {}", if n == 1 { one } else { many })
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Pgn => "PGN",
+            Format::Json => "JSON",
+            Format::Epd => "EPD",
+            Format::Fen => "FEN",
+            Format::Pgc => "PGC",
+            Format::Cbf => "CBF",
+            Format::Fbk => "FBK",
+            Format::Sgf => "SGF",
+        })
+    }
+}
+
+/// Whether `head` looks like text: no NUL byte and few other control bytes
+/// (tab, line ends, form feed and ESC in moderation are allowed).
+pub fn looks_like_text(head: &[u8]) -> bool {
+    let sample = &head[..head.len().min(4096)];
+    if sample.contains(&0) {
+        return false;
+    }
+    let controls = sample
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c))
+        .count();
+    controls * 100 <= sample.len()
+}
+
+/// A compression wrapper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Compression {
+    /// Plain bytes.
+    None,
+    /// gzip (`.gz`), concatenated members included.
+    Gzip,
+    /// bzip2 (`.bz2`), concatenated streams included.
+    Bzip2,
+    /// Zstandard (`.zst`).
+    Zstd,
+}
+
+impl Compression {
+    /// The compression a file name announces.
+    pub fn from_path(path: &Path) -> Compression {
+        match path
+            .extension()
+            .and_then(OsStr::to_str)
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("gz") => Compression::Gzip,
+            Some("bz2") => Compression::Bzip2,
+            Some("zst") => Compression::Zstd,
+            _ => Compression::None,
+        }
+    }
+
+    /// The compression the first bytes of a stream show.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(b"BZh") {
+            Compression::Bzip2
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_by_extension_through_compression() {
+        let f = |p: &str| Format::from_path(Path::new(p));
+        assert_eq!(f("a.pgn.zst"), Some(Format::Pgn));
+        assert_eq!(f("a.PGN"), Some(Format::Pgn));
+        assert_eq!(f("b.epd.gz"), Some(Format::Epd));
+        assert_eq!(f("c.sgf.bz2"), Some(Format::Sgf));
+        assert_eq!(f("x.pgc.gz"), Some(Format::Pgc));
+        assert_eq!(f("G.CBI"), Some(Format::Cbf));
+        assert_eq!(f("g.jsonl"), Some(Format::Json));
+        assert_eq!(f("p.fen"), Some(Format::Fen));
+        assert_eq!(f("noext"), None);
+        assert_eq!(f("README.md"), None);
+    }
+
+    #[test]
+    fn format_by_content() {
+        assert_eq!(
+            Format::sniff(b"\xef\xbb\xbf (\n ;FF[4]SZ[9])"),
+            Some(Format::Sgf)
+        );
+        assert_eq!(
+            Format::sniff(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4;\n"),
+            Some(Format::Epd)
+        );
+        assert_eq!(
+            Format::sniff(b"8/8/8/8/8/8/8/K1k5 b - - 0 1"),
+            Some(Format::Epd)
+        );
+        assert_eq!(
+            Format::sniff(b"[Event \"x\"]\n\n1. e4 *"),
+            Some(Format::Pgn)
+        );
+        assert_eq!(Format::sniff(b"1. e4 (1. d4) *"), Some(Format::Pgn));
+        assert_eq!(Format::sniff(b"{\"tags\":[]}"), Some(Format::Json));
+        assert_eq!(Format::sniff(b""), None);
+        assert_eq!(Format::sniff(b"\x00\x00\x07\x1b\x02garbage"), None);
+        assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
+        assert_eq!(Compression::sniff(b"BZh91AY"), Compression::Bzip2);
+    }
+
+    #[test]
+    fn units_name_each_format() {
+        assert_eq!(Format::Epd.count(1), "1 record");
+        assert_eq!(Format::Pgn.count(2), "2 games");
+        assert_eq!(Format::Fen.count(3), "3 positions");
+    }
+}

@@ -1,0 +1,811 @@
+//! One reader for every chess format: games or records as a stream.
+
+use std::io::{BufRead, Read};
+use std::path::{Path, PathBuf};
+
+use crate::chessbase::{self, FileKind, Issue};
+use crate::diag::{Code, Diagnostic, LineCol, LineIndex, Severity};
+use crate::epd::{self, EpdRecord};
+use crate::model::Game;
+use crate::pgc;
+use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, line_at};
+use crate::pgn::{GameBuilder, Problem, SliceReader};
+use crate::sgf;
+
+use super::input::{Input, OpenError};
+use super::{Format, looks_like_text};
+
+/// One item of a chess file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// A game (PGN, JSON, PGC, CBF, FBK).
+    Game(Game),
+    /// A position record (EPD; FEN lines are read as EPD records with
+    /// `hmvc`/`fmvn`).
+    Position(EpdRecord),
+}
+
+impl Record {
+    /// The item as a game (a position becomes a game starting there, see
+    /// [`epd::convert::record_to_game`]), with what that conversion lost.
+    pub fn to_game(&self) -> epd::convert::Converted<Game> {
+        match self {
+            Record::Game(g) => epd::convert::Converted {
+                value: g.clone(),
+                warnings: Vec::new(),
+            },
+            Record::Position(r) => epd::convert::record_to_game(r),
+        }
+    }
+}
+
+/// A record and where it was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// The game or record.
+    pub record: Record,
+    /// Its 1-based number in the input.
+    pub number: u64,
+    /// The 1-based line it starts on (0 where the format has no lines).
+    pub line: u64,
+    /// The byte offset it starts at (0 where unknown).
+    pub offset: u64,
+}
+
+/// How to read.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// The format (default: by the input's extension, else by content).
+    pub format: Option<Format>,
+    /// Stop once this many errors were found while no item read cleanly:
+    /// the input is then clearly not of its format (one diagnostic says so).
+    pub max_errors: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            format: None,
+            max_errors: 20,
+        }
+    }
+}
+
+/// The longest EPD/FEN/JSON line read whole; longer lines are reported and
+/// skipped (memory stays bounded).
+const MAX_LINE: usize = 64 << 20;
+
+enum Source {
+    Pgn(PgnStream),
+    Lines {
+        input: Box<dyn BufRead + Send>,
+        line: u64,
+        offset: u64,
+        buf: Vec<u8>,
+    },
+    Loaded(std::vec::IntoIter<Game>),
+    Done,
+}
+
+struct PgnStream {
+    chunker: Chunker<Box<dyn BufRead + Send>>,
+    chunk: Chunk,
+    pos: usize,
+    games: u64,
+    line_base: u64,
+    index: Option<LineIndex>,
+}
+
+/// A game read by [`PgnStream::next_game`] (`None` when it failed).
+struct PgnGame {
+    game: Option<Game>,
+    diagnostics: Vec<Diagnostic>,
+    number: u64,
+    line: u64,
+    offset: u64,
+}
+
+impl PgnStream {
+    /// The next game and its diagnostics; `None` at the end of the input.
+    fn next_game(&mut self) -> std::io::Result<Option<PgnGame>> {
+        loop {
+            let mut reader =
+                SliceReader::resume(&self.chunk.data, self.chunk.offset, self.pos, self.games);
+            let mut builder = GameBuilder::default();
+            if let Some(game) = reader.read_game(&mut builder) {
+                self.pos = reader.position();
+                self.games = reader.games();
+                let start = reader.game_offset();
+                let rel = start - self.chunk.offset;
+                let truncated = reader.truncated() && self.chunk.last;
+                let problems: Vec<Problem> = reader.problems().to_vec();
+                let index = self
+                    .index
+                    .get_or_insert_with(|| LineIndex::new(&self.chunk.data));
+                let line = self.chunk.line_col(index, rel).line + self.line_base;
+                let first = excerpt(line_at(&self.chunk.data, rel as usize));
+                let number = self.games;
+                let note: Box<str> = format!("game {number}, line {line}: {first}").into();
+                let mut diagnostics = Vec::new();
+                for p in &problems {
+                    let lc = self
+                        .chunk
+                        .line_col(index, p.offset.saturating_sub(self.chunk.offset));
+                    let mut d = Diagnostic::new(
+                        p.severity,
+                        LineCol {
+                            line: lc.line + self.line_base,
+                            column: lc.column,
+                        },
+                        p.message.clone(),
+                    )
+                    .with_code(p.code)
+                    .with_offset(p.offset)
+                    .with_game(number);
+                    d.note = Some(note.clone());
+                    diagnostics.push(d);
+                }
+                let game = match game {
+                    Some(g) if is_cut_off_tag_section(&g, truncated) => {
+                        let mut d = Diagnostic::new(
+                            Severity::Error,
+                            LineCol { line, column: 1 },
+                            CUT_OFF_TAG_SECTION,
+                        )
+                        .with_code(Code::Truncated)
+                        .with_offset(start)
+                        .with_game(number);
+                        d.note = Some(note);
+                        diagnostics.push(d);
+                        None
+                    }
+                    g => g,
+                };
+                return Ok(Some(PgnGame {
+                    game,
+                    diagnostics,
+                    number,
+                    line,
+                    offset: start,
+                }));
+            }
+            let Some(mut chunk) = self.chunker.next_chunk()? else {
+                return Ok(None);
+            };
+            while !chunk_is_whole(&chunk) {
+                match self.chunker.next_chunk()? {
+                    Some(next) => chunk.append(next),
+                    None => chunk.last = true,
+                }
+            }
+            self.line_base += self.chunk.lines();
+            let done = std::mem::replace(&mut self.chunk, chunk);
+            self.chunker.pool().give(done.data);
+            self.pos = 0;
+            self.index = None;
+        }
+    }
+}
+
+/// Reads the games or records of one input of any chess format, one at a
+/// time (PGN, EPD, FEN and JSON stream; PGC, CBF and FBK files are read
+/// whole through their modules, then handed out). Diagnostics found along
+/// the way are collected: take them with [`Reader::take_diagnostics`].
+///
+/// ```
+/// use gamerec::io::{Format, Reader, ReadOptions, Record};
+/// let text = &b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n1. d4 Kd7 *\n"[..];
+/// let opts = ReadOptions { format: Some(Format::Pgn), ..ReadOptions::default() };
+/// let mut reader = Reader::from_bytes("t.pgn", text, &opts);
+/// let items: Vec<_> = reader.by_ref().collect::<Result<_, _>>().unwrap();
+/// assert_eq!(items.len(), 1); // the second game has an illegal move
+/// assert!(matches!(items[0].record, Record::Game(_)));
+/// let diags = reader.take_diagnostics();
+/// assert!(diags[0].to_string().starts_with("t.pgn:5:7: error: illegal move Kd7"));
+/// ```
+pub struct Reader {
+    name: String,
+    format: Format,
+    source: Source,
+    diagnostics: Vec<Diagnostic>,
+    count: u64,
+    clean: u64,
+    errors: u64,
+    max_errors: u64,
+}
+
+impl Reader {
+    /// Opens `input` (decompressing it) and reads it in `opts.format`, else
+    /// the format its extension names, else the one its content shows
+    /// (PGN when nothing fits).
+    pub fn open(input: &Input, opts: &ReadOptions) -> Result<Reader, OpenError> {
+        let by_name = opts.format.or_else(|| input.format_by_name());
+        if matches!(by_name, Some(Format::Cbf | Format::Fbk | Format::Pgc)) {
+            return Reader::open_binary(input, by_name.unwrap_or(Format::Pgc), opts);
+        }
+        let mut stream = input.open(None)?;
+        let head = stream
+            .fill_buf()
+            .map_err(|e| OpenError::new(input.name.clone(), e))?;
+        let format = by_name
+            .or_else(|| Format::sniff(head))
+            .unwrap_or(Format::Pgn);
+        if format == Format::Pgc {
+            return Reader::open_binary(input, format, opts);
+        }
+        let mut reader = Reader::new(&input.name, format, Source::Done, opts);
+        if !head.is_empty() && !looks_like_text(head) {
+            reader.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    LineCol::default(),
+                    format!("binary data, not {format} text: not read"),
+                )
+                .with_code(Code::WrongFormat),
+            );
+            return Ok(reader);
+        }
+        reader.source = Reader::text_source(format, stream);
+        Ok(reader)
+    }
+
+    /// Reads `bytes` (already decompressed) named `name`.
+    pub fn from_bytes(name: &str, bytes: &[u8], opts: &ReadOptions) -> Reader {
+        let format = opts
+            .format
+            .or_else(|| Format::from_path(Path::new(name)))
+            .or_else(|| Format::sniff(bytes))
+            .unwrap_or(Format::Pgn);
+        let mut reader = Reader::new(name, format, Source::Done, opts);
+        match format {
+            Format::Pgc | Format::Fbk => {
+                let out = if format == Format::Pgc {
+                    pgc::read_pgc(bytes)
+                } else {
+                    chessbase::read_fbk(bytes)
+                };
+                reader.loaded(out, None);
+            }
+            Format::Cbf | Format::Sgf => reader.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    LineCol::default(),
+                    format!("{format} is not read from bytes (open the file)"),
+                )
+                .with_code(Code::WrongFormat),
+            ),
+            _ => {
+                let stream: Box<dyn BufRead + Send> =
+                    Box::new(std::io::Cursor::new(bytes.to_vec()));
+                reader.source = Reader::text_source(format, stream);
+            }
+        }
+        reader
+    }
+
+    fn new(name: &str, format: Format, source: Source, opts: &ReadOptions) -> Reader {
+        Reader {
+            name: name.to_string(),
+            format,
+            source,
+            diagnostics: Vec::new(),
+            count: 0,
+            clean: 0,
+            errors: 0,
+            max_errors: opts.max_errors.max(1),
+        }
+    }
+
+    fn text_source(format: Format, stream: Box<dyn BufRead + Send>) -> Source {
+        match format {
+            Format::Pgn => Source::Pgn(PgnStream {
+                chunker: Chunker::new(stream),
+                chunk: Chunk::default(),
+                pos: 0,
+                games: 0,
+                line_base: 0,
+                index: None,
+            }),
+            _ => Source::Lines {
+                input: stream,
+                line: 0,
+                offset: 0,
+                buf: Vec::new(),
+            },
+        }
+    }
+
+    fn open_binary(input: &Input, format: Format, opts: &ReadOptions) -> Result<Reader, OpenError> {
+        let mut reader = Reader::new(&input.name, format, Source::Done, opts);
+        if format == Format::Cbf {
+            let Some(path) = &input.path else {
+                return Err(OpenError::new(
+                    input.name.clone(),
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "CBF is read from a .cbf/.cbi pair of files, not from stdin",
+                    ),
+                ));
+            };
+            let (cbf, cbi) = cbf_pair(path);
+            let read = |p: &Path| {
+                let mut data = Vec::new();
+                Input::file(p)
+                    .open(None)?
+                    .read_to_end(&mut data)
+                    .map_err(|e| OpenError::new(p.display().to_string(), e))?;
+                Ok::<_, OpenError>(data)
+            };
+            let index = read(&cbi)?;
+            let data = read(&cbf)?;
+            let out = chessbase::read_cbf(&index, &data);
+            reader.name = cbf.display().to_string();
+            reader.loaded(out, Some(cbi.display().to_string()));
+            return Ok(reader);
+        }
+        let data = input.read_all()?;
+        let out = if format == Format::Pgc {
+            pgc::read_pgc(&data)
+        } else {
+            chessbase::read_fbk(&data)
+        };
+        reader.loaded(out, None);
+        Ok(reader)
+    }
+
+    fn loaded(&mut self, out: chessbase::ReadOutcome, index_name: Option<String>) {
+        for issue in &out.issues {
+            let d = issue_diagnostic(issue, &self.name, index_name.as_deref());
+            if d.is_error() {
+                self.errors += 1;
+            }
+            self.diagnostics.push(d);
+        }
+        self.clean = out.games.len() as u64;
+        self.source = Source::Loaded(out.games.into_iter());
+    }
+
+    /// The input's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The format being read.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Items handed out so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Errors found so far.
+    pub fn errors(&self) -> u64 {
+        self.errors
+    }
+
+    /// The diagnostics found since the last call, in input order.
+    pub fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.diagnostics)
+    }
+
+    fn push(&mut self, mut d: Diagnostic) {
+        if d.path.is_none() {
+            d.path = Some(self.name.clone());
+        }
+        if d.is_error() {
+            self.errors += 1;
+        }
+        self.diagnostics.push(d);
+    }
+
+    /// Stops reading (the input is clearly not of its format) once too
+    /// many errors were found and nothing read cleanly.
+    fn give_up_if_hopeless(&mut self) -> bool {
+        if self.clean == 0 && self.errors >= self.max_errors {
+            let n = self.errors;
+            self.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    LineCol::default(),
+                    format!(
+                        "stopped after {n} errors and no {} read cleanly: this does not look like {}",
+                        self.format.unit().0,
+                        self.format
+                    ),
+                )
+                .with_code(Code::TooManyErrors),
+            );
+            self.source = Source::Done;
+            return true;
+        }
+        false
+    }
+
+    fn next_pgn(&mut self) -> Result<Option<Item>, OpenError> {
+        loop {
+            let Source::Pgn(s) = &mut self.source else {
+                return Ok(None);
+            };
+            let Some(read) = s
+                .next_game()
+                .map_err(|e| OpenError::new(self.name.clone(), e))?
+            else {
+                self.source = Source::Done;
+                return Ok(None);
+            };
+            let PgnGame {
+                game,
+                diagnostics,
+                number,
+                line,
+                offset,
+            } = read;
+            let failed = diagnostics.iter().any(Diagnostic::is_error);
+            for d in diagnostics {
+                self.push(d);
+            }
+            if !failed {
+                self.clean += 1;
+            }
+            match game {
+                Some(g) => {
+                    self.count += 1;
+                    return Ok(Some(Item {
+                        record: Record::Game(g),
+                        number,
+                        line,
+                        offset,
+                    }));
+                }
+                None => {
+                    if self.give_up_if_hopeless() {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+
+    fn next_line(&mut self) -> Result<Option<Item>, OpenError> {
+        loop {
+            let Source::Lines {
+                input,
+                line,
+                offset,
+                buf,
+            } = &mut self.source
+            else {
+                return Ok(None);
+            };
+            buf.clear();
+            let n = input
+                .by_ref()
+                .take(MAX_LINE as u64)
+                .read_until(b'\n', buf)
+                .map_err(|e| OpenError::new(self.name.clone(), e))?;
+            if n == 0 {
+                self.source = Source::Done;
+                return Ok(None);
+            }
+            *line += 1;
+            let (number, start) = (*line, *offset);
+            *offset += n as u64;
+            if n == MAX_LINE && buf.last() != Some(&b'\n') {
+                // Skip the rest of an overlong line.
+                let mut skipped = 0u64;
+                loop {
+                    let chunk = input
+                        .fill_buf()
+                        .map_err(|e| OpenError::new(self.name.clone(), e))?;
+                    if chunk.is_empty() {
+                        break;
+                    }
+                    let (used, done) = match memchr::memchr(b'\n', chunk) {
+                        Some(i) => (i + 1, true),
+                        None => (chunk.len(), false),
+                    };
+                    input.consume(used);
+                    skipped += used as u64;
+                    if done {
+                        break;
+                    }
+                }
+                *offset += skipped;
+                let d = Diagnostic::new(
+                    Severity::Error,
+                    LineCol {
+                        line: number,
+                        column: 1,
+                    },
+                    format!("line longer than {MAX_LINE} bytes: skipped"),
+                )
+                .with_offset(start)
+                .with_code(Code::Syntax);
+                self.push(d);
+                if self.give_up_if_hopeless() {
+                    return Ok(None);
+                }
+                continue;
+            }
+            let text = epd::decode(buf).into_owned();
+            let text = text.trim_end_matches(['\n', '\r']);
+            if text.trim().is_empty() {
+                continue;
+            }
+            let record = match self.format {
+                Format::Epd => {
+                    let (record, diags) = epd::read_line(text, number);
+                    for d in diags {
+                        self.push(d.with_offset(start));
+                    }
+                    record.map(Record::Position)
+                }
+                Format::Fen => match epd::convert::fen_to_record(text.trim()) {
+                    Ok(r) => Some(Record::Position(r)),
+                    Err(e) => {
+                        let d = Diagnostic::new(
+                            Severity::Error,
+                            LineCol {
+                                line: number,
+                                column: e.column as u64 + 1,
+                            },
+                            e.message,
+                        )
+                        .with_offset(start)
+                        .with_code(Code::Position);
+                        self.push(d);
+                        None
+                    }
+                },
+                _ => match super::json::read_game(text) {
+                    Ok(g) => Some(Record::Game(g)),
+                    Err(e) => {
+                        let d = Diagnostic::new(
+                            Severity::Error,
+                            LineCol {
+                                line: number,
+                                column: 1,
+                            },
+                            e.message,
+                        )
+                        .with_offset(start)
+                        .with_code(e.code);
+                        self.push(d);
+                        None
+                    }
+                },
+            };
+            let Some(record) = record else {
+                if self.give_up_if_hopeless() {
+                    return Ok(None);
+                }
+                continue;
+            };
+            self.count += 1;
+            self.clean += 1;
+            return Ok(Some(Item {
+                record,
+                number: self.count,
+                line: number,
+                offset: start,
+            }));
+        }
+    }
+}
+
+impl Iterator for Reader {
+    type Item = Result<Item, OpenError>;
+
+    /// The next game or record; an `Err` when the input cannot be read on
+    /// (a truncated compressed file, a read error), after which the reader
+    /// is done. Items read before the error were handed out already.
+    fn next(&mut self) -> Option<Result<Item, OpenError>> {
+        let next = match &mut self.source {
+            Source::Pgn(_) => self.next_pgn(),
+            Source::Lines { .. } => self.next_line(),
+            Source::Loaded(games) => Ok(games.next().map(|g| {
+                self.count += 1;
+                Item {
+                    record: Record::Game(g),
+                    number: self.count,
+                    line: 0,
+                    offset: 0,
+                }
+            })),
+            Source::Done => Ok(None),
+        };
+        match next {
+            Ok(item) => item.map(Ok),
+            Err(e) => {
+                self.source = Source::Done;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// The message about a tag section cut off at the end of the input.
+pub const CUT_OFF_TAG_SECTION: &str =
+    "the input ends after this game's tags, before any move or result: game left out";
+
+/// Whether a game read at the very end of the input is only a tag section
+/// cut off before any move, comment or result (not a game: the rest was lost).
+pub fn is_cut_off_tag_section(game: &Game, truncated_at_end: bool) -> bool {
+    truncated_at_end
+        && game.result.is_none()
+        && game.tree.len() == 1
+        && game.tree.root().comments_before.is_empty()
+        && !game.tags.is_empty()
+}
+
+/// A game's first line for messages: at most 60 characters, lossily decoded.
+fn excerpt(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    if text.chars().count() > 60 {
+        text.chars().take(57).collect::<String>() + "..."
+    } else {
+        text.into_owned()
+    }
+}
+
+/// The `.cbf` and `.cbi` paths of a pair named by either (the extension's
+/// case is kept: `X.CBF` pairs with `X.CBI`).
+pub fn cbf_pair(path: &Path) -> (PathBuf, PathBuf) {
+    let upper = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.chars().all(|c| c.is_ascii_uppercase()));
+    let (cbf, cbi) = if upper {
+        ("CBF", "CBI")
+    } else {
+        ("cbf", "cbi")
+    };
+    (path.with_extension(cbf), path.with_extension(cbi))
+}
+
+/// A binary format's issue as a diagnostic: `path:byte N: severity: game G: message`.
+pub fn issue_diagnostic(issue: &Issue, data_name: &str, index_name: Option<&str>) -> Diagnostic {
+    let path = match (issue.file, index_name) {
+        (FileKind::Index, Some(cbi)) => cbi,
+        _ => data_name,
+    };
+    let message = match issue.game {
+        Some(g) => format!("game {g}: {}", issue.message),
+        None => issue.message.clone(),
+    };
+    let code = if issue.severity == Severity::Warning && issue.message.contains("not") {
+        Code::Loss
+    } else {
+        Code::Other
+    };
+    let mut d = Diagnostic::new(issue.severity, LineCol::default(), message)
+        .with_path(path)
+        .with_offset(issue.offset)
+        .with_code(code);
+    d.game = issue.game.map(|g| g as u64);
+    d
+}
+
+/// An SGF file read whole: the collection and its diagnostics (with the
+/// input's path).
+pub struct SgfRead {
+    /// What the parser read.
+    pub parsed: sgf::Parsed,
+    /// Its diagnostics, ready to show.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads an SGF input (decompressed) with `options`.
+pub fn read_sgf(input: &Input, options: &sgf::ParseOptions) -> Result<SgfRead, OpenError> {
+    let bytes = input.read_all()?;
+    let parsed = sgf::parse(&bytes, options);
+    let diagnostics = parsed
+        .diagnostics
+        .iter()
+        .map(|d| d.to_diagnostic(Some(&input.name)))
+        .collect();
+    Ok(SgfRead {
+        parsed,
+        diagnostics,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str, text: &[u8]) -> (Vec<Item>, Vec<Diagnostic>) {
+        let mut r = Reader::from_bytes(name, text, &ReadOptions::default());
+        let items = r.by_ref().collect::<Result<Vec<_>, _>>().expect("reads");
+        (items, r.take_diagnostics())
+    }
+
+    #[test]
+    fn pgn_items_carry_game_number_and_line() {
+        let (items, diags) = read(
+            "a.pgn",
+            b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 Ke7 *\n\n[Event \"c\"]\n\n1. c4 *\n",
+        );
+        assert_eq!(items.len(), 2);
+        assert_eq!((items[1].number, items[1].line), (3, 9));
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].code, Code::IllegalMove);
+        assert_eq!(diags[0].game, Some(2));
+        assert_eq!(diags[0].location.line, 7);
+        assert!(
+            diags[0]
+                .to_string()
+                .starts_with("a.pgn:7:7: error: illegal move Ke7")
+        );
+        assert!(
+            diags[0]
+                .to_string()
+                .ends_with("(game 2, line 5: [Event \"b\"])")
+        );
+        let (_, diags) = read("b.pgn", b"1. e4 Zz9 *\n");
+        assert_eq!(diags[0].code, Code::SanSyntax);
+    }
+
+    #[test]
+    fn pgn_cut_after_its_tags_is_no_game() {
+        let (items, diags) = read(
+            "cut.pgn",
+            b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n[Site \"x\"]\n",
+        );
+        assert_eq!(items.len(), 1);
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.code == Code::Truncated && d.is_error()),
+            "{diags:?}"
+        );
+    }
+
+    #[test]
+    fn binary_data_read_as_text_stops_at_once() {
+        let mut junk = vec![0u8, 0x1b, 7, 1, 2, 3];
+        junk.extend(b"[Event \"x\"]".repeat(10));
+        let dir = std::env::temp_dir().join(format!("gamerec-io-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("junk.pgn");
+        std::fs::write(&path, &junk).unwrap();
+        let mut r = Reader::open(&Input::file(&path), &ReadOptions::default()).unwrap();
+        assert_eq!(r.by_ref().count(), 0);
+        let diags = r.take_diagnostics();
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].code, Code::WrongFormat);
+    }
+
+    #[test]
+    fn text_that_is_not_the_format_stops_after_a_bound() {
+        let text = "this is not a chess game ) ) )\n".repeat(1000);
+        let (items, diags) = read("x.epd", text.as_bytes());
+        assert!(items.is_empty());
+        assert_eq!(diags.last().map(|d| d.code), Some(Code::TooManyErrors));
+        assert!(diags.len() <= 40, "{}", diags.len());
+    }
+
+    #[test]
+    fn epd_fen_and_json_lines() {
+        let (items, diags) = read(
+            "s.epd",
+            b"8/8/8/8/8/8/8/K1k5 w - - bm Ka2; id \"x\";\n\nbad line\n",
+        );
+        assert_eq!(items.len(), 1);
+        assert_eq!((items[0].number, items[0].line), (1, 1));
+        assert_eq!(diags[0].location.line, 3);
+        let (items, _) = read("p.fen", b"8/8/8/8/8/8/8/K1k5 w - - 0 1\n");
+        assert!(matches!(items[0].record, Record::Position(_)));
+        let (items, diags) = read(
+            "g.json",
+            b"{\"tags\":[[\"Event\",\"x\"]],\"start\":null,\"comments\":[],\"moves\":[{\"san\":\"e4\"}],\"result\":\"*\"}\n",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        let Record::Game(g) = &items[0].record else {
+            panic!()
+        };
+        assert_eq!(g.tree.mainline_len(), 1);
+    }
+}
