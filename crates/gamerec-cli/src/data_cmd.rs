@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use gamerec::pgn::{WriteOptions, write_game};
+use gamerec::io::{Format, GameWriter, Item, Record, WriteOptions};
 use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWriter, schema};
 
 use crate::progress::Progress;
@@ -47,7 +47,8 @@ fn is_table(path: &Path) -> bool {
 
 /// The `convert` cases this module handles: writing a `.parquet`/`.arrow`
 /// games table, or reading such tables back as PGN. `None`: not a table
-/// conversion, the caller goes on.
+/// conversion, the caller goes on. Tables are read back into any chess
+/// format the output names (PGN by default).
 pub fn convert(
     inputs: &[OsString],
     output: Option<&Path>,
@@ -65,7 +66,7 @@ pub fn convert(
         return Some(write_table(paths, output, opts, quiet));
     }
     if !paths.is_empty() && paths.iter().all(|p| is_table(p)) {
-        return Some(tables_to_pgn(&paths, output));
+        return Some(tables_to_games(&paths, output, quiet));
     }
     None
 }
@@ -142,37 +143,51 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
     })
 }
 
-fn tables_to_pgn(paths: &[PathBuf], output: Option<&Path>) -> Result<ExitCode> {
-    let mut out: Box<dyn Write> = match output {
-        Some(path) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("{}", path.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
+fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Result<ExitCode> {
+    let format = output.and_then(Format::from_path).unwrap_or(Format::Pgn);
     let opts = WriteOptions::default();
-    let mut text = Vec::new();
+    let mut writer = match output {
+        Some(path) => GameWriter::create(path, format, &opts)?,
+        None => GameWriter::to_stream(
+            Box::new(std::io::BufWriter::new(std::io::stdout())),
+            format,
+            &opts,
+        )?,
+    };
     let mut failed = false;
+    let mut losses = Vec::new();
     for path in paths {
-        let mut io_error = None;
-        let read = gamerec_arrow::read::for_each_game(path, |_, game| {
-            if io_error.is_some() {
+        let source = path.display().to_string();
+        let mut write_error = None;
+        let read = gamerec_arrow::read::for_each_game(path, |id, game| {
+            if write_error.is_some() {
                 return;
             }
-            text.clear();
-            write_game(&game, &opts, &mut text);
-            if let Err(e) = out.write_all(&text).and_then(|()| out.write_all(b"\n")) {
-                io_error = Some(e);
+            let item = Item {
+                record: Record::Game(game),
+                number: id + 1,
+                line: 0,
+                offset: 0,
+            };
+            match writer.write(&item, &source) {
+                Ok(lost) => losses.extend(lost),
+                Err(e) => write_error = Some(e),
             }
         });
-        if let Some(e) = io_error {
-            return Err(e).context("writing PGN");
+        if let Some(e) = write_error {
+            return Err(e).context("writing games");
         }
         if let Err(e) = read {
             eprintln!("gamerec: {}: {e}", path.display());
             failed = true;
         }
     }
-    out.flush().context("writing PGN")?;
+    losses.extend(writer.finish().context("writing games")?);
+    if !quiet {
+        for loss in &losses {
+            eprintln!("{loss}");
+        }
+    }
     Ok(if failed {
         ExitCode::from(2)
     } else {
