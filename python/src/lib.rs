@@ -39,7 +39,7 @@ impl Iterator for BatchReader {
                 }
                 Some(Ok(decoded.batch))
             }
-            Err(e) => Some(Err(ArrowError::IoError(e.to_string(), e.error))),
+            Err(e) => Some(Err(ArrowError::IoError(e.to_string(), e.source))),
         }
     }
 }
@@ -53,7 +53,7 @@ impl RecordBatchReader for BatchReader {
 /// A one-shot Arrow C stream of a table over game files.
 #[pyclass(module = "gamerec._gamerec")]
 struct ArrowStream {
-    reader: Option<BatchReader>,
+    reader: Mutex<Option<BatchReader>>,
     problems: Problems,
 }
 
@@ -62,14 +62,16 @@ impl ArrowStream {
     /// The Arrow PyCapsule stream protocol: hands the stream over once.
     #[pyo3(signature = (requested_schema=None))]
     fn __arrow_c_stream__<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema;
         let reader = self
             .reader
-            .take()
+            .lock()
+            .ok()
+            .and_then(|mut r| r.take())
             .ok_or_else(|| PyValueError::new_err("the stream was already consumed"))?;
         let stream = FFI_ArrowArrayStream::new(Box::new(reader));
         PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
@@ -120,11 +122,11 @@ fn stream(
     };
     let problems = Problems::default();
     Ok(ArrowStream {
-        reader: Some(BatchReader {
+        reader: Mutex::new(Some(BatchReader {
             schema,
             batches: Batches::new(paths, opts),
             problems: problems.clone(),
-        }),
+        })),
         problems,
     })
 }

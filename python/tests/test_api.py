@@ -46,7 +46,7 @@ def test_games_table_columns_are_typed(sample):
     schema = table.schema
     assert schema.field("white_elo").type == pa.int32()
     assert schema.field("utc_date").type == pa.date32()
-    assert schema.field("utc_time").type == pa.time32("s")
+    assert schema.field("utc_time").type == pa.time32("ms")
     assert schema.field("uci").type == pa.list_(pa.string())
     assert schema.field("clk_ms").type == pa.list_(pa.int64())
     assert schema.field("tags").type == pa.map_(pa.string(), pa.string())

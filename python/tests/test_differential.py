@@ -52,12 +52,44 @@ def read_text(path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        # gamerec decides each game's encoding (UTF-8 if valid, else
+        # Latin-1); deciding per line comes closest for python-chess.
+        out = []
+        for line in data.splitlines(keepends=True):
+            try:
+                out.append(line.decode("utf-8"))
+            except UnicodeDecodeError:
+                out.append(line.decode("latin-1"))
+        return "".join(out)
 
 
-def reference_games(path):
-    """python-chess's games: (headers, per-ply dicts, has_errors)."""
-    handle = io.StringIO(read_text(path))
+def reference_games(path, exported=None):
+    """python-chess's games: (headers, per-ply dicts, has_errors).
+
+    python-chess ends a game at an empty line that follows a comment before
+    the first move (`[tags] {comment} <empty line> 1. e4 ...` makes two
+    games: tags with no moves, then moves with no tags); the standard reads
+    one game there, as gamerec does, so such a pair is joined back.
+    """
+    pending = None
+    for headers, plies, bad in python_chess_games(path, exported):
+        if pending is not None:
+            first = pending
+            pending = None
+            if plies and all(headers[k] == v for k, v in SEVEN.items() if k != "Result"):
+                yield first[0], plies, bad
+                continue
+            yield first
+        if not plies and headers != SEVEN and not bad:
+            pending = (headers, plies, bad)
+            continue
+        yield headers, plies, bad
+    if pending is not None:
+        yield pending
+
+
+def python_chess_games(path, exported=None):
+    handle = io.StringIO(exported.read() if exported else read_text(path))
     while True:
         game = chess_pgn.read_game(handle)
         if game is None:
@@ -80,10 +112,17 @@ def reference_games(path):
                 "eval_mate": None if white is None or not white.is_mate() else white.mate(),
             })
             board.push(move)
-        yield dict(game.headers), plies, bool(game.errors)
+        headers = dict(game.headers)
+        if not plies and headers == SEVEN and not game.errors:
+            # Only a comment or stray text between games: python-chess makes a
+            # game of it, gamerec keeps such a comment with the next game.
+            continue
+        yield headers, plies, bool(game.errors)
 
 
 def table_value(column: str, value):
+    if column.endswith("rating_diff") and value > 0:
+        return f"+{value}"
     if isinstance(value, datetime.date):
         return value.strftime("%Y.%m.%d")
     if isinstance(value, datetime.time):
@@ -101,15 +140,18 @@ def our_tags(row) -> dict:
         tags[name] = value
     for name, default in SEVEN.items():
         tags.setdefault(name, default)
+    if tags["Result"] == "*" and row["game_result"] is not None:
+        # python-chess fills a missing or unknown Result tag from the marker.
+        tags["Result"] = row["game_result"]
     return tags
 
 
-def compare_file(path, threads: int):
+def compare_file(path, threads: int, exported=None):
     games = gamerec.to_arrow(path, threads=threads).to_pylist()
     positions = gamerec.to_arrow(path, table="positions", threads=threads)
     pos_columns = {name: positions.column(name).to_pylist() for name in positions.column_names}
-    errors = sum(1 for d in gamerec.check(path) if d.is_error)
-    reference = list(reference_games(path))
+    errors = 0 if exported else sum(1 for d in gamerec.check(path) if d.is_error)
+    reference = list(reference_games(path, exported))
     expected = [(h, p) for h, p, bad in reference if not bad]
     rejected = len(reference) - len(expected)
     diffs = []
@@ -151,10 +193,49 @@ def compare_file(path, threads: int):
     return diffs
 
 
+# Files where python-chess splits the text into games differently (or
+# fails), and why. For these the reference is python-chess reading the games
+# as gamerec exports them: the tables' columns are still checked against
+# python-chess, game by game; only the cutting into games is gamerec's.
+KNOWN = {
+    # `{ ... { nested } ... }`: the first `}` ends the comment (comments do
+    # not nest); python-chess then skips the words after it silently,
+    # gamerec reports them and leaves the game out.
+    "nested-comment.pgn": "error",
+    "test-nestedcomments-out.pgn": "error",
+    # A tag section right after a termination marker, with no empty line:
+    # python-chess reads the tags as movetext of the game before.
+    "test-nochecks.pgn": "split",
+    "test-stalemate.pgn": "split",
+    # Tag pairs and moves on one line: python-chess reads no moves.
+    "test-nobadresults.pgn": "split",
+    # Games with no tags, one per line: python-chess reads one game.
+    "test-fuzzydepth.pgn": "split",
+    # python-chess 1.11 raises IndexError in visit_move on game 17.
+    "lichess_study_lichess-practice-the-fork_by_arex_2017.01.29.pgn": "split",
+}
+
+
+class ExportedGames:
+    """gamerec's own export of a file, read by python-chess."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = path.name
+
+    def read(self) -> str:
+        return "\n".join(g.pgn for g in gamerec.read_games(self.path))
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_tables_agree_with_python_chess(path):
+    kind = KNOWN.get(path.name)
+    if kind == "error":
+        assert any(d.is_error for d in gamerec.check(path))
+        assert gamerec.to_arrow(path).num_rows == 0
+        return
     threads = 2 if path.stat().st_size > 500_000 else 1
-    diffs = compare_file(path, threads)
+    diffs = compare_file(path, threads, ExportedGames(path) if kind == "split" else None)
     assert not diffs, "\n".join(diffs[:20])
 
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use arrow_array::builder::{
     Date32Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder, StringBuilder,
-    Time32SecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
+    Time32MillisecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema};
@@ -18,7 +18,7 @@ enum TagColumn {
     Text(StringBuilder),
     Int(Int32Builder),
     Date(Date32Builder),
-    Time(Time32SecondBuilder),
+    Time(Time32MillisecondBuilder),
 }
 
 /// Builds one record batch of the games table from [`Game`]s.
@@ -61,7 +61,7 @@ impl GamesBuilder {
                     Kind::Text => TagColumn::Text(StringBuilder::new()),
                     Kind::Int | Kind::Signed => TagColumn::Int(Int32Builder::new()),
                     Kind::Date => TagColumn::Date(Date32Builder::new()),
-                    Kind::Time => TagColumn::Time(Time32SecondBuilder::new()),
+                    Kind::Time => TagColumn::Time(Time32MillisecondBuilder::new()),
                 })
                 .collect(),
             tc_base: Int32Builder::new(),
@@ -168,7 +168,9 @@ impl GamesBuilder {
                 }
                 TagColumn::Int(b) => b.append_option(value.and_then(values::parse_int)),
                 TagColumn::Date(b) => b.append_option(value.and_then(values::parse_date)),
-                TagColumn::Time(b) => b.append_option(value.and_then(values::parse_time)),
+                TagColumn::Time(b) => {
+                    b.append_option(value.and_then(values::parse_time).map(|s| s * 1000))
+                }
             }
         }
         let control = game

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::Path;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Date32Type, Int32Type, Time32SecondType, UInt64Type};
+use arrow_array::types::{Date32Type, Int32Type, Time32MillisecondType, UInt64Type};
 use arrow_array::{Array, RecordBatch};
 use gamerec::model::{Game, GameResult};
 use gamerec::pgn::read_games;
@@ -85,9 +85,9 @@ pub fn games_of_batch(batch: &RecordBatch) -> Result<Vec<(u64, Game)>, Error> {
                 Kind::Int => array.as_primitive::<Int32Type>().value(row).to_string(),
                 Kind::Signed => values::write_signed(array.as_primitive::<Int32Type>().value(row)),
                 Kind::Date => values::write_date(array.as_primitive::<Date32Type>().value(row)),
-                Kind::Time => {
-                    values::write_time(array.as_primitive::<Time32SecondType>().value(row))
-                }
+                Kind::Time => values::write_time(
+                    array.as_primitive::<Time32MillisecondType>().value(row) / 1000,
+                ),
             };
             push_tag(&mut text, tag, &value);
         }

@@ -15,7 +15,7 @@ pub enum Kind {
     Signed,
     /// `Date32`: [`crate::values::parse_date`].
     Date,
-    /// `Time32(Second)`: [`crate::values::parse_time`].
+    /// `Time32(Millisecond)` (Parquet `TIME(MILLIS)`): [`crate::values::parse_time`] × 1000.
     Time,
 }
 
