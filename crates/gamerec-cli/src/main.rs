@@ -17,6 +17,7 @@ mod binary_cmd;
 mod check_cmd;
 mod convert_cmd;
 mod db_cmd;
+mod data_cmd;
 mod engine_cmd;
 mod epd_cmd;
 mod html_cmd;
@@ -80,6 +81,8 @@ enum Command {
     ///   gamerec convert games.pgn -o games.cbf     # also writes games.cbi
     ///   gamerec convert games.cbi -o games.pgn     # reads the .cbf/.cbi pair
     ///   gamerec convert games.pgn -o book.fbk      # all games merged into one tree
+    ///   gamerec convert games.pgn.zst -o games.parquet   # games table (also .arrow)
+    ///   gamerec convert games.parquet -o games.pgn        # and back
     ///   gamerec convert games.pgc --to pgn > games.pgn
     #[command(verbatim_doc_comment)]
     Convert(check_cmd::ConvertArgs),
@@ -95,6 +98,14 @@ enum Command {
     ///   gamerec show game.sgf --node 57,2,60   # variation 2 at move 57, then move 60
     #[command(verbatim_doc_comment)]
     Show(check_cmd::ShowArgs),
+    /// Write one row per ply (FEN before the move, UCI, SAN, clock, eval,
+    /// result, ratings) to a Parquet or Arrow IPC table.
+    ///
+    /// Examples:
+    ///   gamerec positions games.pgn.zst -o plies.parquet
+    ///   gamerec positions games.pgn.zst --min-rating 2000 --time-control blitz -o plies.parquet
+    #[command(verbatim_doc_comment)]
+    Positions(data_cmd::PositionsArgs),
     /// Sort PGN games into the standard's collation order.
     Sort(sort_cmd::SortArgs),
     /// Split PGN games into a chronological archive (YYYY/YYYYMM.pgn).
@@ -156,7 +167,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Check(args) => check_cmd::check(args),
-        Command::Convert(args) => check_cmd::convert(args),
+        Command::Convert(args) => {
+            let output = args.output.as_deref();
+            match data_cmd::convert(&args.inputs, output, args.threads, args.quiet) {
+                Some(result) => result,
+                None => check_cmd::convert(args),
+            }
+        }
+        Command::Positions(args) => data_cmd::positions(args),
         Command::Moves(args) => moves_cmd::run_moves(args),
         Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
         Command::Sort(args) => sort_cmd::run_sort(args),

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Games as data: PGN to Arrow/Parquet throughput against python-chess and
+# rust-pgn-reader-python-binding, in one run on the same file, and the peak
+# memory of `gamerec convert -o .parquet` on a 1 GB input.
+# Usage: bench/data-throughput.sh [path/to/gamerec] [path/to/python]
+#   gamerec: default target/release/gamerec; python: a venv with the gamerec
+#   wheel, pyarrow, chess and rust-pgn-reader-python-binding (default .venv/bin/python).
+# Needs: zstd; ../shared/corpus beside the repository.
+set -eu
+repo=$(cd "$(dirname "$0")/.." && pwd)
+corpus=$repo/../shared/corpus/pgn
+gamerec=$(realpath "${1:-$repo/target/release/gamerec}")
+python=${2:-$repo/.venv/bin/python}
+work=${TMPDIR:-/tmp}/gamerec-bench
+mkdir -p "$work"
+# The same 32 MB file as ../shared/bench/pgn-throughput.sh: 16 copies of the lichess and TWIC samples.
+[ -f "$work/human16.pgn" ] || for _ in $(seq 16); do cat "$corpus/lichess_db_1000k.pgn" "$corpus/twic1599_1000k.pgn"; done > "$work/human16.pgn"
+# About 1 GB: 32 copies of that file.
+[ -f "$work/human512.pgn" ] || for _ in $(seq 32); do cat "$work/human16.pgn"; done > "$work/human512.pgn"
+
+"$python" - "$gamerec" "$work" <<'PY'
+import os, subprocess, sys, time
+
+gamerec, work = sys.argv[1], sys.argv[2]
+python = sys.executable
+human = os.path.join(work, "human16.pgn")
+big = os.path.join(work, "human512.pgn")
+out = os.path.join(work, "out.parquet")
+
+def run(argv):
+    """Wall seconds and peak RSS (MB) of a child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    text = proc.stdout.read().decode()
+    if status != 0:
+        raise SystemExit(f"failed: {argv}")
+    return wall, usage.ru_maxrss / 1024, text
+
+def best(argv, n=3):
+    results = [run(argv) for _ in range(n)]
+    return min(r[0] for r in results), max(r[1] for r in results), results[0][2]
+
+def py(code, *args, n=3):
+    """Best inner time (seconds, printed by the snippet) of a Python child."""
+    times, rss = [], 0.0
+    for _ in range(n):
+        _, peak, text = run([python, "-c", code, *args])
+        times.append(float(text.split()[-1]))
+        rss = max(rss, peak)
+    return min(times), rss
+
+moves = int(subprocess.run([python, "-c",
+    "import sys, gamerec, pyarrow.compute as pc; t = gamerec.to_arrow(sys.argv[1], threads=2);"
+    "print(pc.sum(t.column('ply_count')).as_py())", human], capture_output=True, check=True).stdout)
+
+TO_ARROW = """
+import sys, time, gamerec
+s = time.perf_counter(); t = gamerec.to_arrow(sys.argv[1], threads=int(sys.argv[2])); e = time.perf_counter()
+print(t.num_rows, e - s)
+"""
+# python-chess: headers and main-line moves (UCI and SAN) of every game, as the games table holds.
+PYCHESS = """
+import sys, time, chess.pgn
+s = time.perf_counter(); n = 0
+with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
+    while (g := chess.pgn.read_game(f)) is not None:
+        b = g.board(); h = dict(g.headers); uci = []; san = []
+        for node in g.mainline():
+            san.append(b.san(node.move)); uci.append(node.move.uci()); b.push(node.move); node.clock(); node.eval()
+        n += len(uci)
+print(n, time.perf_counter() - s)
+"""
+# rust-pgn-reader-python-binding: it parses a pyarrow array of one PGN string per game;
+# the file is cut into games with one regex split (timed separately).
+RPR = """
+import re, sys, time, pyarrow as pa, rust_pgn_reader_python_binding as r
+s = time.perf_counter()
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+games = [g for g in re.split(r"\\n\\n(?=\\[Event )", text) if g.strip()]
+arr = pa.chunked_array([pa.array(games)])
+m = time.perf_counter()
+parsed = r.parse_games(arr, num_threads=int(sys.argv[2]), store_comments=True)
+e = time.perf_counter()
+print(m - s, e - m, e - s)
+"""
+rows = []
+for threads in (1, 2):
+    wall, rss, _ = best([gamerec, "convert", human, "-o", out, "-q", "-t", str(threads)])
+    rows.append((f"gamerec convert -o .parquet, {threads} thread(s)", wall, rss))
+for threads in (1, 2):
+    t, rss = py(TO_ARROW, human, str(threads))
+    rows.append((f"gamerec.to_arrow, {threads} thread(s)", t, rss))
+for threads in (1, 2):
+    times = [run([python, "-c", RPR, human, str(threads)]) for _ in range(3)]
+    split = min(float(x[2].split()[0]) for x in times)
+    parse = min(float(x[2].split()[1]) for x in times)
+    rss = max(x[1] for x in times)
+    rows.append((f"rust-pgn-reader-python-binding parse_games, {threads} thread(s)", parse, rss))
+    rows.append((f"  the same with the file split into games in Python", split + parse, rss))
+# python-chess on the 2 MB sample (a 32 MB run takes minutes), scaled to moves/s.
+small = os.path.join(work, "small.pgn")
+sample_bytes = os.path.getsize(human) // 16
+with open(human, "rb") as src, open(small, "wb") as dst:
+    dst.write(src.read(sample_bytes))
+    # finish the game the cut fell in
+    rest = src.read(200_000)
+    end = rest.find(b"\n\n[Event ")
+    dst.write(rest[: end + 1] if end >= 0 else rest)
+_, _, text = run([python, "-c", PYCHESS, small])
+small_moves, small_time = int(text.split()[0]), float(text.split()[1])
+pychess_rate = small_moves / small_time
+
+print(f"## PGN to Arrow/Parquet, {os.path.getsize(human) / 1e6:.1f} MB ({moves:,} main-line moves)")
+print("| tool | seconds | moves/s | x python-chess | peak RSS MB |")
+print("|---|---|---|---|---|")
+print(f"| python-chess 1.11 (on 1/16 of the file) | {moves / pychess_rate:.2f} (scaled) | {pychess_rate:,.0f} | 1.0x | |")
+for name, t, rss in rows:
+    print(f"| {name} | {t:.3f} | {moves / t:,.0f} | {moves / t / pychess_rate:.0f}x | {rss:.0f} |")
+
+wall, rss, _ = run([gamerec, "convert", big, "-o", out, "-q", "-t", "2"])
+print()
+print(f"Peak memory, `gamerec convert` of {os.path.getsize(big) / 1e9:.2f} GB to Parquet on 2 threads: "
+      f"{rss:.0f} MB ({wall:.1f} s)")
+STREAM = """
+import sys, time, pyarrow as pa, gamerec
+s = time.perf_counter(); n = 0
+for b in pa.RecordBatchReader.from_stream(gamerec.arrow_stream(sys.argv[1], threads=2)):
+    n += b.num_rows
+print(n, time.perf_counter() - s)
+"""
+wall, rss, _ = run([python, "-c", STREAM, big])
+print(f"Peak memory, `gamerec.arrow_stream` batch by batch over the same file: {rss:.0f} MB ({wall:.1f} s)")
+PY

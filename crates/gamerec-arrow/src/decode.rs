@@ -1,0 +1,335 @@
+//! Inputs to record batches, in input order, decoded by several threads.
+//!
+//! Each input goes through the library's parallel PGN reader
+//! ([`gamerec::io::parallel::read_pgn`]: a plain file is memory-mapped and
+//! cut in ranges, compressed input and stdin by one chunker; results come
+//! back in input order with bounded memory); the job run on each chunk
+//! builds one record batch of the chosen table. The reading runs on its own
+//! thread and hands the batches over a bounded channel, so a consumer
+//! (Parquet writer, Python) pulls them as an iterator.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, sync_channel};
+
+use arrow_array::{ArrayRef, RecordBatch, UInt64Array};
+use gamerec::diag::{Code, Diagnostic, Severity};
+use gamerec::io::parallel::{self, GameAt, Report, visit_chunk};
+use gamerec::io::read::{CUT_OFF_TAG_SECTION, is_cut_off_tag_section};
+use gamerec::io::{Format, Input, OpenError, ReadOptions, Reader, Record};
+use gamerec::model::Game;
+use gamerec::pgn::{ChunkView, GameBuilder};
+
+use crate::games::GamesBuilder;
+use crate::positions::{PositionFilter, PositionsBuilder};
+
+/// Which table to build.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Table {
+    /// One row per game.
+    #[default]
+    Games,
+    /// One row per main-line ply.
+    Positions,
+}
+
+impl std::str::FromStr for Table {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Table, String> {
+        match s {
+            "games" => Ok(Table::Games),
+            "positions" => Ok(Table::Positions),
+            _ => Err(format!("unknown table {s:?}: expected games or positions")),
+        }
+    }
+}
+
+/// What to decode and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The table built.
+    pub table: Table,
+    /// Decoding threads (at least 1).
+    pub threads: usize,
+    /// Games taken into the positions table.
+    pub filter: PositionFilter,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            table: Table::Games,
+            threads: 1,
+            filter: PositionFilter::default(),
+        }
+    }
+}
+
+/// One decoded chunk of an input.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    /// The rows of its games (numbered across all inputs by `game_id`).
+    pub batch: RecordBatch,
+    /// Games read (including those the filter left out).
+    pub games: u64,
+    /// Games that failed to read (left out).
+    pub failed: u64,
+    /// Warnings and errors, in input order, with path, line and column.
+    pub problems: Vec<Diagnostic>,
+}
+
+/// An input that could not be opened or read to its end (`PATH: reason`).
+pub type InputError = OpenError;
+
+/// What the job makes of one chunk.
+#[derive(Default)]
+struct Part {
+    batch: Option<RecordBatch>,
+    built: u64,
+    failed: u64,
+}
+
+enum Rows {
+    Games(Box<GamesBuilder>),
+    Positions(Box<PositionsBuilder>),
+}
+
+impl Rows {
+    fn new(table: Table) -> Rows {
+        match table {
+            Table::Games => Rows::Games(Box::default()),
+            Table::Positions => Rows::Positions(Box::default()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Rows::Games(b) => b.len(),
+            Rows::Positions(b) => b.len(),
+        }
+    }
+
+    fn append(&mut self, id: u64, game: &mut Game, filter: &PositionFilter) {
+        match self {
+            Rows::Games(b) => b.append(id, game),
+            Rows::Positions(b) => {
+                if filter.accepts(game) {
+                    b.append(id, game);
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> RecordBatch {
+        match self {
+            Rows::Games(b) => b.finish(),
+            Rows::Positions(b) => b.finish(),
+        }
+    }
+}
+
+/// The job run on each chunk: its games as one batch, game ids from 0.
+fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
+    let mut builder = GameBuilder::default();
+    let mut rows = Rows::new(opts.table);
+    let mut built = 0u64;
+    let mut failed = 0u64;
+    let mut report = visit_chunk(
+        chunk,
+        &mut builder,
+        |game: Option<Game>, at: GameAt<'_>, report: &mut Report<Part>| {
+            let Some(mut game) = game else {
+                failed += 1;
+                return;
+            };
+            if is_cut_off_tag_section(&game, at.cut_at_end) {
+                let note = (Severity::Error, Code::Truncated, CUT_OFF_TAG_SECTION.into());
+                report.game_notes.push(note);
+                failed += 1;
+                return;
+            }
+            rows.append(built, &mut game, &opts.filter);
+            built += 1;
+        },
+    );
+    let batch = rows.finish();
+    report.value = Part {
+        batch: Some(batch),
+        built,
+        failed,
+    };
+    report
+}
+
+/// Renumbers the `game_id` column (the first) from `base`.
+fn renumber(batch: RecordBatch, base: u64) -> RecordBatch {
+    if base == 0 || batch.num_rows() == 0 {
+        return batch;
+    }
+    let Some(ids) = batch.column(0).as_any().downcast_ref::<UInt64Array>() else {
+        return batch;
+    };
+    let ids: ArrayRef = Arc::new(ids.unary::<_, arrow_array::types::UInt64Type>(|v| v + base));
+    let mut columns = batch.columns().to_vec();
+    columns[0] = ids;
+    RecordBatch::try_new(batch.schema(), columns).expect("the same column type and length")
+}
+
+/// Record batches of the chosen table from the inputs, in input order: an
+/// iterator of [`Decoded`] chunks and [`InputError`]s (an input that cannot
+/// be read is reported and the next one is read).
+pub struct Batches {
+    results: Receiver<Result<Decoded, InputError>>,
+}
+
+impl Batches {
+    /// Decodes `paths` (`-` is standard input) with `opts`.
+    pub fn new(paths: Vec<PathBuf>, opts: Options) -> Batches {
+        let threads = opts.threads.max(1);
+        let (tx, results) = sync_channel(2 * threads);
+        std::thread::spawn(move || {
+            let read_opts = parallel::Options {
+                threads,
+                ..parallel::Options::default()
+            };
+            let mut next_id = 0u64;
+            for path in paths {
+                let input = Input::from_arg(path.as_os_str());
+                if input.format_by_name().is_some_and(|f| f != Format::Pgn) {
+                    match read_any(&input, &opts, &mut next_id, &tx) {
+                        ControlFlow::Continue(()) => continue,
+                        ControlFlow::Break(()) => return,
+                    }
+                }
+                let mut stopped = false;
+                let read = parallel::read_pgn(
+                    &input,
+                    &read_opts,
+                    |chunk| decode(chunk, &opts),
+                    |settled| {
+                        let part = settled.value;
+                        let failed = part.failed;
+                        let batch = match part.batch {
+                            Some(b) => renumber(b, next_id),
+                            None => return ControlFlow::Continue(()),
+                        };
+                        next_id += part.built;
+                        let decoded = Decoded {
+                            batch,
+                            games: part.built,
+                            failed,
+                            problems: settled.diagnostics,
+                        };
+                        if tx.send(Ok(decoded)).is_err() {
+                            stopped = true;
+                            return ControlFlow::Break(());
+                        }
+                        ControlFlow::Continue(())
+                    },
+                );
+                if stopped {
+                    return;
+                }
+                if let Err(e) = read
+                    && tx.send(Err(e)).is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Batches { results }
+    }
+
+    /// Decodes one input with `opts`.
+    pub fn of_path(path: &Path, opts: Options) -> Batches {
+        Batches::new(vec![path.to_path_buf()], opts)
+    }
+}
+
+impl Iterator for Batches {
+    type Item = Result<Decoded, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.results.recv().ok()
+    }
+}
+
+/// Games per batch when reading formats other than PGN.
+const GAMES_PER_BATCH: usize = 1024;
+
+/// Reads a non-PGN chess input (JSON, PGC, CBF, FBK, EPD: positions become
+/// games starting there) with the library's one reader, in batches.
+/// `Break` when the consumer is gone.
+fn read_any(
+    input: &Input,
+    opts: &Options,
+    next_id: &mut u64,
+    tx: &std::sync::mpsc::SyncSender<Result<Decoded, InputError>>,
+) -> ControlFlow<()> {
+    let mut reader = match Reader::open(input, &ReadOptions::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            return if tx.send(Err(e)).is_err() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            };
+        }
+    };
+    let mut rows = Rows::new(opts.table);
+    let mut built = 0u64;
+    let mut games_in_rows = 0usize;
+    let mut error = None;
+    loop {
+        let item = reader.next();
+        let done = match item {
+            None => true,
+            Some(Err(e)) => {
+                error = Some(e);
+                true
+            }
+            Some(Ok(item)) => {
+                let mut game = match item.record {
+                    Record::Game(g) => g,
+                    other @ Record::Position(_) => other.to_game().value,
+                };
+                rows.append(*next_id + built, &mut game, &opts.filter);
+                built += 1;
+                games_in_rows += 1;
+                false
+            }
+        };
+        if done || games_in_rows >= GAMES_PER_BATCH || rows.len() >= 64 * GAMES_PER_BATCH {
+            let problems = reader.take_diagnostics();
+            let failed = problems.iter().filter(|d| is_error(d)).count() as u64;
+            let batch = std::mem::replace(&mut rows, Rows::new(opts.table)).finish();
+            let decoded = Decoded {
+                batch,
+                games: built,
+                failed,
+                problems,
+            };
+            *next_id += built;
+            built = 0;
+            games_in_rows = 0;
+            if tx.send(Ok(decoded)).is_err() {
+                return ControlFlow::Break(());
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    if let Some(e) = error
+        && tx.send(Err(e)).is_err()
+    {
+        return ControlFlow::Break(());
+    }
+    ControlFlow::Continue(())
+}
+
+/// Whether a diagnostic is an error (its game was left out).
+pub fn is_error(d: &Diagnostic) -> bool {
+    d.severity == Severity::Error
+}

@@ -1,0 +1,134 @@
+//! Games tables back to games: Parquet or Arrow IPC files written by
+//! [`crate::TableWriter`] (or any table with the same columns).
+
+use std::fs::File;
+use std::path::Path;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Date32Type, Int32Type, Time32MillisecondType, UInt64Type};
+use arrow_array::{Array, RecordBatch};
+use gamerec::model::{Game, GameResult};
+use gamerec::pgn::read_games;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::Error;
+use crate::schema::{Kind, TAG_COLUMNS};
+use crate::values;
+use crate::write::FileKind;
+
+/// Reads the games of a games table file (Parquet or Arrow IPC, by
+/// extension, else Parquet), calling `each` with every game in row order.
+pub fn for_each_game(path: &Path, mut each: impl FnMut(u64, Game)) -> Result<(), Error> {
+    let file = File::open(path)?;
+    let batches: Box<dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>> =
+        match FileKind::of_path(path) {
+            Some(FileKind::ArrowIpc) => {
+                Box::new(arrow_ipc::reader::FileReader::try_new(file, None)?)
+            }
+            _ => Box::new(
+                ParquetRecordBatchReaderBuilder::try_new(file)?
+                    .with_batch_size(4096)
+                    .build()?,
+            ),
+        };
+    for batch in batches {
+        for (id, game) in games_of_batch(&batch?)? {
+            each(id, game);
+        }
+    }
+    Ok(())
+}
+
+/// Reads all games of a games table file.
+pub fn read_parquet_games(path: &Path) -> Result<Vec<Game>, Error> {
+    let mut games = Vec::new();
+    for_each_game(path, |_, g| games.push(g))?;
+    Ok(games)
+}
+
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a dyn Array, Error> {
+    batch
+        .column_by_name(name)
+        .map(|c| c.as_ref())
+        .ok_or_else(|| Error::Table(format!("not a games table: no column {name:?}")))
+}
+
+/// The games of one batch of a games table, with their `game_id`s: the
+/// tags from the tag columns and map, the moves from `movetext`.
+pub fn games_of_batch(batch: &RecordBatch) -> Result<Vec<(u64, Game)>, Error> {
+    let ids = column(batch, "game_id")?
+        .as_primitive_opt::<UInt64Type>()
+        .ok_or_else(|| Error::Table("game_id is not UInt64".into()))?;
+    let movetext = column(batch, "movetext")?
+        .as_string_opt::<i32>()
+        .ok_or_else(|| Error::Table("movetext is not Utf8".into()))?;
+    let marker = column(batch, "game_result")?
+        .as_string_opt::<i32>()
+        .ok_or_else(|| Error::Table("game_result is not Utf8".into()))?;
+    let tags = column(batch, "tags")?
+        .as_map_opt()
+        .ok_or_else(|| Error::Table("tags is not a map".into()))?;
+    let mut tag_arrays = Vec::new();
+    for &(name, tag, kind) in &TAG_COLUMNS {
+        tag_arrays.push((tag, kind, column(batch, name)?));
+    }
+    let mut out = Vec::with_capacity(batch.num_rows());
+    let mut text = String::new();
+    for row in 0..batch.num_rows() {
+        text.clear();
+        for &(tag, kind, array) in &tag_arrays {
+            if array.is_null(row) {
+                continue;
+            }
+            let value = match kind {
+                Kind::Text => array.as_string::<i32>().value(row).to_owned(),
+                Kind::Int => array.as_primitive::<Int32Type>().value(row).to_string(),
+                Kind::Signed => values::write_signed(array.as_primitive::<Int32Type>().value(row)),
+                Kind::Date => values::write_date(array.as_primitive::<Date32Type>().value(row)),
+                Kind::Time => values::write_time(
+                    array.as_primitive::<Time32MillisecondType>().value(row) / 1000,
+                ),
+            };
+            push_tag(&mut text, tag, &value);
+        }
+        if !tags.is_null(row) {
+            let entries = tags.value(row);
+            let keys = entries.column(0).as_string::<i32>();
+            let vals = entries.column(1).as_string::<i32>();
+            for i in 0..entries.len() {
+                push_tag(&mut text, keys.value(i), vals.value(i));
+            }
+        }
+        text.push('\n');
+        text.push_str(movetext.value(row));
+        text.push('\n');
+        let (mut games, problems) = read_games(text.as_bytes());
+        let Some(mut game) = games.pop().filter(|_| games.is_empty()) else {
+            let why = problems.first().map(|p| p.message.as_str()).unwrap_or("");
+            return Err(Error::Table(format!(
+                "game_id {}: its movetext does not read back as one game: {why}",
+                ids.value(row)
+            )));
+        };
+        game.result = if marker.is_null(row) {
+            None
+        } else {
+            marker.value(row).parse::<GameResult>().ok()
+        };
+        out.push((ids.value(row), game));
+    }
+    Ok(out)
+}
+
+fn push_tag(text: &mut String, name: &str, value: &str) {
+    text.push('[');
+    text.push_str(name);
+    text.push_str(" \"");
+    for c in value.chars() {
+        if c == '"' || c == '\\' {
+            text.push('\\');
+        }
+        text.push(c);
+    }
+    text.push_str("\"]\n");
+}

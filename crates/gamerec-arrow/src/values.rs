@@ -1,0 +1,239 @@
+//! Typed values of tags and move comments, as stored in the tables.
+
+use gamerec::model::{Node, PlyMove};
+use gamerec::pgn::commands::{KnownCommand, Score, commands};
+use shakmaty::CastlingMode;
+
+/// Days since 1970-01-01 of a `YYYY.MM.DD` date (`UTCDate`); `None` when any
+/// part is unknown (`?`) or the date does not exist.
+pub fn parse_date(value: &str) -> Option<i32> {
+    let mut parts = value.trim().split(['.', '-', '/']);
+    let y: i64 = digits(parts.next()?)?;
+    let m: i64 = digits(parts.next()?)?;
+    let d: i64 = digits(parts.next()?)?;
+    if parts.next().is_some() || !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+        return None;
+    }
+    // Days from civil (proleptic Gregorian), after H. Hinnant.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    i32::try_from(era * 146_097 + doe - 719_468).ok()
+}
+
+/// The `YYYY.MM.DD` text of a day number written by [`parse_date`].
+pub fn write_date(days: i32) -> String {
+    let z = i64::from(days) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+fn digits<T: std::str::FromStr>(s: &str) -> Option<T> {
+    if s.is_empty() || s.len() > 9 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Seconds since midnight of a `HH:MM:SS` time (`UTCTime`).
+pub fn parse_time(value: &str) -> Option<i32> {
+    let mut parts = value.trim().split(':');
+    let h: i32 = digits(parts.next()?)?;
+    let m: i32 = digits(parts.next()?)?;
+    let s: i32 = digits(parts.next()?)?;
+    if parts.next().is_some() || h > 23 || m > 59 || s > 60 {
+        return None;
+    }
+    Some(h * 3600 + m * 60 + s)
+}
+
+/// The `HH:MM:SS` text of [`parse_time`]'s seconds.
+pub fn write_time(seconds: i32) -> String {
+    format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// An integer tag (`WhiteElo`, `BlackRatingDiff`): optional sign, digits.
+/// Only values that write back the same way are typed (`+5` and `007` stay
+/// text in the tag map), so nothing changes on the way back.
+pub fn parse_int(value: &str) -> Option<i32> {
+    let n: i32 = value.parse().ok()?;
+    (n.to_string() == value).then_some(n)
+}
+
+/// A rating change (`WhiteRatingDiff`), written with its sign as lichess
+/// does (`+5`, `0`, `-12`); only values that write back the same way.
+pub fn parse_signed(value: &str) -> Option<i32> {
+    let n: i32 = value.strip_prefix('+').unwrap_or(value).parse().ok()?;
+    (write_signed(n) == value).then_some(n)
+}
+
+/// The text of [`parse_signed`]'s value.
+pub fn write_signed(n: i32) -> String {
+    if n > 0 {
+        format!("+{n}")
+    } else {
+        n.to_string()
+    }
+}
+
+/// Base and increment seconds of a single-period `TimeControl` (`300+3`,
+/// `600`); `None` for several periods, `?`, `-` and malformed values.
+pub fn parse_time_control(value: &str) -> Option<(i32, i32)> {
+    let (base, inc) = match value.split_once('+') {
+        Some((b, i)) => (b, i),
+        None => (value, "0"),
+    };
+    Some((digits(base)?, digits(inc)?))
+}
+
+/// The speed class of a `TimeControl`, as lichess names it from the
+/// estimated game duration `base + 40 × increment`: `ultrabullet` (< 30 s),
+/// `bullet` (< 180 s), `blitz` (< 480 s), `rapid` (< 1500 s), `classical`.
+pub fn speed(value: &str) -> Option<&'static str> {
+    let (base, inc) = parse_time_control(value)?;
+    let estimate = i64::from(base) + 40 * i64::from(inc);
+    Some(match estimate {
+        ..30 => "ultrabullet",
+        30..180 => "bullet",
+        180..480 => "blitz",
+        480..1500 => "rapid",
+        _ => "classical",
+    })
+}
+
+/// The typed annotations of one ply: from `[%clk]`, `[%emt]` and `[%eval]`
+/// in the comments after its move (the first of each kind counts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlyNotes {
+    /// `[%clk]` in milliseconds.
+    pub clk_ms: Option<i64>,
+    /// `[%emt]` in milliseconds.
+    pub emt_ms: Option<i64>,
+    /// `[%eval]` in centipawns, White's view.
+    pub eval_cp: Option<i32>,
+    /// `[%eval #n]`: mate in n (negative: Black mates).
+    pub eval_mate: Option<i32>,
+}
+
+impl PlyNotes {
+    /// The notes of `node`'s comments after its move.
+    pub fn of(node: &Node) -> PlyNotes {
+        let mut notes = PlyNotes::default();
+        for comment in &node.comments_after {
+            if !comment.text.contains("[%") {
+                continue;
+            }
+            for cmd in commands(&comment.text) {
+                if !matches!(cmd.name, "clk" | "emt" | "eval") {
+                    continue;
+                }
+                match KnownCommand::from_ref(&cmd) {
+                    Some(Ok(KnownCommand::Clk(d))) if notes.clk_ms.is_none() => {
+                        notes.clk_ms = i64::try_from(d.as_millis()).ok();
+                    }
+                    Some(Ok(KnownCommand::Emt(d))) if notes.emt_ms.is_none() => {
+                        notes.emt_ms = i64::try_from(d.as_millis()).ok();
+                    }
+                    Some(Ok(KnownCommand::Eval(e)))
+                        if notes.eval_cp.is_none() && notes.eval_mate.is_none() =>
+                    {
+                        match e.score {
+                            Score::Centipawns(cp) => notes.eval_cp = Some(cp),
+                            Score::Mate(n) => notes.eval_mate = Some(n),
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        notes
+    }
+}
+
+/// The UCI text of a ply (`e2e4`, `e7e8q`, `0000` for a null move); castling
+/// is written king-to-rook in Chess960 games, king-two-squares otherwise.
+pub fn uci(mv: PlyMove, mode: CastlingMode, out: &mut String) {
+    use std::fmt::Write;
+    match mv {
+        PlyMove::Move(m) => {
+            let _ = write!(out, "{}", m.to_uci(mode));
+        }
+        PlyMove::Null => out.push_str("0000"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_round_trip_and_reject_unknown_parts() {
+        assert_eq!(parse_date("1970.01.01"), Some(0));
+        assert_eq!(parse_date("2013.01.01"), Some(15_706));
+        assert_eq!(
+            parse_date("2000.02.29").map(write_date).as_deref(),
+            Some("2000.02.29")
+        );
+        assert_eq!(parse_date("1900.02.29"), None);
+        assert_eq!(parse_date("2013.??.??"), None);
+        assert_eq!(
+            parse_date("1851.07.21").map(write_date).as_deref(),
+            Some("1851.07.21")
+        );
+    }
+
+    #[test]
+    fn times_and_integers() {
+        assert_eq!(parse_time("23:59:07"), Some(86_347));
+        assert_eq!(write_time(86_347), "23:59:07");
+        assert_eq!(parse_time("??:??:??"), None);
+        assert_eq!(parse_int("1500"), Some(1500));
+        assert_eq!(parse_int("-12"), Some(-12));
+        assert_eq!(parse_int("+12"), None);
+        assert_eq!(parse_int("0150"), None);
+        assert_eq!(parse_int("?"), None);
+        assert_eq!(parse_signed("+5"), Some(5));
+        assert_eq!(parse_signed("0"), Some(0));
+        assert_eq!(parse_signed("-12"), Some(-12));
+        assert_eq!(parse_signed("5"), None);
+        assert_eq!(parse_signed("+0"), None);
+        assert_eq!(write_signed(7), "+7");
+    }
+
+    #[test]
+    fn time_controls_and_speeds() {
+        assert_eq!(parse_time_control("300+3"), Some((300, 3)));
+        assert_eq!(parse_time_control("60"), Some((60, 0)));
+        assert_eq!(parse_time_control("40/7200:3600"), None);
+        assert_eq!(parse_time_control("-"), None);
+        assert_eq!(speed("15+0"), Some("ultrabullet"));
+        assert_eq!(speed("60+0"), Some("bullet"));
+        assert_eq!(speed("180+2"), Some("blitz"));
+        assert_eq!(speed("600+5"), Some("rapid"));
+        assert_eq!(speed("1800+30"), Some("classical"));
+    }
+}

@@ -1,0 +1,164 @@
+//! Games tables written to Parquet and Arrow IPC read back as the same
+//! games, on every corpus PGN; the decode is the same on 1 and 2 threads.
+
+use std::path::{Path, PathBuf};
+
+use gamerec::model::Game;
+use gamerec::pgn::writer::export_string;
+use gamerec::pgn::{GameBuilder, Reader, WriteOptions};
+use gamerec_arrow::read::read_parquet_games;
+use gamerec_arrow::{Batches, FileKind, Options, Table, TableWriter, schema};
+use gamerec_testkit::{corpus, files_with_extension, temp_dir};
+
+fn corpus_pgns() -> Vec<PathBuf> {
+    let mut files = files_with_extension(&corpus("pgn"), "pgn");
+    files.push(corpus("pgn/tcec-2011-2021.pgn.zst"));
+    files
+}
+
+/// The games of `path` as read by the library's streaming reader.
+fn reference_games(path: &Path) -> Vec<Game> {
+    let read = gamerec::io::Input::file(path).open(None).expect("open");
+    let mut reader = Reader::new(read);
+    let mut builder = GameBuilder::default();
+    let mut games = Vec::new();
+    while let Some(game) = reader.read_game(&mut builder).expect("read") {
+        games.extend(game);
+    }
+    games
+}
+
+fn write_table(inputs: Vec<PathBuf>, table: Table, threads: usize, out: &Path) -> u64 {
+    let kind = FileKind::of_path(out).expect("table extension");
+    let table_schema = match table {
+        Table::Games => schema::games(),
+        Table::Positions => schema::positions(),
+    };
+    let mut writer = TableWriter::create(out, kind, table_schema).expect("create");
+    let opts = Options {
+        table,
+        threads,
+        ..Options::default()
+    };
+    for item in Batches::new(inputs, opts) {
+        writer.write(&item.expect("input").batch).expect("write");
+    }
+    let rows = writer.rows();
+    writer.finish().expect("finish");
+    rows
+}
+
+fn export(game: &Game) -> String {
+    export_string(game, &WriteOptions::default())
+}
+
+fn assert_round_trip(path: &Path, out: &Path, threads: usize) {
+    let expected = reference_games(path);
+    let rows = write_table(vec![path.to_path_buf()], Table::Games, threads, out);
+    assert_eq!(rows, expected.len() as u64, "{}", path.display());
+    let back = read_parquet_games(out).expect("read back");
+    assert_eq!(back.len(), expected.len(), "{}", path.display());
+    for (i, (a, b)) in expected.iter().zip(&back).enumerate() {
+        assert_eq!(export(a), export(b), "{} game {i}", path.display());
+        assert_eq!(a.result, b.result, "{} game {i}", path.display());
+        assert_eq!(a.start, b.start, "{} game {i}", path.display());
+        let mut tags_a: Vec<_> = a.tags.iter().map(|t| (&t.name, &t.value)).collect();
+        let mut tags_b: Vec<_> = b.tags.iter().map(|t| (&t.name, &t.value)).collect();
+        tags_a.sort();
+        tags_b.sort();
+        assert_eq!(tags_a, tags_b, "{} game {i}", path.display());
+    }
+}
+
+#[test]
+fn parquet_games_read_back_as_the_same_games_on_every_corpus_pgn() {
+    let dir = temp_dir("arrow-roundtrip");
+    let out = dir.join("games.parquet");
+    let files = corpus_pgns();
+    assert!(files.len() > 100);
+    for path in &files {
+        assert_round_trip(path, &out, 1);
+    }
+}
+
+#[test]
+fn arrow_ipc_games_read_back_as_the_same_games() {
+    let dir = temp_dir("arrow-ipc");
+    let out = dir.join("games.arrow");
+    assert_round_trip(&corpus("pgn/lichess_db_1000k.pgn"), &out, 2);
+    assert_round_trip(&corpus("pgn/twic1599_1000k.pgn"), &out, 2);
+}
+
+fn all_batches(
+    inputs: Vec<PathBuf>,
+    table: Table,
+    threads: usize,
+) -> Vec<arrow_array::RecordBatch> {
+    let opts = Options {
+        table,
+        threads,
+        ..Options::default()
+    };
+    Batches::new(inputs, opts)
+        .map(|item| item.expect("input").batch)
+        .collect()
+}
+
+#[test]
+fn two_threads_decode_the_same_rows_as_one() {
+    let inputs = vec![
+        corpus("pgn/tcec-2011-2021.pgn.zst"),
+        corpus("pgn/lichess_db_1000k.pgn"),
+    ];
+    for table in [Table::Games, Table::Positions] {
+        let one = all_batches(inputs.clone(), table, 1);
+        let two = all_batches(inputs.clone(), table, 2);
+        assert_eq!(rows_text(&one), rows_text(&two), "{table:?}");
+    }
+}
+
+/// All rows of the batches, as (column, row) debug text: enough to compare.
+fn rows_text(batches: &[arrow_array::RecordBatch]) -> Vec<String> {
+    let mut rows = Vec::new();
+    for batch in batches {
+        for row in 0..batch.num_rows() {
+            let cells: Vec<String> = batch
+                .columns()
+                .iter()
+                .map(|c| format!("{:?}", c.slice(row, 1)))
+                .collect();
+            rows.push(cells.join("|"));
+        }
+    }
+    rows
+}
+
+#[test]
+fn game_ids_run_across_inputs_and_a_missing_input_is_reported_once() {
+    let inputs = vec![
+        corpus("pgn/eco.pgn"),
+        PathBuf::from("/nonexistent/nope.pgn"),
+        corpus("pgn/twic1599_1000k.pgn"),
+    ];
+    let mut errors = 0;
+    let mut ids = Vec::new();
+    for item in Batches::new(inputs, Options::default()) {
+        match item {
+            Ok(decoded) => {
+                let col = decoded.batch.column(0);
+                let col = col
+                    .as_any()
+                    .downcast_ref::<arrow_array::UInt64Array>()
+                    .expect("game_id");
+                ids.extend(col.values().iter().copied());
+            }
+            Err(e) => {
+                errors += 1;
+                assert!(e.to_string().starts_with("/nonexistent/nope.pgn: "), "{e}");
+            }
+        }
+    }
+    assert_eq!(errors, 1);
+    assert!(ids.len() > 3000);
+    assert_eq!(ids, (0..ids.len() as u64).collect::<Vec<_>>());
+}

@@ -1,0 +1,196 @@
+//! Games as data: `convert` to and from Parquet / Arrow IPC tables, and the
+//! `positions` verb (one row per ply), over `gamerec-arrow`.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use gamerec::io::{Format, GameWriter, Item, Record, WriteOptions};
+use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWriter, schema};
+
+use crate::progress::Progress;
+
+/// Arguments of `gamerec positions`.
+#[derive(Args, Debug)]
+pub struct PositionsArgs {
+    /// Input PGN files (`-` for stdin; .gz, .bz2, .zst read transparently).
+    #[arg(required = true)]
+    pub inputs: Vec<OsString>,
+    /// Output table: `.parquet`, or `.arrow` for Arrow IPC.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Only games where both players are rated at least this (WhiteElo, BlackElo).
+    #[arg(long)]
+    pub min_rating: Option<i32>,
+    /// Only games with this TimeControl tag (`300+3`) or speed class
+    /// (ultrabullet, bullet, blitz, rapid, classical).
+    #[arg(long)]
+    pub time_control: Option<String>,
+    /// Decoding threads (default: all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// Print errors only.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn threads(requested: Option<usize>) -> usize {
+    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn is_table(path: &Path) -> bool {
+    FileKind::of_path(path).is_some()
+}
+
+/// The `convert` cases this module handles: writing a `.parquet`/`.arrow`
+/// games table, or reading such tables back as PGN. `None`: not a table
+/// conversion, the caller goes on. Tables are read back into any chess
+/// format the output names (PGN by default).
+pub fn convert(
+    inputs: &[OsString],
+    output: Option<&Path>,
+    threads_arg: Option<usize>,
+    quiet: bool,
+) -> Option<Result<ExitCode>> {
+    let paths: Vec<PathBuf> = inputs.iter().map(PathBuf::from).collect();
+    if output.is_some_and(is_table) {
+        let output = output?;
+        let opts = Options {
+            table: Table::Games,
+            threads: threads(threads_arg),
+            filter: PositionFilter::default(),
+        };
+        return Some(write_table(paths, output, opts, quiet));
+    }
+    if !paths.is_empty() && paths.iter().all(|p| is_table(p)) {
+        return Some(tables_to_games(&paths, output, quiet));
+    }
+    None
+}
+
+/// `gamerec positions`.
+pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
+    if !is_table(&args.output) {
+        anyhow::bail!(
+            "{}: the positions table is written as .parquet or .arrow",
+            args.output.display()
+        );
+    }
+    let opts = Options {
+        table: Table::Positions,
+        threads: threads(args.threads),
+        filter: PositionFilter {
+            min_rating: args.min_rating,
+            time_control: args.time_control,
+        },
+    };
+    let paths = args.inputs.iter().map(PathBuf::from).collect();
+    write_table(paths, &args.output, opts, args.quiet)
+}
+
+fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -> Result<ExitCode> {
+    let kind = FileKind::of_path(output).context("not a table extension")?;
+    let table_schema = match opts.table {
+        Table::Games => schema::games(),
+        Table::Positions => schema::positions(),
+    };
+    let mut writer = TableWriter::create(output, kind, table_schema)
+        .with_context(|| format!("{}", output.display()))?;
+    let progress = Progress::new(None);
+    let (mut games, mut failed, mut bad_inputs) = (0u64, 0u64, 0u64);
+    let stderr = std::io::stderr();
+    for item in Batches::new(paths, opts) {
+        match item {
+            Ok(decoded) => {
+                games += decoded.games;
+                failed += decoded.failed;
+                for problem in &decoded.problems {
+                    if gamerec_arrow::decode::is_error(problem) || !quiet {
+                        let _ = writeln!(stderr.lock(), "{problem}");
+                    }
+                }
+                writer
+                    .write(&decoded.batch)
+                    .with_context(|| format!("{}", output.display()))?;
+                progress.update(games);
+            }
+            Err(e) => {
+                bad_inputs += 1;
+                let _ = writeln!(stderr.lock(), "gamerec: {e}");
+            }
+        }
+    }
+    progress.finish();
+    let rows = writer.rows();
+    writer
+        .finish()
+        .with_context(|| format!("{}", output.display()))?;
+    if !quiet {
+        eprintln!(
+            "{}: {rows} rows from {games} games ({failed} with errors)",
+            output.display()
+        );
+    }
+    Ok(if bad_inputs > 0 {
+        ExitCode::from(2)
+    } else if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Result<ExitCode> {
+    let format = output.and_then(Format::from_path).unwrap_or(Format::Pgn);
+    let opts = WriteOptions::default();
+    let mut writer = match output {
+        Some(path) => GameWriter::create(path, format, &opts)?,
+        None => GameWriter::to_stream(
+            Box::new(std::io::BufWriter::new(std::io::stdout())),
+            format,
+            &opts,
+        )?,
+    };
+    let mut failed = false;
+    let mut losses = Vec::new();
+    for path in paths {
+        let source = path.display().to_string();
+        let mut write_error = None;
+        let read = gamerec_arrow::read::for_each_game(path, |id, game| {
+            if write_error.is_some() {
+                return;
+            }
+            let item = Item {
+                record: Record::Game(game),
+                number: id + 1,
+                line: 0,
+                offset: 0,
+            };
+            match writer.write(&item, &source) {
+                Ok(lost) => losses.extend(lost),
+                Err(e) => write_error = Some(e),
+            }
+        });
+        if let Some(e) = write_error {
+            return Err(e).context("writing games");
+        }
+        if let Err(e) = read {
+            eprintln!("gamerec: {}: {e}", path.display());
+            failed = true;
+        }
+    }
+    losses.extend(writer.finish().context("writing games")?);
+    if !quiet {
+        for loss in &losses {
+            eprintln!("{loss}");
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

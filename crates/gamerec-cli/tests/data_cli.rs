@@ -1,0 +1,127 @@
+//! `gamerec convert -o .parquet|.arrow`, `convert T.parquet -o .pgn` and
+//! `gamerec positions`: the command-line contracts of the data tables.
+
+use std::path::Path;
+
+use gamerec_testkit::{assert_success, code_and_text, corpus, run, temp_dir};
+
+const GAMEREC: &str = env!("CARGO_BIN_EXE_gamerec");
+
+fn gamerec(args: &[&str]) -> std::process::Output {
+    run(GAMEREC, args, b"")
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn parquet_and_arrow_tables_convert_back_to_the_same_pgn() {
+    let dir = temp_dir("data-cli");
+    let source = corpus("pgn/lichess_db_1000k.pgn");
+    let direct = dir.join("direct.pgn");
+    assert_success(
+        &gamerec(&["convert", s(&source), "-o", s(&direct)]),
+        "convert to pgn",
+    );
+    for table in ["games.parquet", "games.arrow"] {
+        let table = dir.join(table);
+        let out = gamerec(&["convert", s(&source), "-o", s(&table), "-t", "2"]);
+        assert_success(&out, "convert to a table");
+        let (_, _, stderr) = code_and_text(&out);
+        assert!(
+            stderr.contains("438 rows from 438 games (0 with errors)"),
+            "{stderr}"
+        );
+        let back = dir.join("back.pgn");
+        assert_success(
+            &gamerec(&["convert", s(&table), "-o", s(&back)]),
+            "table to pgn",
+        );
+        let a = std::fs::read_to_string(&direct).expect("direct");
+        let b = std::fs::read_to_string(&back).expect("back");
+        assert_eq!(a.lines().count(), b.lines().count());
+        assert!(
+            a == b,
+            "{} does not convert back to the same PGN",
+            table.display()
+        );
+    }
+}
+
+#[test]
+fn positions_filters_and_exit_codes() {
+    let dir = temp_dir("data-cli-positions");
+    let source = corpus("pgn/lichess_db_1000k.pgn");
+    let all = dir.join("all.parquet");
+    let rated = dir.join("rated.parquet");
+    let (code, _, stderr) = code_and_text(&gamerec(&["positions", s(&source), "-o", s(&all)]));
+    assert_eq!(code, 0, "{stderr}");
+    let rows = |text: &str| -> u64 {
+        let n = text
+            .split(" rows")
+            .next()
+            .and_then(|t| t.rsplit(' ').next());
+        n.and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no row count in {text}"))
+    };
+    let all_rows = rows(&stderr);
+    let out = gamerec(&[
+        "positions",
+        s(&source),
+        "--min-rating",
+        "2000",
+        "--time-control",
+        "blitz",
+        "-o",
+        s(&rated),
+    ]);
+    let (code, _, stderr) = code_and_text(&out);
+    assert_eq!(code, 0, "{stderr}");
+    let rated_rows = rows(&stderr);
+    assert!(
+        0 < rated_rows && rated_rows < all_rows,
+        "{rated_rows} of {all_rows}"
+    );
+
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "positions",
+        "/nonexistent/nope.pgn",
+        s(&source),
+        "-o",
+        s(&all),
+    ]));
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr.matches("/nonexistent/nope.pgn").count(),
+        1,
+        "reported once: {stderr}"
+    );
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "positions",
+        s(&source),
+        "-o",
+        s(&dir.join("x.csv")),
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(".parquet or .arrow"), "{stderr}");
+}
+
+#[test]
+fn a_game_with_an_error_is_left_out_and_reported() {
+    let dir = temp_dir("data-cli-errors");
+    let pgn = dir.join("bad.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. e4 Ke7 *\n",
+    )
+    .expect("write");
+    let out = gamerec(&["convert", s(&pgn), "-o", s(&dir.join("bad.parquet"))]);
+    let (code, _, stderr) = code_and_text(&out);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("bad.pgn:7:"), "{stderr}");
+    assert!(
+        stderr.contains("1 rows from 1 games (1 with errors)"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,54 @@
+import os
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
+
+import chess.pgn
+import pyarrow
+
+PathLike = Union[str, os.PathLike[str]]
+
+class Game:
+    tags: List[Tuple[str, str]]
+    result: Optional[str]
+    uci: List[str]
+    san: List[str]
+    comments: List[Optional[str]]
+    clk_ms: List[Optional[int]]
+    emt_ms: List[Optional[int]]
+    eval_cp: List[Optional[int]]
+    eval_mate: List[Optional[int]]
+    nags: List[List[int]]
+    pgn: str
+    @property
+    def headers(self) -> dict[str, str]: ...
+    @property
+    def clocks(self) -> List[Optional[float]]: ...
+    def to_python_chess(self) -> chess.pgn.Game: ...
+
+class Diagnostic:
+    path: str
+    line: int
+    column: int
+    offset: int
+    is_error: bool
+    message: str
+
+class ArrowStream:
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object: ...
+    def problems(self) -> List[Tuple[str, int, int, int, bool, str]]: ...
+
+def read_games(path: PathLike) -> Iterator[Game]: ...
+def arrow_stream(
+    path: Union[PathLike, Sequence[PathLike]],
+    table: str = "games",
+    threads: int = 1,
+    min_rating: Optional[int] = None,
+    time_control: Optional[str] = None,
+) -> ArrowStream: ...
+def to_arrow(
+    path: Union[PathLike, Sequence[PathLike]],
+    table: str = "games",
+    threads: int = 1,
+    min_rating: Optional[int] = None,
+    time_control: Optional[str] = None,
+) -> pyarrow.Table: ...
+def check(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> List[Diagnostic]: ...

@@ -1,0 +1,96 @@
+"""The Spark job of examples/spark in local[2] mode on corpus shards: its
+partitioned Parquet dataset has the same rows and moves as the
+single-machine tables."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pyarrow.dataset as ds
+import pytest
+
+import gamerec
+from conftest import REPO, corpus_dir
+
+
+def load_job():
+    path = REPO / "examples" / "spark" / "pgn_to_parquet.py"
+    spec = importlib.util.spec_from_file_location("pgn_to_parquet", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def split_games(text: str, parts: int):
+    """Cuts PGN text into `parts` runs of whole games (at `[Event ` lines)."""
+    starts = [m.start() for m in re.finditer(r"(?m)^\[Event ", text)]
+    bounds = [starts[len(starts) * k // parts] for k in range(parts)] + [len(text)]
+    return [text[bounds[k]:bounds[k + 1]] for k in range(parts)]
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    if shutil.which("java") is None or shutil.which("zstd") is None:
+        if os.environ.get("GAMEREC_REQUIRE_PEERS") == "1":
+            pytest.fail("java (openjdk-17-jre-headless) and zstd are needed")
+        pytest.skip("java or zstd missing")
+    pytest.importorskip("pyspark")
+    source = corpus_dir() / "pgn"
+    if not source.is_dir():
+        pytest.skip("corpus not found")
+    out = tmp_path_factory.mktemp("shards")
+    texts = [
+        ("lichess", (source / "lichess_db_1000k.pgn").read_text(encoding="utf-8"), 3),
+        ("twic", (source / "twic1599_1000k.pgn").read_bytes().decode("latin-1"), 2),
+    ]
+    for name, text, parts in texts:
+        for k, part in enumerate(split_games(text, parts)):
+            plain = out / f"{name}-{k:04}.pgn"
+            plain.write_text(part, encoding="utf-8")
+            subprocess.run(["zstd", "-q", "--rm", str(plain)], check=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("gamerec-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
+@pytest.mark.parametrize("table", ["games", "positions"])
+def test_spark_job_matches_single_machine_output(spark, shards, tmp_path, table):
+    job = load_job()
+    output = tmp_path / f"{table}.parquet"
+    job.run(spark, str(shards), str(output), table=table)
+    dataset = ds.dataset(str(output), format="parquet", partitioning="hive").to_table()
+    paths = job.shard_paths(str(shards))
+    assert len(paths) == 5
+    assert sorted(os.listdir(output)) == sorted(["_SUCCESS"] + [f"shard={job.shard_name(p)}" for p in paths])
+    total = 0
+    for path in paths:
+        name = job.shard_name(path)
+        single = gamerec.to_arrow(path, table=table)
+        rows = dataset.filter(ds.field("shard") == name).sort_by([("game_id", "ascending")] + ([("ply", "ascending")] if table == "positions" else []))
+        assert rows.num_rows == single.num_rows, name
+        assert rows.num_rows > 0
+        assert rows.column("game_id").to_pylist() == single.column("game_id").to_pylist()
+        assert rows.column("uci").to_pylist() == single.column("uci").to_pylist()
+        assert rows.column("san").to_pylist() == single.column("san").to_pylist()
+        total += rows.num_rows
+    assert total == dataset.num_rows
