@@ -17,6 +17,7 @@
 pub mod chessbase;
 pub mod diag;
 pub mod epd;
+pub mod excerpt;
 pub mod fen;
 pub mod json_text;
 pub mod model;

@@ -134,7 +134,7 @@ impl Visitor for GameBuilder {
             Err(e) => {
                 return Flow::Break(Stop::Error(format!(
                     "illegal move {}: {e}",
-                    String::from_utf8_lossy(san)
+                    crate::excerpt::excerpt(san)
                 )));
             }
         };

@@ -133,7 +133,7 @@ impl Visitor for Checker {
             }
             Err(e) => Flow::Break(Stop::Error(format!(
                 "illegal move {}: {e}",
-                String::from_utf8_lossy(san)
+                crate::excerpt::excerpt(san)
             ))),
         }
     }
