@@ -137,12 +137,19 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
             }
         }
     }
-    if !stack.is_empty() && !out.has_errors() {
-        out.issues.push(Issue::warning(
+    // A whole file ends with a move that ends its line, every announced
+    // alternative having come: anything else was cut short.
+    if !ended && !out.has_errors() {
+        let why = if stack.is_empty() {
+            "its last move does not end its line".to_string()
+        } else {
+            format!("{} announced alternative(s) never came", stack.len())
+        };
+        out.issues.push(Issue::error(
             FileKind::Data,
             data.len() as u64,
             None,
-            format!("{} announced alternatives never came", stack.len()),
+            format!("truncated file: {why}"),
         ));
     }
     out.games.push(game);
@@ -393,5 +400,21 @@ mod tests {
         assert_eq!(out.issues.len(), 1, "second root line after the end");
         assert_eq!(out.games[0].tree.root().children().len(), 2);
         assert!(read_fbk(&[]).games.is_empty());
+    }
+
+    /// Issue 18: a file cut at an even byte was read as complete.
+    #[test]
+    fn a_file_cut_anywhere_is_truncated() {
+        let whole = sample();
+        assert!(!read_fbk(&whole).has_errors());
+        for cut in (2..whole.len()).step_by(2) {
+            let out = read_fbk(&whole[..cut]);
+            assert!(out.has_errors(), "cut at {cut}: {:?}", out.issues);
+            assert!(
+                out.issues.iter().any(|i| i.message.contains("truncated")),
+                "cut at {cut}: {:?}",
+                out.issues
+            );
+        }
     }
 }

@@ -896,6 +896,14 @@ impl<'a> Parser<'a> {
             Value::Raw(this.push_raw(raw, ctx))
         };
         match vt {
+            // The charset's own name is read before decoding (it is ASCII):
+            // `CA[UTF-16LE]` must not be decoded as UTF-16.
+            ValueType::Text | ValueType::SimpleText if prop == Prop::CA => {
+                let enc = ctx.enc.take();
+                let value = self.push_text(raw, true, ctx);
+                ctx.enc = enc;
+                Value::Text(value)
+            }
             ValueType::Text | ValueType::SimpleText => {
                 Value::Text(self.push_text(raw, vt == ValueType::SimpleText, ctx))
             }
