@@ -25,5 +25,7 @@ pub mod pgc;
 pub mod pgn;
 pub mod san;
 pub mod sgf;
+#[doc(hidden)]
+pub mod work;
 
 pub use shakmaty;
