@@ -169,25 +169,112 @@ pub struct BinarySummary {
     pub warnings: u64,
 }
 
+/// A file mapped read-only; its pages can be given back as reading goes on.
+struct MappedFile(Option<memmap2::Mmap>);
+
+impl MappedFile {
+    fn open(path: &Path) -> Result<MappedFile> {
+        let file =
+            fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let len = file.metadata()?.len();
+        if len == 0 {
+            return Ok(MappedFile(None));
+        }
+        // SAFETY: a read-only mapping of a file we only read; like every
+        // reader of files, we assume no one truncates it meanwhile.
+        let map = unsafe { memmap2::MmapOptions::new().len(len as usize).map(&file) }
+            .with_context(|| format!("cannot map {}", path.display()))?;
+        Ok(MappedFile(Some(map)))
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.0.as_deref().unwrap_or_default()
+    }
+
+    /// Drops the pages read so far (read again from the file if touched).
+    fn release(&self) {
+        #[cfg(unix)]
+        if let Some(map) = &self.0 {
+            // SAFETY: a read-only file mapping: dropped pages are read
+            // again from the file if touched.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+}
+
 /// `check` for one binary file: appends one line per issue to `out`
-/// (warnings only unless `quiet`) and returns the counts.
+/// (warnings only unless `quiet`) and returns the counts. Games are read
+/// one at a time from the mapped file and dropped once counted, and the
+/// mapped pages are given back every few thousand games, so memory stays
+/// at one game whatever the file's size.
 pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<BinarySummary> {
-    let read = read_binary_games(Path::new(path))?;
-    let mut s = BinarySummary {
-        games: read.games.len() as u64,
-        nodes: read.games.iter().map(|g| g.tree.len() as u64 - 1).sum(),
-        ..BinarySummary::default()
-    };
-    for issue in &read.issues {
+    let path = Path::new(path);
+    let format = binary_format(path)
+        .with_context(|| format!("{}: not a .cbf, .cbi, .fbk or .pgc file", path.display()))?;
+    let mut s = BinarySummary::default();
+    let mut failed: Option<io::Error> = None;
+    let mut report = |issue: &Issue, file: &Path, s: &mut BinarySummary| {
         match issue.severity {
             Severity::Error => s.errors += 1,
             Severity::Warning => s.warnings += 1,
         }
-        if issue.severity == Severity::Error || !quiet {
-            writeln!(out, "{}:{issue}", read.issue_path(issue).display())?;
+        if (issue.severity == Severity::Error || !quiet)
+            && let Err(e) = writeln!(out, "{}:{issue}", file.display())
+        {
+            failed.get_or_insert(e);
+        }
+    };
+    const RELEASE_EVERY: u64 = 4096;
+    match format {
+        BinaryFormat::Fbk => {
+            let map = MappedFile::open(path)?;
+            let check = chessbase::check_fbk(map.bytes());
+            s.games = u64::from(!map.bytes().is_empty());
+            s.nodes = check.moves;
+            for issue in &check.issues {
+                report(issue, path, &mut s);
+            }
+        }
+        BinaryFormat::Pgc => {
+            let map = MappedFile::open(path)?;
+            pgc::read_pgc_each(map.bytes(), &mut |item| match item {
+                pgc::ReadItem::Game(g) => {
+                    s.games += 1;
+                    s.nodes += g.tree.len() as u64 - 1;
+                    if s.games % RELEASE_EVERY == 0 {
+                        map.release();
+                    }
+                }
+                pgc::ReadItem::Issue(issue) => report(&issue, path, &mut s),
+            });
+        }
+        BinaryFormat::Cbf => {
+            let (cbf_path, cbi_path) = cbf_pair(path);
+            let cbi = MappedFile::open(&cbi_path)?;
+            let cbf = MappedFile::open(&cbf_path)?;
+            chessbase::read_cbf_each(cbi.bytes(), cbf.bytes(), &mut |item| match item {
+                chessbase::ReadItem::Game(g) => {
+                    s.games += 1;
+                    s.nodes += g.tree.len() as u64 - 1;
+                    if s.games % RELEASE_EVERY == 0 {
+                        cbf.release();
+                        cbi.release();
+                    }
+                }
+                chessbase::ReadItem::Issue(issue) => {
+                    let file = match issue.file {
+                        FileKind::Index => &cbi_path,
+                        FileKind::Data => &cbf_path,
+                    };
+                    report(&issue, file, &mut s);
+                }
+            });
         }
     }
-    Ok(s)
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(s),
+    }
 }
 
 /// Whether `convert` with this input, output and `--to` involves a binary format.
