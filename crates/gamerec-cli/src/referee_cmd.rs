@@ -63,7 +63,8 @@ pub struct ServeArgs {
 #[command(after_help = "Examples:\n  \
     gamerec bridge --engine builtin 127.0.0.1:7878\n  \
     gamerec bridge --engine 'uci:stockfish' --name stockfish 10.0.0.1:7878,10.0.0.2:7878\n  \
-    gamerec bridge --engine xboard:fairymax --name fairymax 127.0.0.1:7878\n\n\
+    gamerec bridge --engine xboard:fairymax --name fairymax 127.0.0.1:7878\n  \
+    GAMEREC_TOKEN=s3cret-bob gamerec bridge --engine builtin --name bob 10.0.0.1:7878\n\n\
     With several addresses the bridge fails over to the next when one stops answering.")]
 pub struct BridgeArgs {
     /// The engine: builtin, builtin:DEPTH, uci:COMMAND or xboard:COMMAND.
@@ -75,6 +76,9 @@ pub struct BridgeArgs {
     /// Reconnection attempts when the referee cannot be reached.
     #[arg(long, default_value_t = 20)]
     retries: u32,
+    /// The player's secret from the EVENT file (default: $GAMEREC_TOKEN).
+    #[arg(long, value_name = "SECRET")]
+    token: Option<String>,
     /// Referee address(es), comma-separated.
     #[arg(value_name = "HOST:PORT[,HOST:PORT...]")]
     address: String,
@@ -160,6 +164,11 @@ pub fn bridge(args: BridgeArgs) -> ExitCode {
         engine: args.engine,
         addresses: args.address.split(',').map(str::to_owned).collect(),
         retries: args.retries,
+        token: args.token.or_else(|| {
+            std::env::var("GAMEREC_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty())
+        }),
     };
     match app::bridge(options) {
         Ok(s) => {

@@ -9,7 +9,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::{BridgeSummary, EnginePlayer, run_bridge};
+use crate::bridge::{BridgeSummary, EnginePlayer, run_bridge_with_token};
 use crate::director::{Command, EventSummary, Live, RunOptions, run_event};
 use crate::event::{EventConfig, EventError, Pairing, PlayerConfig};
 
@@ -120,6 +120,7 @@ pub fn serve(options: ServeOptions) -> Result<EventSummary, EventError> {
             }
             eprintln!("primary is gone: resuming the event from {}", dir.display());
         }
+        config.check_listen(&listen)?;
         let listener = TcpListener::bind(&listen)
             .await
             .map_err(|e| EventError(format!("cannot listen on {listen}: {e}")))?;
@@ -166,6 +167,8 @@ pub struct BridgeOptions {
     pub name: String,
     /// Reconnection attempts after a connection is lost.
     pub retries: u32,
+    /// The player's secret, sent with the sign-on.
+    pub token: Option<String>,
 }
 
 /// `gamerec bridge`: plays until the referee disconnects.
@@ -185,7 +188,10 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
                     attempts = 0;
                     let engine = EnginePlayer::start(&options.engine, None)
                         .map_err(|e| EventError(format!("engine: {e}")))?;
-                    match run_bridge(stream, &options.name, engine, cancel.clone()).await {
+                    let token = options.token.as_deref();
+                    let session =
+                        run_bridge_with_token(stream, &options.name, token, engine, cancel.clone());
+                    match session.await {
                         Ok(s) => {
                             total.games += s.games;
                             total.moves += s.moves;
@@ -193,6 +199,9 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
                                 total.disconnected = s.disconnected;
                                 return Ok(total);
                             }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                            return Err(EventError(format!("{addr}: {e}")));
                         }
                         Err(e) => {
                             failed_sessions += 1;
@@ -243,6 +252,24 @@ pub struct MatchOptions {
     pub verbose: bool,
     /// Milliseconds a clock may run past zero before its flag falls.
     pub margin_ms: u64,
+}
+
+/// A fresh secret for a `gamerec match` player, so nothing else on the
+/// machine can sign on under an engine's name on the loopback port.
+fn match_secret() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::new();
+    for i in 0..2u64 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(i);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        out.push_str(&format!("{:016x}", h.finish()));
+    }
+    out
 }
 
 /// A player name for an engine spec: the program's file name.
@@ -303,6 +330,7 @@ pub fn run_match(options: MatchOptions) -> Result<(EventSummary, PathBuf), Event
                 name: n.clone(),
                 engine: None,
                 depth: None,
+                secret: Some(match_secret()),
             })
             .collect(),
     };
@@ -320,7 +348,9 @@ pub fn run_match(options: MatchOptions) -> Result<(EventSummary, PathBuf), Event
             .map_err(|e| EventError(e.to_string()))?;
         let bridge_cancel = CancellationToken::new();
         let mut bridges = tokio::task::JoinSet::new();
-        for (spec, name) in options.engines.iter().zip(&names) {
+        let secrets: Vec<Option<String>> =
+            config.players.iter().map(|p| p.secret.clone()).collect();
+        for ((spec, name), secret) in options.engines.iter().zip(&names).zip(secrets) {
             for _ in 0..options.concurrency.clamp(1, options.games.max(1) as usize) {
                 let engine = EnginePlayer::start(spec, None)
                     .map_err(|e| EventError(format!("{spec}: {e}")))?;
@@ -328,8 +358,10 @@ pub fn run_match(options: MatchOptions) -> Result<(EventSummary, PathBuf), Event
                     .await
                     .map_err(|e| EventError(e.to_string()))?;
                 let _ = stream.set_nodelay(true);
-                let (name, c) = (name.clone(), bridge_cancel.clone());
-                bridges.spawn(async move { run_bridge(stream, &name, engine, c).await });
+                let (name, c, secret) = (name.clone(), bridge_cancel.clone(), secret.clone());
+                bridges.spawn(async move {
+                    run_bridge_with_token(stream, &name, secret.as_deref(), engine, c).await
+                });
             }
         }
         let run = RunOptions {

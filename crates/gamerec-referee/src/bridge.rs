@@ -298,6 +298,22 @@ pub async fn run_bridge<S>(
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
+    run_bridge_with_token(stream, name, None, player, cancel).await
+}
+
+/// [`run_bridge`] for a player with a secret: `token` goes with the sign-on
+/// (`Secret "TOKEN";`). A referee that refuses the sign-on answers with a
+/// `fault` and closes the connection: that is an error here.
+pub async fn run_bridge_with_token<S>(
+    stream: S,
+    name: &str,
+    token: Option<&str>,
+    player: EnginePlayer,
+    cancel: CancellationToken,
+) -> std::io::Result<BridgeSummary>
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
     let (reader, mut writer) = tokio::io::split(stream);
     let mut reader = BufReader::new(reader);
     let mut summary = BridgeSummary::default();
@@ -308,10 +324,19 @@ where
     } = player;
     let start_fields = epd_fields(&Chess::default());
     let clean: String = name.chars().filter(|c| *c != '"' && *c != '\\').collect();
+    let secret = match token {
+        Some(t) => {
+            let t: String = t.chars().filter(|c| *c != '"' && *c != '\\').collect();
+            format!(" {} \"{t}\";", crate::conn::SECRET_OPCODE)
+        }
+        None => String::new(),
+    };
     writer
         .write_all(
-            format!("{start_fields} refreq sign_on; tcsi \"{clean}@localhost\" \"{clean}\";\n")
-                .as_bytes(),
+            format!(
+                "{start_fields} refreq sign_on; tcsi \"{clean}@localhost\" \"{clean}\";{secret}\n"
+            )
+            .as_bytes(),
         )
         .await?;
     writer.flush().await?;
@@ -403,6 +428,17 @@ where
                 writer.flush().await?;
             }
             Some("conclude") => summary.games += 1,
+            Some("fault")
+                if record
+                    .string("c0")
+                    .is_some_and(|c| c.starts_with("sign on refused")) =>
+            {
+                let why = record.string("c0").unwrap_or_default().to_owned();
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    why,
+                ));
+            }
             Some("disconnect") => {
                 summary.disconnected = true;
                 return Ok(summary);

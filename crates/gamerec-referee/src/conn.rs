@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::lobby::{Inbound, Lobby, Seat};
+use crate::lobby::{Inbound, Lobby, Origin, Seat, SignedOn};
 use crate::log::EventLog;
 use crate::wire::{MAX_RECORD_LEN, Record, WireError, read_record, refcom, refreq};
 
@@ -90,9 +90,54 @@ fn client_name(record: &Record) -> Option<String> {
     None
 }
 
-/// Serves one client until it signs off, disconnects, or `cancel` fires.
+/// The private opcode (EPD 5.3) that carries a player's secret on sign-on:
+/// `refreq sign_on; tcsi "ADDRESS" "NAME"; Secret "SECRET";`.
+pub const SECRET_OPCODE: &str = "Secret";
+
+/// How long a refused sign-on waits before its answer (slows guessing).
+pub const REFUSAL_DELAY: std::time::Duration = std::time::Duration::from_millis(300);
+
+fn client_secret(record: &Record) -> Option<String> {
+    record
+        .op(SECRET_OPCODE)
+        .and_then(|op| op.operands.first())
+        .map(|o| o.text())
+}
+
+/// The line as logged: a record carrying a secret is logged without it.
+fn loggable(text: &str, parsed: &Result<Record, WireError>) -> String {
+    if !text.contains(SECRET_OPCODE) {
+        return text.to_owned();
+    }
+    match parsed {
+        Ok(record) if record.has(SECRET_OPCODE) => {
+            let mut shown = record.clone();
+            shown.remove(SECRET_OPCODE);
+            format!("{shown} (secret withheld)")
+        }
+        _ => "(a line naming a secret, withheld)".to_owned(),
+    }
+}
+
+/// Serves one local client (an in-process bridge, a serial line) until it
+/// signs off, disconnects, or `cancel` fires.
 pub async fn handle_client<S>(
     stream: S,
+    lobby: Arc<Lobby>,
+    log: EventLog,
+    cancel: CancellationToken,
+) where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    handle_client_from(stream, Origin::Local, lobby, log, cancel).await;
+}
+
+/// Serves one client from `origin` until it signs off, disconnects, is
+/// refused on sign-on (a `fault` saying why, then the connection closes),
+/// or `cancel` fires.
+pub async fn handle_client_from<S>(
+    stream: S,
+    origin: Origin,
     lobby: Arc<Lobby>,
     log: EventLog,
     cancel: CancellationToken,
@@ -133,6 +178,7 @@ pub async fn handle_client<S>(
     });
 
     let mut inbox: Option<mpsc::Sender<Inbound>> = None;
+    let mut _signed_on: Option<SignedOn> = None;
     let mut buf = Vec::with_capacity(256);
     loop {
         let line = tokio::select! {
@@ -146,7 +192,7 @@ pub async fn handle_client<S>(
             Ok(Some(Line::Text(text))) if text.trim().is_empty() => continue,
             Ok(Some(Line::Text(text))) => {
                 let parsed = read_record(&text);
-                log.received(&who, &text);
+                log.received(&who, &loggable(&text, &parsed));
                 parsed
             }
             Ok(Some(Line::TooLong)) => {
@@ -163,6 +209,25 @@ pub async fn handle_client<S>(
         match (&inbox, parsed) {
             (None, Ok(record)) if refreq(&record) == Some("sign_on") => {
                 let name = client_name(&record).unwrap_or_else(|| peer.clone());
+                let secret = client_secret(&record);
+                match lobby.sign_on(&name, secret.as_deref(), origin) {
+                    Ok(granted) => _signed_on = Some(granted),
+                    Err(refusal) => {
+                        let from = match origin {
+                            Origin::Network(ip) => ip.to_string(),
+                            Origin::Local => "a local client".to_owned(),
+                        };
+                        log.note(&format!(
+                            "sign-on as '{}' from {from} refused: {refusal}",
+                            gamerec::excerpt::excerpt(&name)
+                        ));
+                        tokio::time::sleep(REFUSAL_DELAY).await;
+                        let _ = out_tx
+                            .send(fault_record(&format!("sign on refused: {refusal}")))
+                            .await;
+                        break;
+                    }
+                }
                 if let Ok(mut n) = writer_name.lock() {
                     *n = name.clone();
                 }

@@ -422,7 +422,7 @@ pub async fn run_event(
         pending.len()
     ));
 
-    let lobby = Arc::new(Lobby::new());
+    let lobby = Arc::new(Lobby::with_identities(config.identities()));
     let conn_cancel = CancellationToken::new();
     let tracker = TaskTracker::new();
     if let Some(listener) = listener {

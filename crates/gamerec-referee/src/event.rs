@@ -34,6 +34,12 @@ pub struct PlayerConfig {
     pub engine: Option<String>,
     /// Search depth for the built-in engine.
     pub depth: Option<u32>,
+    /// A remote player's secret: its client must present it on sign-on
+    /// (`gamerec bridge --token`, or `GAMEREC_TOKEN`). 8 to 200 printable
+    /// ASCII characters, no `"` or `\`. Required for every remote player
+    /// when the referee listens on a non-loopback address.
+    #[serde(default)]
+    pub secret: Option<String>,
 }
 
 /// The EVENT.toml contents.
@@ -148,7 +154,69 @@ impl EventConfig {
                 "player names must have 1 to 100 characters".into(),
             ));
         }
+        for p in &config.players {
+            let Some(secret) = &p.secret else { continue };
+            if p.engine.is_some() {
+                return Err(EventError(format!(
+                    "player {}: an engine run by the referee takes no secret",
+                    p.name
+                )));
+            }
+            if !(8..=200).contains(&secret.len())
+                || !secret
+                    .bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+            {
+                return Err(EventError(format!(
+                    "player {}: a secret has 8 to 200 printable ASCII characters, no \" or \\",
+                    p.name
+                )));
+            }
+        }
+        if let Some(listen) = &config.listen {
+            config.check_listen(listen)?;
+        }
         Ok(config)
+    }
+
+    /// Who may sign on as whom (for [`crate::lobby::Lobby::with_identities`]).
+    pub fn identities(&self) -> crate::lobby::Identities {
+        let mut ids = crate::lobby::Identities::default();
+        for p in &self.players {
+            if p.engine.is_some() {
+                ids.engines.insert(p.name.clone());
+            } else if let Some(secret) = &p.secret {
+                ids.secrets.insert(p.name.clone(), secret.clone());
+            }
+        }
+        ids
+    }
+
+    /// Checks that the referee may listen on `listen`: a loopback address
+    /// always; any other address only if every remote player has a secret
+    /// (anyone who can reach the port could otherwise play under their names).
+    pub fn check_listen(&self, listen: &str) -> Result<(), EventError> {
+        use std::net::ToSocketAddrs;
+        let Ok(addrs) = listen.to_socket_addrs() else {
+            return Ok(()); // binding reports it
+        };
+        let addrs: Vec<_> = addrs.collect();
+        if !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback()) {
+            return Ok(());
+        }
+        let open: Vec<&str> = self
+            .players
+            .iter()
+            .filter(|p| p.engine.is_none() && p.secret.is_none())
+            .map(|p| p.name.as_str())
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        Err(EventError(format!(
+            "listening on {listen} (not loopback) needs a secret for every remote player; none for: {}",
+            open.join(", ")
+        )))
     }
 
     /// Reads and checks an EVENT.toml file.

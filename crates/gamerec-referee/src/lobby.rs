@@ -1,9 +1,21 @@
 //! Signed-on clients that are not playing, keyed by name. Games take seats
 //! from here and give them back when they conclude.
+//!
+//! The lobby also guards identities ([`Lobby::sign_on`]): a name already
+//! signed on cannot sign on again; a player given a secret in the EVENT
+//! file must present it (compared in constant time), and whoever presents
+//! it may open as many connections as it likes (a bridge playing several
+//! games at once, a reconnect resuming its seat while the old connection
+//! still looks open); failed attempts are counted per source and refused
+//! for a while once there are too many. Engine players run behind
+//! in-process bridges: only local connections may use their names, as many
+//! times as needed.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
@@ -53,18 +65,194 @@ impl Seat {
     }
 }
 
+/// Who may sign on as whom: the players' secrets and the names of the
+/// engine players (served by in-process bridges).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identities {
+    /// Player name → secret. A player listed here must present its secret.
+    pub secrets: HashMap<String, String>,
+    /// Engine players: local connections only, any number of seats.
+    pub engines: HashSet<String>,
+}
+
+/// Where a connection comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// A network peer.
+    Network(IpAddr),
+    /// The referee's own process or machine: an in-process bridge, a serial line.
+    Local,
+}
+
+/// Failed sign-ons a source may make within [`FAILURE_WINDOW`]; further
+/// attempts are refused until the window has passed.
+pub const MAX_FAILED_SIGN_ONS: u32 = 5;
+/// The window over which failed sign-ons are counted.
+pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
+
+/// Why a sign-on was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The name is signed on already (and no secret proves the caller owns it).
+    NameTaken,
+    /// The player has a secret and the one given is missing or wrong.
+    BadSecret,
+    /// The name belongs to an engine the referee runs itself.
+    EngineName,
+    /// Too many failed attempts from this source lately.
+    Throttled,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Refusal::NameTaken => "the name is signed on already",
+            Refusal::BadSecret => "missing or wrong secret",
+            Refusal::EngineName => "the name belongs to an engine run by the referee",
+            Refusal::Throttled => "too many failed sign-ons: try again later",
+        })
+    }
+}
+
+#[derive(Debug, Default)]
+struct Registry {
+    /// Names signed on, with their connections' ids.
+    signed_on: HashMap<String, Vec<u64>>,
+    next_id: u64,
+    /// Failed attempts per source: count and when the window started.
+    failures: HashMap<Origin, (u32, std::time::Instant)>,
+}
+
+/// A granted sign-on; dropping it (the connection ends) frees the name.
+#[derive(Debug)]
+pub struct SignedOn {
+    lobby: Arc<Lobby>,
+    name: String,
+    id: Option<u64>,
+}
+
+impl SignedOn {
+    /// The name signed on.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Drop for SignedOn {
+    fn drop(&mut self) {
+        let Some(id) = self.id else { return };
+        if let Ok(mut reg) = self.lobby.registry.lock()
+            && let Some(ids) = reg.signed_on.get_mut(&self.name)
+        {
+            ids.retain(|&i| i != id);
+            if ids.is_empty() {
+                reg.signed_on.remove(&self.name);
+            }
+        }
+    }
+}
+
+/// Compares two secrets in time that depends on their lengths only.
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    let mut diff = u64::from(given.len() != expected.len());
+    for (i, &e) in expected.iter().enumerate() {
+        let g = given.get(i).copied().unwrap_or(0);
+        diff |= u64::from(std::hint::black_box(g ^ e));
+    }
+    std::hint::black_box(diff) == 0
+}
+
 /// The idle clients.
 #[derive(Debug, Default)]
 pub struct Lobby {
     idle: Mutex<HashMap<String, VecDeque<Seat>>>,
     changed: Notify,
     anonymous: AtomicU64,
+    identities: Identities,
+    registry: Mutex<Registry>,
 }
 
 impl Lobby {
-    /// An empty lobby.
+    /// An empty lobby; names are unique, no player has a secret.
     pub fn new() -> Lobby {
         Lobby::default()
+    }
+
+    /// An empty lobby that checks sign-ons against `identities`.
+    pub fn with_identities(identities: Identities) -> Lobby {
+        Lobby {
+            identities,
+            ..Lobby::default()
+        }
+    }
+
+    /// Checks a client's claim to `name` (see the [module docs](self) for
+    /// the rules); the name stays signed on until the result is dropped.
+    pub fn sign_on(
+        self: &Arc<Self>,
+        name: &str,
+        secret: Option<&str>,
+        origin: Origin,
+    ) -> Result<SignedOn, Refusal> {
+        let mut reg = self.registry.lock().map_err(|_| Refusal::Throttled)?;
+        let now = std::time::Instant::now();
+        if let Some((count, since)) = reg.failures.get(&origin).copied() {
+            if now.duration_since(since) >= FAILURE_WINDOW {
+                reg.failures.remove(&origin);
+            } else if count >= MAX_FAILED_SIGN_ONS {
+                return Err(Refusal::Throttled);
+            }
+        }
+        if let Err(refusal) = self.judge(&reg, name, secret, origin) {
+            let entry = reg.failures.entry(origin).or_insert((0, now));
+            entry.0 += 1;
+            return Err(refusal);
+        }
+        let id = reg.next_id;
+        reg.next_id += 1;
+        reg.signed_on.entry(name.to_owned()).or_default().push(id);
+        Ok(SignedOn {
+            lobby: self.clone(),
+            name: name.to_owned(),
+            id: Some(id),
+        })
+    }
+
+    fn judge(
+        &self,
+        reg: &Registry,
+        name: &str,
+        secret: Option<&str>,
+        origin: Origin,
+    ) -> Result<(), Refusal> {
+        if self.identities.engines.contains(name) {
+            return match origin {
+                Origin::Local => Ok(()),
+                Origin::Network(_) => Err(Refusal::EngineName),
+            };
+        }
+        if let Some(expected) = self.identities.secrets.get(name) {
+            let given = secret.unwrap_or("");
+            return if same_secret(given.as_bytes(), expected.as_bytes()) {
+                Ok(())
+            } else {
+                Err(Refusal::BadSecret)
+            };
+        }
+        if reg.signed_on.contains_key(name) {
+            return Err(Refusal::NameTaken);
+        }
+        Ok(())
+    }
+
+    /// Names signed on now (each once).
+    pub fn signed_on_names(&self) -> Vec<String> {
+        let Ok(reg) = self.registry.lock() else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = reg.signed_on.keys().cloned().collect();
+        names.sort();
+        names
     }
 
     /// A fresh name for a client that gives none.
@@ -155,5 +343,103 @@ impl Lobby {
             .collect();
         names.sort();
         names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lobby() -> Arc<Lobby> {
+        let mut ids = Identities::default();
+        ids.secrets.insert("bob".into(), "bob-secret".into());
+        ids.engines.insert("engine".into());
+        Arc::new(Lobby::with_identities(ids))
+    }
+
+    const NET: Origin = Origin::Network(IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 7)));
+    const OTHER: Origin = Origin::Network(IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 8)));
+
+    #[test]
+    fn a_name_signs_on_once_until_its_connection_ends() {
+        let l = lobby();
+        let first = l.sign_on("alice", None, NET).unwrap();
+        assert_eq!(
+            l.sign_on("alice", None, OTHER).unwrap_err(),
+            Refusal::NameTaken
+        );
+        assert_eq!(
+            l.sign_on("alice", None, Origin::Local).unwrap_err(),
+            Refusal::NameTaken
+        );
+        assert_eq!(l.signed_on_names(), ["alice"]);
+        drop(first);
+        assert!(l.signed_on_names().is_empty());
+        assert!(l.sign_on("alice", None, OTHER).is_ok());
+    }
+
+    #[test]
+    fn a_secret_is_required_and_lets_its_holder_open_more_seats() {
+        let l = lobby();
+        assert_eq!(l.sign_on("bob", None, NET).unwrap_err(), Refusal::BadSecret);
+        assert_eq!(
+            l.sign_on("bob", Some("bob-secreT"), NET).unwrap_err(),
+            Refusal::BadSecret
+        );
+        assert_eq!(
+            l.sign_on("bob", Some("bob-secret!"), NET).unwrap_err(),
+            Refusal::BadSecret
+        );
+        let a = l.sign_on("bob", Some("bob-secret"), NET).unwrap();
+        let b = l.sign_on("bob", Some("bob-secret"), OTHER).unwrap();
+        assert_eq!(
+            l.sign_on("bob", Some("bob"), OTHER).unwrap_err(),
+            Refusal::BadSecret
+        );
+        drop(a);
+        assert_eq!(l.signed_on_names(), ["bob"]);
+        drop(b);
+        assert!(l.signed_on_names().is_empty());
+    }
+
+    #[test]
+    fn engine_names_are_for_local_connections_only() {
+        let l = lobby();
+        let seats: Vec<_> = (0..3)
+            .map(|_| l.sign_on("engine", None, Origin::Local).unwrap())
+            .collect();
+        assert_eq!(
+            l.sign_on("engine", None, NET).unwrap_err(),
+            Refusal::EngineName
+        );
+        drop(seats);
+    }
+
+    #[test]
+    fn failed_attempts_are_throttled_per_source() {
+        let l = lobby();
+        for _ in 0..MAX_FAILED_SIGN_ONS {
+            assert_eq!(
+                l.sign_on("bob", Some("guess"), NET).unwrap_err(),
+                Refusal::BadSecret
+            );
+        }
+        // Even the right secret waits for the window to pass now ...
+        assert_eq!(
+            l.sign_on("bob", Some("bob-secret"), NET).unwrap_err(),
+            Refusal::Throttled
+        );
+        // ... but only from that source.
+        assert!(l.sign_on("bob", Some("bob-secret"), OTHER).is_ok());
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"ab", b"abc"));
+        assert!(!same_secret(b"abcd", b"abc"));
+        assert!(!same_secret(b"", b"abc"));
+        assert!(same_secret(b"", b""));
     }
 }

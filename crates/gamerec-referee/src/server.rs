@@ -9,8 +9,8 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::conn::handle_client;
-use crate::lobby::Lobby;
+use crate::conn::handle_client_from;
+use crate::lobby::{Lobby, Origin};
 use crate::log::EventLog;
 
 /// Most client connections served at once; more wait to be accepted.
@@ -46,7 +46,8 @@ pub async fn accept_loop(
                 log.note(&format!("connection from {peer}"));
                 let (lobby, log, cancel) = (lobby.clone(), log.clone(), cancel.clone());
                 tracker.spawn(async move {
-                    handle_client(socket, lobby, log, cancel).await;
+                    let origin = Origin::Network(peer.ip());
+                    handle_client_from(socket, origin, lobby, log, cancel).await;
                     drop(permit);
                 });
             }

@@ -305,7 +305,7 @@ fn parse_fields(text: &[u8], max_fields: usize) -> Result<Parsed, FenError> {
                 t0,
                 format!(
                     "expected 'w' or 'b', found '{}'",
-                    String::from_utf8_lossy(other)
+                    crate::excerpt::excerpt(other)
                 ),
             ));
         }
@@ -335,7 +335,7 @@ fn parse_fields(text: &[u8], max_fields: usize) -> Result<Parsed, FenError> {
                 e0,
                 format!(
                     "expected '-' or a square such as e3 or d6, found '{}'",
-                    String::from_utf8_lossy(sq)
+                    crate::excerpt::excerpt(sq)
                 ),
             )
         })?),
@@ -350,7 +350,7 @@ fn parse_fields(text: &[u8], max_fields: usize) -> Result<Parsed, FenError> {
                     h0,
                     format!(
                         "expected a non-negative integer (plies since the last capture or pawn move), found '{}'",
-                        String::from_utf8_lossy(&text[h0..h1])
+                        crate::excerpt::excerpt(&text[h0..h1])
                     ),
                 )
             })?;
@@ -361,7 +361,7 @@ fn parse_fields(text: &[u8], max_fields: usize) -> Result<Parsed, FenError> {
                     f0,
                     format!(
                         "expected a positive integer, found '{}'",
-                        String::from_utf8_lossy(&text[f0..f1])
+                        crate::excerpt::excerpt(&text[f0..f1])
                     ),
                 )
             })?;

@@ -21,6 +21,7 @@
 pub mod chessbase;
 pub mod diag;
 pub mod epd;
+pub mod excerpt;
 pub mod fen;
 #[cfg(feature = "io")]
 pub mod io;
@@ -30,5 +31,7 @@ pub mod pgc;
 pub mod pgn;
 pub mod san;
 pub mod sgf;
+#[doc(hidden)]
+pub mod work;
 
 pub use shakmaty;

@@ -328,6 +328,7 @@ impl MoveTree {
     /// The main line: the root's first child, its first child, and so on.
     pub fn mainline(&self) -> impl Iterator<Item = NodeId> + '_ {
         std::iter::successors(self.root().main_child(), move |&id| {
+            crate::work::count(1);
             self.node(id).main_child()
         })
     }
@@ -338,6 +339,7 @@ impl MoveTree {
             std::iter::successors(Some(id), |&n| self.node(n).parent).collect();
         path.pop(); // the root
         path.reverse();
+        crate::work::count(path.len() as u64);
         path
     }
 
@@ -347,6 +349,7 @@ impl MoveTree {
         let mut stack: Vec<NodeId> = self.root().children.iter().rev().copied().collect();
         std::iter::from_fn(move || {
             let id = stack.pop()?;
+            crate::work::count(1);
             stack.extend(self.node(id).children.iter().rev().copied());
             Some(id)
         })

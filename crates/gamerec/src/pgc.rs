@@ -23,7 +23,8 @@
 
 use shakmaty::{Chess, Move, Position};
 
-pub use crate::chessbase::{FileKind, Issue, ReadOutcome};
+use crate::chessbase::Sink;
+pub use crate::chessbase::{FileKind, Issue, ReadItem, ReadOutcome};
 use crate::model::{Game, GameResult, NodeId, Ply, PlyMove};
 use crate::san::write_san;
 
@@ -225,14 +226,23 @@ impl Builder {
 /// unknown marker) ends reading; an illegal move ends its game's moves.
 pub fn read_pgc(data: &[u8]) -> ReadOutcome {
     let mut out = ReadOutcome::default();
+    read_pgc_each(data, &mut |item| out.push(item));
+    out
+}
+
+/// Reads the games of a PGC file one at a time, handing each game and each
+/// issue to `each` in file order (as [`read_pgc`] does): memory holds the
+/// game being read, whatever the number of games.
+pub fn read_pgc_each(data: &[u8], each: &mut dyn FnMut(ReadItem)) {
+    let mut out = Sink::new(each);
+    let out = &mut out;
     let mut cur = Cursor { data, at: 0 };
     let mut game: Option<Builder> = None;
     let mut number = 0;
     while cur.at < data.len() {
         let record_at = cur.at;
-        let issue_error = |out: &mut ReadOutcome, game: Option<usize>, msg: String| {
-            out.issues
-                .push(Issue::error(FileKind::Data, record_at as u64, game, msg));
+        let issue_error = |out: &mut Sink, game: Option<usize>, msg: String| {
+            out.issue(Issue::error(FileKind::Data, record_at as u64, game, msg));
         };
         let m = data[cur.at];
         cur.at += 1;
@@ -242,13 +252,13 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                 marker::NOOP => {}
                 marker::REDUCED_GAME => {
                     if let Some(open) = game.take() {
-                        out.issues.push(Issue::error(
+                        out.issue(Issue::error(
                             FileKind::Data,
                             record_at as u64,
                             Some(open.number),
                             "reduced game record inside a general game (not permitted); the open game ends here",
                         ));
-                        out.games.push(open.finish());
+                        out.game(open.finish());
                     }
                     number += 1;
                     let mut b = Builder::new(record_at, number);
@@ -261,7 +271,7 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                     let moves_at = cur.at - moves.len();
                     for (i, &o) in moves.iter().enumerate() {
                         if let Err(msg) = b.play(o) {
-                            out.issues.push(Issue::error(
+                            out.issue(Issue::error(
                                 FileKind::Data,
                                 (moves_at + i) as u64,
                                 Some(number),
@@ -270,7 +280,7 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                             break;
                         }
                     }
-                    out.games.push(b.finish());
+                    out.game(b.finish());
                 }
                 marker::TAG_PAIR => {
                     let name = cur.string1("tag name")?;
@@ -279,11 +289,11 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                         Some(b) if b.line.is_none() => b.game.tags.push(name, value),
                         Some(b) => {
                             if name == "FEN" || name == "SetUp" {
-                                out.issues.push(Issue::warning(FileKind::Data, record_at as u64, Some(b.number), format!("{name} tag after the first move does not change the start position")));
+                                out.issue(Issue::warning(FileKind::Data, record_at as u64, Some(b.number), format!("{name} tag after the first move does not change the start position")));
                             }
                             b.game.tags.push(name, value)
                         }
-                        None => out.issues.push(Issue::warning(
+                        None => out.issue(Issue::warning(
                             FileKind::Data,
                             record_at as u64,
                             None,
@@ -304,7 +314,7 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                             for (i, &o) in moves.iter().enumerate() {
                                 if let Err(msg) = b.play(o) {
                                     b.broken = true;
-                                    out.issues.push(Issue::error(
+                                    out.issue(Issue::error(
                                         FileKind::Data,
                                         (moves_at + i) as u64,
                                         Some(b.number),
@@ -315,7 +325,7 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                             }
                         }
                         Some(_) => {}
-                        None => out.issues.push(Issue::error(
+                        None => out.issue(Issue::error(
                             FileKind::Data,
                             record_at as u64,
                             None,
@@ -325,13 +335,13 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                 }
                 marker::GAME_BEGIN => {
                     if let Some(open) = game.take() {
-                        out.issues.push(Issue::error(
+                        out.issue(Issue::error(
                             FileKind::Data,
                             record_at as u64,
                             Some(open.number),
                             "game begin inside a game: the open game ends here",
                         ));
-                        out.games.push(open.finish());
+                        out.game(open.finish());
                     }
                     number += 1;
                     game = Some(Builder::new(record_at, number));
@@ -339,16 +349,16 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                 marker::GAME_END => match game.take() {
                     Some(b) => {
                         if !b.stack.is_empty() && !b.broken {
-                            out.issues.push(Issue::error(
+                            out.issue(Issue::error(
                                 FileKind::Data,
                                 record_at as u64,
                                 Some(b.number),
                                 format!("{} RAV(s) not closed at the game end", b.stack.len()),
                             ));
                         }
-                        out.games.push(b.finish());
+                        out.game(b.finish());
                     }
-                    None => out.issues.push(Issue::warning(
+                    None => out.issue(Issue::warning(
                         FileKind::Data,
                         record_at as u64,
                         None,
@@ -363,7 +373,7 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                             b.game.tree.node_mut(node).nags.push(nag);
                         }
                         Some(_) => {}
-                        None => out.issues.push(Issue::warning(
+                        None => out.issue(Issue::warning(
                             FileKind::Data,
                             record_at as u64,
                             None,
@@ -407,7 +417,7 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
                 }
                 marker::ESCAPE => {
                     let text = cur.string2("escape string")?;
-                    out.issues.push(Issue::warning(
+                    out.issue(Issue::warning(
                         FileKind::Data,
                         record_at as u64,
                         gnum,
@@ -427,22 +437,21 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
         })();
         if let Err(msg) = result {
             let fatal = msg.contains("needs") || msg.starts_with("unknown marker");
-            issue_error(&mut out, gnum, msg);
+            issue_error(out, gnum, msg);
             if fatal {
                 break;
             }
         }
     }
     if let Some(open) = game.take() {
-        out.issues.push(Issue::error(
+        out.issue(Issue::error(
             FileKind::Data,
             data.len() as u64,
             Some(open.number),
             format!("game begun at byte {} has no end record", open.start_offset),
         ));
-        out.games.push(open.finish());
+        out.game(open.finish());
     }
-    out
 }
 
 use crate::pgn::tags::SEVEN_TAG_ROSTER as ROSTER;

@@ -1224,7 +1224,7 @@ fn error(
     candidates: Vec<String>,
     why: &str,
 ) -> SanError {
-    let text = String::from_utf8_lossy(text).into_owned();
+    let shown = crate::excerpt::excerpt(text);
     let fen = crate::fen::write_fen(pos, pos.castles().mode());
     let what = match kind {
         SanErrorKind::Syntax => "bad move",
@@ -1232,13 +1232,13 @@ fn error(
         SanErrorKind::Ambiguous => "ambiguous move",
     };
     let message = match kind {
-        SanErrorKind::Syntax => format!("{what} `{text}`: {why}"),
-        _ => format!("{what} `{text}` in position {fen}: {why}"),
+        SanErrorKind::Syntax => format!("{what} `{shown}`: {why}"),
+        _ => format!("{what} `{shown}` in position {fen}: {why}"),
     };
     SanError {
         kind,
         message,
-        text,
+        text: String::from_utf8_lossy(text).into_owned(),
         fen: if kind == SanErrorKind::Syntax {
             String::new()
         } else {

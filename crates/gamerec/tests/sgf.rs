@@ -561,6 +561,27 @@ fn sgfc_strict_reorder_and_mixed_encoding() {
     assert_round_trip(&p.collection, "mixed-encoding");
 }
 
+/// Issue 18: the charset's name is read before decoding, so `CA[UTF-16LE]`
+/// (ASCII bytes) is not itself decoded as UTF-16 (it came out as `呕ⵆ㘱䕌`).
+#[test]
+fn charset_names_are_read_before_decoding() {
+    let p = parse_file("sgf/sgfc-test-files/mixed-encoding.sgf");
+    let c = &p.collection;
+    let names: Vec<String> = c
+        .roots
+        .iter()
+        .filter_map(|&r| c.get(r, Prop::CA).map(|p| c.value_text(p.value())))
+        .collect();
+    assert_eq!(names, ["UTF-16LE", "ISO-8859-15", "GB18030", "SHIFT_JIS"]);
+    let json = sgf::json::to_json(c);
+    assert!(
+        json.contains(r#"{"id":"CA","values":["UTF-16LE"]}"#),
+        "{}",
+        &json[..300]
+    );
+    assert!(json.contains("ßüper dich zu s€h€n-"), "{}", &json[..300]);
+}
+
 // ---------------------------------------------------------------- GNU Go FF[1] / FF[3]
 
 #[test]

@@ -16,7 +16,7 @@
 
 use shakmaty::{Chess, Move, Position, Role, Square};
 
-use super::{FileKind, Issue, ReadOutcome};
+use super::{FileKind, Issue, ReadItem, ReadOutcome, Sink};
 use crate::model::{Game, GameResult, MoveTree, NodeId, Ply, PlyMove};
 use crate::san::write_san;
 
@@ -61,15 +61,78 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
         game.tags.push(name, value);
     }
     game.result = Some(GameResult::Unknown);
-    let mut stack: Vec<(NodeId, Chess)> = Vec::new();
-    let mut node = NodeId::ROOT;
+    let tree = &mut game.tree;
+    walk(
+        data,
+        NodeId::ROOT,
+        &mut |i| out.push(i),
+        |parent, pos, mv, weak| {
+            let san = write_san(pos, PlyMove::Move(mv));
+            let id = tree.add_child(
+                parent,
+                Ply {
+                    mv: PlyMove::Move(mv),
+                    san,
+                    written: None,
+                },
+            );
+            if weak {
+                tree.node_mut(id).nags.push(WEAK_NAG);
+            }
+            id
+        },
+    );
+    out.games.push(game);
+    out
+}
+
+/// What [`check_fbk`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FbkCheck {
+    /// Moves read (every node of the tree).
+    pub moves: u64,
+    /// Problems, in file order.
+    pub issues: Vec<Issue>,
+}
+
+/// Checks an FBK file as [`read_fbk`] reads it, without building the tree:
+/// memory holds the positions of the alternatives still to come, not the
+/// file's millions of moves.
+pub fn check_fbk(data: &[u8]) -> FbkCheck {
+    let mut check = FbkCheck::default();
+    let mut moves = 0;
+    walk(
+        data,
+        (),
+        &mut |item| {
+            if let ReadItem::Issue(i) = item {
+                check.issues.push(i);
+            }
+        },
+        |(), _, _, _| moves += 1,
+    );
+    check.moves = moves;
+    check
+}
+
+/// The pre-order walk of an FBK file: `add(parent, position, move, weak)`
+/// adds a move below `parent` and returns its handle.
+fn walk<T: Copy>(
+    data: &[u8],
+    root: T,
+    each: &mut dyn FnMut(ReadItem),
+    mut add: impl FnMut(T, &Chess, Move, bool) -> T,
+) {
+    let mut out = Sink::new(each);
+    let mut stack: Vec<(T, Chess)> = Vec::new();
+    let mut node = root;
     let mut pos = Chess::default();
     let mut ended = false;
     let mut unused_bit = false;
     for (i, rec) in data.chunks(2).enumerate() {
         let offset = (i * 2) as u64;
         let [b1, b2] = *rec else {
-            out.issues.push(Issue::error(
+            out.issue(Issue::error(
                 FileKind::Data,
                 offset,
                 None,
@@ -78,7 +141,7 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
             break;
         };
         if ended {
-            out.issues.push(Issue::warning(
+            out.issue(Issue::warning(
                 FileKind::Data,
                 offset,
                 None,
@@ -88,7 +151,7 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
         }
         if b2 & 0x40 != 0 && !unused_bit {
             unused_bit = true;
-            out.issues.push(Issue::warning(
+            out.issue(Issue::warning(
                 FileKind::Data,
                 offset + 1,
                 None,
@@ -101,7 +164,7 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
             stack.push((node, pos.clone()));
         }
         let Some(mv) = find_move(&pos, from, to) else {
-            out.issues.push(Issue::error(
+            out.issue(Issue::error(
                 FileKind::Data,
                 offset,
                 None,
@@ -109,18 +172,7 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
             ));
             break;
         };
-        let san = write_san(&pos, PlyMove::Move(mv));
-        let id = game.tree.add_child(
-            node,
-            Ply {
-                mv: PlyMove::Move(mv),
-                san,
-                written: None,
-            },
-        );
-        if b2 & 0x80 != 0 {
-            game.tree.node_mut(id).nags.push(WEAK_NAG);
-        }
+        let id = add(node, &pos, mv, b2 & 0x80 != 0);
         pos.play_unchecked(mv);
         node = id;
         if b1 & 0x80 != 0 {
@@ -130,23 +182,28 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
                     pos = p;
                 }
                 None => {
-                    node = NodeId::ROOT;
+                    node = root;
                     pos = Chess::default();
                     ended = true;
                 }
             }
         }
     }
-    if !stack.is_empty() && !out.has_errors() {
-        out.issues.push(Issue::warning(
+    // A whole file ends with a move that ends its line, every announced
+    // alternative having come: anything else was cut short.
+    if !ended && !out.has_errors() && !data.is_empty() {
+        let why = if stack.is_empty() {
+            "its last move does not end its line".to_string()
+        } else {
+            format!("{} announced alternative(s) never came", stack.len())
+        };
+        out.issue(Issue::error(
             FileKind::Data,
             data.len() as u64,
             None,
-            format!("{} announced alternatives never came", stack.len()),
+            format!("truncated file: {why}"),
         ));
     }
-    out.games.push(game);
-    out
 }
 
 /// Merges `games` into one opening tree and writes it as an FBK file.
@@ -393,5 +450,22 @@ mod tests {
         assert_eq!(out.issues.len(), 1, "second root line after the end");
         assert_eq!(out.games[0].tree.root().children().len(), 2);
         assert!(read_fbk(&[]).games.is_empty());
+    }
+
+    /// Issue 18: a file cut at an even byte was read as complete.
+    #[test]
+    fn a_file_cut_anywhere_is_truncated() {
+        let whole = sample();
+        assert!(!read_fbk(&whole).has_errors());
+        for cut in (2..whole.len()).step_by(2) {
+            let out = read_fbk(&whole[..cut]);
+            assert_eq!(check_fbk(&whole[..cut]).issues, out.issues);
+            assert!(out.has_errors(), "cut at {cut}: {:?}", out.issues);
+            assert!(
+                out.issues.iter().any(|i| i.message.contains("truncated")),
+                "cut at {cut}: {:?}",
+                out.issues
+            );
+        }
     }
 }

@@ -43,8 +43,8 @@ pub mod writer;
 
 use std::fmt;
 
-pub use fbk::{read_fbk, write_fbk};
-pub use reader::{read_cbf, read_cbf_game};
+pub use fbk::{FbkCheck, check_fbk, read_fbk, write_fbk};
+pub use reader::{read_cbf, read_cbf_each, read_cbf_game};
 pub use writer::{CbfFiles, write_cbf};
 
 use crate::diag::Severity;
@@ -135,6 +135,49 @@ impl ReadOutcome {
     /// Whether any issue is an error.
     pub fn has_errors(&self) -> bool {
         self.issues.iter().any(|i| i.severity == Severity::Error)
+    }
+
+    /// Adds one item of a streaming read.
+    pub fn push(&mut self, item: ReadItem) {
+        match item {
+            ReadItem::Game(g) => self.games.push(g),
+            ReadItem::Issue(i) => self.issues.push(i),
+        }
+    }
+}
+
+/// One item of a streaming read ([`read_cbf_each`], [`crate::pgc::read_pgc_each`]):
+/// a game, or a problem, in file order. A game's issues come before it.
+#[derive(Debug, Clone)]
+pub enum ReadItem {
+    /// A game read (possibly with errors reported before it).
+    Game(crate::model::Game),
+    /// A problem.
+    Issue(Issue),
+}
+
+/// Where a streaming reader sends its items.
+pub(crate) struct Sink<'f> {
+    f: &'f mut dyn FnMut(ReadItem),
+    errors: bool,
+}
+
+impl<'f> Sink<'f> {
+    pub(crate) fn new(f: &'f mut dyn FnMut(ReadItem)) -> Sink<'f> {
+        Sink { f, errors: false }
+    }
+
+    pub(crate) fn game(&mut self, game: crate::model::Game) {
+        (self.f)(ReadItem::Game(game));
+    }
+
+    pub(crate) fn issue(&mut self, issue: Issue) {
+        self.errors |= issue.severity == Severity::Error;
+        (self.f)(ReadItem::Issue(issue));
+    }
+
+    pub(crate) fn has_errors(&self) -> bool {
+        self.errors
     }
 }
 

@@ -10,24 +10,36 @@ use super::moves::decode_moves;
 use super::order::CbPosition;
 use super::setup::{SETUP_LEN, read_setup};
 use super::text::{cp850_decode, xor_moves, xor_text};
-use super::{FileKind, Issue, ReadOutcome};
+use super::{FileKind, Issue, ReadItem, ReadOutcome, Sink};
 use crate::model::{Comment, Game, GameResult, NodeId};
 
 /// Reads every game the index `cbi` lists from the game file `cbf`.
 pub fn read_cbf(cbi: &[u8], cbf: &[u8]) -> ReadOutcome {
     let mut out = ReadOutcome::default();
+    read_cbf_each(cbi, cbf, &mut |item| out.push(item));
+    out
+}
+
+/// Reads the games of `cbi`/`cbf` one at a time, handing each game and
+/// each issue to `each` in file order: memory holds one game (and the
+/// index's offsets, four bytes a game), whatever the number of games.
+pub fn read_cbf_each(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem)) {
+    let mut out = Sink::new(each);
     let (index, error) = read_index(cbi);
     if let Some(e) = error {
-        out.issues
-            .push(Issue::error(FileKind::Index, e.offset, None, e.message));
+        out.issue(Issue::error(FileKind::Index, e.offset, None, e.message));
     }
     for (i, &offset) in index.offsets.iter().enumerate() {
         let (game, issues) = read_cbf_game(cbf, offset as usize, i + 1);
-        out.issues.extend(issues);
-        out.games.extend(game);
+        for issue in issues {
+            out.issue(issue);
+        }
+        if let Some(game) = game {
+            out.game(game);
+        }
     }
     if index.free as usize > cbf.len() && !index.offsets.is_empty() {
-        out.issues.push(Issue::warning(
+        out.issue(Issue::warning(
             FileKind::Index,
             (cbi.len().saturating_sub(4)) as u64,
             None,
@@ -38,7 +50,6 @@ pub fn read_cbf(cbi: &[u8], cbf: &[u8]) -> ReadOutcome {
             ),
         ));
     }
-    out
 }
 
 /// Symbols of the position evaluations 1-15 (for comments and messages).

@@ -22,12 +22,13 @@ pub fn is_identifier(text: &str) -> bool {
 
 /// Checks an identifier operand (5.2.1).
 pub fn parse_identifier(text: &str) -> Result<&str, String> {
+    let shown = crate::excerpt::excerpt(text);
     if text.is_empty() {
         return Err("expected an identifier".into());
     }
     if text.len() > MAX_IDENTIFIER_LEN {
         return Err(format!(
-            "identifier `{text}` is longer than {MAX_IDENTIFIER_LEN} characters"
+            "identifier `{shown}` is longer than {MAX_IDENTIFIER_LEN} characters"
         ));
     }
     if let Some(bad) = text
@@ -35,7 +36,8 @@ pub fn parse_identifier(text: &str) -> Result<&str, String> {
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_'))
     {
         return Err(format!(
-            "identifier `{text}` contains `{bad}`: expected letters, digits or `_`"
+            "identifier `{shown}` contains `{}`: expected letters, digits or `_`",
+            bad.escape_debug()
         ));
     }
     Ok(text)
@@ -44,10 +46,11 @@ pub fn parse_identifier(text: &str) -> Result<&str, String> {
 /// Checks an opcode mnemonic (5.1, 5.3): a letter, then up to 14 letters,
 /// digits or underscores.
 pub fn parse_opcode(text: &str) -> Result<&str, String> {
+    let shown = crate::excerpt::excerpt(text);
     match text.bytes().next() {
         None => Err("expected an opcode".into()),
         Some(b) if !b.is_ascii_alphabetic() => {
-            Err(format!("opcode `{text}` must start with a letter"))
+            Err(format!("opcode `{shown}` must start with a letter"))
         }
         Some(_) => parse_identifier(text).map_err(|e| e.replace("identifier", "opcode")),
     }
@@ -65,12 +68,13 @@ pub fn is_private_opcode(opcode: &str) -> bool {
 /// Reads an integer operand (5.2.3): optional sign, then digits. The value
 /// must fit 64 bits; per-opcode ranges are checked by the opcode.
 pub fn parse_integer(text: &str) -> Result<i64, String> {
+    let shown = crate::excerpt::excerpt(text);
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("expected an integer, found `{text}`"));
+        return Err(format!("expected an integer, found `{shown}`"));
     }
     text.parse::<i64>()
-        .map_err(|_| format!("integer `{text}` is out of range"))
+        .map_err(|_| format!("integer `{shown}` is out of range"))
 }
 
 /// Reads an integer operand that must lie in `range` (inclusive).
@@ -96,6 +100,7 @@ pub struct EpdFloat {
 
 /// Reads a floating-point operand (5.2.4).
 pub fn parse_float(text: &str) -> Result<EpdFloat, String> {
+    let shown = crate::excerpt::excerpt(text);
     let body = text.strip_prefix(['+', '-']).unwrap_or(text);
     let ok = match body.split_once('.') {
         Some((int, frac)) => {
@@ -108,12 +113,12 @@ pub fn parse_float(text: &str) -> Result<EpdFloat, String> {
     };
     if !ok {
         return Err(format!(
-            "expected a floating point number like `-1.25`, found `{text}`"
+            "expected a floating point number like `-1.25`, found `{shown}`"
         ));
     }
     let value = text
         .parse::<f64>()
-        .map_err(|_| format!("bad floating point number `{text}`"))?;
+        .map_err(|_| format!("bad floating point number `{shown}`"))?;
     Ok(EpdFloat {
         value,
         text: text.to_string(),
@@ -207,7 +212,8 @@ fn digit_groups(
     what: &str,
     example: &str,
 ) -> Result<Vec<u32>, String> {
-    let bad = || format!("expected a {what} `{example}`, found `{text}`");
+    let shown = crate::excerpt::excerpt(text);
+    let bad = || format!("expected a {what} `{example}`, found `{shown}`");
     let parts: Vec<&str> = text.split(sep).collect();
     if parts.len() != widths_ranges.len() {
         return Err(bad());
@@ -220,7 +226,7 @@ fn digit_groups(
         let value: u32 = part.parse().map_err(|_| bad())?;
         if value < min || value > max {
             return Err(format!(
-                "{what} `{text}`: field `{part}` is out of range {min:0width$}-{max:0width$}"
+                "{what} `{shown}`: field `{part}` is out of range {min:0width$}-{max:0width$}"
             ));
         }
         out.push(value);

@@ -177,18 +177,29 @@ pub fn game_to_records(game: &Game, opts: &GameToEpd) -> Converted<Vec<EpdRecord
         format!("{event}.{round}.{last}"),
         &mut warnings,
     ));
-    let has_variations = game.tree.preorder().any(|n| !mainline.contains(&n));
+    // Linear in the tree: main-line membership is a flag per node and each
+    // node's ply comes from its parent's (parents precede children in
+    // pre-order), never a search or a path per node.
+    let mut on_mainline = vec![false; game.tree.len()];
+    for &n in &mainline {
+        on_mainline[n.0 as usize] = true;
+    }
+    let has_variations = game.tree.len() > mainline.len() + 1;
     if has_variations && !opts.variations {
         warnings.push("variations not converted (use the variations option)".into());
     }
     if opts.variations && has_variations {
+        let mut depth = vec![0usize; game.tree.len()];
+        for n in game.tree.preorder() {
+            let parent = game.tree.node(n).parent().unwrap_or(NodeId::ROOT);
+            depth[n.0 as usize] = depth[parent.0 as usize] + 1;
+        }
         let mut extra = Vec::new();
         game.for_each_position(|n, before, after| {
-            if mainline.contains(&n) {
+            if on_mainline[n.0 as usize] {
                 return;
             }
-            let path = game.tree.path_to(n);
-            let ply = path.len() - 1;
+            let ply = depth[n.0 as usize] - 1;
             let parent = game.tree.node(n).parent().filter(|p| *p != NodeId::ROOT);
             let id = format!("{event}.{round}.{ply}.{}", n.0);
             extra.push(make(before, ply, Some(n), parent, id, &mut warnings));

@@ -24,6 +24,7 @@ use super::basetypes::{
 use super::opcodes::{Opcode, STANDARD, Shape};
 use super::record::{EpdMove, EpdPosition, EpdRecord, Operand, Operation};
 use crate::diag::{Code, Diagnostic, LineCol, Severity};
+use crate::excerpt::excerpt;
 use crate::fen::read_epd_position;
 use crate::model::{PlyMove, play_ply};
 use crate::san::{ReadOptions, read_san};
@@ -309,7 +310,10 @@ impl<'a> LineReader<'a> {
         if turn != "w" && turn != "b" {
             return Err(self.error(
                 turn_at,
-                format!("active color field `{turn}`: expected `w` or `b`"),
+                format!(
+                    "active color field `{}`: expected `w` or `b`",
+                    excerpt(turn)
+                ),
             ));
         }
         let (castle_at, castle) = fields[2];
@@ -317,7 +321,8 @@ impl<'a> LineReader<'a> {
             return Err(self.error(
                 castle_at,
                 format!(
-                    "castling availability field `{castle}`: expected `-` or letters from `KQkq`"
+                    "castling availability field `{}`: expected `-` or letters from `KQkq`",
+                    excerpt(castle)
                 ),
             ));
         }
@@ -340,7 +345,8 @@ impl<'a> LineReader<'a> {
             return Err(self.error(
                 ep_at,
                 format!(
-                    "en passant target square field `{ep}`: expected `-` or a square on rank 3 or 6"
+                    "en passant target square field `{}`: expected `-` or a square on rank 3 or 6",
+                    excerpt(ep)
                 ),
             ));
         }
@@ -907,7 +913,10 @@ impl<'a> LineReader<'a> {
         match read_san(pos, o.text.as_bytes(), &ReadOptions::default()) {
             Ok(read) if read.mv == PlyMove::Null => Err(self.error(
                 o.at,
-                format!("`{name}`: a null move `{}` is not playable", o.text),
+                format!(
+                    "`{name}`: a null move `{}` is not playable",
+                    excerpt(&o.text)
+                ),
             )),
             Ok(read) => {
                 if !read.tolerated.is_empty() {
@@ -915,14 +924,18 @@ impl<'a> LineReader<'a> {
                         o.at,
                         format!(
                             "`{name}`: `{}` is not standard SAN ({}); EPD requires SAN (5.2.2)",
-                            o.text, read.tolerated
+                            excerpt(&o.text),
+                            read.tolerated
                         ),
                     );
                 }
                 if read.nag.is_some() {
                     self.warn(
                         o.at,
-                        format!("`{name}`: annotation on move `{}` dropped", o.text),
+                        format!(
+                            "`{name}`: annotation on move `{}` dropped",
+                            excerpt(&o.text)
+                        ),
                     );
                 }
                 Ok(read.mv)
@@ -935,8 +948,9 @@ impl<'a> LineReader<'a> {
                     self.warn(
                         o.at,
                         format!(
-                            "`{name}`: `{}` is not standard SAN, read as `{fixed}`",
-                            o.text
+                            "`{name}`: `{}` is not standard SAN, read as `{}`",
+                            excerpt(&o.text),
+                            excerpt(&fixed)
                         ),
                     );
                     return Ok(read.mv);
@@ -948,14 +962,17 @@ impl<'a> LineReader<'a> {
                         o.at,
                         format!(
                             "`{name}`: move `{}` is in coordinate notation; EPD requires SAN (5.2.2)",
-                            o.text
+                            excerpt(&o.text)
                         ),
                     );
                     return Ok(PlyMove::Move(m));
                 }
                 Err(self.error(
                     o.at,
-                    format!("`{name}`: `{}` is not a legal move here: {san_err}", o.text),
+                    format!(
+                        "`{name}`: `{}` is not a legal move here: {san_err}",
+                        excerpt(&o.text)
+                    ),
                 ))
             }
         }

@@ -139,7 +139,7 @@ impl Visitor for GameBuilder {
             Err(e) => {
                 return Flow::Break(Stop::Invalid(
                     e.kind.into(),
-                    format!("illegal move {}: {e}", String::from_utf8_lossy(san)),
+                    format!("illegal move {}: {e}", crate::excerpt::excerpt(san)),
                 ));
             }
         };

@@ -138,7 +138,7 @@ impl Visitor for Checker {
             }
             Err(e) => Flow::Break(Stop::Invalid(
                 e.kind.into(),
-                format!("illegal move {}: {e}", String::from_utf8_lossy(san)),
+                format!("illegal move {}: {e}", crate::excerpt::excerpt(san)),
             )),
         }
     }

@@ -393,9 +393,35 @@ impl<'a> SliceReader<'a> {
         }
     }
 
+    /// Fails the game at a malformed tag pair and skips the rest of the
+    /// pair, so the tag section goes on: a bad byte in a tag line is an
+    /// error inside its game, never the start of another one. The pair
+    /// ends at the first `]` outside quotes on its line; with none, at the
+    /// line end if a quoted value is still ahead (`[Bl\0ack "B"`), else
+    /// tokenizing resumes at the error (`[Event "x" 1. e4 *`: the movetext
+    /// and its marker follow on the same line).
     fn bad_tag(&mut self, st: &mut GameState, at: usize, message: &str) {
-        // Tokenizing resumes right here, silently, to the end of the game.
         self.fail(st, at, message);
+        let data = self.data;
+        let rest = &data[at.min(data.len())..];
+        let line = &rest[..memchr2(b'\n', b'\r', rest).unwrap_or(rest.len())];
+        let mut quoted = false;
+        let mut i = 0;
+        while i < line.len() {
+            match line[i] {
+                b'\\' if quoted => i += 1,
+                b'"' => quoted = !quoted,
+                b']' if !quoted => {
+                    self.pos = at + i + 1;
+                    return;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        if memchr(b'"', line).is_some() {
+            self.pos = at + line.len();
+        }
     }
 
     fn comment<V: Visitor>(&mut self, v: &mut V, st: &mut GameState, wants_comments: bool) {

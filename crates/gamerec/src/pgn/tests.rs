@@ -699,3 +699,33 @@ fn en_passant_mark_written_apart_is_skipped() {
         assert_eq!(games[0].tree.mainline_len(), 7, "{mark}");
     }
 }
+
+/// Issue 18: a bad byte in a tag line (`[Bl\0ack "B"]`) used to end the
+/// game there, so the rest of its tag section and its movetext were read as
+/// a third game of a two-game file.
+#[test]
+fn a_bad_byte_in_a_tag_line_is_an_error_inside_its_game() {
+    for bad in [
+        &b"[Bl\0ack \"B\"]"[..],
+        b"[Bl\x01ack \"B\"]",
+        b"[Bl\0ack \"B]x\"]",
+        b"[Bl\0ack \"B\"",
+        b"[Black\x01 \"B\"] [Round \"1\"]",
+    ] {
+        let mut text = b"[Event \"one\"]\n".to_vec();
+        text.extend_from_slice(bad);
+        text.extend_from_slice(b"\n[White \"W\"]\n\n1. e4 e5 1-0\n\n[Event \"two\"]\n\n1. d4 *\n");
+        let shown = String::from_utf8_lossy(bad);
+        let mut reader = SliceReader::new(&text);
+        while reader.read_game(&mut SkipAll).is_some() {}
+        assert_eq!(reader.games(), 2, "{shown:?}");
+        let (games, problems) = read_games(&text);
+        let errors: Vec<_> = problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .collect();
+        assert_eq!(errors.len(), 1, "{shown:?}: {problems:?}");
+        assert_eq!(games.len(), 1, "{shown:?}");
+        assert_eq!(games[0].tags.get("Event"), Some("two"), "{shown:?}");
+    }
+}

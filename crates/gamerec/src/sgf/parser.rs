@@ -5,6 +5,7 @@
 //! every value (knowing the game's `FF`, `GM`, `SZ` and `CA`) and checks
 //! each node. Nesting is tracked on an explicit stack, never by recursion.
 
+use crate::excerpt::excerpt;
 use encoding_rs::{Encoding, UTF_8};
 
 use super::charset::{self, FileDecoding};
@@ -496,7 +497,7 @@ impl<'a> Parser<'a> {
                     self.pos = end;
                     self.skip_space();
                     if self.pos >= len || src[self.pos] != b'[' {
-                        let name = String::from_utf8_lossy(&src[start..end]).into_owned();
+                        let name = excerpt(&src[start..end]);
                         self.diag(
                             Severity::Error,
                             start,
@@ -631,9 +632,7 @@ impl<'a> Parser<'a> {
     fn flush_junk(&mut self, junk_at: &mut Option<usize>) {
         if let Some(at) = junk_at.take() {
             let end = self.pos.min(self.src.len());
-            let text = String::from_utf8_lossy(&self.src[at..end])
-                .trim_end()
-                .to_string();
+            let text = excerpt(self.src[at..end].trim_ascii_end());
             self.diag(
                 Severity::Error,
                 at,
@@ -784,21 +783,23 @@ impl<'a> Parser<'a> {
         }
         let enc: Option<&'static Encoding> = match self.decoding {
             FileDecoding::Whole(_) => Some(UTF_8),
-            FileDecoding::PerGame => match &ca {
-                None => None,
-                Some((off, label)) => {
-                    let label_s = String::from_utf8_lossy(label);
-                    match charset::encoding_for_label(&label_s) {
-                        Some(e) => Some(e),
-                        None => {
-                            if !label_s.trim().is_empty() {
-                                self.diag(Severity::Warning, *off as usize, format!("unknown charset CA[{label_s}]: text read as UTF-8 or ISO-8859-1"));
+            FileDecoding::PerGame => {
+                match &ca {
+                    None => None,
+                    Some((off, label)) => {
+                        let label_s = String::from_utf8_lossy(label);
+                        match charset::encoding_for_label(&label_s) {
+                            Some(e) => Some(e),
+                            None => {
+                                if !label_s.trim().is_empty() {
+                                    self.diag(Severity::Warning, *off as usize, format!("unknown charset CA[{}]: text read as UTF-8 or ISO-8859-1", excerpt(label)));
+                                }
+                                None
                             }
-                            None
                         }
                     }
                 }
-            },
+            }
         };
         if info.ff == 4 {
             for i in std::mem::take(&mut self.lowercase_ids) {
@@ -887,7 +888,7 @@ impl<'a> Parser<'a> {
         }
         let t = trim(raw);
         let invalid = |this: &mut Self, ctx: &mut TypeCtx, what: &str| -> Value {
-            let shown = String::from_utf8_lossy(raw).into_owned();
+            let shown = excerpt(raw);
             let n = name(&this.coll);
             this.diag(
                 bad_sev,
@@ -897,6 +898,14 @@ impl<'a> Parser<'a> {
             Value::Raw(this.push_raw(raw, ctx))
         };
         match vt {
+            // The charset's own name is read before decoding (it is ASCII):
+            // `CA[UTF-16LE]` must not be decoded as UTF-16.
+            ValueType::Text | ValueType::SimpleText if prop == Prop::CA => {
+                let enc = ctx.enc.take();
+                let value = self.push_text(raw, true, ctx);
+                ctx.enc = enc;
+                Value::Text(value)
+            }
             ValueType::Text | ValueType::SimpleText => {
                 Value::Text(self.push_text(raw, vt == ValueType::SimpleText, ctx))
             }
@@ -1146,7 +1155,7 @@ impl<'a> Parser<'a> {
                         msgs.push((
                             Severity::Error,
                             p.offset,
-                            format!("property {name} appears twice in one node"),
+                            format!("property {} appears twice in one node", excerpt(name)),
                         ));
                     } else {
                         seen_unknown.push(name);
@@ -1154,7 +1163,7 @@ impl<'a> Parser<'a> {
                     msgs.push((
                         Severity::Warning,
                         p.offset,
-                        format!("unknown property {name} (kept)"),
+                        format!("unknown property {} (kept)", excerpt(name)),
                     ));
                     continue;
                 }

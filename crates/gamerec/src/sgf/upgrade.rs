@@ -154,7 +154,10 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                             None => {
                                 note(
                                     p.offset(),
-                                    format!("DT[{text}] kept: not a recognisable date"),
+                                    format!(
+                                        "DT[{}] kept: not a recognisable date",
+                                        crate::excerpt::excerpt(&text)
+                                    ),
                                 );
                                 props.push((Prop::DT, String::new(), vals));
                             }
@@ -170,7 +173,10 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                             None => {
                                 note(
                                     p.offset(),
-                                    format!("RE[{text}] kept: not a recognisable result"),
+                                    format!(
+                                        "RE[{}] kept: not a recognisable result",
+                                        crate::excerpt::excerpt(&text)
+                                    ),
                                 );
                                 props.push((Prop::RE, String::new(), vals));
                             }
@@ -183,7 +189,13 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
                                 props.push((Prop::TM, String::new(), vec![Value::Real(secs)]))
                             }
                             None => {
-                                note(p.offset(), format!("TM[{text}] kept: not a time limit"));
+                                note(
+                                    p.offset(),
+                                    format!(
+                                        "TM[{}] kept: not a time limit",
+                                        crate::excerpt::excerpt(&text)
+                                    ),
+                                );
                                 let raw = new.intern(&escape_raw(&text));
                                 props.push((Prop::TM, String::new(), vec![Value::Raw(raw)]));
                             }

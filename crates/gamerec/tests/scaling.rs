@@ -1,0 +1,312 @@
+//! Issue 18 item 2: every reader, writer and conversion works in time
+//! linear in its input, game length and variation depth included.
+//!
+//! Work is counted, not timed: the steps of the move tree's walks
+//! (`gamerec::work`: paths to the root, pre-order and main-line walks) plus
+//! what this test binary's allocator sees on the thread (each allocation,
+//! and the bytes of each new one; a buffer growing in place counts one step,
+//! so the rounding of its capacity to a power of two does not blur the
+//! measure). Each step doubles the input (25k, 50k, 100k plies; 3,125 to
+//! 100k nesting levels) and asserts the work at most doubles plus a
+//! constant. A walk or a copy per element (a path per node, a whole-tree
+//! copy per move) makes it grow four-fold: `epd::convert` built the path to
+//! the root for each variation node, and searched the main line for each
+//! node.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use gamerec::chessbase::{read_cbf, write_cbf};
+use gamerec::epd::convert::{GameToEpd, game_to_records};
+use gamerec::model::{Game, MoveTree, NodeId, Ply, PlyMove};
+use gamerec::pgc::{read_pgc, write_pgc};
+use gamerec::pgn::writer::export_string;
+use gamerec::pgn::{WriteOptions, read_games, write_game_json};
+use gamerec::san::write_san;
+use gamerec::sgf;
+use shakmaty::{Chess, Position, Square};
+
+struct Counting;
+
+thread_local! {
+    static WORK: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Work charged per allocation on top of its bytes.
+const PER_ALLOCATION: u64 = 64;
+
+fn charge(bytes: usize) {
+    let _ = WORK.try_with(|w| w.set(w.get() + bytes as u64 + PER_ALLOCATION));
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the
+// counter only adds to a thread-local integer, which does not allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        charge(layout.size());
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        charge(layout.size());
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        charge(0);
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The work `f` does on this thread.
+fn work<T>(f: impl FnOnce() -> T) -> u64 {
+    let total = || WORK.with(Cell::get) + gamerec::work::steps();
+    let before = total();
+    let out = f();
+    let after = total();
+    drop(out);
+    after - before
+}
+
+/// Fixed cost any run may have on top of its proportional work.
+const CONSTANT: u64 = 1 << 16;
+
+/// Runs `run` on `make(n)` for each size and checks that from one size to
+/// the next the work grows at most in proportion (with 1/16 slack) plus
+/// [`CONSTANT`].
+fn assert_linear<I>(what: &str, sizes: &[usize], make: impl Fn(usize) -> I, run: impl Fn(&I)) {
+    let mut last: Option<(usize, u64)> = None;
+    let mut seen = Vec::new();
+    for &n in sizes {
+        let input = make(n);
+        let w = work(|| run(&input));
+        seen.push((n, w));
+        if let Some((m, prev)) = last {
+            let allowed = (prev as f64 * n as f64 / m as f64 * 1.0625) as u64 + CONSTANT;
+            assert!(
+                w <= allowed,
+                "{what}: work {seen:?} is not linear ({w} > {allowed} at {n})"
+            );
+        }
+        last = Some((n, w));
+    }
+}
+
+const PLIES: &[usize] = &[25_000, 50_000, 100_000];
+const NESTING: &[usize] = &[3_125, 6_250, 12_500, 25_000, 50_000, 100_000];
+
+fn ply(pos: &Chess, from: Square, to: Square) -> Ply {
+    let mv = pos
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.from() == Some(from) && m.to() == to)
+        .expect("a knight move");
+    let san = write_san(pos, PlyMove::Move(mv));
+    Ply {
+        mv: PlyMove::Move(mv),
+        san,
+        written: None,
+    }
+}
+
+/// The knights' shuffle Nf3 Nf6 Ng1 Ng8, legal forever.
+const SHUFFLE: [(Square, Square); 4] = [
+    (Square::G1, Square::F3),
+    (Square::G8, Square::F6),
+    (Square::F3, Square::G1),
+    (Square::F6, Square::G8),
+];
+/// Another move in the same positions (the queen's knights).
+const OTHER: [(Square, Square); 4] = [
+    (Square::B1, Square::C3),
+    (Square::B8, Square::C6),
+    (Square::B1, Square::A3),
+    (Square::B8, Square::A6),
+];
+
+fn tagged(tree: MoveTree) -> Game {
+    let mut game = Game::new();
+    for (name, value) in gamerec::pgn::writer::SEVEN_TAG_ROSTER {
+        game.tags.push(name, value);
+    }
+    game.tree = tree;
+    game
+}
+
+/// A game of `n` main-line plies.
+fn long_game(n: usize) -> Game {
+    let mut tree = MoveTree::new();
+    let mut pos = Chess::default();
+    let mut cur = NodeId::ROOT;
+    for i in 0..n {
+        let (from, to) = SHUFFLE[i % 4];
+        let p = ply(&pos, from, to);
+        pos.play_unchecked(match p.mv {
+            PlyMove::Move(m) => m,
+            PlyMove::Null => unreachable!(),
+        });
+        cur = tree.add_child(cur, p);
+    }
+    tagged(tree)
+}
+
+/// A game whose variations nest `n` deep: each ply has a one-move main line
+/// and a variation that holds everything after it.
+fn deep_game(n: usize) -> Game {
+    let mut tree = MoveTree::new();
+    let mut pos = Chess::default();
+    let mut cur = NodeId::ROOT;
+    for i in 0..n {
+        let (from, to) = OTHER[i % 4];
+        tree.add_child(cur, ply(&pos, from, to));
+        let (from, to) = SHUFFLE[i % 4];
+        let p = ply(&pos, from, to);
+        if let PlyMove::Move(m) = p.mv {
+            pos.play_unchecked(m);
+        }
+        cur = tree.add_child(cur, p);
+    }
+    tagged(tree)
+}
+
+fn pgn(game: &Game) -> String {
+    export_string(game, &WriteOptions::default())
+}
+
+#[test]
+fn pgn_reading_is_linear() {
+    let text = |g: Game| pgn(&g);
+    assert_linear(
+        "PGN read, plies",
+        PLIES,
+        |n| text(long_game(n)),
+        |t| {
+            assert_eq!(read_games(t.as_bytes()).0.len(), 1);
+        },
+    );
+    assert_linear(
+        "PGN read, nesting",
+        NESTING,
+        |n| text(deep_game(n)),
+        |t| {
+            assert_eq!(read_games(t.as_bytes()).0.len(), 1);
+        },
+    );
+}
+
+#[test]
+fn pgn_and_json_writing_are_linear() {
+    for (what, sizes, make) in [
+        ("plies", PLIES, long_game as fn(usize) -> Game),
+        ("nesting", NESTING, deep_game),
+    ] {
+        assert_linear(&format!("PGN write, {what}"), sizes, make, |g| {
+            pgn(g);
+        });
+        assert_linear(&format!("JSON write, {what}"), sizes, make, |g| {
+            let mut out = String::new();
+            write_game_json(g, &gamerec::pgn::json::no_commands, &mut out);
+        });
+    }
+}
+
+#[test]
+fn epd_conversion_is_linear() {
+    let opts = GameToEpd {
+        variations: true,
+        tags_as_ptp: false,
+    };
+    for (what, sizes, make) in [
+        ("plies", PLIES, long_game as fn(usize) -> Game),
+        ("nesting", NESTING, deep_game),
+    ] {
+        assert_linear(&format!("EPD convert, {what}"), sizes, make, |g| {
+            game_to_records(g, &opts);
+        });
+    }
+}
+
+#[test]
+fn pgc_reading_and_writing_are_linear() {
+    for (what, sizes, make) in [
+        ("plies", PLIES, long_game as fn(usize) -> Game),
+        ("nesting", NESTING, deep_game),
+    ] {
+        assert_linear(&format!("PGC write, {what}"), sizes, make, |g| {
+            write_pgc(std::slice::from_ref(g));
+        });
+        let bytes = |n| write_pgc(&[make(n)]).0;
+        assert_linear(&format!("PGC read, {what}"), sizes, bytes, |b| {
+            assert_eq!(read_pgc(b).games.len(), 1);
+        });
+    }
+}
+
+/// A CBF game holds at most 65,535 bytes of moves: the largest doublings
+/// that fit.
+const CBF_PLIES: &[usize] = &[12_500, 25_000, 50_000];
+const CBF_NESTING: &[usize] = &[1_600, 3_200, 6_400, 12_800];
+
+#[test]
+fn cbf_reading_and_writing_are_linear() {
+    for (what, sizes, make) in [
+        ("plies", CBF_PLIES, long_game as fn(usize) -> Game),
+        ("nesting", CBF_NESTING, deep_game),
+    ] {
+        assert_linear(&format!("CBF write, {what}"), sizes, make, |g| {
+            write_cbf(std::slice::from_ref(g));
+        });
+        let files = |n| write_cbf(&[make(n)]);
+        assert_linear(&format!("CBF read, {what}"), sizes, files, |f| {
+            assert_eq!(read_cbf(&f.cbi, &f.cbf).games.len(), 1);
+        });
+    }
+}
+
+fn sgf_long(n: usize) -> String {
+    let mut s = String::from("(;GM[1]FF[4]SZ[19]");
+    for i in 0..n {
+        let c = if i % 2 == 0 { 'B' } else { 'W' };
+        let x = (b'a' + (i % 19) as u8) as char;
+        let y = (b'a' + (i / 19 % 19) as u8) as char;
+        s.push_str(&format!(";{c}[{x}{y}]"));
+    }
+    s.push(')');
+    s
+}
+
+fn sgf_deep(n: usize) -> String {
+    let mut s = String::from("(;GM[1]FF[4]SZ[19]");
+    for i in 0..n {
+        let c = if i % 2 == 0 { 'B' } else { 'W' };
+        s.push_str(&format!("(;{c}[aa])(;{c}[bb]"));
+    }
+    s.push_str(&")".repeat(n + 1));
+    s
+}
+
+#[test]
+fn sgf_parsing_and_writing_are_linear() {
+    let opts = sgf::ParseOptions::default();
+    for (what, sizes, make) in [
+        ("nodes", PLIES, sgf_long as fn(usize) -> String),
+        ("nesting", NESTING, sgf_deep),
+    ] {
+        assert_linear(&format!("SGF parse, {what}"), sizes, make, |t| {
+            let p = sgf::parse(t.as_bytes(), &opts);
+            assert_eq!(p.collection.roots.len(), 1);
+        });
+        let parsed = |n: usize| sgf::parse(make(n).as_bytes(), &opts).collection;
+        assert_linear(&format!("SGF write, {what}"), sizes, parsed, |c| {
+            sgf::write_to_string(c, &sgf::WriteOptions::default());
+        });
+    }
+}
