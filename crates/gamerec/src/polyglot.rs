@@ -879,7 +879,7 @@ pub struct Book {
 impl Book {
     /// Reads a book's bytes.
     pub fn read(bytes: &[u8]) -> Result<Book, BookError> {
-        if bytes.len() % 16 != 0 {
+        if !bytes.len().is_multiple_of(16) {
             return Err(BookError { len: bytes.len() });
         }
         let mut entries: Vec<Entry> = bytes
