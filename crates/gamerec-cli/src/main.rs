@@ -120,7 +120,7 @@ enum Command {
     /// Connect an engine to an Argus referee as a client.
     Bridge(referee_cmd::BridgeArgs),
     /// Play a match between two engines through a local referee.
-    Match(referee_cmd::MatchArgs),
+    Match(Box<referee_cmd::MatchArgs>),
 }
 
 #[derive(Subcommand)]
@@ -154,7 +154,7 @@ fn main() -> ExitCode {
         Command::Report(a) => engine_cmd::run_report(a),
         Command::Referee(args) => Ok(referee_cmd::referee(args)),
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
-        Command::Match(args) => Ok(referee_cmd::run_match(args)),
+        Command::Match(args) => Ok(referee_cmd::run_match(*args)),
     };
     finish(result)
 }

@@ -321,9 +321,10 @@ where
                 let offered = record.has("draw_offer");
                 let (start, moves, limits) =
                     (game.start.clone(), game.moves.clone(), game.limits(depth));
-                let (e, chosen) = run_blocking(engine, move |e| {
+                let (e, (chosen, info)) = run_blocking(engine, move |e| {
                     e.set_position(&start, &moves)?;
-                    Ok(e.go(&limits, &mut |_| {})?.best_move)
+                    let result = e.go(&limits, &mut |_| {})?;
+                    Ok((result.best_move, result.info))
                 })
                 .await?;
                 engine = e;
@@ -340,6 +341,20 @@ where
                             reply.set(Operation::flag(Opcode::DrawClaim));
                         }
                         reply.set(sm);
+                        // The search's result travels with the move (EPD
+                        // ce/acd/acn) for adjudication and PGN comments.
+                        if let Some(score) = info.score {
+                            reply.set(Operation::integer(Opcode::Ce, i64::from(score.to_ce())));
+                        }
+                        if let Some(depth) = info.depth {
+                            reply.set(Operation::new(
+                                Opcode::Other("acd".into()),
+                                vec![Operand::Raw(depth.to_string())],
+                            ));
+                        }
+                        if let Some(nodes) = info.nodes.and_then(|n| i64::try_from(n).ok()) {
+                            reply.set(Operation::integer(Opcode::Acn, nodes));
+                        }
                         summary.moves += 1;
                     }
                     None => {

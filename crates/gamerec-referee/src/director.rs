@@ -28,11 +28,11 @@ use crate::bridge::{EnginePlayer, run_bridge};
 use crate::clock::Clocks;
 use crate::conn::handle_client;
 use crate::event::{EventConfig, EventError};
-use crate::export::game_pgn;
-use crate::game::{Ending, GameState, Outcome, epd_fields};
+use crate::export::game_pgn_with;
+use crate::game::{Ending, EngineReport, GameState, Outcome, epd_fields};
 use crate::lobby::Lobby;
 use crate::log::EventLog;
-use crate::runner::{GameContext, GameSpec, RunEnd, Stop, run_game};
+use crate::runner::{Adjudicator, GameContext, GameSpec, Hook, RunEnd, Stop, run_game};
 use crate::standings::{Standings, Table};
 
 /// One move as persisted.
@@ -42,6 +42,10 @@ pub struct SavedMove {
     pub san: String,
     /// Milliseconds the mover used.
     pub ms: u64,
+    /// What the mover's engine reported (`ce`, `depth`, `nodes`; absent
+    /// when not reported).
+    #[serde(flatten)]
+    pub engine: EngineReport,
 }
 
 /// A game as persisted in `state/game-NNNN.json`.
@@ -255,6 +259,7 @@ fn save(dir: &Path, spec: &GameSpec, state: &GameState) {
             .map(|p| SavedMove {
                 san: p.san.clone(),
                 ms: p.elapsed.as_millis() as u64,
+                engine: p.engine,
             })
             .collect(),
         ending: state.ending().cloned(),
@@ -292,6 +297,7 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
                 state
                     .replay_move(&m.san, Duration::from_millis(m.ms))
                     .map_err(|e| EventError(format!("state of game {}: {e}", spec.number)))?;
+                state.annotate_last(m.engine);
             }
             if let Some(e) = &saved.ending {
                 state.end(e.outcome, e.termination, &e.reason);
@@ -316,6 +322,7 @@ struct Records {
     total: u32,
     players: Vec<String>,
     finished: BTreeMap<u32, (GameSpec, GameState)>,
+    engine_data: bool,
 }
 
 impl Records {
@@ -339,7 +346,7 @@ impl Records {
     fn write(&self) -> Standings {
         let mut pgn = String::new();
         for (spec, state) in self.finished.values() {
-            pgn.push_str(&game_pgn(spec, state));
+            pgn.push_str(&game_pgn_with(spec, state, self.engine_data));
         }
         let _ = write_atomic(&self.dir.join("games.pgn"), pgn.as_bytes());
         let standings = self.standings();
@@ -354,6 +361,30 @@ impl Records {
     }
 }
 
+/// What a match runner (`crate::tester`) plugs into an event.
+#[derive(Clone, Default)]
+pub struct EventHooks {
+    /// The games to play, instead of the event file's schedule.
+    pub schedule: Option<Vec<GameSpec>>,
+    /// Called with each game as it starts, after every move and at its end.
+    pub observer: Option<Hook>,
+    /// Adjudication rules, checked after every move.
+    pub adjudicator: Option<Adjudicator>,
+    /// Whether `games.pgn` carries each move's engine data (`[%eval]`, nodes).
+    pub engine_data: bool,
+}
+
+impl std::fmt::Debug for EventHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventHooks")
+            .field("schedule", &self.schedule.as_ref().map(Vec::len))
+            .field("observer", &self.observer.is_some())
+            .field("adjudicator", &self.adjudicator.is_some())
+            .field("engine_data", &self.engine_data)
+            .finish()
+    }
+}
+
 /// Runs `config` with its event directory `dir` (created if missing), taking
 /// remote clients on `listener` (if any). Returns when every game has a
 /// result, or when `cancel` fires or the supervisor quits (unfinished games
@@ -364,6 +395,28 @@ pub async fn run_event(
     listener: Option<TcpListener>,
     options: RunOptions,
     cancel: CancellationToken,
+    console: Option<mpsc::Receiver<Command>>,
+) -> Result<EventSummary, EventError> {
+    run_event_with(
+        config,
+        dir,
+        listener,
+        options,
+        EventHooks::default(),
+        cancel,
+        console,
+    )
+    .await
+}
+
+/// [`run_event`] with a match runner's hooks.
+pub async fn run_event_with(
+    config: &EventConfig,
+    dir: &Path,
+    listener: Option<TcpListener>,
+    options: RunOptions,
+    hooks: EventHooks,
+    cancel: CancellationToken,
     mut console: Option<mpsc::Receiver<Command>>,
 ) -> Result<EventSummary, EventError> {
     let live = options.live.clone();
@@ -371,7 +424,10 @@ pub async fn run_event(
     let io = |e: std::io::Error| EventError(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir.join("state")).map_err(io)?;
     let log = EventLog::open(&dir.join("log.txt"), options.echo_log).map_err(io)?;
-    let specs = config.schedule(base)?;
+    let specs = match hooks.schedule {
+        Some(specs) => specs,
+        None => config.schedule(base)?,
+    };
     let timing = config.timing()?;
     let concurrency = options
         .concurrency
@@ -385,6 +441,7 @@ pub async fn run_event(
         total: specs.len() as u32,
         players: config.players.iter().map(|p| p.name.clone()).collect(),
         finished: BTreeMap::new(),
+        engine_data: hooks.engine_data,
     };
     let mut pending = Vec::new();
     for spec in &specs {
@@ -467,6 +524,7 @@ pub async fn run_event(
     let records = Arc::new(Mutex::new(records));
     let dir_owned = dir.to_owned();
     let live_hook = live.clone();
+    let observer = hooks.observer.clone();
     let ctx = GameContext {
         lobby: lobby.clone(),
         timing,
@@ -474,7 +532,11 @@ pub async fn run_event(
         hook: Arc::new(move |spec, state| {
             save(&dir_owned, spec, state);
             live_hook.update(spec, state);
+            if let Some(observe) = &observer {
+                observe(spec, state);
+            }
         }),
+        adjudicator: hooks.adjudicator.clone(),
     };
     let slots = Arc::new(Semaphore::new(concurrency));
     let (paused_tx, paused_rx) = watch::channel(false);

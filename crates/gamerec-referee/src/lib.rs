@@ -23,4 +23,5 @@ pub mod server;
 pub mod spectator;
 pub mod standings;
 pub mod stats;
+pub mod tester;
 pub mod wire;

@@ -108,6 +108,11 @@ pub enum Stop {
 /// Called with the game after it starts, after every move and at its end.
 pub type Hook = Arc<dyn Fn(&GameSpec, &GameState) + Send + Sync>;
 
+/// Decides after each move whether a game ends early (a match's
+/// adjudication rules): the outcome and the reason, or `None` to play on.
+pub type Adjudicator =
+    Arc<dyn Fn(&GameSpec, &GameState) -> Option<(Outcome, String)> + Send + Sync>;
+
 /// What a game needs from the event.
 #[derive(Clone)]
 pub struct GameContext {
@@ -119,6 +124,8 @@ pub struct GameContext {
     pub log: EventLog,
     /// Progress callback.
     pub hook: Hook,
+    /// Adjudication, checked after every move (before the next `respond`).
+    pub adjudicator: Option<Adjudicator>,
 }
 
 /// How `run_game` returned.
@@ -349,6 +356,13 @@ pub async fn run_game(
                     let step = state.apply_reply(&record, at.saturating_duration_since(started));
                     if step == Step::Moved {
                         sent_at = None;
+                        if let Some((outcome, reason)) = ctx
+                            .adjudicator
+                            .as_ref()
+                            .and_then(|judge| judge(spec, &state))
+                        {
+                            state.end(outcome, Termination::Adjudication, &reason);
+                        }
                     }
                     (ctx.hook)(spec, &state);
                 }
