@@ -442,6 +442,9 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
     if let Err(e) = written {
         return fail(e);
     }
+    if let Ok(standings) = std::fs::read_to_string(outcome.dir.join("standings.txt")) {
+        eprint!("{standings}");
+    }
     eprint!("{}", outcome.report);
     if outcome.complete() {
         ExitCode::SUCCESS

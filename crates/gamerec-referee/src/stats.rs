@@ -16,13 +16,15 @@
 //!   `k = √2` for pairs (a pair's variance is half of two games'); its error
 //!   is `z / (k √n) · 800 / ln 10`.
 //! - LOS `= Φ((s - 1/2) / √(v/n))`.
-//! - SPRT log-likelihood ratio, normal approximation of the GSPRT:
-//!   logistic model `LLR = n (s1 - s0)(2s - s0 - s1) / (2v)` with
-//!   `s_i = 1 / (1 + 10^(-elo_i/400))`; normalized model
-//!   `LLR = n (t1 - t0)(2t - t0 - t1) / 2` with `t = (s - 1/2)/√v` and
-//!   `t_i = k · elo_i / (800 / ln 10)`. For the LLR, a count of 0 is taken
-//!   as 0.001 (so all-draw or all-win samples give a finite, decisive
-//!   LLR). Bounds: `ln(β / (1 - α))` and `ln((1 - β) / α)`.
+//! - SPRT: the generalized SPRT's log-likelihood ratio
+//!   `LLR = n Σ o_i ln(p1_i / p0_i)` where `o` is the observed distribution
+//!   and `p0`, `p1` the maximum-likelihood distributions under H0 and H1:
+//!   logistic model, expected score `s_i = 1 / (1 + 10^(-elo_i/400))`
+//!   (Van den Bergh, "Comments on Normalized Elo", proposition 1.1);
+//!   normalized model, `(μ - 1/2)/σ = t_i` with `t_i = k · elo_i / (800 /
+//!   ln 10)` (section 4.1, its fixed-point iteration). A count of 0 is taken as
+//!   0.001 (so all-draw or all-win samples are defined). Bounds:
+//!   `ln(β / (1 - α))` and `ln((1 - β) / α)`.
 //!
 //! Degenerate samples are defined, not NaN: with `v = 0` the Elo error and
 //! nElo error are 0, nElo is 0 at `s = 1/2` and ±∞ otherwise, LOS is 1, 1/2
@@ -213,6 +215,88 @@ pub fn erfc(x: f64) -> f64 {
     (-x * x).exp() / std::f64::consts::PI.sqrt() / f
 }
 
+/// The root of `Σ o_i φ_i / (1 + θ φ_i) = 0` for θ between `-1/max φ` and
+/// `-1/min φ` (the sum falls from +∞ to -∞ there), by bisection to the
+/// last bit. `None` when φ does not change sign.
+fn solve_theta(observed: &[f64], phi: &[f64]) -> Option<f64> {
+    let max = phi.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = phi.iter().copied().fold(f64::INFINITY, f64::min);
+    if !(max > 0.0 && min < 0.0) {
+        return None;
+    }
+    let f = |theta: f64| -> f64 {
+        observed
+            .iter()
+            .zip(phi)
+            .map(|(o, p)| o * p / (1.0 + theta * p))
+            .sum()
+    };
+    let (mut lo, mut hi) = (-1.0 / max, -1.0 / min);
+    for _ in 0..2000 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(0.5 * (lo + hi))
+}
+
+/// The distribution closest (maximum likelihood) to the observed one with
+/// expected score `s` (Van den Bergh, "Comments on Normalized Elo", prop. 1.1).
+fn mle_logistic(scores: &[f64], observed: &[f64], s: f64) -> Vec<f64> {
+    let phi: Vec<f64> = scores.iter().map(|a| a - s).collect();
+    match solve_theta(observed, &phi) {
+        Some(theta) => observed
+            .iter()
+            .zip(&phi)
+            .map(|(o, p)| o / (1.0 + theta * p))
+            .collect(),
+        None => observed.to_vec(),
+    }
+}
+
+/// The distribution closest (maximum likelihood) to the observed one with
+/// normalized score `(μ - 1/2) / σ = t` (same paper, section 4.1): the
+/// fixed point of `p_i = o_i / (1 + θ φ_i)` with
+/// `φ_i = a_i - 1/2 - t σ (1 + ((a_i - μ)/σ)²) / 2`, from the uniform distribution.
+fn mle_normalized(scores: &[f64], observed: &[f64], t: f64) -> Vec<f64> {
+    let mut p = vec![1.0 / scores.len() as f64; scores.len()];
+    for _ in 0..10_000 {
+        let mu: f64 = scores.iter().zip(&p).map(|(a, q)| a * q).sum();
+        let var: f64 = scores
+            .iter()
+            .zip(&p)
+            .map(|(a, q)| q * (a - mu) * (a - mu))
+            .sum();
+        let sigma = var.sqrt();
+        let phi: Vec<f64> = scores
+            .iter()
+            .map(|a| {
+                let z = (a - mu) / sigma;
+                a - 0.5 - 0.5 * t * sigma * (1.0 + z * z)
+            })
+            .collect();
+        let Some(theta) = solve_theta(observed, &phi) else {
+            return observed.to_vec();
+        };
+        let mut change: f64 = 0.0;
+        for ((q, o), f) in p.iter_mut().zip(observed).zip(&phi) {
+            let next = o / (1.0 + theta * f);
+            change = change.max((next - *q).abs());
+            *q = next;
+        }
+        if change < 1e-14 {
+            break;
+        }
+    }
+    p
+}
+
 /// Point estimates with their 95% intervals.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
@@ -379,18 +463,24 @@ impl Sprt {
             .iter()
             .map(|&(a, c)| (a, if c == 0.0 { LLR_ZERO_COUNT } else { c }))
             .collect();
-        let (n, s, v) = moments(&regular);
-        match self.model {
-            EloModel::Logistic => {
-                let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
-                n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * v)
-            }
-            EloModel::Normalized => {
-                let (t0, t1) = (k * self.elo0 / NELO_SCALE, k * self.elo1 / NELO_SCALE);
-                let t = (s - 0.5) / v.sqrt();
-                n * (t1 - t0) * (2.0 * t - t0 - t1) / 2.0
-            }
-        }
+        let n: f64 = regular.iter().map(|(_, c)| c).sum();
+        let scores: Vec<f64> = regular.iter().map(|(a, _)| *a).collect();
+        let observed: Vec<f64> = regular.iter().map(|(_, c)| c / n).collect();
+        let (p0, p1) = match self.model {
+            EloModel::Logistic => (
+                mle_logistic(&scores, &observed, score_of_elo(self.elo0)),
+                mle_logistic(&scores, &observed, score_of_elo(self.elo1)),
+            ),
+            EloModel::Normalized => (
+                mle_normalized(&scores, &observed, k * self.elo0 / NELO_SCALE),
+                mle_normalized(&scores, &observed, k * self.elo1 / NELO_SCALE),
+            ),
+        };
+        n * observed
+            .iter()
+            .zip(p0.iter().zip(&p1))
+            .map(|(o, (a, b))| o * (b.ln() - a.ln()))
+            .sum::<f64>()
     }
 
     /// The LLR of game results.

@@ -113,7 +113,7 @@ fn sprt_decides_clear_samples() {
     assert_eq!(sprt.decide(sprt.llr_pentanomial(&weak)), SprtDecision::H0);
     assert_eq!(sprt.llr_pentanomial(&Pentanomial::default()), 0.0);
     let all_wins = Trinomial {
-        wins: 60,
+        wins: 200,
         draws: 0,
         losses: 0,
     };

@@ -1,6 +1,7 @@
 """Reference values for crates/gamerec-referee/src/stats.rs, written from
-the published formulas (M. Van den Bergh, "Comments on Normalized Elo";
-"A practical introduction to the GSPRT"), independently of the Rust code.
+the published formulas (M. Van den Bergh, "Comments on Normalized Elo":
+the maximum-likelihood distributions of proposition 1.1 and section 4.1
+for the generalized SPRT), independently of the Rust code.
 
 Prints one line per case:
     tri W D L key=value ...
@@ -44,6 +45,43 @@ def elo(s):
     return -400 * math.log10(1 / s - 1)
 
 
+def theta_root(obs, phi):
+    """Root of sum(o*f/(1+x*f)) on (-1/max f, -1/min f), by bisection."""
+    lo, hi = -1 / max(phi), -1 / min(phi)
+    for _ in range(2000):
+        mid = (lo + hi) / 2
+        if mid <= lo or mid >= hi:
+            break
+        if sum(o * f / (1 + mid * f) for o, f in zip(obs, phi)) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def mle_logistic(scores, obs, s):
+    """Van den Bergh, Comments on Normalized Elo, proposition 1.1."""
+    phi = [a - s for a in scores]
+    th = theta_root(obs, phi)
+    return [o / (1 + th * f) for o, f in zip(obs, phi)]
+
+
+def mle_normalized(scores, obs, t):
+    """Same paper, section 4.1: fixed point from the uniform distribution."""
+    p = [1 / len(scores)] * len(scores)
+    for _ in range(10000):
+        mu = sum(a * q for a, q in zip(scores, p))
+        sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(scores, p)))
+        phi = [a - 0.5 - t * sigma * (1 + ((a - mu) / sigma) ** 2) / 2 for a in scores]
+        th = theta_root(obs, phi)
+        new = [o / (1 + th * f) for o, f in zip(obs, phi)]
+        change = max(abs(x - y) for x, y in zip(new, p))
+        p = new
+        if change < 1e-14:
+            break
+    return p
+
+
 def values(scores, counts, k):
     n, s, v = stats(scores, counts)
     out = {"score": s, "elo": elo(s)}
@@ -59,15 +97,14 @@ def values(scores, counts, k):
         out["nelo_error"] = Z / (k * math.sqrt(n)) * NELO
         out["los"] = NormalDist().cdf((s - 0.5) / se)
     reg = [c if c else 1e-3 for c in counts]
-    n, s, v = stats(scores, reg)
+    n = sum(reg)
+    obs = [c / n for c in reg]
     for model, e0, e1, a, b in SPRTS:
         if model == "logistic":
-            s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (e0, e1))
-            llr = n * (s1 - s0) * (2 * s - s0 - s1) / (2 * v)
+            p0, p1 = (mle_logistic(scores, obs, 1 / (1 + 10 ** (-e / 400))) for e in (e0, e1))
         else:
-            t0, t1 = (k * e / NELO for e in (e0, e1))
-            t = (s - 0.5) / math.sqrt(v)
-            llr = n * (t1 - t0) * (2 * t - t0 - t1) / 2
+            p0, p1 = (mle_normalized(scores, obs, k * e / NELO) for e in (e0, e1))
+        llr = n * sum(o * (math.log(y) - math.log(x)) for o, x, y in zip(obs, p0, p1))
         out[f"llr:{model}:{e0}:{e1}:{a}:{b}"] = llr
     return out
 
