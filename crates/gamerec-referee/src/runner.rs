@@ -246,6 +246,7 @@ pub async fn run_game(
 
     let mut gone_since: [Option<Instant>; 2] = [None, None];
     let mut sent_at: Option<Instant> = None;
+    let mut mover_answered = false;
     while state.ending().is_none() {
         let mover = state.turn();
         if sent_at.is_none() {
@@ -274,6 +275,11 @@ pub async fn run_game(
                 () = sleep_until(deadline) => Event::Deadline,
                 _ = wait_stop(&mut stop) => Event::Stop,
             }
+        };
+        mover_answered = match &event {
+            Event::In(c, Inbound::Record(r, _)) => *c == mover && refreq(r) == Some("reply"),
+            Event::In(c, Inbound::IllegalMove { .. } | Inbound::Malformed { .. }) => *c == mover,
+            _ => false,
         };
         match event {
             Event::Deadline => {
@@ -418,9 +424,49 @@ pub async fn run_game(
         send(seat, inform_record(spec, state.position(), result)).await;
         send(seat, finish(position_record(state.position()), "conclude")).await;
     }
+    // A player asked to move that had not answered when the game ended (its
+    // flag fell, the opponent left, ...) still owes that reply: its seat
+    // goes back to the lobby only once the late reply is in, so the reply
+    // cannot land in the player's next game.
+    let owing = (sent_at.is_some() && !mover_answered)
+        .then(|| seats[index(state.turn())].take())
+        .flatten();
     tokio::time::sleep(ctx.timing.conclude_delay).await;
     return_seats(&ctx.lobby, seats);
+    if let Some(seat) = owing {
+        tokio::spawn(release_after_late_reply(
+            seat,
+            ctx.lobby.clone(),
+            ctx.log.clone(),
+        ));
+    }
     RunEnd::Finished(state)
+}
+
+/// How long a seat that owes a reply is held before it is given up.
+const LATE_REPLY_WAIT: Duration = Duration::from_secs(60);
+
+async fn release_after_late_reply(mut seat: Seat, lobby: Arc<Lobby>, log: EventLog) {
+    let late_reply = async {
+        loop {
+            match seat.inbox.recv().await {
+                Some(Inbound::Record(r, _)) if refreq(&r) == Some("reply") => return true,
+                Some(Inbound::Closed) | None => return false,
+                Some(_) => {}
+            }
+        }
+    };
+    match tokio::time::timeout(LATE_REPLY_WAIT, late_reply).await {
+        Ok(true) => {
+            log.note(&format!("{}: late reply received and dropped", seat.name));
+            return_seats(&lobby, [Some(seat), None]);
+        }
+        Ok(false) => {}
+        Err(_) => log.note(&format!(
+            "{}: no reply after {LATE_REPLY_WAIT:?}; seat given up",
+            seat.name
+        )),
+    }
 }
 
 async fn wait_stop(stop: &mut watch::Receiver<Option<Stop>>) {
