@@ -426,3 +426,178 @@ fn max_moves_adjudication_in_a_round_robin() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A UCI wrapper around stockfish that, in its first process only (a
+/// marker file), crashes (`crash`) or stops answering (`stall`) at its
+/// fifth `go`. Its searches go to depth 6 (no clock management involved).
+fn faulty_engine(dir: &Path, stockfish: &Path, mode: &str) -> PathBuf {
+    let script = dir.join(format!("{mode}.sh"));
+    let marker = dir.join(format!("{mode}.first"));
+    let fault = if mode == "crash" {
+        "exit 3"
+    } else {
+        "sleep 30"
+    };
+    std::fs::write(
+        &script,
+        format!(
+            r#"#!/bin/bash
+faulty=0
+if [ ! -e "{marker}" ]; then touch "{marker}"; faulty=1; fi
+coproc SF {{ exec "{stockfish}"; }}
+exec 3<&"${{SF[0]}}" 4>&"${{SF[1]}}"
+cat <&3 &
+n=0
+while IFS= read -r line; do
+  case "$line" in
+    go*) n=$((n+1)); if [ $faulty = 1 ] && [ $n -ge 5 ]; then kill $SF_PID; {fault}; fi
+         line="go depth 6";;
+  esac
+  echo "$line" >&4
+  [ "$line" = quit ] && break
+done
+wait $SF_PID
+"#,
+            marker = marker.display(),
+            stockfish = stockfish.display(),
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// An engine that crashes loses that game (`abandoned`); one that stops
+/// answering loses it on time; either way its bridge restarts it and the
+/// match plays every other game normally.
+#[test]
+fn crashed_or_stalled_engine_loses_only_that_game_and_restarts() {
+    let Some(stockfish) = peer("stockfish") else {
+        return;
+    };
+    for (mode, termination) in [("crash", "abandoned"), ("stall", "time forfeit")] {
+        let dir = fresh_dir(mode);
+        let engine = faulty_engine(&dir, &stockfish, mode);
+        let jsonl = dir.join("events.jsonl");
+        let out = Command::new(BIN)
+            .arg("match")
+            .arg(format!("uci:{}|Skill Level=0", engine.display()))
+            .arg("builtin:1")
+            .args(["--names", "faulty,builtin", "--games", "4", "--tc", "3+0.1"])
+            .args(["--max-moves", "30", "--quiet", "--events"])
+            .arg(&jsonl)
+            .arg("--dir")
+            .arg(dir.join("run"))
+            .arg("-o")
+            .arg(dir.join("out.pgn"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{mode}: {stderr}");
+        let games = read_pgn(&dir.join("out.pgn"));
+        assert_eq!(games.len(), 4, "{mode}");
+        let first = &games[0];
+        assert_eq!(first.tags.get("Termination"), Some(termination), "{mode}");
+        assert_eq!(
+            first.tags.get("Result"),
+            Some("0-1"),
+            "{mode}: faulty had White"
+        );
+        assert_eq!(
+            first.tree.mainline().count(),
+            8,
+            "{mode}: fault at its fifth move"
+        );
+        for g in &games[1..] {
+            let t = g.tags.get("Termination").unwrap();
+            assert!(t == "normal" || t == "adjudication", "{mode}: {t}");
+        }
+        let restarts = events(&jsonl)
+            .iter()
+            .filter(|e| e["type"] == "engine_restart")
+            .count();
+        assert!(restarts >= 1, "{mode}: no engine_restart event");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Openings from a Polyglot book: every game starts from a position two
+/// book plies deep, both games of a pair from the same one.
+#[test]
+fn polyglot_book_openings_with_plies() {
+    use gamerec::polyglot::{encode_move, key};
+    use shakmaty::uci::UciMove;
+    use shakmaty::{Chess, Position};
+    let dir = fresh_dir("book");
+    let mut entries: Vec<(u64, u16, u16)> = Vec::new();
+    let mut add = |moves: &[&str], reply: &str, weight: u16| {
+        let mut pos = Chess::default();
+        for m in moves {
+            let mv = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(mv);
+        }
+        let mv = reply.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        entries.push((key(&pos), encode_move(&mv), weight));
+    };
+    add(&[], "e2e4", 10);
+    add(&[], "d2d4", 10);
+    add(&["e2e4"], "c7c5", 5);
+    add(&["d2d4"], "g8f6", 5);
+    entries.sort_unstable();
+    let mut bytes = Vec::new();
+    for (k, m, w) in entries {
+        bytes.extend(k.to_be_bytes());
+        bytes.extend(m.to_be_bytes());
+        bytes.extend(w.to_be_bytes());
+        bytes.extend(0u32.to_be_bytes());
+    }
+    let book = dir.join("book.bin");
+    std::fs::write(&book, bytes).unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "match",
+            "builtin:1",
+            "builtin:2",
+            "--games",
+            "8",
+            "--tc",
+            "60+1",
+        ])
+        .args([
+            "--max-moves",
+            "5",
+            "--openings-plies",
+            "2",
+            "--seed",
+            "3",
+            "--quiet",
+        ])
+        .arg("--openings")
+        .arg(&book)
+        .arg("--dir")
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let games = read_pgn(&dir.join("out.pgn"));
+    assert_eq!(games.len(), 8);
+    let sicilian = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2";
+    let indian = "rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 2";
+    let mut seen = BTreeSet::new();
+    for pair in games.chunks(2) {
+        let fen = pair[0].tags.get("FEN").unwrap();
+        assert_eq!(pair[1].tags.get("FEN"), Some(fen));
+        assert!(fen == sicilian || fen == indian, "{fen}");
+        seen.insert(fen.to_owned());
+    }
+    assert_eq!(
+        seen.len(),
+        2,
+        "both book lines are drawn over 4 pairs with seed 3"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

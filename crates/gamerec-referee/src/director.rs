@@ -542,7 +542,11 @@ pub async fn run_event_with(
     let (paused_tx, paused_rx) = watch::channel(false);
     let stops: Arc<Mutex<HashMap<u32, watch::Sender<Option<Stop>>>>> = Arc::default();
     let mut games = tokio::task::JoinSet::new();
-    for (spec, state) in pending {
+    // Games take their slots in schedule order (tasks are polled in any
+    // order): game i waits for its turn, then for a slot, then passes the turn.
+    let (turn_tx, turn_rx) = watch::channel(0usize);
+    let turn_tx = Arc::new(turn_tx);
+    for (i, (spec, state)) in pending.into_iter().enumerate() {
         let (stop_tx, stop_rx) = watch::channel(None);
         if let Ok(mut s) = stops.lock() {
             s.insert(spec.number, stop_tx);
@@ -551,11 +555,16 @@ pub async fn run_event_with(
             (ctx.clone(), slots.clone(), records.clone(), live.clone());
         let mut paused = paused_rx.clone();
         let mut stop_wait = stop_rx.clone();
+        let (mut turn, turn_tx) = (turn_rx.clone(), turn_tx.clone());
         games.spawn(async move {
             let _permit = tokio::select! {
-                p = slots.acquire_owned() => p.ok(),
+                p = async {
+                    let _ = turn.wait_for(|n| *n >= i).await;
+                    slots.acquire_owned().await.ok()
+                } => p,
                 _ = stop_wait.wait_for(|s| s.is_some()) => None,
             };
+            turn_tx.send_modify(|n| *n = (*n).max(i + 1));
             let _ = paused.wait_for(|p| !*p).await;
             if stop_rx.borrow().is_some() && _permit.is_none() {
                 return;
