@@ -321,6 +321,7 @@ where
                 let offered = record.has("draw_offer");
                 let (start, moves, limits) =
                     (game.start.clone(), game.moves.clone(), game.limits(depth));
+                let thinking = std::time::Instant::now();
                 let (e, (chosen, info)) = run_blocking(engine, move |e| {
                     e.set_position(&start, &moves)?;
                     let result = e.go(&limits, &mut |_| {})?;
@@ -328,6 +329,9 @@ where
                 })
                 .await?;
                 engine = e;
+                // Our own move is charged with the time we measured (the
+                // referee's `cc` has whole seconds only).
+                game.own.push_back(thinking.elapsed());
                 let mut reply = bare_record(&game.pos);
                 if offered {
                     reply.set(Operation::flag(Opcode::DrawReject));
