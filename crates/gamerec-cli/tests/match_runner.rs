@@ -601,3 +601,59 @@ fn polyglot_book_openings_with_plies() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--http`: the spectator page's `/state` shows the match's games while
+/// it runs.
+#[test]
+fn http_serves_the_spectator_state_during_a_match() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let dir = fresh_dir("http");
+    let mut child = Command::new(BIN)
+        .args([
+            "match",
+            "builtin:5",
+            "builtin:4",
+            "--games",
+            "2",
+            "--tc",
+            "60+1",
+        ])
+        .args(["--http", "127.0.0.1:0", "--quiet", "--dir"])
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let address = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| {
+            l.strip_prefix("match: spectator page at http://")
+                .map(|a| a.trim_end_matches('/').to_owned())
+        })
+        .expect("the spectator page's address on stderr");
+    let mut state = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let mut socket = std::net::TcpStream::connect(&address).unwrap();
+        socket
+            .write_all(b"GET /state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut response = String::new();
+        let _ = socket.read_to_string(&mut response);
+        if response.contains("\"white\":\"builtin:5\"") {
+            state = response;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(state.starts_with("HTTP/1.1 200"), "{state}");
+    assert!(state.contains("\"games\""), "{state}");
+    for _ in lines.by_ref() {}
+    assert!(child.wait().unwrap().success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
