@@ -939,6 +939,40 @@ mod tests {
     }
 
     #[test]
+    fn merged_reports_add_counts_and_mirror_reversed_pairings() {
+        let dir = std::env::temp_dir().join(format!("gamerec-merge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tally = |first: &str, second: &str, w, d, l, p: [u64; 5]| PairingTally {
+            first: first.into(),
+            second: second.into(),
+            trinomial: Trinomial {
+                wins: w,
+                draws: d,
+                losses: l,
+            },
+            pentanomial: Pentanomial(p),
+        };
+        let a = ReportFile::new("a", 10, &[tally("x", "y", 5, 3, 2, [0, 1, 2, 1, 1])], None);
+        let b = ReportFile::new("b", 6, &[tally("y", "x", 1, 1, 4, [2, 1, 0, 0, 0])], None);
+        let (pa, pb) = (dir.join("a.json"), dir.join("b.json"));
+        std::fs::write(&pa, a.to_json()).unwrap();
+        std::fs::write(&pb, b.to_json()).unwrap();
+        let (merged, sprt, scheduled) = merge_reports(&[pa, pb]).unwrap();
+        assert_eq!((merged.len(), sprt, scheduled), (1, None, 16));
+        assert_eq!(
+            merged[0].trinomial,
+            Trinomial {
+                wins: 9,
+                draws: 4,
+                losses: 3
+            }
+        );
+        assert_eq!(merged[0].pentanomial.0, [0, 1, 2, 2, 3]);
+        assert!(merge_reports(&[dir.join("missing.json")]).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn random_order_is_a_fixed_permutation() {
         let mut a = SplitMix64::new(7);
         let mut b = SplitMix64::new(7);
