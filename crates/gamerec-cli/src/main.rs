@@ -144,7 +144,7 @@ enum Command {
     /// Connect an engine to an Argus referee as a client.
     Bridge(referee_cmd::BridgeArgs),
     /// Play a match between two engines through a local referee.
-    Match(referee_cmd::MatchArgs),
+    Match(Box<referee_cmd::MatchArgs>),
     /// Draw a board as SVG (or PNG): a FEN, a PGN game at a ply, an SGF node.
     Svg(svg_cmd::SvgArgs),
     /// Write static viewer pages (board, moves, graphs) for PGN/SGF files.
@@ -194,7 +194,7 @@ fn main() -> ExitCode {
         Command::Find(args) => db_cmd::run_find(args),
         Command::Referee(args) => Ok(referee_cmd::referee(args)),
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
-        Command::Match(args) => Ok(referee_cmd::run_match(args)),
+        Command::Match(args) => Ok(referee_cmd::run_match(*args)),
         Command::Svg(args) => svg_cmd::run(args),
         Command::Html(args) => html_cmd::run(args),
     };

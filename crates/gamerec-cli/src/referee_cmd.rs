@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use gamerec_referee::app::{self, BridgeOptions, MatchOptions, ServeOptions};
+use gamerec_referee::app::{self, BridgeOptions, ServeOptions};
+use gamerec_referee::stats::{EloModel, Sprt};
+use gamerec_referee::tester::{
+    self, Adjudication, MatchConfig, MatchEngine, OpeningOrder, Openings, RunMatch, Tournament,
+};
 
 /// The referee's subcommands.
 #[derive(Subcommand, Debug)]
@@ -86,37 +90,97 @@ pub struct BridgeArgs {
 
 /// `gamerec match`.
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  \
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "Examples:\n  \
     gamerec match builtin builtin:2 --games 4 --tc 40/60+1 -o out.pgn\n  \
-    gamerec match 'uci:stockfish' xboard:fairymax --games 4 --tc 60+1 --openings book.epd\n\n\
-    Runs a referee on 127.0.0.1 and one bridge per engine; the PGN goes to --out (default stdout),\n\
-    the standings to stderr.")]
+    gamerec match uci:stockfish xboard:fairymax --games 20 --tc 5+0.05 --concurrency 2 -o out.pgn\n  \
+    gamerec match uci:./new uci:./base --games 20000 --tc 10+0.1 --concurrency 2 \\\n      \
+    --openings book.bin --openings-plies 8 --sprt 0 5 0.05 0.05 --dir run1 --events run1/events.jsonl\n  \
+    gamerec match uci:a uci:b uci:c --tournament gauntlet --games 10 --tc 60+1 --openings book.epd --openings-order random\n  \
+    gamerec match --resume run1            # after a crash or kill: plays what is missing\n  \
+    gamerec match report run1 run2 run3    # one report over runs on several machines\n\n\
+    Each pairing plays pairs of games from one opening, colours reversed. A referee runs on 127.0.0.1\n\
+    with one bridge per engine and game slot. The PGN goes to --out (default stdout), the live line\n\
+    and the final report to stderr; the match directory holds match.json, games.pgn, report.json,\n\
+    log.txt and state/. Exit status: 0 match complete (or SPRT decided), 1 stopped early, 2 error."
+)]
 pub struct MatchArgs {
-    /// First engine (White in odd games).
-    engine_a: String,
-    /// Second engine.
-    engine_b: String,
-    /// Number of games (colours alternate).
+    #[command(subcommand)]
+    report: Option<MatchCommand>,
+    /// Engines: builtin[:DEPTH], uci:CMD[|Name=Value...], xboard:CMD[|Name=Value...] (two or more).
+    #[arg(value_name = "ENGINE", num_args = 0..)]
+    engines: Vec<String>,
+    /// Player names, comma-separated, in engine order (default: program names).
+    #[arg(long, value_delimiter = ',')]
+    names: Vec<String>,
+    /// Games per pairing; pairs of games share an opening with colours reversed.
     #[arg(long, default_value_t = 2)]
     games: u32,
-    /// Time control in PGN syntax, e.g. 40/60+1, 300, 60+1, *180.
+    /// Time control in PGN syntax, e.g. 40/60+1, 300, 5+0.05, *180.
     #[arg(long, default_value = "60+1")]
     tc: String,
     /// Games played at the same time.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// Openings (EPD or PGN); each is played with both colours.
+    /// Pairings for more than two engines.
+    #[arg(long, value_enum, default_value_t = TournamentArg::RoundRobin)]
+    tournament: TournamentArg,
+    /// Openings: EPD, PGN or Polyglot .bin book.
     #[arg(long)]
     openings: Option<PathBuf>,
-    /// Event directory (default: a temporary directory).
+    /// Order of EPD/PGN openings.
+    #[arg(long, value_enum, default_value_t = OrderArg::Sequential)]
+    openings_order: OrderArg,
+    /// Plies of each PGN opening to play (default all) / of a book walk (default 8).
+    #[arg(long)]
+    openings_plies: Option<u32>,
+    /// First EPD/PGN opening to use (1-based).
+    #[arg(long, default_value_t = 1)]
+    openings_start: u32,
+    /// Seed of the random opening order and book walks.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Resign adjudication: a side whose engine reports SCORE centipawns or worse for MOVES moves in a row loses.
+    #[arg(long, num_args = 2, value_names = ["MOVES", "SCORE"])]
+    resign: Vec<i32>,
+    /// Draw adjudication: from full move FROM, MOVES moves of each side within SCORE centipawns of 0 draw.
+    #[arg(long, num_args = 3, value_names = ["FROM", "MOVES", "SCORE"])]
+    draw: Vec<i32>,
+    /// Draw a game that reaches this many full moves.
+    #[arg(long)]
+    max_moves: Option<u32>,
+    /// SPRT of ELO0 against ELO1 with error rates ALPHA and BETA (two engines); stops when decided.
+    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_negative_numbers = true)]
+    sprt: Vec<f64>,
+    /// Elo model of the SPRT's bounds.
+    #[arg(long, value_enum, default_value_t = ModelArg::Normalized)]
+    sprt_model: ModelArg,
+    /// Write a JSON Lines stream of every game and move to this file (appended).
+    #[arg(long, value_name = "FILE.jsonl")]
+    events: Option<PathBuf>,
+    /// Comment every move with the engine's score, depth and nodes ([%eval S,D] [%nodes N]).
+    #[arg(long)]
+    pgn_engine_data: bool,
+    /// Serve the live spectator page on PORT (127.0.0.1) or HOST:PORT.
+    #[arg(long, value_name = "PORT")]
+    http: Option<String>,
+    /// Match directory (default: a new temporary directory).
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Resume the match in DIR (its match.json); other match options are ignored.
+    #[arg(long, value_name = "DIR", conflicts_with = "dir")]
+    resume: Option<PathBuf>,
     /// The PGN Event tag.
     #[arg(long, default_value = "gamerec match")]
     event: String,
     /// Write the PGN here instead of stdout.
     #[arg(short, long)]
     out: Option<PathBuf>,
+    /// Do not print the live line after each game.
+    #[arg(short, long)]
+    quiet: bool,
     /// Echo the protocol log to stderr.
     #[arg(short, long)]
     verbose: bool,
@@ -124,6 +188,42 @@ pub struct MatchArgs {
     /// (the overdraft is still charged).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     margin: u64,
+}
+
+/// `gamerec match report`.
+#[derive(Subcommand, Debug)]
+pub enum MatchCommand {
+    /// One report over the report.json of several match directories.
+    Report(MatchReportArgs),
+}
+
+/// `gamerec match report DIR...`.
+#[derive(Args, Debug)]
+pub struct MatchReportArgs {
+    /// Match directories (or report.json files).
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Print the merged report as JSON (report.json's format).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum TournamentArg {
+    RoundRobin,
+    Gauntlet,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum OrderArg {
+    Sequential,
+    Random,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum ModelArg {
+    Logistic,
+    Normalized,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -179,26 +279,168 @@ pub fn bridge(args: BridgeArgs) -> ExitCode {
     }
 }
 
-/// Runs `gamerec match ...`.
-pub fn run_match(args: MatchArgs) -> ExitCode {
-    let options = MatchOptions {
-        engines: [args.engine_a, args.engine_b],
-        games: args.games,
-        time_control: args.tc,
-        concurrency: args.concurrency.max(1),
-        dir: args.dir,
-        openings: args.openings,
-        event: args.event,
-        verbose: args.verbose,
-        margin_ms: args.margin,
+/// The match described by the command line.
+fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
+    if args.engines.len() < 2 {
+        return Err("a match needs at least two engines (or --resume DIR)".into());
+    }
+    if !args.names.is_empty() && args.names.len() != args.engines.len() {
+        return Err("--names needs one name per engine".into());
+    }
+    let mut names: Vec<String> = if args.names.is_empty() {
+        args.engines.iter().map(|e| app::engine_name(e)).collect()
+    } else {
+        args.names.clone()
     };
-    let (summary, dir) = match app::run_match(options) {
-        Ok(r) => r,
+    // Same program twice: number the names.
+    let copies = names.clone();
+    for (i, n) in names.iter_mut().enumerate() {
+        if copies.iter().filter(|c| *c == n).count() > 1 {
+            n.push_str(&format!("-{}", i + 1));
+        }
+    }
+    let sprt = match args.sprt.as_slice() {
+        [] => None,
+        [e0, e1, a, b] => Some(Sprt::new(
+            *e0,
+            *e1,
+            *a,
+            *b,
+            match args.sprt_model {
+                ModelArg::Logistic => EloModel::Logistic,
+                ModelArg::Normalized => EloModel::Normalized,
+            },
+        )?),
+        _ => return Err("--sprt takes ELO0 ELO1 ALPHA BETA".into()),
+    };
+    let openings = match &args.openings {
+        Some(file) => Some(Openings {
+            file: std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
+            order: match args.openings_order {
+                OrderArg::Sequential => OpeningOrder::Sequential,
+                OrderArg::Random => OpeningOrder::Random,
+            },
+            plies: args.openings_plies,
+            start: args.openings_start.max(1),
+        }),
+        None => None,
+    };
+    let nonnegative =
+        |v: i32, what: &str| u32::try_from(v).map_err(|_| format!("{what} must not be negative"));
+    let resign = match args.resign.as_slice() {
+        [] => None,
+        [moves, score] => Some((nonnegative(*moves, "--resign MOVES")?, *score)),
+        _ => return Err("--resign takes MOVES SCORE".into()),
+    };
+    let draw = match args.draw.as_slice() {
+        [] => None,
+        [from, moves, score] => Some((
+            nonnegative(*from, "--draw FROM")?,
+            nonnegative(*moves, "--draw MOVES")?,
+            *score,
+        )),
+        _ => return Err("--draw takes FROM MOVES SCORE".into()),
+    };
+    Ok(MatchConfig {
+        engines: args
+            .engines
+            .iter()
+            .zip(names)
+            .map(|(spec, name)| MatchEngine {
+                name,
+                spec: spec.clone(),
+            })
+            .collect(),
+        tournament: match args.tournament {
+            TournamentArg::RoundRobin => Tournament::RoundRobin,
+            TournamentArg::Gauntlet => Tournament::Gauntlet,
+        },
+        games: args.games,
+        time_control: args.tc.clone(),
+        concurrency: args.concurrency.clamp(1, 1024),
+        openings,
+        adjudication: Adjudication {
+            resign,
+            draw,
+            max_moves: args.max_moves,
+        },
+        sprt,
+        event: args.event.clone(),
+        site: "127.0.0.1".into(),
+        date: gamerec_referee::log::pgn_date_today(),
+        engine_data: args.pgn_engine_data,
+        seed: args.seed,
+    })
+}
+
+/// `gamerec match report DIR...`.
+fn match_report(args: &MatchReportArgs) -> ExitCode {
+    let (tally, sprt, scheduled) = match tester::merge_reports(&args.dirs) {
+        Ok(m) => m,
         Err(e) => return fail(e),
     };
-    let pgn = match std::fs::read_to_string(dir.join("games.pgn")) {
+    if args.json {
+        let report = tester::ReportFile::new("merged", scheduled, &tally, sprt);
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", tester::report_text(&tally, sprt.as_ref(), scheduled));
+    }
+    ExitCode::SUCCESS
+}
+
+/// Runs `gamerec match ...`.
+pub fn run_match(args: MatchArgs) -> ExitCode {
+    if let Some(MatchCommand::Report(r)) = &args.report {
+        return match_report(r);
+    }
+    let (config, dir) = match &args.resume {
+        Some(dir) => {
+            if !args.engines.is_empty() {
+                return fail("--resume DIR takes the match from DIR/match.json: give no engines");
+            }
+            match tester::load_config(dir) {
+                Ok(c) => (c, dir.clone()),
+                Err(e) => return fail(e),
+            }
+        }
+        None => match match_config(&args) {
+            Ok(c) => {
+                let dir = args.dir.clone().unwrap_or_else(|| {
+                    std::env::temp_dir().join(format!(
+                        "gamerec-match-{}-{}",
+                        std::process::id(),
+                        std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |d| d.as_millis())
+                    ))
+                });
+                (c, dir)
+            }
+            Err(e) => return fail(e),
+        },
+    };
+    let http = args.http.as_ref().map(|h| {
+        if h.bytes().all(|b| b.is_ascii_digit()) {
+            format!("127.0.0.1:{h}")
+        } else {
+            h.clone()
+        }
+    });
+    eprintln!("match: directory {}", dir.display());
+    let run = RunMatch {
+        dir,
+        events: args.events.clone(),
+        http,
+        verbose: args.verbose,
+        live: !args.quiet,
+    };
+    let outcome = match app::run_match(&config, &run) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let pgn = match std::fs::read_to_string(outcome.dir.join("games.pgn")) {
         Ok(p) => p,
-        Err(e) => return fail(format!("{}: {e}", dir.display())),
+        Err(e) => return fail(format!("{}: {e}", outcome.dir.display())),
     };
     let written = match &args.out {
         Some(path) => std::fs::write(path, &pgn),
@@ -213,8 +455,11 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
     if let Err(e) = written {
         return fail(e);
     }
-    eprint!("{}", summary.standings.to_text());
-    if summary.finished == summary.total {
+    if let Ok(standings) = std::fs::read_to_string(outcome.dir.join("standings.txt")) {
+        eprint!("{standings}");
+    }
+    eprint!("{}", outcome.report);
+    if outcome.complete() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -1,7 +1,6 @@
 //! Blocking entry points for the command line: `referee serve`, `bridge`
 //! and `match`. Each builds its own tokio runtime so the CLI stays thin.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -11,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{BridgeSummary, EnginePlayer, run_bridge_with_token};
 use crate::director::{Command, EventSummary, Live, RunOptions, run_event};
-use crate::event::{EventConfig, EventError, Pairing, PlayerConfig};
+use crate::event::{EventConfig, EventError};
 
 /// Default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
@@ -231,47 +230,6 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
     })
 }
 
-/// Options of `gamerec match`.
-#[derive(Debug, Clone)]
-pub struct MatchOptions {
-    /// The two engines (`builtin`, `uci:CMD`, `xboard:CMD`).
-    pub engines: [String; 2],
-    /// Games to play.
-    pub games: u32,
-    /// TimeControl.
-    pub time_control: String,
-    /// Games at once.
-    pub concurrency: usize,
-    /// Event directory (default: a fresh temporary one).
-    pub dir: Option<PathBuf>,
-    /// Openings file.
-    pub openings: Option<PathBuf>,
-    /// Event name.
-    pub event: String,
-    /// Echo the log.
-    pub verbose: bool,
-    /// Milliseconds a clock may run past zero before its flag falls.
-    pub margin_ms: u64,
-}
-
-/// A fresh secret for a `gamerec match` player, so nothing else on the
-/// machine can sign on under an engine's name on the loopback port.
-fn match_secret() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut out = String::new();
-    for i in 0..2u64 {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u64(i);
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        out.push_str(&format!("{:016x}", h.finish()));
-    }
-    out
-}
-
 /// A player name for an engine spec: the program's file name.
 pub fn engine_name(spec: &str) -> String {
     let command = spec.split_once(':').map_or(
@@ -287,93 +245,16 @@ pub fn engine_name(spec: &str) -> String {
         .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned())
 }
 
-/// `gamerec match`: a local referee on 127.0.0.1 and two bridges over TCP.
-/// Returns the summary and the event directory (with `games.pgn`).
-pub fn run_match(options: MatchOptions) -> Result<(EventSummary, PathBuf), EventError> {
-    let mut names = [
-        engine_name(&options.engines[0]),
-        engine_name(&options.engines[1]),
-    ];
-    if names[0] == names[1] {
-        names[0].push_str("-1");
-        names[1].push_str("-2");
-    }
-    let dir = match &options.dir {
-        Some(d) => d.clone(),
-        None => std::env::temp_dir().join(format!(
-            "gamerec-match-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis())
-        )),
-    };
-    let config = EventConfig {
-        event: options.event.clone(),
-        site: Some("127.0.0.1".into()),
-        date: None,
-        time_control: options.time_control.clone(),
-        pairing: Pairing::Match,
-        rounds: 1,
-        games: Some(options.games),
-        openings: options.openings.clone(),
-        concurrency: Some(options.concurrency),
-        listen: None,
-        reset_delay: Some(0.05),
-        conclude_delay: Some(0.05),
-        grace: Some(5.0),
-        silence: None,
-        margin_ms: Some(options.margin_ms),
-        players: names
-            .iter()
-            .map(|n| PlayerConfig {
-                name: n.clone(),
-                engine: None,
-                depth: None,
-                secret: Some(match_secret()),
-            })
-            .collect(),
-    };
-    config.time_control()?;
-    config.timing()?;
-    let base = std::env::current_dir().unwrap_or_default();
+/// `gamerec match`: plays (or resumes) a match with [`crate::tester::run`]
+/// on its own runtime; Ctrl-C stops it (games in flight are replayed by
+/// `--resume`).
+pub fn run_match(
+    config: &crate::tester::MatchConfig,
+    run: &crate::tester::RunMatch,
+) -> Result<crate::tester::MatchOutcome, EventError> {
     runtime()?.block_on(async move {
         let cancel = CancellationToken::new();
         ctrl_c(cancel.clone());
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|e| EventError(format!("cannot listen on 127.0.0.1: {e}")))?;
-        let addr: SocketAddr = listener
-            .local_addr()
-            .map_err(|e| EventError(e.to_string()))?;
-        let bridge_cancel = CancellationToken::new();
-        let mut bridges = tokio::task::JoinSet::new();
-        let secrets: Vec<Option<String>> =
-            config.players.iter().map(|p| p.secret.clone()).collect();
-        for ((spec, name), secret) in options.engines.iter().zip(&names).zip(secrets) {
-            for _ in 0..options.concurrency.clamp(1, options.games.max(1) as usize) {
-                let engine = EnginePlayer::start(spec, None)
-                    .map_err(|e| EventError(format!("{spec}: {e}")))?;
-                let stream = TcpStream::connect(addr)
-                    .await
-                    .map_err(|e| EventError(e.to_string()))?;
-                let _ = stream.set_nodelay(true);
-                let (name, c, secret) = (name.clone(), bridge_cancel.clone(), secret.clone());
-                bridges.spawn(async move {
-                    run_bridge_with_token(stream, &name, secret.as_deref(), engine, c).await
-                });
-            }
-        }
-        let run = RunOptions {
-            concurrency: Some(options.concurrency),
-            echo_log: options.verbose,
-            serial: Vec::new(),
-            base,
-            live: Live::default(),
-        };
-        let summary = run_event(&config, &dir, Some(listener), run, cancel, None).await;
-        bridge_cancel.cancel();
-        while bridges.join_next().await.is_some() {}
-        Ok((summary?, dir))
+        crate::tester::run(config, run, cancel).await
     })
 }

@@ -387,17 +387,19 @@ where
                 }
                 game.charge(&record);
                 let offered = record.has("draw_offer");
-                let (start, moves, limits) = (
-                    game.start.clone(),
-                    game.moves.clone(),
-                    game.limits(depth, untimed_depth),
-                );
-                let (e, chosen) = run_blocking(engine, move |e| {
+                let (start, moves, limits) =
+                    (game.start.clone(), game.moves.clone(), game.limits(depth, untimed_depth));
+                let thinking = std::time::Instant::now();
+                let (e, (chosen, info)) = run_blocking(engine, move |e| {
                     e.set_position(&start, &moves)?;
-                    Ok(e.go(&limits, &mut |_| {})?.best_move)
+                    let result = e.go(&limits, &mut |_| {})?;
+                    Ok((result.best_move, result.info))
                 })
                 .await?;
                 engine = e;
+                // Our own move is charged with the time we measured (the
+                // referee's `cc` has whole seconds only).
+                game.own.push_back(thinking.elapsed());
                 let mut reply = bare_record(&game.pos);
                 if offered {
                     reply.set(Operation::flag(Opcode::DrawReject));
@@ -411,6 +413,20 @@ where
                             reply.set(Operation::flag(Opcode::DrawClaim));
                         }
                         reply.set(sm);
+                        // The search's result travels with the move (EPD
+                        // ce/acd/acn) for adjudication and PGN comments.
+                        if let Some(score) = info.score {
+                            reply.set(Operation::integer(Opcode::Ce, i64::from(score.to_ce())));
+                        }
+                        if let Some(depth) = info.depth {
+                            reply.set(Operation::new(
+                                Opcode::Other("acd".into()),
+                                vec![Operand::Raw(depth.to_string())],
+                            ));
+                        }
+                        if let Some(nodes) = info.nodes.and_then(|n| i64::try_from(n).ok()) {
+                            reply.set(Operation::integer(Opcode::Acn, nodes));
+                        }
                         summary.moves += 1;
                     }
                     None => {

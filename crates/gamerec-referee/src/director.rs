@@ -28,11 +28,11 @@ use crate::bridge::{EnginePlayer, run_bridge};
 use crate::clock::Clocks;
 use crate::conn::handle_client;
 use crate::event::{EventConfig, EventError};
-use crate::export::game_pgn;
-use crate::game::{Ending, GameState, Outcome, epd_fields};
+use crate::export::game_pgn_with;
+use crate::game::{Ending, EngineReport, GameState, Outcome, epd_fields};
 use crate::lobby::Lobby;
 use crate::log::EventLog;
-use crate::runner::{GameContext, GameSpec, RunEnd, Stop, run_game};
+use crate::runner::{Adjudicator, GameContext, GameSpec, Hook, RunEnd, Stop, run_game};
 use crate::standings::{Standings, Table};
 
 /// One move as persisted.
@@ -46,6 +46,10 @@ pub struct SavedMove {
     /// reply's arrival to the opponent's `respond`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_us: Option<u64>,
+    /// What the mover's engine reported (`ce`, `depth`, `nodes`; absent
+    /// when not reported).
+    #[serde(flatten)]
+    pub engine: EngineReport,
 }
 
 /// A game as persisted in `state/game-NNNN.json`.
@@ -260,6 +264,7 @@ fn save(dir: &Path, spec: &GameSpec, state: &GameState) {
                 san: p.san.clone(),
                 ms: p.elapsed.as_millis() as u64,
                 latency_us: p.latency.map(|l| l.as_micros() as u64),
+                engine: p.engine,
             })
             .collect(),
         ending: state.ending().cloned(),
@@ -300,6 +305,7 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
                 if let Some(us) = m.latency_us {
                     state.set_last_latency(Duration::from_micros(us));
                 }
+                state.annotate_last(m.engine);
             }
             if let Some(e) = &saved.ending {
                 state.end(e.outcome, e.termination, &e.reason);
@@ -324,6 +330,7 @@ struct Records {
     total: u32,
     players: Vec<String>,
     finished: BTreeMap<u32, (GameSpec, GameState)>,
+    engine_data: bool,
 }
 
 impl Records {
@@ -347,7 +354,7 @@ impl Records {
     fn write(&self) -> Standings {
         let mut pgn = String::new();
         for (spec, state) in self.finished.values() {
-            pgn.push_str(&game_pgn(spec, state));
+            pgn.push_str(&game_pgn_with(spec, state, self.engine_data));
         }
         let _ = write_atomic(&self.dir.join("games.pgn"), pgn.as_bytes());
         let standings = self.standings();
@@ -362,6 +369,30 @@ impl Records {
     }
 }
 
+/// What a match runner (`crate::tester`) plugs into an event.
+#[derive(Clone, Default)]
+pub struct EventHooks {
+    /// The games to play, instead of the event file's schedule.
+    pub schedule: Option<Vec<GameSpec>>,
+    /// Called with each game as it starts, after every move and at its end.
+    pub observer: Option<Hook>,
+    /// Adjudication rules, checked after every move.
+    pub adjudicator: Option<Adjudicator>,
+    /// Whether `games.pgn` carries each move's engine data (`[%eval]`, nodes).
+    pub engine_data: bool,
+}
+
+impl std::fmt::Debug for EventHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventHooks")
+            .field("schedule", &self.schedule.as_ref().map(Vec::len))
+            .field("observer", &self.observer.is_some())
+            .field("adjudicator", &self.adjudicator.is_some())
+            .field("engine_data", &self.engine_data)
+            .finish()
+    }
+}
+
 /// Runs `config` with its event directory `dir` (created if missing), taking
 /// remote clients on `listener` (if any). Returns when every game has a
 /// result, or when `cancel` fires or the supervisor quits (unfinished games
@@ -372,6 +403,28 @@ pub async fn run_event(
     listener: Option<TcpListener>,
     options: RunOptions,
     cancel: CancellationToken,
+    console: Option<mpsc::Receiver<Command>>,
+) -> Result<EventSummary, EventError> {
+    run_event_with(
+        config,
+        dir,
+        listener,
+        options,
+        EventHooks::default(),
+        cancel,
+        console,
+    )
+    .await
+}
+
+/// [`run_event`] with a match runner's hooks.
+pub async fn run_event_with(
+    config: &EventConfig,
+    dir: &Path,
+    listener: Option<TcpListener>,
+    options: RunOptions,
+    hooks: EventHooks,
+    cancel: CancellationToken,
     mut console: Option<mpsc::Receiver<Command>>,
 ) -> Result<EventSummary, EventError> {
     let live = options.live.clone();
@@ -379,7 +432,10 @@ pub async fn run_event(
     let io = |e: std::io::Error| EventError(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir.join("state")).map_err(io)?;
     let log = EventLog::open(&dir.join("log.txt"), options.echo_log).map_err(io)?;
-    let specs = config.schedule(base)?;
+    let specs = match hooks.schedule {
+        Some(specs) => specs,
+        None => config.schedule(base)?,
+    };
     let timing = config.timing()?;
     let concurrency = options
         .concurrency
@@ -393,6 +449,7 @@ pub async fn run_event(
         total: specs.len() as u32,
         players: config.players.iter().map(|p| p.name.clone()).collect(),
         finished: BTreeMap::new(),
+        engine_data: hooks.engine_data,
     };
     let mut pending = Vec::new();
     for spec in &specs {
@@ -475,6 +532,7 @@ pub async fn run_event(
     let records = Arc::new(Mutex::new(records));
     let dir_owned = dir.to_owned();
     let live_hook = live.clone();
+    let observer = hooks.observer.clone();
     let ctx = GameContext {
         lobby: lobby.clone(),
         timing,
@@ -482,13 +540,21 @@ pub async fn run_event(
         hook: Arc::new(move |spec, state| {
             save(&dir_owned, spec, state);
             live_hook.update(spec, state);
+            if let Some(observe) = &observer {
+                observe(spec, state);
+            }
         }),
+        adjudicator: hooks.adjudicator.clone(),
     };
     let slots = Arc::new(Semaphore::new(concurrency));
     let (paused_tx, paused_rx) = watch::channel(false);
     let stops: Arc<Mutex<HashMap<u32, watch::Sender<Option<Stop>>>>> = Arc::default();
     let mut games = tokio::task::JoinSet::new();
-    for (spec, state) in pending {
+    // Games take their slots in schedule order (tasks are polled in any
+    // order): game i waits for its turn, then for a slot, then passes the turn.
+    let (turn_tx, turn_rx) = watch::channel(0usize);
+    let turn_tx = Arc::new(turn_tx);
+    for (i, (spec, state)) in pending.into_iter().enumerate() {
         let (stop_tx, stop_rx) = watch::channel(None);
         if let Ok(mut s) = stops.lock() {
             s.insert(spec.number, stop_tx);
@@ -497,11 +563,16 @@ pub async fn run_event(
             (ctx.clone(), slots.clone(), records.clone(), live.clone());
         let mut paused = paused_rx.clone();
         let mut stop_wait = stop_rx.clone();
+        let (mut turn, turn_tx) = (turn_rx.clone(), turn_tx.clone());
         games.spawn(async move {
             let _permit = tokio::select! {
-                p = slots.acquire_owned() => p.ok(),
+                p = async {
+                    let _ = turn.wait_for(|n| *n >= i).await;
+                    slots.acquire_owned().await.ok()
+                } => p,
                 _ = stop_wait.wait_for(|s| s.is_some()) => None,
             };
+            turn_tx.send_modify(|n| *n = (*n).max(i + 1));
             let _ = paused.wait_for(|p| !*p).await;
             if stop_rx.borrow().is_some() && _permit.is_none() {
                 return;

@@ -11,11 +11,20 @@ use gamerec::pgn::WriteOptions;
 use gamerec::pgn::commands::KnownCommand;
 use shakmaty::{CastlingMode, Color};
 
-use crate::game::{GameState, Outcome};
+use crate::game::{EngineReport, GameState, Outcome};
 use crate::runner::GameSpec;
+use gamerec::epd::opcodes::Evaluation;
+use gamerec::pgn::commands::{Eval, Score};
 
 /// The game as the library's model.
 pub fn to_game(spec: &GameSpec, state: &GameState) -> Game {
+    to_game_with(spec, state, false)
+}
+
+/// The game as the library's model; with `engine_data`, each move's comment
+/// also carries what the mover's engine reported: `[%eval S,D]` (White's
+/// view, pawns or `#N`, depth) and `[%nodes N]`.
+pub fn to_game_with(spec: &GameSpec, state: &GameState, engine_data: bool) -> Game {
     let result = state.ending().map_or("*", |e| e.outcome.result_str());
     let mut tags = Tags::new();
     for (name, value) in spec.tags(result) {
@@ -38,6 +47,7 @@ pub fn to_game(spec: &GameSpec, state: &GameState) -> Game {
         ..Game::default()
     };
     let mut node = NodeId::ROOT;
+    let mut mover = shakmaty::Position::turn(state.start());
     for played in state.played() {
         node = game.tree.add_child(
             node,
@@ -52,6 +62,10 @@ pub fn to_game(spec: &GameSpec, state: &GameState) -> Game {
             words.push(KnownCommand::Clk(clock).to_string());
         }
         words.push(KnownCommand::Emt(played.elapsed).to_string());
+        if engine_data {
+            words.extend(engine_words(&played.engine, mover));
+        }
+        mover = !mover;
         if played.draw_offer {
             words.push("draw offer".to_owned());
         }
@@ -77,7 +91,39 @@ pub fn to_game(spec: &GameSpec, state: &GameState) -> Game {
 
 /// The PGN text of a game (ends with a blank line).
 pub fn game_pgn(spec: &GameSpec, state: &GameState) -> String {
-    gamerec::pgn::writer::export_string(&to_game(spec, state), &WriteOptions::default())
+    game_pgn_with(spec, state, false)
+}
+
+/// The PGN text of a game, with engine data on request (see [`to_game_with`]).
+pub fn game_pgn_with(spec: &GameSpec, state: &GameState, engine_data: bool) -> String {
+    gamerec::pgn::writer::export_string(
+        &to_game_with(spec, state, engine_data),
+        &WriteOptions::default(),
+    )
+}
+
+/// `[%eval]` (White's view) and `[%nodes]` for what an engine reported.
+fn engine_words(report: &EngineReport, mover: Color) -> Vec<String> {
+    let mut words = Vec::new();
+    if let Some(ce) = report.ce {
+        let sign = if mover.is_white() { 1 } else { -1 };
+        let score = match gamerec::epd::opcodes::ce_meaning(i64::from(ce)) {
+            Evaluation::MateIn(n) => Score::Mate(sign * n as i32),
+            Evaluation::MatedIn(n) => Score::Mate(-sign * n as i32),
+            _ => Score::Centipawns(sign * ce),
+        };
+        words.push(
+            KnownCommand::Eval(Eval {
+                score,
+                depth: report.depth,
+            })
+            .to_string(),
+        );
+    }
+    if let Some(nodes) = report.nodes {
+        words.push(format!("[%nodes {nodes}]"));
+    }
+    words
 }
 
 /// Text safe inside `{...}`.

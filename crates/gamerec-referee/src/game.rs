@@ -133,6 +133,43 @@ pub struct Played {
     /// The referee's own time for the move: from the reply's arrival to
     /// the `respond` sent to the opponent (when there was one).
     pub latency: Option<Duration>,
+    /// What the mover's engine reported with the move (`ce`, `acd`, `acn`).
+    pub engine: EngineReport,
+}
+
+/// A search's result as a client may send it with its move: the EPD
+/// opcodes `ce` (centipawns, the mover's view, mates as in EPD 6.7), `acd`
+/// (depth) and `acn` (nodes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EngineReport {
+    /// `ce`: the evaluation from the mover's side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce: Option<i32>,
+    /// `acd`: search depth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// `acn`: nodes searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+}
+
+impl EngineReport {
+    /// The report carried by a reply record (out-of-range values dropped).
+    pub fn of_record(record: &Record) -> EngineReport {
+        EngineReport {
+            ce: record
+                .integer("ce")
+                .and_then(|v| i32::try_from(v).ok())
+                .filter(|v| v.abs() <= 32767),
+            // `acd` (analysis count depth) is not a section 6 opcode: read
+            // its operand's text.
+            depth: record
+                .op("acd")
+                .and_then(|op| op.operands.first())
+                .and_then(|o| o.text().parse().ok()),
+            nodes: record.integer("acn").and_then(|v| u64::try_from(v).ok()),
+        }
+    }
 }
 
 /// What a reply did to the game.
@@ -416,6 +453,7 @@ impl GameState {
         }
         let offered = reply.has("draw_offer") && !claim;
         self.push_played(mv, san, elapsed, offered, note, color);
+        self.annotate_last(EngineReport::of_record(reply));
         if offered {
             self.offer = Some(color);
         }
@@ -444,7 +482,15 @@ impl GameState {
             draw_offer,
             note,
             latency: None,
+            engine: EngineReport::default(),
         });
+    }
+
+    /// Sets what the engine reported with the last move (a restored game).
+    pub fn annotate_last(&mut self, engine: EngineReport) {
+        if let Some(last) = self.played.last_mut() {
+            last.engine = engine;
+        }
     }
 
     /// Endings that need no claim: mate, stalemate, dead position, and the

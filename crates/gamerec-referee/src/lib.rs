@@ -22,4 +22,6 @@ pub mod serial;
 pub mod server;
 pub mod spectator;
 pub mod standings;
+pub mod stats;
+pub mod tester;
 pub mod wire;

@@ -111,6 +111,11 @@ pub enum Stop {
 /// Called with the game after it starts, after every move and at its end.
 pub type Hook = Arc<dyn Fn(&GameSpec, &GameState) + Send + Sync>;
 
+/// Decides after each move whether a game ends early (a match's
+/// adjudication rules): the outcome and the reason, or `None` to play on.
+pub type Adjudicator =
+    Arc<dyn Fn(&GameSpec, &GameState) -> Option<(Outcome, String)> + Send + Sync>;
+
 /// What a game needs from the event.
 #[derive(Clone)]
 pub struct GameContext {
@@ -122,6 +127,8 @@ pub struct GameContext {
     pub log: EventLog,
     /// Progress callback.
     pub hook: Hook,
+    /// Adjudication, checked after every move (before the next `respond`).
+    pub adjudicator: Option<Adjudicator>,
 }
 
 /// How `run_game` returned.
@@ -261,6 +268,7 @@ pub async fn run_game(
 
     let mut gone_since: [Option<Instant>; 2] = [None, None];
     let mut sent_at: Option<Instant> = None;
+    let mut mover_answered = false;
     while state.ending().is_none() {
         let mover = state.turn();
         if sent_at.is_none() {
@@ -289,6 +297,11 @@ pub async fn run_game(
                 () = sleep_until(deadline) => Event::Deadline,
                 _ = wait_stop(&mut stop) => Event::Stop,
             }
+        };
+        mover_answered = match &event {
+            Event::In(c, Inbound::Record(r, _)) => *c == mover && refreq(r) == Some("reply"),
+            Event::In(c, Inbound::IllegalMove { .. } | Inbound::Malformed { .. }) => *c == mover,
+            _ => false,
         };
         match event {
             Event::Deadline => {
@@ -370,6 +383,14 @@ pub async fn run_game(
                 Some("reply") if c == mover => {
                     let step = state.apply_reply(&record, at.saturating_duration_since(started));
                     if step == Step::Moved {
+                        if let Some((outcome, reason)) = ctx
+                            .adjudicator
+                            .as_ref()
+                            .and_then(|judge| judge(spec, &state))
+                        {
+                            state.end(outcome, Termination::Adjudication, &reason);
+                            sent_at = None;
+                        } else {
                         // The opponent's `respond` goes out first; saving
                         // and logging the move happen on its time.
                         if let Some(seat) = &seats[index(state.turn())] {
@@ -388,6 +409,7 @@ pub async fn run_game(
                                 played.elapsed.as_secs_f64(),
                                 latency.as_secs_f64() * 1000.0
                             ));
+                        }
                         }
                     }
                     (ctx.hook)(spec, &state);
@@ -444,9 +466,49 @@ pub async fn run_game(
         send(seat, inform_record(spec, state.position(), result)).await;
         send(seat, finish(position_record(state.position()), "conclude")).await;
     }
+    // A player asked to move that had not answered when the game ended (its
+    // flag fell, the opponent left, ...) still owes that reply: its seat
+    // goes back to the lobby only once the late reply is in, so the reply
+    // cannot land in the player's next game.
+    let owing = (sent_at.is_some() && !mover_answered)
+        .then(|| seats[index(state.turn())].take())
+        .flatten();
     tokio::time::sleep(ctx.timing.conclude_delay).await;
     return_seats(&ctx.lobby, seats);
+    if let Some(seat) = owing {
+        tokio::spawn(release_after_late_reply(
+            seat,
+            ctx.lobby.clone(),
+            ctx.log.clone(),
+        ));
+    }
     RunEnd::Finished(state)
+}
+
+/// How long a seat that owes a reply is held before it is given up.
+const LATE_REPLY_WAIT: Duration = Duration::from_secs(60);
+
+async fn release_after_late_reply(mut seat: Seat, lobby: Arc<Lobby>, log: EventLog) {
+    let late_reply = async {
+        loop {
+            match seat.inbox.recv().await {
+                Some(Inbound::Record(r, _)) if refreq(&r) == Some("reply") => return true,
+                Some(Inbound::Closed) | None => return false,
+                Some(_) => {}
+            }
+        }
+    };
+    match tokio::time::timeout(LATE_REPLY_WAIT, late_reply).await {
+        Ok(true) => {
+            log.note(&format!("{}: late reply received and dropped", seat.name));
+            return_seats(&lobby, [Some(seat), None]);
+        }
+        Ok(false) => {}
+        Err(_) => log.note(&format!(
+            "{}: no reply after {LATE_REPLY_WAIT:?}; seat given up",
+            seat.name
+        )),
+    }
 }
 
 async fn wait_stop(stop: &mut watch::Receiver<Option<Stop>>) {

@@ -76,6 +76,7 @@ async fn referee_with(spec: GameSpec, timing: Timing) -> Referee {
         timing,
         log: EventLog::disabled(),
         hook: Arc::new(|_, _| {}),
+        adjudicator: None,
     };
     let (stop, stop_rx) = watch::channel(None);
     let state = GameState::new(spec.start.clone(), Clocks::new(spec.time_control.clone()));

@@ -29,6 +29,7 @@ pub mod json_text;
 pub mod model;
 pub mod pgc;
 pub mod pgn;
+pub mod polyglot;
 pub mod san;
 pub mod sgf;
 #[doc(hidden)]

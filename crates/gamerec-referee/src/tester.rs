@@ -1,0 +1,1316 @@
+//! `gamerec match`: an engine-testing runner built on the referee. The
+//! match is an event (`director::run_event_with`) whose schedule, openings,
+//! adjudication and statistics come from here:
+//!
+//! - [`MatchConfig`] is the whole match, saved as `match.json` in the match
+//!   directory so `--resume DIR` replays the same schedule.
+//! - [`schedule`]: every pairing (two engines, a round robin or a gauntlet)
+//!   plays game pairs: one opening, colours reversed. Openings come from an
+//!   EPD or PGN file (sequential or seeded random order, PGN lines cut to
+//!   `plies`) or a Polyglot book (a weighted random walk of `plies`); a
+//!   game starts from the opening's position (SetUp/FEN in the PGN).
+//! - [`Adjudication`]: resign, draw and maximum-moves rules over the
+//!   engines' reported scores (EPD `ce` sent with each move).
+//! - [`Tally`]: trinomial and pentanomial counts per pairing, each game
+//!   counted once by number; [`report_text`] / [`live_line`] format them
+//!   with [`crate::stats`].
+//! - [`EventStream`]: the JSON Lines stream of the match.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Color, Position};
+
+use crate::clock::parse_time_control;
+use crate::director::SavedGame;
+use crate::event::{EventError, load_openings};
+use crate::game::{GameState, Outcome};
+use crate::runner::GameSpec;
+use crate::stats::{
+    Estimate, Pentanomial, Sprt, SprtDecision, Trinomial, pentanomial_estimate, trinomial_estimate,
+};
+
+/// One engine of a match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchEngine {
+    /// Player name (PGN White/Black).
+    pub name: String,
+    /// `builtin[:DEPTH]`, `uci:CMD|Name=Value...`, `xboard:CMD|Name=Value...`.
+    pub spec: String,
+}
+
+/// Who plays whom when there are more than two engines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tournament {
+    /// Every engine plays every other.
+    RoundRobin,
+    /// The first engine plays every other.
+    Gauntlet,
+}
+
+/// The order openings are taken from an EPD or PGN file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpeningOrder {
+    /// File order, from `start`.
+    Sequential,
+    /// A shuffle of the file, fixed by the match's seed.
+    Random,
+}
+
+/// Where openings come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Openings {
+    /// An `.epd`, `.pgn` or Polyglot `.bin` file (absolute path).
+    pub file: PathBuf,
+    /// Order (EPD/PGN).
+    pub order: OpeningOrder,
+    /// PGN lines are cut to this many plies; a book walk plays this many
+    /// (default 8 for a book).
+    pub plies: Option<u32>,
+    /// The first opening used (1-based, EPD/PGN).
+    pub start: u32,
+}
+
+/// Adjudication rules (all optional). Scores are the movers' own `ce`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Adjudication {
+    /// A side whose engine reports `-score` centipawns or worse on `moves`
+    /// consecutive moves of its own loses: (moves, score).
+    pub resign: Option<(u32, i32)>,
+    /// From full move `from` on, `moves` consecutive moves of each side
+    /// within `score` centipawns of 0 draw: (from, moves, score).
+    pub draw: Option<(u32, u32, i32)>,
+    /// A game reaching this many full moves (of its own, after the
+    /// opening) is drawn.
+    pub max_moves: Option<u32>,
+}
+
+impl Adjudication {
+    /// Whether any rule is set.
+    pub fn is_active(&self) -> bool {
+        self.resign.is_some() || self.draw.is_some() || self.max_moves.is_some()
+    }
+
+    /// The verdict after the last move of `state`, if any.
+    pub fn judge(&self, state: &GameState) -> Option<(Outcome, String)> {
+        let played = state.played();
+        let plies = played.len();
+        if plies == 0 {
+            return None;
+        }
+        let mover = if plies % 2 == 1 {
+            state.start().turn()
+        } else {
+            !state.start().turn()
+        };
+        if let Some((moves, score)) = self.resign {
+            let own: Vec<Option<i32>> = played
+                .iter()
+                .rev()
+                .step_by(2)
+                .take(moves as usize)
+                .map(|p| p.engine.ce)
+                .collect();
+            if moves > 0
+                && own.len() == moves as usize
+                && own.iter().all(|ce| ce.is_some_and(|ce| ce <= -score))
+            {
+                return Some((
+                    Outcome::Win(!mover),
+                    format!(
+                        "{mover} adjudicated lost: score -{score} cp or worse for {moves} moves"
+                    ),
+                ));
+            }
+        }
+        if let Some((from, moves, score)) = self.draw {
+            let fullmove = u32::try_from(plies / 2).unwrap_or(u32::MAX);
+            let window = 2 * moves as usize;
+            if fullmove >= from
+                && moves > 0
+                && plies >= window
+                && played[plies - window..]
+                    .iter()
+                    .all(|p| p.engine.ce.is_some_and(|ce| ce.abs() <= score))
+            {
+                return Some((
+                    Outcome::Draw,
+                    format!("adjudicated draw: scores within {score} cp for {moves} moves"),
+                ));
+            }
+        }
+        if let Some(max) = self.max_moves
+            && plies >= 2 * max as usize
+        {
+            return Some((
+                Outcome::Draw,
+                format!("adjudicated draw: {max} moves reached"),
+            ));
+        }
+        None
+    }
+}
+
+/// A whole match, as saved in `match.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// The engines (two or more).
+    pub engines: Vec<MatchEngine>,
+    /// Pairings for more than two engines.
+    pub tournament: Tournament,
+    /// Games per pairing (pairs of games share an opening, colours reversed).
+    pub games: u32,
+    /// PGN TimeControl.
+    pub time_control: String,
+    /// Games at once.
+    pub concurrency: usize,
+    /// Openings, if any.
+    pub openings: Option<Openings>,
+    /// Adjudication rules.
+    pub adjudication: Adjudication,
+    /// SPRT (two engines only): stops the match once decided.
+    pub sprt: Option<Sprt>,
+    /// PGN Event.
+    pub event: String,
+    /// PGN Site.
+    pub site: String,
+    /// PGN Date.
+    pub date: String,
+    /// Whether the PGN carries engine data per move.
+    pub engine_data: bool,
+    /// Seed of random opening order and book walks.
+    pub seed: u64,
+}
+
+impl MatchConfig {
+    /// Checks what the command line cannot.
+    pub fn validate(&self) -> Result<(), EventError> {
+        if self.engines.len() < 2 {
+            return Err(EventError("a match needs at least two engines".into()));
+        }
+        let mut names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
+        names.sort_unstable();
+        if names.windows(2).any(|w| w[0] == w[1]) {
+            return Err(EventError("engine names must be unique".into()));
+        }
+        if self.sprt.is_some() && self.engines.len() != 2 {
+            return Err(EventError("--sprt needs exactly two engines".into()));
+        }
+        if self.games == 0 {
+            return Err(EventError("--games must be at least 1".into()));
+        }
+        parse_time_control(&self.time_control).map_err(|e| EventError(e.to_string()))?;
+        Ok(())
+    }
+
+    /// (first, second) engine indices of every pairing.
+    pub fn pairings(&self) -> Vec<(usize, usize)> {
+        let n = self.engines.len();
+        match self.tournament {
+            Tournament::Gauntlet => (1..n).map(|j| (0, j)).collect(),
+            Tournament::RoundRobin => (0..n)
+                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+                .collect(),
+        }
+    }
+}
+
+/// SplitMix64: a small, fixed random generator (the schedule must be the
+/// same on every run and every machine for `--resume` and merging).
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        // Multiply-shift: no bias worth measuring for book weights.
+        ((u128::from(self.next_u64()) * u128::from(n.max(1))) >> 64) as u64
+    }
+}
+
+/// One scheduled game with its place in the statistics.
+#[derive(Debug, Clone)]
+pub struct Scheduled {
+    /// The game.
+    pub spec: GameSpec,
+    /// Index into [`MatchConfig::pairings`].
+    pub pairing: usize,
+    /// Whether the pairing's first engine has White.
+    pub first_is_white: bool,
+    /// The other game of its pair (same opening, colours reversed).
+    pub partner: Option<u32>,
+}
+
+/// Start positions for `count` game pairs.
+fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Chess>, EventError> {
+    let Some(openings) = &config.openings else {
+        return Ok(vec![Chess::default(); count]);
+    };
+    let path = &openings.file;
+    let is_book = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("bin"));
+    if is_book {
+        let bytes =
+            std::fs::read(path).map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        let book = gamerec::polyglot::Book::read(&bytes)
+            .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        let plies = openings.plies.unwrap_or(8) as usize;
+        return Ok((0..count)
+            .map(|i| {
+                let mut rng =
+                    SplitMix64::new(config.seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
+                let mut pos = Chess::default();
+                for mv in book.walk(&pos.clone(), plies, |n| rng.below(n)) {
+                    pos.play_unchecked(mv);
+                }
+                pos
+            })
+            .collect());
+    }
+    let lines = load_openings(path)?;
+    let mut positions = Vec::with_capacity(lines.len());
+    for (start, moves) in lines {
+        let mut pos = start;
+        let keep = openings.plies.map_or(moves.len(), |p| p as usize);
+        for san in moves.iter().take(keep) {
+            let mv = crate::game::parse_move(&pos, san)
+                .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+            pos.play_unchecked(mv);
+        }
+        if pos.is_game_over() {
+            return Err(EventError(format!(
+                "{}: an opening ends the game",
+                path.display()
+            )));
+        }
+        positions.push(pos);
+    }
+    let mut order: Vec<usize> = (0..positions.len()).collect();
+    if openings.order == OpeningOrder::Random {
+        let mut rng = SplitMix64::new(config.seed);
+        for i in (1..order.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            order.swap(i, j);
+        }
+    }
+    let first = openings.start.saturating_sub(1) as usize;
+    Ok((0..count)
+        .map(|i| positions[order[(first + i) % order.len()]].clone())
+        .collect())
+}
+
+/// Every game of the match in order: game pairs round by round, each
+/// pairing's pair in turn (so every pairing advances together).
+pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
+    let tc = parse_time_control(&config.time_control).map_err(|e| EventError(e.to_string()))?;
+    let pairings = config.pairings();
+    let rounds = config.games.div_ceil(2) as usize;
+    if rounds * pairings.len() * 2 > crate::event::MAX_GAMES {
+        return Err(EventError(format!(
+            "more than {} games",
+            crate::event::MAX_GAMES
+        )));
+    }
+    let starts = opening_positions(config, rounds)?;
+    let mut out = Vec::new();
+    for (round, start) in starts.iter().enumerate() {
+        for (p, &(a, b)) in pairings.iter().enumerate() {
+            let both = 2 * round as u32 + 2 <= config.games;
+            let first_number = out.len() as u32 + 1;
+            for (g, first_is_white) in [true, false].into_iter().enumerate() {
+                if g == 1 && !both {
+                    break;
+                }
+                let (w, bl) = if first_is_white { (a, b) } else { (b, a) };
+                let number = out.len() as u32 + 1;
+                out.push(Scheduled {
+                    spec: GameSpec {
+                        number,
+                        event: config.event.clone(),
+                        site: config.site.clone(),
+                        date: config.date.clone(),
+                        round: (round + 1).to_string(),
+                        white: config.engines[w].name.clone(),
+                        black: config.engines[bl].name.clone(),
+                        start: start.clone(),
+                        opening: Vec::new(),
+                        time_control: tc.clone(),
+                    },
+                    pairing: p,
+                    first_is_white,
+                    partner: both.then_some(if g == 0 { number + 1 } else { first_number }),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Counts of one pairing, from its first engine's side.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairingTally {
+    /// The first engine.
+    pub first: String,
+    /// The second engine.
+    pub second: String,
+    /// Game results.
+    pub trinomial: Trinomial,
+    /// Game-pair results.
+    pub pentanomial: Pentanomial,
+}
+
+impl PairingTally {
+    /// The best estimate: from pairs when there are any, else from games.
+    pub fn estimate(&self) -> Option<Estimate> {
+        if self.pentanomial.pairs() > 0 {
+            pentanomial_estimate(&self.pentanomial)
+        } else {
+            trinomial_estimate(&self.trinomial)
+        }
+    }
+
+    /// The SPRT's LLR: pentanomial when there are pairs, else trinomial.
+    pub fn llr(&self, sprt: &Sprt) -> f64 {
+        if self.pentanomial.pairs() > 0 {
+            sprt.llr_pentanomial(&self.pentanomial)
+        } else {
+            sprt.llr_trinomial(&self.trinomial)
+        }
+    }
+}
+
+/// The match's counts: each finished game once, pairs when both games of
+/// a pair are in.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Per pairing.
+    pub pairings: Vec<PairingTally>,
+    /// Half points of the first engine, by game number.
+    results: HashMap<u32, u8>,
+}
+
+impl Tally {
+    /// An empty tally for `config`'s pairings.
+    pub fn new(config: &MatchConfig) -> Tally {
+        Tally {
+            pairings: config
+                .pairings()
+                .into_iter()
+                .map(|(a, b)| PairingTally {
+                    first: config.engines[a].name.clone(),
+                    second: config.engines[b].name.clone(),
+                    ..PairingTally::default()
+                })
+                .collect(),
+            results: HashMap::new(),
+        }
+    }
+
+    /// Counts a finished game (a second call for the same game is ignored).
+    /// Returns whether it was new.
+    pub fn add(&mut self, game: &Scheduled, outcome: Outcome) -> bool {
+        if outcome == Outcome::Unfinished || self.results.contains_key(&game.spec.number) {
+            return false;
+        }
+        let first = if game.first_is_white {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let half = outcome.half_points(first) as u8;
+        self.results.insert(game.spec.number, half);
+        let t = &mut self.pairings[game.pairing];
+        t.trinomial.add(half);
+        if let Some(partner) = game.partner
+            && let Some(&other) = self.results.get(&partner)
+        {
+            t.pentanomial.add(half, other);
+        }
+        true
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> usize {
+        self.results.len()
+    }
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.2} %", 100.0 * x)
+}
+
+fn signed(x: f64) -> String {
+    if x.is_infinite() {
+        if x > 0.0 {
+            "+inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The one-line progress report of a pairing (printed after every game).
+pub fn live_line(t: &PairingTally, sprt: Option<&Sprt>) -> String {
+    let tri = &t.trinomial;
+    let mut line = format!(
+        "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
+        t.first,
+        t.second,
+        tri.wins,
+        tri.losses,
+        tri.draws,
+        if tri.games() == 0 {
+            0.5
+        } else {
+            tri.points() / tri.games() as f64
+        },
+        tri.games()
+    );
+    if let Some(e) = t.estimate() {
+        line.push_str(&format!(
+            " | Elo {} +/- {}, nElo {} +/- {}, LOS {}, DR {}",
+            signed(e.elo),
+            signed(e.elo_error),
+            signed(e.nelo),
+            signed(e.nelo_error),
+            percent(e.los),
+            percent(tri.draw_ratio())
+        ));
+    }
+    let p = t.pentanomial.0;
+    line.push_str(&format!(
+        " | Ptnml(0-2) [{}, {}, {}, {}, {}]",
+        p[0], p[1], p[2], p[3], p[4]
+    ));
+    if let Some(s) = sprt {
+        let (lo, hi) = s.bounds();
+        line.push_str(&format!(" | LLR {:.2} ({lo:.2}, {hi:.2})", t.llr(s)));
+    }
+    line
+}
+
+/// The final report of every pairing (see README "match report").
+pub fn report_text(tally: &[PairingTally], sprt: Option<&Sprt>, scheduled: usize) -> String {
+    let mut out = String::new();
+    let counted: u64 = tally.iter().map(|t| t.trinomial.games()).sum();
+    out.push_str(&format!("Games: {counted} of {scheduled} scheduled\n"));
+    for t in tally {
+        let tri = &t.trinomial;
+        out.push_str(&format!("Results of {} vs {}:\n", t.first, t.second));
+        match t.estimate() {
+            Some(e) => {
+                out.push_str(&format!(
+                    "  Elo: {} +/- {}, nElo: {} +/- {}\n",
+                    signed(e.elo),
+                    signed(e.elo_error),
+                    signed(e.nelo),
+                    signed(e.nelo_error)
+                ));
+                out.push_str(&format!(
+                    "  LOS: {}, DrawRatio: {}\n",
+                    percent(e.los),
+                    percent(tri.draw_ratio())
+                ));
+            }
+            None => out.push_str("  no games\n"),
+        }
+        out.push_str(&format!(
+            "  Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {} ({})\n",
+            tri.games(),
+            tri.wins,
+            tri.losses,
+            tri.draws,
+            tri.points(),
+            percent(if tri.games() == 0 {
+                0.5
+            } else {
+                tri.points() / tri.games() as f64
+            })
+        ));
+        let p = t.pentanomial.0;
+        out.push_str(&format!(
+            "  Ptnml(0-2): [{}, {}, {}, {}, {}] ({} pairs)\n",
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4],
+            t.pentanomial.pairs()
+        ));
+        if let Some(s) = sprt {
+            let llr = t.llr(s);
+            let (lo, hi) = s.bounds();
+            let verdict = match s.decide(llr) {
+                SprtDecision::H1 => "H1 accepted",
+                SprtDecision::H0 => "H0 accepted",
+                SprtDecision::Continue => "undecided",
+            };
+            out.push_str(&format!(
+                "  SPRT: llr {llr:.2} ({lo:.2}, {hi:.2}) [{:.2}, {:.2}] {}: {verdict}\n",
+                s.elo0,
+                s.elo1,
+                match s.model {
+                    crate::stats::EloModel::Logistic => "logistic",
+                    crate::stats::EloModel::Normalized => "normalized",
+                }
+            ));
+        }
+    }
+    out
+}
+
+/// `report.json`: counts per pairing (what `match report` merges) and the
+/// estimates made from them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReportFile {
+    /// PGN Event.
+    pub event: String,
+    /// Games scheduled.
+    pub scheduled: usize,
+    /// Games counted.
+    pub games: usize,
+    /// The SPRT, if any.
+    pub sprt: Option<Sprt>,
+    /// The SPRT's decision, if any.
+    pub decision: Option<SprtDecision>,
+    /// Per pairing: counts, then (output only) estimates.
+    pub pairings: Vec<PairingReport>,
+}
+
+/// One pairing in `report.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PairingReport {
+    /// Counts.
+    #[serde(flatten)]
+    pub tally: PairingTally,
+    /// Estimates (non-finite values are `null`); ignored when merging.
+    #[serde(default, skip_deserializing)]
+    pub estimate: Option<Estimate>,
+    /// The SPRT's LLR; ignored when merging.
+    #[serde(default, skip_deserializing)]
+    pub llr: Option<f64>,
+}
+
+impl ReportFile {
+    /// The report of a tally.
+    pub fn new(
+        event: &str,
+        scheduled: usize,
+        tally: &[PairingTally],
+        sprt: Option<Sprt>,
+    ) -> ReportFile {
+        let decision = sprt.and_then(|s| tally.first().map(|t| s.decide(t.llr(&s))));
+        ReportFile {
+            event: event.to_owned(),
+            scheduled,
+            games: tally.iter().map(|t| t.trinomial.games() as usize).sum(),
+            sprt,
+            decision,
+            pairings: tally
+                .iter()
+                .map(|t| PairingReport {
+                    tally: t.clone(),
+                    estimate: t.estimate(),
+                    llr: sprt.map(|s| t.llr(&s)),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Merges the `report.json` of several match directories (runs on other
+/// machines): counts of the same pairing (same two names, either order)
+/// add up. The SPRT of the first report that has one applies.
+pub fn merge_reports(
+    dirs: &[PathBuf],
+) -> Result<(Vec<PairingTally>, Option<Sprt>, usize), EventError> {
+    let mut merged: Vec<PairingTally> = Vec::new();
+    let mut sprt = None;
+    let mut scheduled = 0;
+    for dir in dirs {
+        let path = if dir.is_dir() {
+            dir.join("report.json")
+        } else {
+            dir.clone()
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        let report: ReportFile = serde_json::from_str(&text)
+            .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        sprt = sprt.or(report.sprt);
+        scheduled += report.scheduled;
+        for p in report.pairings {
+            let t = p.tally;
+            if let Some(m) = merged
+                .iter_mut()
+                .find(|m| m.first == t.first && m.second == t.second)
+            {
+                m.trinomial = m.trinomial.merged(&t.trinomial);
+                m.pentanomial = m.pentanomial.merged(&t.pentanomial);
+            } else if let Some(m) = merged
+                .iter_mut()
+                .find(|m| m.first == t.second && m.second == t.first)
+            {
+                // The same pairing seen from the other side: mirror it.
+                let tri = Trinomial {
+                    wins: t.trinomial.losses,
+                    draws: t.trinomial.draws,
+                    losses: t.trinomial.wins,
+                };
+                let mut p = t.pentanomial.0;
+                p.reverse();
+                m.trinomial = m.trinomial.merged(&tri);
+                m.pentanomial = m.pentanomial.merged(&Pentanomial(p));
+            } else {
+                merged.push(t);
+            }
+        }
+    }
+    Ok((merged, sprt, scheduled))
+}
+
+/// The JSON Lines stream (`--events`): one object per line, written and
+/// flushed as things happen (see README "match events").
+#[derive(Clone)]
+pub struct EventStream {
+    out: Option<Arc<Mutex<std::fs::File>>>,
+    seen: Arc<Mutex<HashMap<u32, (usize, bool)>>>,
+}
+
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+impl EventStream {
+    /// Appends to `path` (or writes nothing with `None`).
+    pub fn open(path: Option<&Path>) -> Result<EventStream, EventError> {
+        let out = match path {
+            Some(p) => Some(Arc::new(Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .map_err(|e| EventError(format!("{}: {e}", p.display())))?,
+            ))),
+            None => None,
+        };
+        Ok(EventStream {
+            out,
+            seen: Arc::default(),
+        })
+    }
+
+    /// Writes one event: `value` with `"type"` and `"time_ms"` added.
+    pub fn emit(&self, kind: &str, mut value: serde_json::Value) {
+        let Some(out) = &self.out else { return };
+        if let Some(map) = value.as_object_mut() {
+            map.insert("type".into(), kind.into());
+            map.insert("time_ms".into(), serde_json::Value::from(now_ms() as u64));
+        }
+        if let Ok(mut f) = out.lock() {
+            let _ = writeln!(f, "{value}");
+        }
+    }
+
+    /// Emits what is new in a game since the last call: its start, each
+    /// move, its end.
+    pub fn game(&self, spec: &GameSpec, state: &GameState) {
+        if self.out.is_none() {
+            return;
+        }
+        let (from, started, ended) = {
+            let Ok(mut seen) = self.seen.lock() else {
+                return;
+            };
+            let entry = seen.entry(spec.number).or_insert((usize::MAX, false));
+            let started = entry.0 == usize::MAX;
+            let from = if started { 0 } else { entry.0 };
+            let ended = state.ending().is_some() && !entry.1;
+            *entry = (state.played().len(), entry.1 || ended);
+            (from, started, ended)
+        };
+        if started {
+            self.emit(
+                "game_start",
+                serde_json::json!({
+                    "game": spec.number, "round": spec.round,
+                    "white": spec.white, "black": spec.black,
+                    "fen": gamerec::fen::write_fen(&spec.start, shakmaty::CastlingMode::Standard),
+                    "time_control": spec.time_control.to_string(),
+                }),
+            );
+        }
+        for (i, p) in state.played().iter().enumerate().skip(from) {
+            let mut m = serde_json::json!({
+                "game": spec.number, "ply": i + 1, "san": p.san,
+                "ms": p.elapsed.as_millis() as u64,
+            });
+            if let Some(map) = m.as_object_mut() {
+                if let Some(c) = p.clock_after {
+                    map.insert("clock_ms".into(), (c.as_millis() as u64).into());
+                }
+                if let Some(ce) = p.engine.ce {
+                    map.insert("ce".into(), ce.into());
+                }
+                if let Some(d) = p.engine.depth {
+                    map.insert("depth".into(), d.into());
+                }
+                if let Some(n) = p.engine.nodes {
+                    map.insert("nodes".into(), n.into());
+                }
+            }
+            self.emit("move", m);
+        }
+        if ended && let Some(e) = state.ending() {
+            self.emit(
+                "game_end",
+                serde_json::json!({
+                    "game": spec.number, "white": spec.white, "black": spec.black,
+                    "result": e.outcome.result_str(),
+                    "termination": e.termination.as_str(), "reason": e.reason,
+                    "plies": state.played().len(),
+                }),
+            );
+        }
+    }
+}
+
+/// Reads the finished games of `dir/state` into `tally` (resume). Returns
+/// the game numbers whose saved state is unfinished.
+pub fn load_finished(dir: &Path, games: &[Scheduled], tally: &mut Tally) -> Vec<u32> {
+    let mut unfinished = Vec::new();
+    for g in games {
+        let path = dir
+            .join("state")
+            .join(format!("game-{:04}.json", g.spec.number));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        match serde_json::from_str::<SavedGame>(&text) {
+            Ok(saved) => match saved.ending {
+                Some(e) if e.outcome != Outcome::Unfinished => {
+                    tally.add(g, e.outcome);
+                }
+                _ => unfinished.push(g.spec.number),
+            },
+            Err(_) => unfinished.push(g.spec.number),
+        }
+    }
+    unfinished
+}
+
+/// Per-game lookups for the observer.
+pub fn by_number(games: &[Scheduled]) -> BTreeMap<u32, Scheduled> {
+    games.iter().map(|g| (g.spec.number, g.clone())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clocks;
+
+    fn config(n: usize, games: u32) -> MatchConfig {
+        MatchConfig {
+            engines: (0..n)
+                .map(|i| MatchEngine {
+                    name: format!("e{i}"),
+                    spec: "builtin:1".into(),
+                })
+                .collect(),
+            tournament: Tournament::RoundRobin,
+            games,
+            time_control: "10+0.1".into(),
+            concurrency: 1,
+            openings: None,
+            adjudication: Adjudication::default(),
+            sprt: None,
+            event: "t".into(),
+            site: "?".into(),
+            date: "2026.11.24".into(),
+            engine_data: false,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn schedule_pairs_games_with_reversed_colours() {
+        let c = config(3, 4);
+        let s = schedule(&c).unwrap();
+        assert_eq!(s.len(), 12);
+        for g in &s {
+            let p = &s[g.partner.unwrap() as usize - 1];
+            assert_eq!(p.partner, Some(g.spec.number));
+            assert_eq!(
+                (p.spec.white.as_str(), p.spec.black.as_str()),
+                (g.spec.black.as_str(), g.spec.white.as_str())
+            );
+            assert_eq!(p.pairing, g.pairing);
+        }
+        let odd = schedule(&config(2, 3)).unwrap();
+        assert_eq!(odd.len(), 3);
+        assert_eq!(odd[2].partner, None);
+        let mut g = config(4, 2);
+        g.tournament = Tournament::Gauntlet;
+        assert_eq!(schedule(&g).unwrap().len(), 6);
+    }
+
+    #[test]
+    fn tally_counts_each_game_once_and_pairs() {
+        let c = config(2, 4);
+        let s = schedule(&c).unwrap();
+        let mut t = Tally::new(&c);
+        assert!(t.add(&s[0], Outcome::Win(Color::White)));
+        assert!(!t.add(&s[0], Outcome::Win(Color::White)));
+        assert_eq!(t.pairings[0].pentanomial.pairs(), 0);
+        // Game 2: the first engine has Black and draws: pair WD.
+        t.add(&s[1], Outcome::Draw);
+        assert_eq!(t.pairings[0].pentanomial.0, [0, 0, 0, 1, 0]);
+        t.add(&s[3], Outcome::Win(Color::White));
+        t.add(&s[2], Outcome::Win(Color::Black));
+        assert_eq!(t.pairings[0].pentanomial.0, [1, 0, 0, 1, 0]);
+        assert_eq!(
+            t.pairings[0].trinomial,
+            Trinomial {
+                wins: 1,
+                draws: 1,
+                losses: 2
+            }
+        );
+    }
+
+    #[test]
+    fn adjudication_rules() {
+        use crate::game::EngineReport;
+        let rules = Adjudication {
+            resign: Some((2, 500)),
+            draw: Some((3, 2, 10)),
+            max_moves: Some(10),
+        };
+        let mut state = GameState::new(
+            Chess::default(),
+            Clocks::new(parse_time_control("60").unwrap()),
+        );
+        let moves = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"];
+        let ces = [20, -600, 30, -700, 5, -5, 5, -5];
+        let mut verdicts = Vec::new();
+        for (san, ce) in moves.iter().zip(ces) {
+            state.replay_move(san, std::time::Duration::ZERO).unwrap();
+            state.annotate_last(EngineReport {
+                ce: Some(ce),
+                ..EngineReport::default()
+            });
+            verdicts.push(rules.judge(&state).map(|v| v.0));
+        }
+        // Black's second -600: resigns after ply 4.
+        assert_eq!(verdicts[3], Some(Outcome::Win(Color::White)));
+        assert_eq!(verdicts[1], None);
+        // Plies 5-8 within 10 cp from move 3 on: draw at ply 8.
+        assert_eq!(verdicts[7], Some(Outcome::Draw));
+        assert_eq!(verdicts[6], None);
+        let max = Adjudication {
+            max_moves: Some(4),
+            ..Adjudication::default()
+        };
+        assert_eq!(max.judge(&state).map(|v| v.0), Some(Outcome::Draw));
+    }
+
+    #[test]
+    fn merged_reports_add_counts_and_mirror_reversed_pairings() {
+        let dir = std::env::temp_dir().join(format!("gamerec-merge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tally = |first: &str, second: &str, w, d, l, p: [u64; 5]| PairingTally {
+            first: first.into(),
+            second: second.into(),
+            trinomial: Trinomial {
+                wins: w,
+                draws: d,
+                losses: l,
+            },
+            pentanomial: Pentanomial(p),
+        };
+        let a = ReportFile::new("a", 10, &[tally("x", "y", 5, 3, 2, [0, 1, 2, 1, 1])], None);
+        let b = ReportFile::new("b", 6, &[tally("y", "x", 1, 1, 4, [2, 1, 0, 0, 0])], None);
+        let (pa, pb) = (dir.join("a.json"), dir.join("b.json"));
+        std::fs::write(&pa, a.to_json()).unwrap();
+        std::fs::write(&pb, b.to_json()).unwrap();
+        let (merged, sprt, scheduled) = merge_reports(&[pa, pb]).unwrap();
+        assert_eq!((merged.len(), sprt, scheduled), (1, None, 16));
+        assert_eq!(
+            merged[0].trinomial,
+            Trinomial {
+                wins: 9,
+                draws: 4,
+                losses: 3
+            }
+        );
+        assert_eq!(merged[0].pentanomial.0, [0, 1, 2, 2, 3]);
+        assert!(merge_reports(&[dir.join("missing.json")]).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn random_order_is_a_fixed_permutation() {
+        let mut a = SplitMix64::new(7);
+        let mut b = SplitMix64::new(7);
+        let xs: Vec<u64> = (0..5).map(|_| a.below(10)).collect();
+        let ys: Vec<u64> = (0..5).map(|_| b.below(10)).collect();
+        assert_eq!(xs, ys);
+        assert!(xs.iter().all(|&x| x < 10));
+    }
+}
+
+/// How a match run ended.
+#[derive(Debug, Clone)]
+pub struct MatchOutcome {
+    /// The match directory (`games.pgn`, `report.json`, `match.json`, `state/`).
+    pub dir: PathBuf,
+    /// The final report text.
+    pub report: String,
+    /// Games scheduled.
+    pub scheduled: usize,
+    /// Games with a result.
+    pub finished: usize,
+    /// The SPRT's decision, if it stopped the match.
+    pub decision: Option<SprtDecision>,
+}
+
+impl MatchOutcome {
+    /// Whether the match is complete: every game played or the SPRT decided.
+    pub fn complete(&self) -> bool {
+        self.finished == self.scheduled
+            || matches!(self.decision, Some(SprtDecision::H0 | SprtDecision::H1))
+    }
+}
+
+/// How to run a match (beyond its [`MatchConfig`]).
+#[derive(Debug, Clone, Default)]
+pub struct RunMatch {
+    /// The match directory.
+    pub dir: PathBuf,
+    /// The JSON Lines stream, if wanted.
+    pub events: Option<PathBuf>,
+    /// The spectator page's address, if wanted.
+    pub http: Option<String>,
+    /// Echo the protocol log.
+    pub verbose: bool,
+    /// Print the live line after every game.
+    pub live: bool,
+}
+
+/// Restarts a crashed engine at most this many times per bridge.
+const MAX_RESTARTS: u32 = 50;
+
+/// Plays (or resumes) `config` in `run.dir`: a referee on 127.0.0.1, one
+/// bridge over TCP per engine and game slot (restarted when its engine
+/// fails), the match's schedule, adjudication and SPRT.
+pub async fn run(
+    config: &MatchConfig,
+    run: &RunMatch,
+    cancel: tokio_util::sync::CancellationToken,
+) -> Result<MatchOutcome, EventError> {
+    use crate::bridge::{EnginePlayer, run_bridge};
+    use crate::director::{EventHooks, Live, RunOptions, run_event_with};
+    use crate::event::{EventConfig, Pairing, PlayerConfig};
+    use tokio::net::{TcpListener, TcpStream};
+
+    config.validate()?;
+    let dir = &run.dir;
+    let io = |e: std::io::Error| EventError(format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir.join("state")).map_err(io)?;
+    let saved = dir.join("match.json");
+    let text = serde_json::to_string_pretty(config).map_err(|e| EventError(e.to_string()))?;
+    std::fs::write(&saved, text + "\n").map_err(io)?;
+
+    let games = schedule(config)?;
+    let mut tally = Tally::new(config);
+    // Games in flight when a previous run stopped start again from their
+    // opening: a game is played by one pair of engine processes, start to end.
+    for n in load_finished(dir, &games, &mut tally) {
+        let _ = std::fs::remove_file(dir.join("state").join(format!("game-{n:04}.json")));
+    }
+    let resumed = tally.games();
+    let stream = EventStream::open(run.events.as_deref())?;
+    stream.emit(
+        "match_start",
+        serde_json::json!({
+            "event": config.event, "games": games.len(), "resumed_games": resumed,
+            "engines": config.engines.iter().map(|e| &e.name).collect::<Vec<_>>(),
+            "time_control": config.time_control, "concurrency": config.concurrency,
+        }),
+    );
+    let event_config = EventConfig {
+        event: config.event.clone(),
+        site: Some(config.site.clone()),
+        date: Some(config.date.clone()),
+        time_control: config.time_control.clone(),
+        pairing: Pairing::Match,
+        rounds: 1,
+        games: Some(games.len() as u32),
+        openings: None,
+        concurrency: Some(config.concurrency),
+        listen: None,
+        reset_delay: Some(0.05),
+        conclude_delay: Some(0.05),
+        // A player that disconnects (its engine crashed) loses the game at
+        // once; its bridge restarts the engine for the next game.
+        grace: Some(0.0),
+        silence: None,
+        players: config
+            .engines
+            .iter()
+            .map(|e| PlayerConfig {
+                name: e.name.clone(),
+                engine: None,
+                depth: None,
+            })
+            .collect(),
+    };
+
+    let sprt = config.sprt;
+    let decided = |t: &Tally| {
+        sprt.and_then(|s| t.pairings.first().map(|p| s.decide(p.llr(&s))))
+            .filter(|d| *d != SprtDecision::Continue)
+    };
+    let scheduled = games.len();
+    let write_report = |t: &Tally| {
+        let report = ReportFile::new(&config.event, scheduled, &t.pairings, sprt);
+        if let Ok(text) = serde_json::to_string_pretty(&report) {
+            let tmp = dir.join("report.json.tmp");
+            if std::fs::write(&tmp, text + "\n").is_ok() {
+                let _ = std::fs::rename(&tmp, dir.join("report.json"));
+            }
+        }
+    };
+    write_report(&tally);
+    let already = decided(&tally);
+    let tally = Arc::new(Mutex::new(tally));
+    let finish = |tally: &Tally, decision: Option<SprtDecision>| {
+        let report = report_text(&tally.pairings, sprt.as_ref(), scheduled);
+        stream.emit(
+            "match_end",
+            serde_json::json!({
+                "games": tally.games(), "scheduled": scheduled,
+                "sprt": decision,
+                "report": ReportFile::new(&config.event, scheduled, &tally.pairings, sprt),
+            }),
+        );
+        MatchOutcome {
+            dir: dir.clone(),
+            report,
+            scheduled,
+            finished: tally.games(),
+            decision,
+        }
+    };
+    if already.is_some() {
+        let t = tally
+            .lock()
+            .map_err(|_| EventError("internal: lock".into()))?;
+        return Ok(finish(&t, already));
+    }
+
+    // Everything a game's progress updates: the event stream, the tally,
+    // the report, the live line, and the SPRT's stop.
+    let lookup = Arc::new(by_number(&games));
+    let stop = cancel.clone();
+    let observer: crate::runner::Hook = {
+        let (stream, tally, lookup, live) =
+            (stream.clone(), tally.clone(), lookup.clone(), run.live);
+        let (event, dir) = (config.event.clone(), dir.clone());
+        Arc::new(move |spec: &GameSpec, state: &GameState| {
+            stream.game(spec, state);
+            let Some(ending) = state.ending() else { return };
+            let Some(game) = lookup.get(&spec.number) else {
+                return;
+            };
+            let Ok(mut t) = tally.lock() else { return };
+            if !t.add(game, ending.outcome) {
+                return;
+            }
+            let p = &t.pairings[game.pairing];
+            if live {
+                eprintln!("{}", live_line(p, sprt.as_ref()));
+            }
+            let report = ReportFile::new(&event, scheduled, &t.pairings, sprt);
+            if let Ok(text) = serde_json::to_string_pretty(&report) {
+                let tmp = dir.join("report.json.tmp");
+                if std::fs::write(&tmp, text + "\n").is_ok() {
+                    let _ = std::fs::rename(&tmp, dir.join("report.json"));
+                }
+            }
+            stream.emit(
+                "report",
+                serde_json::json!({
+                    "games": t.games(),
+                    "pairing": report.pairings.get(game.pairing),
+                }),
+            );
+            if let Some(s) = sprt
+                && let Some(first) = t.pairings.first()
+            {
+                let llr = first.llr(&s);
+                let decision = s.decide(llr);
+                if decision != SprtDecision::Continue {
+                    stream.emit(
+                        "sprt",
+                        serde_json::json!({"decision": decision, "llr": llr}),
+                    );
+                    stop.cancel();
+                }
+            }
+        })
+    };
+    let adjudication = config.adjudication;
+    let hooks = EventHooks {
+        schedule: Some(games.iter().map(|g| g.spec.clone()).collect()),
+        observer: Some(observer),
+        adjudicator: adjudication.is_active().then(|| {
+            let judge: crate::runner::Adjudicator =
+                Arc::new(move |_: &GameSpec, state: &GameState| adjudication.judge(state));
+            judge
+        }),
+        engine_data: config.engine_data,
+    };
+
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| EventError(format!("cannot listen on 127.0.0.1: {e}")))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| EventError(e.to_string()))?;
+    let live = Live::default();
+    let http_cancel = tokio_util::sync::CancellationToken::new();
+    if let Some(http) = &run.http {
+        let l = TcpListener::bind(http)
+            .await
+            .map_err(|e| EventError(format!("cannot listen on {http}: {e}")))?;
+        if let Ok(a) = l.local_addr() {
+            eprintln!("match: spectator page at http://{a}/");
+        }
+        tokio::spawn(crate::spectator::serve_http(
+            l,
+            live.clone(),
+            http_cancel.clone(),
+        ));
+    }
+    let bridge_cancel = tokio_util::sync::CancellationToken::new();
+    let mut bridges = tokio::task::JoinSet::new();
+    for engine in &config.engines {
+        let plays = games
+            .iter()
+            .filter(|g| g.spec.white == engine.name || g.spec.black == engine.name)
+            .count();
+        for _ in 0..config.concurrency.clamp(1, plays.max(1)) {
+            // The first start fails the match (a wrong command); later
+            // restarts after a crash are retried.
+            let first = EnginePlayer::start(&engine.spec, None)
+                .map_err(|e| EventError(format!("{}: {e}", engine.spec)))?;
+            let (name, spec, c) = (
+                engine.name.clone(),
+                engine.spec.clone(),
+                bridge_cancel.clone(),
+            );
+            let stream = stream.clone();
+            bridges.spawn(async move {
+                let mut player = Some(first);
+                for restart in 0..=MAX_RESTARTS {
+                    let engine = match player.take() {
+                        Some(p) => p,
+                        None => match EnginePlayer::start(&spec, None) {
+                            Ok(p) => p,
+                            Err(e) => {
+                                eprintln!("match: {name}: cannot restart: {e}");
+                                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                                continue;
+                            }
+                        },
+                    };
+                    let Ok(tcp) = TcpStream::connect(addr).await else {
+                        return;
+                    };
+                    let _ = tcp.set_nodelay(true);
+                    match run_bridge(tcp, &name, engine, c.clone()).await {
+                        Ok(s) if s.disconnected || c.is_cancelled() => return,
+                        Ok(_) => {}
+                        Err(e) => {
+                            eprintln!("match: {name}: {e}; restarting the engine");
+                            stream.emit(
+                                "engine_restart",
+                                serde_json::json!({"engine": name, "error": e.to_string(), "restart": restart + 1}),
+                            );
+                        }
+                    }
+                    if c.is_cancelled() {
+                        return;
+                    }
+                }
+            });
+        }
+    }
+    let options = RunOptions {
+        concurrency: Some(config.concurrency),
+        echo_log: run.verbose,
+        serial: Vec::new(),
+        base: dir.clone(),
+        live,
+    };
+    let summary = run_event_with(
+        &event_config,
+        dir,
+        Some(listener),
+        options,
+        hooks,
+        cancel,
+        None,
+    )
+    .await;
+    bridge_cancel.cancel();
+    http_cancel.cancel();
+    while bridges.join_next().await.is_some() {}
+    summary?;
+    let t = tally
+        .lock()
+        .map_err(|_| EventError("internal: lock".into()))?;
+    write_report(&t);
+    let decision = decided(&t);
+    Ok(finish(&t, decision))
+}
+
+/// Reads `dir/match.json` (for `--resume`).
+pub fn load_config(dir: &Path) -> Result<MatchConfig, EventError> {
+    let path = dir.join("match.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| EventError(format!("{}: {e}", path.display())))
+}
+
+impl ReportFile {
+    /// Pretty JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
