@@ -370,6 +370,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         date: gamerec_referee::log::pgn_date_today(),
         engine_data: args.pgn_engine_data,
         seed: args.seed,
+        margin_ms: args.margin,
     })
 }
 

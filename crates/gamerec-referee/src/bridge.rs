@@ -387,8 +387,11 @@ where
                 }
                 game.charge(&record);
                 let offered = record.has("draw_offer");
-                let (start, moves, limits) =
-                    (game.start.clone(), game.moves.clone(), game.limits(depth, untimed_depth));
+                let (start, moves, limits) = (
+                    game.start.clone(),
+                    game.moves.clone(),
+                    game.limits(depth, untimed_depth),
+                );
                 let thinking = std::time::Instant::now();
                 let (e, (chosen, info)) = run_blocking(engine, move |e| {
                     e.set_position(&start, &moves)?;

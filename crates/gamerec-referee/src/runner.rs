@@ -391,25 +391,25 @@ pub async fn run_game(
                             state.end(outcome, Termination::Adjudication, &reason);
                             sent_at = None;
                         } else {
-                        // The opponent's `respond` goes out first; saving
-                        // and logging the move happen on its time.
-                        if let Some(seat) = &seats[index(state.turn())] {
-                            send(seat, respond_record(&state)).await;
-                        }
-                        let now = Instant::now();
-                        sent_at = Some(now);
-                        let latency = now.saturating_duration_since(at);
-                        state.set_last_latency(latency);
-                        if let Some(played) = state.played().last() {
-                            ctx.log.note(&format!(
-                                "game {}: {} {} in {:.3} s, referee latency {:.3} ms",
-                                spec.number,
-                                mover,
-                                played.san,
-                                played.elapsed.as_secs_f64(),
-                                latency.as_secs_f64() * 1000.0
-                            ));
-                        }
+                            // The opponent's `respond` goes out first; saving
+                            // and logging the move happen on its time.
+                            if let Some(seat) = &seats[index(state.turn())] {
+                                send(seat, respond_record(&state)).await;
+                            }
+                            let now = Instant::now();
+                            sent_at = Some(now);
+                            let latency = now.saturating_duration_since(at);
+                            state.set_last_latency(latency);
+                            if let Some(played) = state.played().last() {
+                                ctx.log.note(&format!(
+                                    "game {}: {} {} in {:.3} s, referee latency {:.3} ms",
+                                    spec.number,
+                                    mover,
+                                    played.san,
+                                    played.elapsed.as_secs_f64(),
+                                    latency.as_secs_f64() * 1000.0
+                                ));
+                            }
                         }
                     }
                     (ctx.hook)(spec, &state);

@@ -185,6 +185,9 @@ pub struct MatchConfig {
     pub engine_data: bool,
     /// Seed of random opening order and book walks.
     pub seed: u64,
+    /// Milliseconds a clock may run past zero before its flag falls.
+    #[serde(default)]
+    pub margin_ms: u64,
 }
 
 impl MatchConfig {
@@ -853,6 +856,7 @@ mod tests {
             date: "2026.11.24".into(),
             engine_data: false,
             seed: 1,
+            margin_ms: 0,
         }
     }
 
@@ -1032,7 +1036,7 @@ pub async fn run(
     run: &RunMatch,
     cancel: tokio_util::sync::CancellationToken,
 ) -> Result<MatchOutcome, EventError> {
-    use crate::bridge::{EnginePlayer, run_bridge};
+    use crate::bridge::{EnginePlayer, run_bridge_with_token};
     use crate::director::{EventHooks, Live, RunOptions, run_event_with};
     use crate::event::{EventConfig, Pairing, PlayerConfig};
     use tokio::net::{TcpListener, TcpStream};
@@ -1062,6 +1066,9 @@ pub async fn run(
             "time_control": config.time_control, "concurrency": config.concurrency,
         }),
     );
+    // A fresh secret per engine, so nothing else on the machine can sign on
+    // under an engine's name on the loopback port.
+    let secrets: Vec<String> = config.engines.iter().map(|_| match_secret()).collect();
     let event_config = EventConfig {
         event: config.event.clone(),
         site: Some(config.site.clone()),
@@ -1079,13 +1086,16 @@ pub async fn run(
         // once; its bridge restarts the engine for the next game.
         grace: Some(0.0),
         silence: None,
+        margin_ms: Some(config.margin_ms),
         players: config
             .engines
             .iter()
-            .map(|e| PlayerConfig {
+            .zip(&secrets)
+            .map(|(e, secret)| PlayerConfig {
                 name: e.name.clone(),
                 engine: None,
                 depth: None,
+                secret: Some(secret.clone()),
             })
             .collect(),
     };
@@ -1219,7 +1229,7 @@ pub async fn run(
     }
     let bridge_cancel = tokio_util::sync::CancellationToken::new();
     let mut bridges = tokio::task::JoinSet::new();
-    for engine in &config.engines {
+    for (engine, secret) in config.engines.iter().zip(&secrets) {
         let plays = games
             .iter()
             .filter(|g| g.spec.white == engine.name || g.spec.black == engine.name)
@@ -1229,10 +1239,11 @@ pub async fn run(
             // restarts after a crash are retried.
             let first = EnginePlayer::start(&engine.spec, None)
                 .map_err(|e| EventError(format!("{}: {e}", engine.spec)))?;
-            let (name, spec, c) = (
+            let (name, spec, c, secret) = (
                 engine.name.clone(),
                 engine.spec.clone(),
                 bridge_cancel.clone(),
+                secret.clone(),
             );
             let stream = stream.clone();
             bridges.spawn(async move {
@@ -1253,7 +1264,7 @@ pub async fn run(
                         return;
                     };
                     let _ = tcp.set_nodelay(true);
-                    match run_bridge(tcp, &name, engine, c.clone()).await {
+                    match run_bridge_with_token(tcp, &name, Some(&secret), engine, c.clone()).await {
                         Ok(s) if s.disconnected || c.is_cancelled() => return,
                         Ok(_) => {}
                         Err(e) => {
@@ -1313,4 +1324,22 @@ impl ReportFile {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
+}
+
+/// A fresh random secret (128 bits from the standard library's randomly
+/// keyed hasher and the clock).
+fn match_secret() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::new();
+    for i in 0..2u64 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(i);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        out.push_str(&format!("{:016x}", h.finish()));
+    }
+    out
 }
