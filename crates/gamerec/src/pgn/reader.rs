@@ -322,6 +322,14 @@ impl<'a> SliceReader<'a> {
             let at = self.pos;
             return self.bad_tag(st, at, "expected a tag name after [");
         }
+        if let Some(&b) = data.get(self.pos)
+            && !is(b, WS)
+            && b != b'"'
+        {
+            let at = self.pos;
+            let message = format!("unexpected {} in a tag name", show_byte(b));
+            return self.bad_tag(st, at, &message);
+        }
         self.skip_ws();
         if data.get(self.pos) != Some(&b'"') {
             let at = self.pos;

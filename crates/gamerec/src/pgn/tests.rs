@@ -725,6 +725,9 @@ fn a_bad_byte_in_a_tag_line_is_an_error_inside_its_game() {
             .filter(|p| p.severity == Severity::Error)
             .collect();
         assert_eq!(errors.len(), 1, "{shown:?}: {problems:?}");
+        if bad.starts_with(b"[Bl") {
+            assert!(errors[0].message.contains("in a tag name"), "{problems:?}");
+        }
         assert_eq!(games.len(), 1, "{shown:?}");
         assert_eq!(games[0].tags.get("Event"), Some("two"), "{shown:?}");
     }
