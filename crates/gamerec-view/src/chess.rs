@@ -3,7 +3,8 @@
 //! The board is 8 × 45 user units (the pieces' own size) plus a 20-unit
 //! margin holding the coordinates; `size` scales it to pixels. Squares are
 //! `<rect class="square light|dark [lastmove]" data-square="e4">`, pieces
-//! `<use class="piece white king" data-square="e1" href="#white-king">`,
+//! `<use class="piece white king" data-square="e1" href="#white-king">`
+//! (with `xlink:href` too, for SVG 1.1 readers),
 //! coloured squares `<rect class="mark red" data-square>`, the king in check
 //! `<rect class="check" data-square>`, arrows `<g class="arrow green"
 //! data-from="e2" data-to="e4">`.
@@ -185,7 +186,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
     let mut svg = String::with_capacity(16 * 1024);
     let _ = write!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chessboard{}" width="{size}" height="{size}" viewBox="0 0 {v} {v}">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" class="chessboard{}" width="{size}" height="{size}" viewBox="0 0 {v} {v}">"#,
         if opts.flipped { " flipped" } else { "" },
         size = opts.size,
         v = num(full),
@@ -290,7 +291,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
         let id = piece_id(piece.color, piece.role);
         let _ = write!(
             svg,
-            r##"<use class="piece {}" data-square="{sq}" data-piece="{}" href="#{id}" transform="translate({}, {})"/>"##,
+            r##"<use class="piece {}" data-square="{sq}" data-piece="{}" href="#{id}" xlink:href="#{id}" transform="translate({}, {})"/>"##,
             id.replace('-', " "),
             piece.char(),
             num(x),
