@@ -106,11 +106,13 @@ class Diagnostic:
 
 
 def read_games(path: PathLike) -> Iterator[Game]:
-    """Iterates over the games of a PGN file (plain or compressed).
+    """Iterates over the games of a file of any chess format (PGN, JSON,
+    PGC, CBF, FBK, EPD; plain or compressed).
 
     Games with errors are skipped; see :func:`check` for the reasons.
     """
     for raw in _gamerec.GameReader(os.fspath(path)):
+        raw["nags"] = [list(n) for n in raw["nags"]]
         yield Game(**raw)
 
 

@@ -12,7 +12,7 @@ use gamerec::diag::{Diagnostic, Severity};
 use gamerec::io::{Input, ReadOptions, Reader, Record};
 use gamerec::model::Game;
 use gamerec::pgn::{WriteOptions, write_game};
-use gamerec_arrow::values::{PlyNotes, uci};
+use gamerec_arrow::values::{PlyNotes, uci, uci_mode};
 use gamerec_arrow::{Batches, Options, PositionFilter, Table, schema};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -208,11 +208,12 @@ fn game_dict(py: Python<'_>, game: Game) -> PyResult<Bound<'_, PyDict>> {
     let mut cp = Vec::new();
     let mut mate = Vec::new();
     let mut nags = Vec::new();
+    let mode = uci_mode(&game);
     for id in game.tree.mainline() {
         let node = game.tree.node(id);
         let Some(ply) = &node.ply else { continue };
         let mut text = String::new();
-        uci(ply.mv, game.castling_mode, &mut text);
+        uci(ply.mv, mode, &mut text);
         uci_moves.push(text);
         san.push(ply.san.clone());
         let after: Vec<&str> = node

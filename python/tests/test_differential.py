@@ -146,7 +146,7 @@ def our_tags(row) -> dict:
     return tags
 
 
-def compare_file(path, threads: int, exported=None):
+def compare_file(path, threads: int, exported=None, lockstep=None):
     games = gamerec.to_arrow(path, threads=threads).to_pylist()
     positions = gamerec.to_arrow(path, table="positions", threads=threads)
     pos_columns = {name: positions.column(name).to_pylist() for name in positions.column_names}
@@ -155,6 +155,16 @@ def compare_file(path, threads: int, exported=None):
     expected = [(h, p) for h, p, bad in reference if not bad]
     rejected = len(reference) - len(expected)
     diffs = []
+    if lockstep is not None:
+        # Same games, some of which python-chess fails: skip those pairs.
+        if len(reference) != len(games) or rejected != lockstep:
+            return [f"{path.name}: {len(games)} games, python-chess {len(reference)} with {rejected} failed"]
+        keep = [i for i, (_, _, bad) in enumerate(reference) if not bad]
+        games = [games[i] for i in keep]
+        skipped_ids = {i for i, (_, _, bad) in enumerate(reference) if bad}
+        keep_rows = [i for i, gid in enumerate(pos_columns["game_id"]) if gid not in skipped_ids]
+        pos_columns = {k: [v[i] for i in keep_rows] for k, v in pos_columns.items()}
+        errors = rejected
     if (len(games), errors) != (len(expected), rejected):
         diffs.append(
             f"{path.name}: gamerec {len(games)} games and {errors} errors, "
@@ -177,7 +187,7 @@ def compare_file(path, threads: int, exported=None):
             diffs.append(f"{where}: ply_count {row['ply_count']} != {len(plies)}")
         for i, ply in enumerate(plies):
             at = row_at + i
-            if at >= positions.num_rows or pos_columns["game_id"][at] != gid:
+            if at >= len(pos_columns["game_id"]) or pos_columns["game_id"][at] != gid:
                 diffs.append(f"{where}: positions table has no row for ply {i + 1}")
                 break
             for key in ("fen", "uci", "san", "clk_ms", "emt_ms", "eval_cp", "eval_mate"):
@@ -188,8 +198,8 @@ def compare_file(path, threads: int, exported=None):
         row_at += len(plies)
         if len(diffs) > 20:
             break
-    if not diffs and row_at != positions.num_rows:
-        diffs.append(f"{path.name}: {positions.num_rows} position rows, python-chess {row_at} plies")
+    if not diffs and row_at != len(pos_columns["game_id"]):
+        diffs.append(f"{path.name}: {len(pos_columns['game_id'])} position rows, python-chess {row_at} plies")
     return diffs
 
 
@@ -211,6 +221,12 @@ KNOWN = {
     "test-nobadresults.pgn": "split",
     # Games with no tags, one per line: python-chess reads one game.
     "test-fuzzydepth.pgn": "split",
+    # `; ... {` rest-of-line comments whose `}` closes on the next line,
+    # before a tag pair: a `;` comment ends at its line's end (gamerec), but
+    # python-chess opens a brace comment in it and reads on into the next
+    # game, failing 5 games with "illegal san". Compared game by game, those
+    # 5 skipped (their number is checked).
+    "tcec-2011-2021.pgn.zst": "lockstep:5",
     # python-chess 1.11 raises IndexError in visit_move on game 17.
     "lichess_study_lichess-practice-the-fork_by_arex_2017.01.29.pgn": "split",
 }
@@ -235,7 +251,9 @@ def test_tables_agree_with_python_chess(path):
         assert gamerec.to_arrow(path).num_rows == 0
         return
     threads = 2 if path.stat().st_size > 500_000 else 1
-    diffs = compare_file(path, threads, ExportedGames(path) if kind == "split" else None)
+    exported = ExportedGames(path) if kind == "split" else None
+    lockstep = int(kind.split(":")[1]) if kind and kind.startswith("lockstep:") else None
+    diffs = compare_file(path, threads, exported, lockstep)
     assert not diffs, "\n".join(diffs[:20])
 
 

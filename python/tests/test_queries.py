@@ -121,6 +121,8 @@ def test_polars_and_duckdb_read_the_arrow_stream_directly(tables):
     source = corpus_dir() / "pgn" / "lichess_db_1000k.pgn"
     frame = pl.from_arrow(gamerec.to_arrow(source))
     assert frame.height == pq.read_metadata(tables[0]).num_rows
-    stream = gamerec.arrow_stream(source, table="positions")
-    count = duckdb.sql("SELECT count(*) FROM stream").fetchone()[0]
+    import pyarrow as pa
+
+    reader = pa.RecordBatchReader.from_stream(gamerec.arrow_stream(source, table="positions"))
+    count = duckdb.sql("SELECT count(*) FROM reader").fetchall()[0][0]
     assert count == pq.read_metadata(tables[1]).num_rows

@@ -103,12 +103,13 @@ impl GamesBuilder {
         self.game_result
             .append_option(game.result.map(|r| r.as_str()));
         let mut plies = 0u32;
+        let mode = values::uci_mode(game);
         for id in game.tree.mainline() {
             let node = game.tree.node(id);
             let Some(ply) = &node.ply else { continue };
             plies += 1;
             self.text.clear();
-            values::uci(ply.mv, game.castling_mode, &mut self.text);
+            values::uci(ply.mv, mode, &mut self.text);
             self.uci.values().append_value(&self.text);
             self.san.values().append_value(&ply.san);
             let notes = PlyNotes::of(node);

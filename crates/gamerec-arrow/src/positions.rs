@@ -112,6 +112,7 @@ impl PositionsBuilder {
         let time_control = game.tags.get("TimeControl");
         let mut pos = game.start.clone();
         let mut ply_number = 0u32;
+        let mode = values::uci_mode(game);
         for id in game.tree.mainline() {
             let node = game.tree.node(id);
             let Some(ply) = &node.ply else { continue };
@@ -122,7 +123,7 @@ impl PositionsBuilder {
             self.fen
                 .append_value(write_fen_with(&pos, EnPassantMode::Legal));
             self.text.clear();
-            values::uci(ply.mv, game.castling_mode, &mut self.text);
+            values::uci(ply.mv, mode, &mut self.text);
             self.uci.append_value(&self.text);
             self.san.append_value(&ply.san);
             let notes = PlyNotes::of(node);

@@ -1,6 +1,6 @@
 //! Typed values of tags and move comments, as stored in the tables.
 
-use gamerec::model::{Node, PlyMove};
+use gamerec::model::{Game, Node, PlyMove};
 use gamerec::pgn::commands::{KnownCommand, Score, commands};
 use shakmaty::CastlingMode;
 
@@ -174,6 +174,24 @@ impl PlyNotes {
     }
 }
 
+/// The castling notation of a game's UCI moves: Chess960 (king takes rook)
+/// when its start position needs it or its `Variant` tag names Chess960
+/// (as python-chess and lichess decide), else standard.
+pub fn uci_mode(game: &Game) -> CastlingMode {
+    let variant = game.tags.get("Variant").map(str::to_ascii_lowercase);
+    let named_960 = variant.is_some_and(|v| {
+        matches!(
+            v.as_str(),
+            "chess960" | "chess 960" | "fischerandom" | "fischerrandom" | "fischer random"
+        )
+    });
+    if named_960 {
+        CastlingMode::Chess960
+    } else {
+        game.castling_mode
+    }
+}
+
 /// The UCI text of a ply (`e2e4`, `e7e8q`, `0000` for a null move); castling
 /// is written king-to-rook in Chess960 games, king-two-squares otherwise.
 pub fn uci(mv: PlyMove, mode: CastlingMode, out: &mut String) {
@@ -222,6 +240,17 @@ mod tests {
         assert_eq!(parse_signed("5"), None);
         assert_eq!(parse_signed("+0"), None);
         assert_eq!(write_signed(7), "+7");
+    }
+
+    #[test]
+    fn chess960_games_castle_king_to_rook_in_uci() {
+        let mut game = Game::new();
+        assert_eq!(uci_mode(&game), CastlingMode::Standard);
+        game.tags.push("Variant", "Chess960");
+        assert_eq!(uci_mode(&game), CastlingMode::Chess960);
+        let mut game = Game::new();
+        game.tags.push("Variant", "Standard");
+        assert_eq!(uci_mode(&game), CastlingMode::Standard);
     }
 
     #[test]
