@@ -1,20 +1,14 @@
-//! `gamerec check` for the binary game files: ChessBase `.cbf`/`.cbi`
-//! pairs, `.fbk` opening trees and PGC `.pgc`, read by the library's one
-//! reader ([`gamerec::io::Reader`]). Issues print as
+//! `gamerec check` for the chess formats without a checker of their own:
+//! the binary game files (ChessBase `.cbf`/`.cbi` pairs, `.fbk` opening
+//! trees, PGC `.pgc`), JSON Lines and FEN, read by the library's one reader
+//! ([`gamerec::io::Reader`]). Binary issues print as
 //! `path:byte OFFSET: severity: game N: message`.
 
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::Result;
 use gamerec::diag::Severity;
-use gamerec::io::{Format, Input, ReadOptions, Reader, Record};
-
-/// Whether `path` names a binary chess format (by extension, through a
-/// compression suffix).
-pub fn is_binary(path: &Path) -> bool {
-    Format::from_path(path).is_some_and(Format::is_binary)
-}
+use gamerec::io::{Input, ReadOptions, Reader, Record};
 
 /// Counts of one checked binary file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -23,6 +17,8 @@ pub struct BinarySummary {
     pub games: u64,
     /// Plies read (variations included).
     pub nodes: u64,
+    /// Positions read (FEN).
+    pub records: u64,
     /// Error issues.
     pub errors: u64,
     /// Warning issues.
@@ -32,12 +28,18 @@ pub struct BinarySummary {
 /// `check` for one binary file: appends one line per issue to `out`
 /// (warnings only unless `quiet`) and returns the counts.
 pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<BinarySummary> {
-    let mut reader = Reader::open(&Input::file(Path::new(path)), &ReadOptions::default())?;
+    let mut reader = Reader::open(
+        &Input::from_arg(std::ffi::OsStr::new(path)),
+        &ReadOptions::default(),
+    )?;
     let mut s = BinarySummary::default();
     for item in reader.by_ref() {
-        if let Record::Game(g) = item?.record {
-            s.games += 1;
-            s.nodes += g.tree.len() as u64 - 1;
+        match item?.record {
+            Record::Game(g) => {
+                s.games += 1;
+                s.nodes += g.tree.len() as u64 - 1;
+            }
+            Record::Position(_) => s.records += 1,
         }
     }
     for d in reader.take_diagnostics() {
@@ -72,7 +74,5 @@ mod tests {
             String::from_utf8_lossy(&out)
         );
         assert!(check_report("/nonexistent/x.pgc", false, &mut out).is_err());
-        assert!(is_binary(Path::new("a.CBF")) && is_binary(Path::new("x.pgc.gz")));
-        assert!(!is_binary(Path::new("a.pgn")));
     }
 }

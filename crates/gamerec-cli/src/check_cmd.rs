@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::input::Format;
 use crate::{pgn_cmd, sgf_cmd};
+use gamerec::io::Format;
 
 /// Arguments of `gamerec check` (all formats).
 #[derive(clap::Args)]
@@ -186,13 +186,18 @@ fn check_one(
             Err(e) => failed(format!("{path}: {e}")),
         };
     }
-    if crate::binary_cmd::is_binary(std::path::Path::new(path)) {
+    let format = input_format(path.as_ref());
+    if matches!(
+        format,
+        Some(Format::Pgc | Format::Cbf | Format::Fbk | Format::Json | Format::Fen)
+    ) {
         return match crate::binary_cmd::check_report(path, opts.quiet, &mut out) {
             Ok(b) => {
                 let s = sgf_cmd::Summary {
                     files: 1,
                     games: b.games,
                     nodes: b.nodes,
+                    records: b.records,
                     errors: b.errors,
                     warnings: b.warnings,
                     ..Default::default()
@@ -202,12 +207,11 @@ fn check_one(
             Err(e) => failed(format!("{e:#}")),
         };
     }
-    let format = input_format(path.as_ref());
-    if !matches!(format, Format::Sgf | Format::Epd) {
+    if !matches!(format, Some(Format::Sgf | Format::Epd)) {
         return failed(format!("{}", unsupported(path)));
     }
     let compressed =
-        crate::input::Compression::of_extension(Path::new(path)) != crate::input::Compression::None;
+        gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
     let owned;
     let bytes: &[u8] = if compressed || path == "-" {
         match sgf_cmd::read_input(path) {
@@ -224,7 +228,7 @@ fn check_one(
         }
     };
     let name = if path == "-" { "<stdin>" } else { path };
-    if format == Format::Epd {
+    if format == Some(Format::Epd) {
         let summary = crate::epd_cmd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, summary, None);
     }
@@ -236,12 +240,8 @@ fn check_one(
 
 /// The format of an input argument: by extension, or for `-` (stdin) by
 /// its first bytes (SGF and EPD are recognised; anything else is PGN).
-pub fn input_format(arg: &std::ffi::OsStr) -> Format {
-    if arg == "-" {
-        Format::of_stdin()
-    } else {
-        Format::of_path(Path::new(arg))
-    }
+pub fn input_format(arg: &std::ffi::OsStr) -> Option<Format> {
+    crate::input::Input::from_arg(arg).format()
 }
 
 /// `gamerec check`: SGF and EPD files are checked file by file, everything
@@ -251,7 +251,15 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     let (sgf, other): (Vec<OsString>, Vec<OsString>) = files.into_iter().partition(|f| {
         matches!(
             input_format(f),
-            Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
+            Some(
+                Format::Sgf
+                    | Format::Epd
+                    | Format::Fen
+                    | Format::Json
+                    | Format::Cbf
+                    | Format::Fbk
+                    | Format::Pgc
+            )
         )
     });
     let mut code = 0u8;

@@ -39,10 +39,13 @@ impl Reporter {
                 return;
             }
         }
-        if d.message.contains("the variations option") {
-            // The library's option is this verb's flag.
+        if d.message.contains("the variations option") || d.message.contains("the ptp option") {
+            // The library's options are this verb's flags.
             let mut d = d.clone();
-            d.message = d.message.replace("the variations option", "--variations");
+            d.message = d
+                .message
+                .replace("the variations option", "--variations")
+                .replace("the ptp option", "--ptp");
             eprintln!("{d}");
         } else {
             eprintln!("{d}");

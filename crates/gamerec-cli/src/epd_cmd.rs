@@ -90,9 +90,7 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Input>> {
         .iter()
         .map(|path| {
             // Compressed files (.gz, .bz2, .zst) are read transparently.
-            let bytes = crate::input::Input::from_arg(path.as_os_str())
-                .read_all()
-                .with_context(|| format!("reading {}", path.display()))?;
+            let bytes = crate::input::Input::from_arg(path.as_os_str()).read_all()?;
             Ok(Input {
                 name: path.display().to_string(),
                 text: epd::decode(&bytes).into_owned(),

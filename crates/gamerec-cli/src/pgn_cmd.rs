@@ -20,8 +20,9 @@ use gamerec::pgn::{
     CheckOptions, Checker, ChunkView, Encoding, GameBuilder, WriteOptions, write_game_json,
 };
 
-use crate::input::{Format, Input, is_broken_pipe, open_output};
+use crate::input::{Input, is_broken_pipe, open_output};
 use crate::progress::Progress;
+use gamerec::io::Format;
 
 /// Check that every game reads and every move is legal.
 #[derive(Args, Debug)]
@@ -112,11 +113,10 @@ where
     let progress = Progress::new(total);
     let mut games_seen = 0;
     for input in inputs {
-        if !matches!(input.format, Format::Pgn | Format::Unknown) {
+        if let Some(format) = input.format().filter(|f| *f != Format::Pgn) {
             bail!(
-                "{}: {:?} input is not supported by this verb yet",
-                input.name,
-                input.format
+                "{}: {format} input is read by `convert`, not here",
+                input.name
             );
         }
         let read_bytes = Arc::new(AtomicU64::new(0));
@@ -127,13 +127,9 @@ where
             read_bytes: Some(read_bytes.clone()),
             ..parallel::Options::default()
         };
-        let source = gamerec::io::Input {
-            path: input.path.clone(),
-            name: input.name.clone(),
-        };
         let mut stop = false;
         let mut games_here = 0u64;
-        let read = parallel::read_pgn(&source, &opts, &job, |settled| {
+        let read = parallel::read_pgn(input, &opts, &job, |settled| {
             games_seen += settled.games;
             games_here += settled.games;
             progress.read_bytes.store(
@@ -254,7 +250,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
 pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let inputs = Input::from_args(&args.inputs);
     let to = args.to.unwrap_or_else(|| match &args.output {
-        Some(p) if Format::of_path(p) == Format::Json => To::Json,
+        Some(p) if Format::from_path(p) == Some(Format::Json) => To::Json,
         _ => To::Pgn,
     });
     let opts = WriteOptions {

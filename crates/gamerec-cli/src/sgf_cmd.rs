@@ -58,7 +58,7 @@ pub struct CheckOptions {
 
 /// Whether a path names an SGF file (by extension).
 pub fn is_sgf(path: &str) -> bool {
-    crate::input::Format::of_path(std::path::Path::new(path)) == crate::input::Format::Sgf
+    gamerec::io::Format::from_path(std::path::Path::new(path)) == Some(gamerec::io::Format::Sgf)
 }
 
 fn parse_options(charset_name: Option<&str>) -> Result<ParseOptions> {
@@ -240,8 +240,8 @@ pub fn run_sgf(cmd: &SgfCommand) -> Result<u8> {
 
 /// Reads a file, or stdin for `-`; `.gz`, `.bz2` and `.zst` are decompressed.
 pub fn read_input(path: &str) -> Result<Vec<u8>> {
-    use crate::input::{Compression, Input};
-    let compressed = Compression::of_extension(std::path::Path::new(path)) != Compression::None;
+    use gamerec::io::{Compression, Input};
+    let compressed = Compression::from_path(std::path::Path::new(path)) != Compression::None;
     if path == "-" || compressed {
         let input = Input::from_arg(std::ffi::OsStr::new(path));
         let mut reader = input

@@ -122,9 +122,7 @@ fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u64)> {
     let mut errors = 0;
     let stderr = std::io::stderr();
     for input in Input::from_args(inputs) {
-        let (read, read_errors) = input
-            .read_pgn_games(quiet, &mut stderr.lock())
-            .with_context(|| format!("reading {}", input.name))?;
+        let (read, read_errors) = crate::input::read_pgn_games(&input, quiet, &mut stderr.lock())?;
         errors += read_errors;
         games.extend(read.iter().map(Exported::new));
     }
