@@ -534,3 +534,60 @@ fn match_time_control_passes_the_strict_check() {
     assert!(!report.contains("warning"), "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Under a game clock the built-in engine (no depth given) keeps time
+/// through the referee: at 2+0.05 its moves take measurable time, the
+/// clock moves, no flag falls, and each side uses between 20% and 90% of
+/// what it was given (2 s plus its increments).
+#[test]
+fn builtin_keeps_time_in_a_match() {
+    use gamerec::pgn::commands::{KnownCommand, node_commands};
+    let dir = temp_dir("builtin-clock");
+    let out = dir.join("m.pgn");
+    let run = Command::new(BIN)
+        .args(["match", "builtin", "builtin", "--games", "2"])
+        .args(["--tc", "2+0.05", "-o"])
+        .arg(&out)
+        .arg("--dir")
+        .arg(dir.join("event"))
+        .output()
+        .unwrap();
+    gamerec_testkit::assert_success(&run, "gamerec match");
+    let text = std::fs::read(&out).unwrap();
+    let (games, _) = gamerec::pgn::read_games(&text);
+    assert_eq!(games.len(), 2);
+    for game in &games {
+        assert_ne!(game.tags.get("Termination"), Some("time forfeit"));
+        let mut used = [Duration::ZERO; 2];
+        let mut moves = [0u32; 2];
+        let mut timed = 0;
+        for (ply, id) in game.tree.mainline().enumerate() {
+            for command in node_commands(game.tree.node(id)) {
+                if let KnownCommand::Emt(emt) = command {
+                    used[ply % 2] += emt;
+                    moves[ply % 2] += 1;
+                    timed += usize::from(emt >= Duration::from_millis(5));
+                }
+            }
+        }
+        let plies = game.tree.mainline().count();
+        assert!(
+            timed * 2 > plies,
+            "{timed} of {plies} moves took 5 ms or more"
+        );
+        if moves[1] < 10 {
+            continue; // too short a game to judge
+        }
+        for side in 0..2 {
+            let given = Duration::from_secs(2) + Duration::from_millis(50) * moves[side];
+            let share = used[side].as_secs_f64() / given.as_secs_f64();
+            assert!(
+                (0.2..=0.9).contains(&share),
+                "side {side}: {:?} of {given:?} over {} moves",
+                used[side],
+                moves[side]
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -305,3 +305,57 @@ fn clock_games_use_a_sensible_share_of_the_clock() {
         );
     }
 }
+
+/// Every limit within a small overshoot, on a middlegame position: nodes
+/// (polled every 256), movetime, a clock with one move to go (the engine
+/// may use most but not all of it), and infinite search ended by `stop`.
+#[test]
+fn every_limit_is_honoured_within_a_small_overshoot() {
+    use gamerec_engine::Clock;
+    let middlegame = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9");
+    let mut e = BuiltinEngine::new();
+    e.set_position(&middlegame, &[]).unwrap();
+    for nodes in [1_000, 50_000] {
+        let r = e.go(&Limits::nodes(nodes), &mut |_| {}).unwrap();
+        let searched = r.info.nodes.unwrap();
+        assert!(searched <= nodes + 1_000, "{searched} nodes for {nodes}");
+    }
+    let started = Instant::now();
+    e.go(&Limits::movetime(Duration::from_millis(100)), &mut |_| {})
+        .unwrap();
+    let took = started.elapsed();
+    assert!(took <= Duration::from_millis(150), "movetime 100: {took:?}");
+    let one_to_go = Limits {
+        clock: Some(Clock {
+            white: Duration::from_millis(600),
+            black: Duration::from_millis(600),
+            moves_to_go: Some(1),
+            ..Clock::default()
+        }),
+        ..Limits::default()
+    };
+    let started = Instant::now();
+    e.go(&one_to_go, &mut |_| {}).unwrap();
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(600),
+        "one move to go: {took:?}"
+    );
+    let stop = e.stop_handle();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(150));
+        let at = Instant::now();
+        stop.stop();
+        at
+    });
+    let r = e.go(&Limits::default(), &mut |_| {}).unwrap();
+    let returned = Instant::now();
+    let stopped_at = stopper.join().unwrap();
+    assert!(r.best_move.is_some());
+    assert!(returned >= stopped_at, "an infinite search ended before stop");
+    assert!(
+        returned.duration_since(stopped_at) <= Duration::from_millis(50),
+        "returned {:?} after stop",
+        returned.duration_since(stopped_at)
+    );
+}
