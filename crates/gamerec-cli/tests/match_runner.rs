@@ -156,6 +156,11 @@ fn stockfish_against_fairymax_twenty_games_at_5_plus_005() {
             gamerec::pgn::writer::export_string(game, &Default::default())
         );
         assert_eq!(game.tags.get("TimeControl"), Some("5+0.05"));
+        let duration = game.tags.get("GameDuration").expect("GameDuration");
+        assert!(
+            duration.len() == 8 && duration.starts_with("00:0"),
+            "{duration}"
+        );
         let result = game.tags.get("Result").unwrap();
         let termination = game.tags.get("Termination").unwrap();
         let stockfish_white = game.tags.get("White") == Some("stockfish");

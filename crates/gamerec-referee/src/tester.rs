@@ -1193,7 +1193,10 @@ pub async fn run(
                 Arc::new(move |_: &GameSpec, state: &GameState| adjudication.judge(state));
             judge
         }),
-        engine_data: config.engine_data,
+        export: crate::export::ExportOptions {
+            engine_data: config.engine_data,
+            game_duration: true,
+        },
     };
 
     let listener = TcpListener::bind("127.0.0.1:0")
