@@ -119,7 +119,7 @@ enum Command {
     Referee(referee_cmd::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
     Bridge(referee_cmd::BridgeArgs),
-    /// Play a match between two engines through a local referee.
+    /// Play engines against each other through a local referee: game pairs, books, SPRT, Elo, resume.
     Match(Box<referee_cmd::MatchArgs>),
 }
 
