@@ -185,6 +185,9 @@ pub struct MatchConfig {
     pub engine_data: bool,
     /// Seed of random opening order and book walks.
     pub seed: u64,
+    /// Engines ponder on the opponent's time (those that can: UCI).
+    #[serde(default)]
+    pub ponder: bool,
 }
 
 impl MatchConfig {
@@ -853,6 +856,7 @@ mod tests {
             date: "2026.11.24".into(),
             engine_data: false,
             seed: 1,
+            ponder: false,
         }
     }
 
@@ -1230,8 +1234,10 @@ pub async fn run(
         for _ in 0..config.concurrency.clamp(1, plays.max(1)) {
             // The first start fails the match (a wrong command); later
             // restarts after a crash are retried.
+            let ponder = config.ponder;
             let first = EnginePlayer::start(&engine.spec, None)
-                .map_err(|e| EventError(format!("{}: {e}", engine.spec)))?;
+                .map_err(|e| EventError(format!("{}: {e}", engine.spec)))?
+                .pondering(ponder);
             let (name, spec, c) = (
                 engine.name.clone(),
                 engine.spec.clone(),
@@ -1244,7 +1250,7 @@ pub async fn run(
                     let engine = match player.take() {
                         Some(p) => p,
                         None => match EnginePlayer::start(&spec, None) {
-                            Ok(p) => p,
+                            Ok(p) => p.pondering(ponder),
                             Err(e) => {
                                 eprintln!("match: {name}: cannot restart: {e}");
                                 tokio::time::sleep(std::time::Duration::from_millis(500)).await;
