@@ -143,7 +143,7 @@ enum Command {
     Referee(referee_cmd::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
     Bridge(referee_cmd::BridgeArgs),
-    /// Play a match between two engines through a local referee.
+    /// Play engines against each other through a local referee: game pairs, books, SPRT, Elo, resume.
     Match(Box<referee_cmd::MatchArgs>),
     /// Draw a board as SVG (or PNG): a FEN, a PGN game at a ply, an SGF node.
     Svg(svg_cmd::SvgArgs),

@@ -160,6 +160,9 @@ pub struct MatchArgs {
     /// Write a JSON Lines stream of every game and move to this file (appended).
     #[arg(long, value_name = "FILE.jsonl")]
     events: Option<PathBuf>,
+    /// Engines ponder on the opponent's time (UCI engines; others play without).
+    #[arg(long)]
+    ponder: bool,
     /// Comment every move with the engine's score, depth and nodes ([%eval S,D] [%nodes N]).
     #[arg(long)]
     pgn_engine_data: bool,
@@ -371,6 +374,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         engine_data: args.pgn_engine_data,
         seed: args.seed,
         margin_ms: args.margin,
+        ponder: args.ponder,
     })
 }
 

@@ -156,6 +156,11 @@ fn stockfish_against_fairymax_twenty_games_at_5_plus_005() {
             gamerec::pgn::writer::export_string(game, &Default::default())
         );
         assert_eq!(game.tags.get("TimeControl"), Some("5+0.05"));
+        let duration = game.tags.get("GameDuration").expect("GameDuration");
+        assert!(
+            duration.len() == 8 && duration.starts_with("00:0"),
+            "{duration}"
+        );
         let result = game.tags.get("Result").unwrap();
         let termination = game.tags.get("Termination").unwrap();
         let stockfish_white = game.tags.get("White") == Some("stockfish");
@@ -655,5 +660,60 @@ fn http_serves_the_spectator_state_during_a_match() {
     assert!(state.contains("\"games\""), "{state}");
     for _ in lines.by_ref() {}
     assert!(child.wait().unwrap().success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--ponder`: the UCI engine gets `go ponder` after its moves and
+/// `ponderhit` when the expected reply comes (logged by a wrapper); the
+/// games are played out normally.
+#[test]
+fn ponder_sends_go_ponder_and_ponderhit() {
+    let Some(stockfish) = peer("stockfish") else {
+        return;
+    };
+    let dir = fresh_dir("ponder");
+    let log = dir.join("stdin.log");
+    let wrapper = dir.join("logging.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/bash\ntee -a \"{}\" | \"{}\"\n",
+            log.display(),
+            stockfish.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(BIN)
+        .arg("match")
+        .arg(format!("uci:{}|Threads=1", wrapper.display()))
+        .arg("builtin:1")
+        .args([
+            "--names",
+            "stockfish,builtin",
+            "--games",
+            "2",
+            "--tc",
+            "10+0.1",
+        ])
+        .args(["--ponder", "--max-moves", "40", "--quiet", "--dir"])
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let sent = std::fs::read_to_string(&log).unwrap();
+    let ponders = sent.lines().filter(|l| l.starts_with("go ponder")).count();
+    let hits = sent.lines().filter(|l| *l == "ponderhit").count();
+    assert!(ponders > 5, "{ponders} ponder searches");
+    assert!(hits > 0, "no ponderhit in {ponders} ponder searches");
+    assert!(sent.contains("setoption name Ponder value true"));
+    for game in read_pgn(&dir.join("out.pgn")) {
+        let t = game.tags.get("Termination").unwrap();
+        assert!(t == "normal" || t == "adjudication", "{t}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

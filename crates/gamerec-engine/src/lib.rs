@@ -19,7 +19,9 @@ pub mod uci;
 pub mod xboard;
 
 pub use process::EngineCommand;
-pub use types::{Bound, Clock, EngineError, Info, Limits, Result, Score, SearchResult, StopHandle};
+pub use types::{
+    Bound, Clock, EngineError, Info, Limits, PonderHandle, Result, Score, SearchResult, StopHandle,
+};
 
 use shakmaty::{Chess, Move};
 
@@ -45,6 +47,11 @@ pub trait Engine: Send {
 
     /// A handle that stops the running search from another thread.
     fn stop_handle(&self) -> StopHandle;
+
+    /// Pondering, for engines that can (`None`: this engine does not ponder).
+    fn ponder_handle(&self) -> Option<PonderHandle> {
+        None
+    }
 
     /// Ends the engine politely (dropping it kills it).
     fn quit(&mut self) -> Result<()>;

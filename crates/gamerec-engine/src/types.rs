@@ -238,6 +238,99 @@ impl StopHandle {
     }
 }
 
+const PONDER_IDLE: u8 = 0;
+const PONDER_ARMED: u8 = 1;
+const PONDER_RUNNING: u8 = 2;
+const PONDER_HIT: u8 = 3;
+
+/// Pondering for engines that can (UCI): [`PonderHandle::arm`] makes the
+/// next `go` a `go ponder` (searching the position after the expected
+/// reply, with no time limit); [`PonderHandle::hit`] from another thread
+/// says the reply came (`ponderhit`: the search goes on as an ordinary one
+/// with the limits it was given); the [`StopHandle`] ends it otherwise.
+#[derive(Clone)]
+pub struct PonderHandle {
+    state: Arc<std::sync::atomic::AtomicU8>,
+    hook: Arc<Mutex<dyn FnMut() + Send>>,
+}
+
+impl fmt::Debug for PonderHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PonderHandle")
+            .field("state", &self.state.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl PonderHandle {
+    /// A handle whose `hit` runs `hook` (writes `ponderhit` to the child).
+    pub fn with_hook(hook: impl FnMut() + Send + 'static) -> PonderHandle {
+        PonderHandle {
+            state: Arc::default(),
+            hook: Arc::new(Mutex::new(hook)),
+        }
+    }
+
+    /// Makes the next search a ponder search.
+    pub fn arm(&self) {
+        self.state.store(PONDER_ARMED, Ordering::SeqCst);
+    }
+
+    /// The expected reply was played: the ponder search becomes the real one.
+    pub fn hit(&self) {
+        if self
+            .state
+            .compare_exchange(
+                PONDER_RUNNING,
+                PONDER_HIT,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+        {
+            if let Ok(mut hook) = self.hook.lock() {
+                hook();
+            }
+        } else {
+            // Not started yet: the driver sees the hit and searches normally.
+            let _ = self.state.compare_exchange(
+                PONDER_ARMED,
+                PONDER_HIT,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            );
+        }
+    }
+
+    /// Driver side, before sending `go`: whether this search ponders.
+    pub fn starts_pondering(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == PONDER_ARMED
+    }
+
+    /// Driver side, after sending `go ponder`: `false` when the hit came
+    /// in between (the driver then sends `ponderhit` itself).
+    pub fn now_pondering(&self) -> bool {
+        self.state
+            .compare_exchange(
+                PONDER_ARMED,
+                PONDER_RUNNING,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+    }
+
+    /// Driver side: whether the hit has come.
+    pub fn was_hit(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == PONDER_HIT
+    }
+
+    /// Driver side, when a search ends.
+    pub fn finish(&self) {
+        self.state.store(PONDER_IDLE, Ordering::SeqCst);
+    }
+}
+
 /// Why an engine operation failed.
 #[derive(Debug)]
 pub enum EngineError {

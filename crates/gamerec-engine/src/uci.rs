@@ -7,7 +7,9 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 use crate::notation::{read_uci_pv, uci};
 use crate::process::{EngineProcess, Line};
-use crate::types::{Bound, EngineError, Info, Limits, Result, Score, SearchResult, StopHandle};
+use crate::types::{
+    Bound, EngineError, Info, Limits, PonderHandle, Result, Score, SearchResult, StopHandle,
+};
 use crate::{Engine, EngineCommand};
 
 /// Driver settings.
@@ -44,6 +46,9 @@ pub struct UciOption {
     pub default: Option<String>,
 }
 
+/// How often a ponder search checks for the hit.
+const PONDER_POLL: Duration = Duration::from_millis(5);
+
 /// A UCI engine child process.
 pub struct UciEngine {
     proc: EngineProcess,
@@ -54,6 +59,7 @@ pub struct UciEngine {
     moves: Vec<Move>,
     mode: CastlingMode,
     stop: StopHandle,
+    ponder: PonderHandle,
     opts: UciOptions,
 }
 
@@ -62,8 +68,12 @@ impl UciEngine {
     pub fn start(cmd: &EngineCommand, opts: &UciOptions) -> Result<UciEngine> {
         let mut proc = EngineProcess::spawn(cmd)?;
         let stdin = proc.stdin_handle();
+        let ponder_stdin = stdin.clone();
         let stop = StopHandle::with_hook(move || {
             let _ = crate::process::write_line(&stdin, "stop");
+        });
+        let ponder = PonderHandle::with_hook(move || {
+            let _ = crate::process::write_line(&ponder_stdin, "ponderhit");
         });
         proc.send("uci")?;
         let mut name = None;
@@ -96,6 +106,7 @@ impl UciEngine {
             moves: Vec::new(),
             mode: CastlingMode::Standard,
             stop,
+            ponder,
             opts: opts.clone(),
         };
         engine.is_ready()?;
@@ -366,19 +377,55 @@ impl Engine for UciEngine {
         self.stop.reset();
         let cmd = self.position_command();
         self.proc.send(&cmd)?;
-        self.proc.send(&go_command(limits))?;
+        // A ponder search has no deadline until the hit (polled below).
+        let pondering = self.ponder.starts_pondering();
+        let mut waiting_for_hit = pondering;
+        if pondering {
+            self.proc
+                .send(&go_command(limits).replacen("go", "go ponder", 1))?;
+            if !self.ponder.now_pondering() {
+                self.proc.send("ponderhit")?;
+                waiting_for_hit = false;
+            }
+        } else {
+            self.proc.send(&go_command(limits))?;
+        }
         let budget = limits
             .time_budget(pos.turn().is_white())
             .or(self.opts.search_timeout);
-        let mut stop_at = budget.map(|b| started + b + self.opts.grace);
+        let mut stop_at = if waiting_for_hit {
+            None
+        } else {
+            budget.map(|b| Instant::now() + b + self.opts.grace)
+        };
         let mut kill_at: Option<Instant> = None;
         let mut summary = Info::default();
         loop {
+            if waiting_for_hit && self.ponder.was_hit() {
+                waiting_for_hit = false;
+                stop_at = budget.map(|b| Instant::now() + b + self.opts.grace);
+            }
             let deadline = match (stop_at, kill_at) {
                 (_, Some(k)) => Some(k),
+                (_, None) if waiting_for_hit => Some(Instant::now() + PONDER_POLL),
                 (s, None) => s,
             };
-            match self.proc.recv(deadline)? {
+            let line = match self.proc.recv(deadline) {
+                Ok(l) => l,
+                Err(e) => {
+                    self.ponder.finish();
+                    return Err(e);
+                }
+            };
+            match line {
+                Line::Timeout if waiting_for_hit && kill_at.is_none() => {
+                    if self.stop.is_stopped() {
+                        // Stopped while pondering: the bestmove is discarded.
+                        self.proc.send("stop")?;
+                        waiting_for_hit = false;
+                        kill_at = Some(Instant::now() + self.opts.grace);
+                    }
+                }
                 Line::Timeout => {
                     if kill_at.is_some() {
                         return Err(self.proc.timeout("bestmove"));
@@ -417,6 +464,7 @@ impl Engine for UciEngine {
                         if summary.pv.first() != best_move.as_ref() {
                             summary.pv = best_move.into_iter().collect();
                         }
+                        self.ponder.finish();
                         return Ok(SearchResult {
                             best_move,
                             ponder,
@@ -432,6 +480,10 @@ impl Engine for UciEngine {
 
     fn stop_handle(&self) -> StopHandle {
         self.stop.clone()
+    }
+
+    fn ponder_handle(&self) -> Option<PonderHandle> {
+        Some(self.ponder.clone())
     }
 
     fn quit(&mut self) -> Result<()> {

@@ -16,7 +16,7 @@ use crate::wire::{MAX_RECORD_LEN, Record, bare_record, read_record, refcom, with
 use gamerec::epd::{Opcode, Operand, Operation};
 use gamerec::model::PlyMove;
 use gamerec_engine::builtin::BuiltinEngine;
-use gamerec_engine::{Clock, Engine, EngineError, EngineSetup, EngineSpec, Limits};
+use gamerec_engine::{Clock, Engine, EngineError, EngineSetup, EngineSpec, Limits, SearchResult};
 
 /// What a bridge did before it stopped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -251,9 +251,23 @@ pub struct EnginePlayer {
     engine: Box<dyn Engine>,
     depth: Option<u32>,
     untimed_depth: Option<u32>,
+    ponder: bool,
 }
 
 impl EnginePlayer {
+    /// Ponders on the opponent's time (engines that can; others ignore it):
+    /// after each move the engine searches the reply it expects, and a
+    /// `ponderhit` turns that search into its next move.
+    pub fn pondering(mut self, on: bool) -> EnginePlayer {
+        self.ponder = on && self.engine.ponder_handle().is_some();
+        if self.ponder {
+            // UCI: the GUI tells the engine it will ponder (an engine
+            // without the option ponders when asked all the same).
+            let _ = self.engine.set_option("Ponder", "true");
+        }
+        self
+    }
+
     /// Starts the engine named by `spec` (`builtin`, `builtin:DEPTH`,
     /// `uci:CMD|Name=Value...`, `xboard:CMD`, parsed by
     /// [`gamerec_engine::EngineSetup`]); `depth` applies when the spec has
@@ -280,6 +294,7 @@ impl EnginePlayer {
             engine,
             depth,
             untimed_depth,
+            ponder: false,
         })
     }
 }
@@ -318,10 +333,13 @@ where
     let mut reader = BufReader::new(reader);
     let mut summary = BridgeSummary::default();
     let EnginePlayer {
-        mut engine,
+        engine,
         depth,
         untimed_depth,
+        ponder,
     } = player;
+    let mut engine = Some(engine);
+    let mut pondering: Option<Ponder> = None;
     let start_fields = epd_fields(&Chess::default());
     let clean: String = name.chars().filter(|c| *c != '"' && *c != '\\').collect();
     let secret = match token {
@@ -361,13 +379,19 @@ where
         let Ok(record) = read_record(&text) else {
             continue;
         };
+        if refcom(&record) != Some("respond")
+            && let Some(p) = pondering.take()
+        {
+            engine = Some(p.settle(false).await?.0);
+        }
         match refcom(&record) {
             Some("reset") => {
                 game = ClientGame::new(Chess::default());
                 if let Err(e) = game.sync(&record) {
                     return Err(std::io::Error::other(e));
                 }
-                engine = run_blocking(engine, |e| e.new_game()).await?.0;
+                let e = take(&mut engine)?;
+                engine = Some(run_blocking(e, |e| e.new_game()).await?.0);
             }
             Some("inform") => {
                 for (k, v) in record.tag_pairs() {
@@ -393,13 +417,28 @@ where
                     game.limits(depth, untimed_depth),
                 );
                 let thinking = std::time::Instant::now();
-                let (e, (chosen, info)) = run_blocking(engine, move |e| {
-                    e.set_position(&start, &moves)?;
-                    let result = e.go(&limits, &mut |_| {})?;
-                    Ok((result.best_move, result.info))
-                })
-                .await?;
-                engine = e;
+                // Pondering on the expected reply: a hit is our search.
+                let mut pondered = None;
+                if let Some(p) = pondering.take() {
+                    let hit = game.moves.last() == Some(&p.expected);
+                    let (e, result) = p.settle(hit).await?;
+                    engine = Some(e);
+                    pondered = result;
+                }
+                let result = match pondered {
+                    Some(result) => result,
+                    None => {
+                        let limits = limits.clone();
+                        let (e, result) = run_blocking(take(&mut engine)?, move |e| {
+                            e.set_position(&start, &moves)?;
+                            e.go(&limits, &mut |_| {})
+                        })
+                        .await?;
+                        engine = Some(e);
+                        result
+                    }
+                };
+                let (chosen, info) = (result.best_move, result.info);
                 // Our own move is charged with the time we measured (the
                 // referee's `cc` has whole seconds only).
                 game.own.push_back(thinking.elapsed());
@@ -445,6 +484,19 @@ where
                 let reply = with_refreq(reply, "reply");
                 writer.write_all(format!("{reply}\n").as_bytes()).await?;
                 writer.flush().await?;
+                if ponder
+                    && let (Some(mv), Some(expected)) = (chosen, result.ponder)
+                    && let Some(e) = engine.take()
+                {
+                    pondering = Some(Ponder::start(
+                        e,
+                        &game,
+                        expected,
+                        limits,
+                        thinking.elapsed(),
+                        mv,
+                    ));
+                }
             }
             Some("conclude") => summary.games += 1,
             Some("fault")
@@ -463,6 +515,97 @@ where
                 return Ok(summary);
             }
             _ => {}
+        }
+    }
+}
+
+/// The engine, unless it was lost (a ponder search that failed).
+fn take(engine: &mut Option<Box<dyn Engine>>) -> std::io::Result<Box<dyn Engine>> {
+    engine
+        .take()
+        .ok_or_else(|| std::io::Error::other("the engine was lost"))
+}
+
+/// A ponder search running on the blocking pool, owning the engine.
+struct Ponder {
+    task: tokio::task::JoinHandle<(Box<dyn Engine>, Result<SearchResult, EngineError>)>,
+    stop: gamerec_engine::StopHandle,
+    handle: gamerec_engine::PonderHandle,
+    expected: Move,
+}
+
+impl Ponder {
+    /// Starts pondering on `expected` after our move `mv`: the position
+    /// after both, with our clock less the time we took (plus increment).
+    fn start(
+        mut engine: Box<dyn Engine>,
+        game: &ClientGame,
+        expected: Move,
+        mut limits: Limits,
+        took: Duration,
+        mv: Move,
+    ) -> Ponder {
+        let stop = engine.stop_handle();
+        let handle = engine
+            .ponder_handle()
+            .unwrap_or_else(|| gamerec_engine::PonderHandle::with_hook(|| {}));
+        if let Some(clock) = limits.clock.as_mut() {
+            let ours = if game.pos.turn().is_white() {
+                // We just moved: the side to move now is the opponent.
+                (&mut clock.black, clock.black_inc)
+            } else {
+                (&mut clock.white, clock.white_inc)
+            };
+            *ours.0 = ours.0.saturating_sub(took) + ours.1;
+        }
+        let start = game.start.clone();
+        let mut moves = game.moves.clone();
+        debug_assert_eq!(moves.last(), Some(&mv));
+        moves.push(expected);
+        handle.arm();
+        let task = tokio::task::spawn_blocking(move || {
+            let result = engine
+                .set_position(&start, &moves)
+                .and_then(|()| engine.go(&limits, &mut |_| {}));
+            (engine, result)
+        });
+        Ponder {
+            task,
+            stop,
+            handle,
+            expected,
+        }
+    }
+
+    /// Ends pondering: on a hit the search goes on and its result is our
+    /// move; otherwise it is stopped and its result dropped.
+    async fn settle(
+        mut self,
+        hit: bool,
+    ) -> std::io::Result<(Box<dyn Engine>, Option<SearchResult>)> {
+        if hit {
+            self.handle.hit();
+        } else {
+            self.stop.stop();
+        }
+        loop {
+            match tokio::time::timeout(Duration::from_millis(200), &mut self.task).await {
+                Ok(Ok((engine, result))) => {
+                    let result = result.map_err(std::io::Error::other)?;
+                    return Ok((engine, hit.then_some(result)));
+                }
+                Ok(Err(e)) => return Err(std::io::Error::other(e)),
+                Err(_) if !hit => self.stop.stop(),
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+impl Drop for Ponder {
+    fn drop(&mut self) {
+        if !self.task.is_finished() {
+            self.stop.stop();
         }
     }
 }

@@ -28,7 +28,7 @@ use crate::bridge::{EnginePlayer, run_bridge};
 use crate::clock::Clocks;
 use crate::conn::handle_client;
 use crate::event::{EventConfig, EventError};
-use crate::export::game_pgn_with;
+use crate::export::{ExportOptions, game_pgn_with};
 use crate::game::{Ending, EngineReport, GameState, Outcome, epd_fields};
 use crate::lobby::Lobby;
 use crate::log::EventLog;
@@ -330,7 +330,7 @@ struct Records {
     total: u32,
     players: Vec<String>,
     finished: BTreeMap<u32, (GameSpec, GameState)>,
-    engine_data: bool,
+    export: ExportOptions,
 }
 
 impl Records {
@@ -354,7 +354,7 @@ impl Records {
     fn write(&self) -> Standings {
         let mut pgn = String::new();
         for (spec, state) in self.finished.values() {
-            pgn.push_str(&game_pgn_with(spec, state, self.engine_data));
+            pgn.push_str(&game_pgn_with(spec, state, self.export));
         }
         let _ = write_atomic(&self.dir.join("games.pgn"), pgn.as_bytes());
         let standings = self.standings();
@@ -378,8 +378,8 @@ pub struct EventHooks {
     pub observer: Option<Hook>,
     /// Adjudication rules, checked after every move.
     pub adjudicator: Option<Adjudicator>,
-    /// Whether `games.pgn` carries each move's engine data (`[%eval]`, nodes).
-    pub engine_data: bool,
+    /// What `games.pgn` adds (engine data, GameDuration).
+    pub export: ExportOptions,
 }
 
 impl std::fmt::Debug for EventHooks {
@@ -388,7 +388,7 @@ impl std::fmt::Debug for EventHooks {
             .field("schedule", &self.schedule.as_ref().map(Vec::len))
             .field("observer", &self.observer.is_some())
             .field("adjudicator", &self.adjudicator.is_some())
-            .field("engine_data", &self.engine_data)
+            .field("export", &self.export)
             .finish()
     }
 }
@@ -449,7 +449,7 @@ pub async fn run_event_with(
         total: specs.len() as u32,
         players: config.players.iter().map(|p| p.name.clone()).collect(),
         finished: BTreeMap::new(),
-        engine_data: hooks.engine_data,
+        export: hooks.export,
     };
     let mut pending = Vec::new();
     for spec in &specs {

@@ -16,15 +16,25 @@ use crate::runner::GameSpec;
 use gamerec::epd::opcodes::Evaluation;
 use gamerec::pgn::commands::{Eval, Score};
 
-/// The game as the library's model.
-pub fn to_game(spec: &GameSpec, state: &GameState) -> Game {
-    to_game_with(spec, state, false)
+/// What a match adds to the referee's PGN.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// Each move's comment also carries what the mover's engine reported:
+    /// `[%eval S,D]` (White's view, pawns or `#N`, depth) and `[%nodes N]`.
+    pub engine_data: bool,
+    /// A `GameDuration` tag (`HH:MM:SS`): the time the clocks ran, all
+    /// moves of both sides.
+    pub game_duration: bool,
 }
 
-/// The game as the library's model; with `engine_data`, each move's comment
-/// also carries what the mover's engine reported: `[%eval S,D]` (White's
-/// view, pawns or `#N`, depth) and `[%nodes N]`.
-pub fn to_game_with(spec: &GameSpec, state: &GameState, engine_data: bool) -> Game {
+/// The game as the library's model.
+pub fn to_game(spec: &GameSpec, state: &GameState) -> Game {
+    to_game_with(spec, state, ExportOptions::default())
+}
+
+/// The game as the library's model, with a match's additions.
+pub fn to_game_with(spec: &GameSpec, state: &GameState, options: ExportOptions) -> Game {
+    let engine_data = options.engine_data;
     let result = state.ending().map_or("*", |e| e.outcome.result_str());
     let mut tags = Tags::new();
     for (name, value) in spec.tags(result) {
@@ -34,6 +44,14 @@ pub fn to_game_with(spec: &GameSpec, state: &GameState, engine_data: bool) -> Ga
         tags.push("Termination", e.termination.as_str());
     }
     tags.push("PlyCount", state.played().len().to_string());
+    if options.game_duration {
+        let total: std::time::Duration = state.played().iter().map(|p| p.elapsed).sum();
+        let secs = total.as_secs();
+        tags.push(
+            "GameDuration",
+            format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60),
+        );
+    }
     let mut game = Game {
         tags,
         start: state.start().clone(),
@@ -91,13 +109,13 @@ pub fn to_game_with(spec: &GameSpec, state: &GameState, engine_data: bool) -> Ga
 
 /// The PGN text of a game (ends with a blank line).
 pub fn game_pgn(spec: &GameSpec, state: &GameState) -> String {
-    game_pgn_with(spec, state, false)
+    game_pgn_with(spec, state, ExportOptions::default())
 }
 
-/// The PGN text of a game, with engine data on request (see [`to_game_with`]).
-pub fn game_pgn_with(spec: &GameSpec, state: &GameState, engine_data: bool) -> String {
+/// The PGN text of a game, with a match's additions (see [`ExportOptions`]).
+pub fn game_pgn_with(spec: &GameSpec, state: &GameState, options: ExportOptions) -> String {
     gamerec::pgn::writer::export_string(
-        &to_game_with(spec, state, engine_data),
+        &to_game_with(spec, state, options),
         &WriteOptions::default(),
     )
 }

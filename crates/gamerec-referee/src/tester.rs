@@ -188,6 +188,9 @@ pub struct MatchConfig {
     /// Milliseconds a clock may run past zero before its flag falls.
     #[serde(default)]
     pub margin_ms: u64,
+    /// Engines ponder on the opponent's time (those that can: UCI).
+    #[serde(default)]
+    pub ponder: bool,
 }
 
 impl MatchConfig {
@@ -857,6 +860,7 @@ mod tests {
             engine_data: false,
             seed: 1,
             margin_ms: 0,
+            ponder: false,
         }
     }
 
@@ -1203,7 +1207,10 @@ pub async fn run(
                 Arc::new(move |_: &GameSpec, state: &GameState| adjudication.judge(state));
             judge
         }),
-        engine_data: config.engine_data,
+        export: crate::export::ExportOptions {
+            engine_data: config.engine_data,
+            game_duration: true,
+        },
     };
 
     let listener = TcpListener::bind("127.0.0.1:0")
@@ -1237,8 +1244,10 @@ pub async fn run(
         for _ in 0..config.concurrency.clamp(1, plays.max(1)) {
             // The first start fails the match (a wrong command); later
             // restarts after a crash are retried.
+            let ponder = config.ponder;
             let first = EnginePlayer::start(&engine.spec, None)
-                .map_err(|e| EventError(format!("{}: {e}", engine.spec)))?;
+                .map_err(|e| EventError(format!("{}: {e}", engine.spec)))?
+                .pondering(ponder);
             let (name, spec, c, secret) = (
                 engine.name.clone(),
                 engine.spec.clone(),
@@ -1252,7 +1261,7 @@ pub async fn run(
                     let engine = match player.take() {
                         Some(p) => p,
                         None => match EnginePlayer::start(&spec, None) {
-                            Ok(p) => p,
+                            Ok(p) => p.pondering(ponder),
                             Err(e) => {
                                 eprintln!("match: {name}: cannot restart: {e}");
                                 tokio::time::sleep(std::time::Duration::from_millis(500)).await;
