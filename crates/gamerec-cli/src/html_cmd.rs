@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::input::{Format, Input};
+use gamerec::io::{Format, Input};
 
 /// Arguments of `gamerec html`.
 #[derive(Args, Debug)]
@@ -49,8 +49,7 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
             .as_deref()
             .and_then(Path::file_name)
             .map_or_else(|| "games".to_owned(), |n| n.to_string_lossy().into_owned());
-        let is_sgf = input.format == Format::Sgf
-            || (input.format == Format::Unknown && Format::of_content(&data) == Format::Sgf);
+        let is_sgf = input.format_by_name().or_else(|| Format::sniff(&data)) == Some(Format::Sgf);
         let (html, count) = if is_sgf {
             let parsed = gamerec::sgf::parse(&data, &gamerec::sgf::ParseOptions::default());
             for d in &parsed.diagnostics {
@@ -69,7 +68,8 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
             (html, parsed.collection.roots.len() - skipped)
         } else {
             let mut stderr = std::io::stderr();
-            let (games, errors) = input.read_pgn_games(false, &mut stderr)?;
+            let (games, errors) =
+                crate::input::pgn_games_from_bytes(&input.name, &data, false, &mut stderr)?;
             input_errors += errors;
             (gamerec_view::viewer::pgn_page(&title, &games), games.len())
         };

@@ -37,11 +37,32 @@ pub fn read_pgn_games(
     quiet: bool,
     err: &mut dyn Write,
 ) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
-    let opts = ReadOptions {
+    collect_pgn_games(Reader::open(input, &pgn_options())?, quiet, err)
+}
+
+/// [`read_pgn_games`] over PGN text already read (`name` names it in
+/// messages).
+pub fn pgn_games_from_bytes(
+    name: &str,
+    bytes: &[u8],
+    quiet: bool,
+    err: &mut dyn Write,
+) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
+    collect_pgn_games(Reader::from_bytes(name, bytes, &pgn_options()), quiet, err)
+}
+
+fn pgn_options() -> ReadOptions {
+    ReadOptions {
         format: Some(gamerec::io::Format::Pgn),
         max_errors: u64::MAX,
-    };
-    let mut reader = Reader::open(input, &opts)?;
+    }
+}
+
+fn collect_pgn_games(
+    mut reader: Reader,
+    quiet: bool,
+    err: &mut dyn Write,
+) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
     let mut games = Vec::new();
     let mut errors = 0;
     let mut failure = None;

@@ -13,7 +13,7 @@ use gamerec_view::chess::{BoardOptions, parse_mark_color};
 use gamerec_view::diagram::DiagramOptions;
 use shakmaty::Square;
 
-use crate::input::{Format, Input};
+use gamerec::io::{Format, Input};
 
 /// Arguments of `gamerec svg`.
 #[derive(Args, Debug)]
@@ -108,20 +108,17 @@ enum Source {
 /// first bytes (SGF, an EPD/FEN line, else PGN); any other argument is a FEN.
 fn source(args: &SvgArgs) -> Result<(Source, String)> {
     let path = Path::new(&args.input);
-    let format = Format::of_path(path);
+    let format = Format::from_path(path);
     let is_file = path.is_file() || args.input == "-";
-    if !is_file && !matches!(format, Format::Pgn | Format::Sgf | Format::Epd) {
+    if !is_file && !matches!(format, Some(Format::Pgn | Format::Sgf | Format::Epd)) {
         return Ok((Source::Fen(args.input.clone()), "<argument>".to_owned()));
     }
     let input = Input::from_arg(OsStr::new(&args.input));
     let data = input.read_all().with_context(|| input.name.clone())?;
-    let format = match format {
-        Format::Unknown => Format::of_content(&data),
-        f => f,
-    };
+    let format = format.or_else(|| Format::sniff(&data));
     let source = match format {
-        Format::Sgf => Source::Sgf(data),
-        Format::Epd => {
+        Some(Format::Sgf) => Source::Sgf(data),
+        Some(Format::Epd | Format::Fen) => {
             let text = String::from_utf8_lossy(&data);
             let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             Source::Fen(line.to_owned())

@@ -118,6 +118,7 @@ async fn one_game() -> (Duration, Duration) {
         },
         log: EventLog::disabled(),
         hook: Arc::new(|_, _| {}),
+        adjudicator: None,
     };
     let spec = GameSpec {
         number: 1,
