@@ -7,8 +7,8 @@
 use std::io::Write;
 
 use anyhow::Result;
-use gamerec::diag::Severity;
-use gamerec::io::{Input, ReadOptions, Reader, Record};
+use gamerec::diag::{Diagnostic, Severity};
+use gamerec::io::{Format, Input, ReadOptions, Reader, Record, check_binary};
 
 /// Counts of one checked binary file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -25,14 +25,39 @@ pub struct BinarySummary {
     pub warnings: u64,
 }
 
-/// `check` for one binary file: appends one line per issue to `out`
-/// (warnings only unless `quiet`) and returns the counts.
+/// `check` for one file: appends one line per issue to `out` (warnings only
+/// unless `quiet`) and returns the counts. PGC, CBF/CBI and FBK files are
+/// read game by game in bounded memory ([`gamerec::io::check_binary`]);
+/// JSON Lines and FEN through the library's reader.
 pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<BinarySummary> {
-    let mut reader = Reader::open(
-        &Input::from_arg(std::ffi::OsStr::new(path)),
-        &ReadOptions::default(),
-    )?;
+    let input = Input::from_arg(std::ffi::OsStr::new(path));
     let mut s = BinarySummary::default();
+    let mut show = |d: Diagnostic, s: &mut BinarySummary| -> std::io::Result<()> {
+        match d.severity {
+            Severity::Error => s.errors += 1,
+            Severity::Warning => s.warnings += 1,
+        }
+        if d.severity == Severity::Error || !quiet {
+            writeln!(out, "{d}")?;
+        }
+        Ok(())
+    };
+    if let Some(format @ (Format::Pgc | Format::Cbf | Format::Fbk)) = input.format_by_name() {
+        let mut failed = None;
+        let check = check_binary(&input, format, &mut |d| {
+            // Diagnostics are shown as they come, so memory holds none.
+            if let Err(e) = show(d, &mut s) {
+                failed.get_or_insert(e);
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        s.games = check.games;
+        s.nodes = check.moves;
+        return Ok(s);
+    }
+    let mut reader = Reader::open(&input, &ReadOptions::default())?;
     for item in reader.by_ref() {
         match item?.record {
             Record::Game(g) => {
@@ -43,13 +68,7 @@ pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Binary
         }
     }
     for d in reader.take_diagnostics() {
-        match d.severity {
-            Severity::Error => s.errors += 1,
-            Severity::Warning => s.warnings += 1,
-        }
-        if d.severity == Severity::Error || !quiet {
-            writeln!(out, "{d}")?;
-        }
+        show(d, &mut s)?;
     }
     Ok(s)
 }

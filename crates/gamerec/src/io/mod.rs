@@ -26,6 +26,7 @@
 //! * [`parallel`] is the parallel chunked PGN reader (ordered results,
 //!   bounded memory, a thread count) that `gamerec check` and `convert` use.
 
+pub mod binary;
 mod cpu;
 pub mod input;
 mod json;
@@ -37,6 +38,7 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::path::Path;
 
+pub use binary::{BinaryCheck, check_binary, read_binary_each};
 pub use input::{Input, OpenError, decompress};
 pub use read::{Item, ReadOptions, Reader, Record, read_sgf};
 pub use write::{GameWriter, WriteOptions};
