@@ -463,12 +463,12 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     // EPD to EPD is `epd normalize`: records in canonical form, lines with
     // errors reported and copied unchanged.
     if target == F::Epd && formats.iter().all(|f| *f == Some(F::Epd)) {
-        let ok = crate::epd_cmd::run_verb(crate::epd_cmd::Verb::Normalize {
+        let code = crate::epd_cmd::run_verb(crate::epd_cmd::Verb::Normalize {
             files: a.inputs.iter().map(PathBuf::from).collect(),
             output: output.map(Path::to_path_buf),
             warnings: !a.quiet,
         })?;
-        return Ok(ExitCode::from(u8::from(!ok)));
+        return Ok(ExitCode::from(code));
     }
     crate::convert_cmd::convert_games(&inputs, output, target, &a)
 }

@@ -147,7 +147,7 @@ fn main() -> ExitCode {
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
         Command::Epd {
             command: EpdCommand::Data(verb),
-        } => epd_cmd::run_verb(verb).map(|ok| ExitCode::from(u8::from(!ok))),
+        } => epd_cmd::run_verb(verb).map(ExitCode::from),
         Command::Epd {
             command: EpdCommand::Engine(c),
         } => engine_cmd::run_epd(c),
