@@ -239,6 +239,10 @@ fn check_one(
 /// The format of an input argument: by extension, or for `-` (stdin) by
 /// its first bytes (SGF and EPD are recognised; anything else is PGN).
 pub fn input_format(arg: &std::ffi::OsStr) -> Option<Format> {
+    // Plain names (most of a bulk check) without building an input.
+    if let Some(f) = arg.to_str().and_then(Format::from_plain_name) {
+        return Some(f);
+    }
     crate::input::Input::from_arg(arg).format()
 }
 
