@@ -86,7 +86,7 @@ pub struct ConvertArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Output format (default: by the output's extension, else the input's);
-    /// cbf, fbk and pgc are binary and need -o.
+    /// an -o extension must agree; cbf needs -o (it writes .cbf and .cbi).
     #[arg(long)]
     pub to: Option<To>,
     /// Worker threads (default: all cores).
@@ -120,7 +120,7 @@ pub struct ConvertArgs {
 
 #[derive(clap::Args)]
 pub struct ShowArgs {
-    /// A FEN (one quoted argument) or a game file (.sgf).
+    /// A FEN (one quoted argument) or a game file (SGF or any chess format).
     #[arg(value_name = "FEN|FILE")]
     pub input: String,
     /// SGF: node to show: `57`, `57,2`, `game 2, main line move 10` (see README).
@@ -174,9 +174,7 @@ fn check_one(
     };
     // Plain `.sgf` files (the common case in bulk checks) skip the other
     // formats' tests.
-    let plain_sgf = path.len() > 4
-        && path.is_char_boundary(path.len() - 4)
-        && path[path.len() - 4..].eq_ignore_ascii_case(".sgf");
+    let plain_sgf = Format::from_plain_name(path) == Some(Format::Sgf);
     if plain_sgf {
         return match sgf_cmd::read_file_into(path, opener, buf) {
             Ok(n) => match sgf_cmd::check_sgf(path, &buf[..n], opts, &mut out, parse) {
@@ -241,6 +239,10 @@ fn check_one(
 /// The format of an input argument: by extension, or for `-` (stdin) by
 /// its first bytes (SGF and EPD are recognised; anything else is PGN).
 pub fn input_format(arg: &std::ffi::OsStr) -> Option<Format> {
+    // Plain names (most of a bulk check) without building an input.
+    if let Some(f) = arg.to_str().and_then(Format::from_plain_name) {
+        return Some(f);
+    }
     crate::input::Input::from_arg(arg).format()
 }
 
@@ -463,12 +465,12 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     // EPD to EPD is `epd normalize`: records in canonical form, lines with
     // errors reported and copied unchanged.
     if target == F::Epd && formats.iter().all(|f| *f == Some(F::Epd)) {
-        let ok = crate::epd_cmd::run_verb(crate::epd_cmd::Verb::Normalize {
+        let code = crate::epd_cmd::run_verb(crate::epd_cmd::Verb::Normalize {
             files: a.inputs.iter().map(PathBuf::from).collect(),
             output: output.map(Path::to_path_buf),
             warnings: !a.quiet,
         })?;
-        return Ok(ExitCode::from(u8::from(!ok)));
+        return Ok(ExitCode::from(code));
     }
     crate::convert_cmd::convert_games(&inputs, output, target, &a)
 }

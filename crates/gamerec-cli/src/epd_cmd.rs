@@ -75,7 +75,10 @@ struct Input {
     text: String,
 }
 
-fn read_inputs(files: &[PathBuf]) -> Result<Vec<Input>> {
+/// Reads every input (stdin when none); one that cannot be read is
+/// reported as `gamerec: PATH: reason` and counted in `unreadable`, and the
+/// others are still read.
+fn read_inputs(files: &[PathBuf], unreadable: &mut u64) -> Result<Vec<Input>> {
     if files.is_empty() {
         let mut bytes = Vec::new();
         io::stdin()
@@ -86,17 +89,21 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Input>> {
             text: epd::decode(&bytes).into_owned(),
         }]);
     }
-    files
-        .iter()
-        .map(|path| {
-            // Compressed files (.gz, .bz2, .zst) are read transparently.
-            let bytes = crate::input::Input::from_arg(path.as_os_str()).read_all()?;
-            Ok(Input {
+    let mut inputs = Vec::new();
+    for path in files {
+        // Compressed files (.gz, .bz2, .zst) are read transparently.
+        match crate::input::Input::from_arg(path.as_os_str()).read_all() {
+            Ok(bytes) => inputs.push(Input {
                 name: path.display().to_string(),
                 text: epd::decode(&bytes).into_owned(),
-            })
-        })
-        .collect()
+            }),
+            Err(e) => {
+                eprintln!("gamerec: {e}");
+                *unreadable += 1;
+            }
+        }
+    }
+    Ok(inputs)
 }
 
 fn open_output(path: &Option<PathBuf>) -> Result<Box<dyn Write>> {
@@ -153,14 +160,22 @@ fn report(line: &LineRead<'_>, name: &str, warnings: bool, to: &mut dyn Write) -
     Ok(())
 }
 
-pub fn run_verb(verb: Verb) -> Result<bool> {
+/// Runs an EPD data verb; returns the exit code: 2 when an input could not
+/// be read (the others were), 1 when errors were found, else 0.
+pub fn run_verb(verb: Verb) -> Result<u8> {
+    let mut unreadable = 0;
+    let ok = run_verb_counting(verb, &mut unreadable)?;
+    Ok(if unreadable > 0 { 2 } else { u8::from(!ok) })
+}
+
+fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
     match verb {
         Verb::Normalize {
             files,
             output,
             warnings,
         } => {
-            let inputs = read_inputs(&files)?;
+            let inputs = read_inputs(&files, unreadable)?;
             rewrite(
                 &inputs,
                 &output,
@@ -180,7 +195,7 @@ pub fn run_verb(verb: Verb) -> Result<bool> {
                     anyhow::bail!("{msg}");
                 }
             }
-            let inputs = read_inputs(&inputs)?;
+            let inputs = read_inputs(&inputs, unreadable)?;
             rewrite(
                 &inputs,
                 &output,
@@ -197,7 +212,7 @@ pub fn run_verb(verb: Verb) -> Result<bool> {
             output,
             quiet,
         } => {
-            let inputs = read_inputs(&files)?;
+            let inputs = read_inputs(&files, unreadable)?;
             let mut out = open_output(&output)?;
             let (mut records, mut errors) = (0u64, 0u64);
             for input in &inputs {

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Result, bail};
-use clap::{Args, ValueEnum};
 use gamerec::diag::{Code, Severity};
 use gamerec::io::parallel::{self, Report, Settled, visit_chunk};
 use gamerec::io::read::{CUT_OFF_TAG_SECTION, is_cut_off_tag_section};
@@ -24,36 +23,23 @@ use crate::input::{Input, is_broken_pipe, open_output};
 use crate::progress::Progress;
 use gamerec::io::Format;
 
-/// Check that every game reads and every move is legal.
-#[derive(Args, Debug)]
-#[command(after_help = "Examples:
-  gamerec check games.pgn
-  gamerec check --threads 1 a.pgn b.pgn.zst
-  zcat big.pgn.gz | gamerec check -
-
-Prints every diagnostic as `path:line:col: error: ...`, then
-`N games, M moves, E errors` (M counts main-line moves). Exit 1 if E > 0.")]
+/// What `check` asks of the PGN inputs (from `check_cmd::CheckArgs`).
+#[derive(Debug)]
 pub struct CheckArgs {
-    /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
-    #[arg(required = true)]
+    /// Input files (`-` for stdin).
     pub inputs: Vec<OsString>,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 't')]
     pub threads: Option<usize>,
     /// Check only main-line moves (skip variations).
-    #[arg(long)]
     pub mainline_only: bool,
     /// Do not print warnings (only errors).
-    #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// Also warn on tag values that break their formats (Date, Round,
-    /// TimeControl, ...; PGN standard sections 8.1 and 9).
-    #[arg(long)]
+    /// Also warn on tag values that break their formats.
     pub strict: bool,
 }
 
-/// Output format of `convert`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// Output format of the PGN-to-text conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum To {
     /// PGN export format.
     Pgn,
@@ -61,35 +47,23 @@ pub enum To {
     Json,
 }
 
-/// Convert games to PGN export format or JSON Lines.
-#[derive(Args, Debug)]
-#[command(after_help = "Examples:
-  gamerec convert messy.pgn -o clean.pgn
-  gamerec convert a.pgn b.pgn.gz --to json > games.jsonl
-  gamerec convert old.pgn --encoding latin-1 -o old-latin1.pgn
-
-Games that fail to read are reported on stderr and left out (exit 1).")]
+/// What `convert` asks of PGN inputs written as PGN or JSON (from
+/// `check_cmd::ConvertArgs`).
+#[derive(Debug)]
 pub struct ConvertArgs {
-    /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
-    #[arg(required = true)]
+    /// Input files (`-` for stdin).
     pub inputs: Vec<OsString>,
     /// Output file (default: stdout).
-    #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
     /// Output format (default: by the output's extension, else pgn).
-    #[arg(long)]
     pub to: Option<To>,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    /// Text encoding of PGN output: utf-8 or latin-1.
-    #[arg(long, default_value = "utf-8")]
+    /// Text encoding of PGN output.
     pub encoding: Encoding,
-    /// Remove embedded `[%...]` commands from comments (presentation output).
-    #[arg(long)]
+    /// Remove embedded `[%...]` commands from comments.
     pub strip_commands: bool,
     /// Do not print warnings (only errors).
-    #[arg(long, short = 'q')]
     pub quiet: bool,
 }
 

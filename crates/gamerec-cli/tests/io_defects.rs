@@ -190,6 +190,18 @@ fn missing_and_unreadable_inputs_are_reported_once_and_the_rest_read() {
         assert_eq!(err.matches(missing).count(), 1, "{err}");
         assert!(out.contains("1 file(s) not read"), "{out}");
     }
+    let wac = gamerec_testkit::repo_root().join("samples/wac-20.epd");
+    let (code, out, err) = gamerec(&["epd", "check", "nope.epd", s(&wac)], b"");
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim_end(),
+        "gamerec: nope.epd: No such file or directory (os error 2)"
+    );
+    assert!(out.contains("20 records, 0 errors"), "{out}");
+    let (code, out, err) = gamerec(&["sort", "nope.pgn", s(&a)], b"");
+    assert_eq!(code, 2);
+    assert_eq!(err.matches("nope.pgn").count(), 1, "{err}");
+    assert_eq!(out.matches("[Event ").count(), 2, "{out}");
     let (code, _, err) = gamerec(&["convert", "nope.pgn", "-o", s(&dir.join("o.pgn"))], b"");
     assert_eq!(code, 2);
     assert_eq!(err.matches("nope.pgn").count(), 1, "{err}");
