@@ -352,7 +352,10 @@ fn every_limit_is_honoured_within_a_small_overshoot() {
     let returned = Instant::now();
     let stopped_at = stopper.join().unwrap();
     assert!(r.best_move.is_some());
-    assert!(returned >= stopped_at, "an infinite search ended before stop");
+    assert!(
+        returned >= stopped_at,
+        "an infinite search ended before stop"
+    );
     assert!(
         returned.duration_since(stopped_at) <= Duration::from_millis(50),
         "returned {:?} after stop",
