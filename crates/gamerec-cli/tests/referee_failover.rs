@@ -536,17 +536,18 @@ fn match_time_control_passes_the_strict_check() {
 }
 
 /// Under a game clock the built-in engine (no depth given) keeps time
-/// through the referee: at 2+0.05 its moves take measurable time, the
-/// clock moves, no flag falls, and each side uses between 20% and 90% of
-/// what it was given (2 s plus its increments).
+/// through the referee: at 3+0.1 its moves take measurable time, the clock
+/// moves, no flag falls, and each side uses between 20% and 90% of what it
+/// was given (3 s plus its increments). (The engine's own test plays
+/// 2+0.05; here the referee, bridges and other tests share the cores.)
 #[test]
 fn builtin_keeps_time_in_a_match() {
     use gamerec::pgn::commands::{KnownCommand, node_commands};
     let dir = temp_dir("builtin-clock");
     let out = dir.join("m.pgn");
     let run = Command::new(BIN)
-        .args(["match", "builtin", "builtin", "--games", "2"])
-        .args(["--tc", "2+0.05", "-o"])
+        .args(["match", "builtin", "builtin", "--games", "1"])
+        .args(["--tc", "3+0.1", "-o"])
         .arg(&out)
         .arg("--dir")
         .arg(dir.join("event"))
@@ -555,7 +556,7 @@ fn builtin_keeps_time_in_a_match() {
     gamerec_testkit::assert_success(&run, "gamerec match");
     let text = std::fs::read(&out).unwrap();
     let (games, _) = gamerec::pgn::read_games(&text);
-    assert_eq!(games.len(), 2);
+    assert_eq!(games.len(), 1);
     for game in &games {
         assert_ne!(game.tags.get("Termination"), Some("time forfeit"));
         let mut used = [Duration::ZERO; 2];
@@ -579,7 +580,7 @@ fn builtin_keeps_time_in_a_match() {
             continue; // too short a game to judge
         }
         for side in 0..2 {
-            let given = Duration::from_secs(2) + Duration::from_millis(50) * moves[side];
+            let given = Duration::from_secs(3) + Duration::from_millis(100) * moves[side];
             let share = used[side].as_secs_f64() / given.as_secs_f64();
             assert!(
                 (0.2..=0.9).contains(&share),
@@ -589,5 +590,43 @@ fn builtin_keeps_time_in_a_match() {
             );
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An engine still searching when its flag falls does not leak its move
+/// into the next game: the bridge stops the search when the referee moves
+/// on and drops the move. (Before, the late reply reached game 2 as a
+/// reply out of turn, and game 2 was lost for a rules infraction.)
+#[test]
+fn a_move_too_late_for_one_game_never_reaches_the_next() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("late-move");
+    let slow = dir.join("slow.sh");
+    std::fs::write(
+        &slow,
+        "#!/bin/bash\nm=e2e4\nwhile read -r cmd rest; do\n  case \"$cmd\" in\n    \
+         uci) echo \"id name slow\"; echo uciok ;;\n    isready) echo readyok ;;\n    \
+         position) if [[ \"$rest\" == *\" moves \"* ]]; then m=e7e5; else m=e2e4; fi ;;\n    \
+         go) sleep 1.5; echo \"bestmove $m\" ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = dir.join("m.pgn");
+    let run = Command::new(BIN)
+        .arg("match")
+        .arg(format!("uci:{}", slow.display()))
+        .args(["builtin:1", "--games", "2", "--tc", "1", "-o"])
+        .arg(&out)
+        .arg("--dir")
+        .arg(dir.join("event"))
+        .output()
+        .unwrap();
+    gamerec_testkit::assert_success(&run, "gamerec match");
+    let pgn = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        pgn.matches("[Termination \"time forfeit\"]").count(),
+        2,
+        "{pgn}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

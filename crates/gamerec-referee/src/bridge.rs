@@ -330,7 +330,20 @@ where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     let (reader, mut writer) = tokio::io::split(stream);
-    let mut reader = BufReader::new(reader);
+    // Lines are read on a task of their own, so the referee is heard while
+    // the engine searches (a line read cannot be lost to a `select!`).
+    let (line_tx, mut lines) = tokio::sync::mpsc::channel(64);
+    let _reader = AbortOnDrop(tokio::spawn(async move {
+        let mut reader = BufReader::new(reader);
+        let mut buf = Vec::new();
+        loop {
+            let got = read_line_bounded(&mut reader, &mut buf, MAX_RECORD_LEN).await;
+            let end = !matches!(got, Ok(Some(_)));
+            if line_tx.send(got).await.is_err() || end {
+                break;
+            }
+        }
+    }));
     let mut summary = BridgeSummary::default();
     let EnginePlayer {
         engine,
@@ -359,22 +372,29 @@ where
         .await?;
     writer.flush().await?;
     let mut game = ClientGame::new(Chess::default());
-    let mut buf = Vec::new();
+    // Lines that arrived during a search, handled before reading on.
+    let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     loop {
-        let line = tokio::select! {
-            l = read_line_bounded(&mut reader, &mut buf, MAX_RECORD_LEN) => l?,
-            () = cancel.cancelled() => {
-                let _ = writer
-                    .write_all(format!("{} refreq sign_off;\n", epd_fields(&game.pos)).as_bytes())
-                    .await;
-                let _ = writer.flush().await;
-                return Ok(summary);
+        let text = match pending.pop_front() {
+            Some(text) => text,
+            None => {
+                let line = tokio::select! {
+                    l = lines.recv() => l,
+                    () = cancel.cancelled() => {
+                        let _ = writer
+                            .write_all(format!("{} refreq sign_off;\n", epd_fields(&game.pos)).as_bytes())
+                            .await;
+                        let _ = writer.flush().await;
+                        return Ok(summary);
+                    }
+                };
+                match line {
+                    None | Some(Ok(None)) => return Ok(summary),
+                    Some(Err(e)) => return Err(e),
+                    Some(Ok(Some(Line::Text(t)))) => t,
+                    Some(Ok(Some(_))) => continue,
+                }
             }
-        };
-        let text = match line {
-            None => return Ok(summary),
-            Some(Line::Text(t)) => t,
-            Some(_) => continue,
         };
         let Ok(record) = read_record(&text) else {
             continue;
@@ -428,13 +448,53 @@ where
                 let result = match pondered {
                     Some(result) => result,
                     None => {
+                        let searching = take(&mut engine)?;
+                        let stop = searching.stop_handle();
                         let limits = limits.clone();
-                        let (e, result) = run_blocking(take(&mut engine)?, move |e| {
+                        let search = run_blocking(searching, move |e| {
                             e.set_position(&start, &moves)?;
                             e.go(&limits, &mut |_| {})
-                        })
-                        .await?;
+                        });
+                        tokio::pin!(search);
+                        let mut superseded = false;
+                        let mut closed = false;
+                        let (e, result) = loop {
+                            tokio::select! {
+                                r = &mut search => break r?,
+                                l = lines.recv(), if !closed => match l {
+                                    Some(Ok(Some(Line::Text(t)))) => {
+                                        let moved_on = read_record(&t).is_ok_and(|r| {
+                                            matches!(
+                                                refcom(&r),
+                                                Some("conclude" | "reset" | "disconnect" | "respond" | "execute")
+                                            )
+                                        });
+                                        if moved_on && !superseded {
+                                            superseded = true;
+                                            stop.stop();
+                                        }
+                                        pending.push_back(t);
+                                    }
+                                    Some(Ok(Some(_))) => {}
+                                    Some(Err(_) | Ok(None)) | None => {
+                                        closed = true;
+                                        superseded = true;
+                                        stop.stop();
+                                    }
+                                },
+                                () = cancel.cancelled(), if !superseded => {
+                                    superseded = true;
+                                    stop.stop();
+                                }
+                            }
+                        };
                         engine = Some(e);
+                        if closed && pending.is_empty() {
+                            return Ok(summary);
+                        }
+                        if superseded {
+                            continue;
+                        }
                         result
                     }
                 };
@@ -607,6 +667,15 @@ impl Drop for Ponder {
         if !self.task.is_finished() {
             self.stop.stop();
         }
+    }
+}
+
+/// Aborts a task when dropped (the bridge's line reader outlives no bridge).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

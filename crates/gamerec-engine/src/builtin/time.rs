@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 pub const POLL_NODES: u64 = 256;
 
 /// Time kept back from every clock move for the transport of the move.
-pub const MOVE_OVERHEAD: Duration = Duration::from_millis(30);
+pub const MOVE_OVERHEAD: Duration = Duration::from_millis(50);
 
 /// Moves a sudden-death clock is planned over.
 pub const HORIZON: u32 = 45;
