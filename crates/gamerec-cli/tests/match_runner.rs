@@ -47,9 +47,9 @@ fn events(path: &Path) -> Vec<serde_json::Value> {
 }
 
 /// Each side's clocks: start + time added - the sum of its `[%emt]` equals
-/// its `[%clk]`, within the rounding of the values written (each value is
-/// off by less than its resolution: 1 s for whole seconds, 0.1 s when the
-/// PGN carries fractions), and never goes below zero.
+/// its `[%clk]` to the millisecond (the referee charges whole milliseconds
+/// and writes them; a slack of a millisecond a move is allowed), the PGN
+/// carries fractions of a second, and no clock goes below zero.
 fn check_clocks_add_up(game: &Game) {
     let control = parse_time_control(game.tags.get("TimeControl").unwrap()).unwrap();
     let start = control.initial_time().unwrap();
@@ -70,11 +70,8 @@ fn check_clocks_add_up(game: &Game) {
         .iter()
         .flatten()
         .any(|(c, e)| c.subsec_millis() != 0 || e.subsec_millis() != 0);
-    let resolution = if fractions {
-        Duration::from_millis(100)
-    } else {
-        Duration::from_secs(1)
-    };
+    assert!(fractions, "clocks are written to the millisecond");
+    let resolution = Duration::from_millis(1);
     for side in &per_side {
         let mut used = Duration::ZERO;
         let mut added = Duration::ZERO;
@@ -113,7 +110,12 @@ fn stockfish_against_fairymax_twenty_games_at_5_plus_005() {
     let jsonl = dir.join("events.jsonl");
     let out = Command::new(BIN)
         .arg("match")
-        .arg(format!("uci:{}|Threads=1|Hash=16", stockfish.display()))
+        // Move Overhead as engine testers set it on a loaded machine: the
+        // clocks stockfish is sent are exact, its own margin is 10 ms.
+        .arg(format!(
+            "uci:{}|Threads=1|Hash=16|Move Overhead=150",
+            stockfish.display()
+        ))
         .arg(format!("xboard:{}", fairymax.display()))
         .args(["--names", "stockfish,fairymax"])
         .args(["--games", "20", "--tc", "5+0.05", "--concurrency", "2"])
@@ -137,11 +139,9 @@ fn stockfish_against_fairymax_twenty_games_at_5_plus_005() {
     gamerec_testkit::assert_success(&check, "gamerec check --strict");
     let check_text = String::from_utf8_lossy(&check.stdout).to_string()
         + &String::from_utf8_lossy(&check.stderr);
-    // The TimeControl tag's form for fractional increments is part A of
-    // issue 14 (the referee's tag writer); every other warning fails here.
     let warnings: Vec<&str> = check_text
         .lines()
-        .filter(|l| l.contains("warning") && !l.contains("tag TimeControl"))
+        .filter(|l| l.contains("warning"))
         .collect();
     assert!(warnings.is_empty(), "{warnings:#?}");
 
