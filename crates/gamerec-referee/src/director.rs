@@ -92,6 +92,46 @@ pub struct LiveGame {
     pub result: String,
     /// Why it ended.
     pub reason: Option<String>,
+    /// The last move in UCI (`e2e4`), for highlighting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<String>,
+    /// White's engine's last evaluation, from White's view:
+    /// `{"cp": N, "depth": D}` or `{"mate": N, "depth": D}` (when reported).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub white_eval: Option<serde_json::Value>,
+    /// Black's engine's last evaluation, from White's view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub black_eval: Option<serde_json::Value>,
+}
+
+/// The last evaluation `side`'s engine reported in `state`, from White's
+/// view, as the spectator page shows it.
+fn last_eval(state: &GameState, side: Color) -> Option<serde_json::Value> {
+    // The last move was made by the side not to move now, the one before
+    // it by the other side, and so on back.
+    let len = state.played().len();
+    let mover_of = |i: usize| {
+        if (len - 1 - i) % 2 == 0 {
+            !state.turn()
+        } else {
+            state.turn()
+        }
+    };
+    let (i, played) = state
+        .played()
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(i, p)| mover_of(*i) == side && p.engine.ce.is_some())?;
+    let score = crate::export::white_view_score(&played.engine, mover_of(i))?;
+    let mut value = match score {
+        gamerec::pgn::commands::Score::Mate(n) => serde_json::json!({ "mate": n }),
+        gamerec::pgn::commands::Score::Centipawns(cp) => serde_json::json!({ "cp": cp }),
+    };
+    if let Some(depth) = played.engine.depth {
+        value["depth"] = depth.into();
+    }
+    Some(value)
 }
 
 /// Shared live state: every game seen so far, plus a change signal.
@@ -156,6 +196,12 @@ impl Live {
                 .map_or("*", |e| e.outcome.result_str())
                 .into(),
             reason: state.ending().map(|e| e.reason.clone()),
+            last_move: state
+                .played()
+                .last()
+                .map(|p| p.mv.to_uci(shakmaty::CastlingMode::Standard).to_string()),
+            white_eval: last_eval(state, Color::White),
+            black_eval: last_eval(state, Color::Black),
         };
         if let Ok(mut g) = self.games.lock() {
             g.insert(spec.number, live);
@@ -690,4 +736,72 @@ fn games_text(live: &Live) -> String {
 /// The start position's EPD fields (used by tools that sign on).
 pub fn start_fields() -> String {
     epd_fields(&shakmaty::Chess::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clocks;
+
+    fn report(ce: i32, depth: u32) -> EngineReport {
+        EngineReport {
+            ce: Some(ce),
+            depth: Some(depth),
+            nodes: None,
+        }
+    }
+
+    /// The spectator snapshot carries the last move in UCI and each engine's
+    /// last evaluation from White's view (`ce` is the mover's view).
+    #[test]
+    fn live_game_has_last_move_and_each_engines_last_evaluation() {
+        let mut state = GameState::new(
+            shakmaty::Chess::default(),
+            Clocks::new("-".parse().expect("time control")),
+        );
+        state.replay_move("e4", Duration::ZERO).expect("e4");
+        state.annotate_last(report(30, 12));
+        state.replay_move("e5", Duration::ZERO).expect("e5");
+        state.annotate_last(report(-45, 11));
+        state.replay_move("Nf3", Duration::ZERO).expect("Nf3");
+        let spec = GameSpec {
+            number: 1,
+            event: "e".into(),
+            site: "s".into(),
+            date: "2026.11.24".into(),
+            round: "1".into(),
+            white: "w".into(),
+            black: "b".into(),
+            start: shakmaty::Chess::default(),
+            opening: Vec::new(),
+            time_control: "-".parse().expect("time control"),
+        };
+        let live = Live::default();
+        live.update(&spec, &state);
+        let snapshot: serde_json::Value =
+            serde_json::from_str(&live.snapshot_json()).expect("json");
+        let game = &snapshot["games"][0];
+        assert_eq!(game["last_move"], "g1f3");
+        // White's last report was with e4 (Nf3 had none); Black's -45 for
+        // Black is +45 from White's view.
+        assert_eq!(
+            game["white_eval"],
+            serde_json::json!({"cp": 30, "depth": 12})
+        );
+        assert_eq!(
+            game["black_eval"],
+            serde_json::json!({"cp": 45, "depth": 11})
+        );
+        state.replay_move("Qh4", Duration::ZERO).expect("Qh4");
+        state.annotate_last(report(32767 - 3, 20));
+        live.update(&spec, &state);
+        let snapshot: serde_json::Value =
+            serde_json::from_str(&live.snapshot_json()).expect("json");
+        // A mate for Black (mate in 2 full moves by EPD's ce arithmetic)
+        // is a negative mate from White's view.
+        let mate = snapshot["games"][0]["black_eval"]["mate"]
+            .as_i64()
+            .expect("a mate score");
+        assert!(mate < 0, "{snapshot}");
+    }
 }

@@ -120,16 +120,22 @@ pub fn game_pgn_with(spec: &GameSpec, state: &GameState, options: ExportOptions)
     )
 }
 
+/// The score an engine reported with its move (`ce`, the mover's view) from
+/// White's view, as `[%eval]` writes it.
+pub fn white_view_score(report: &EngineReport, mover: Color) -> Option<Score> {
+    let ce = report.ce?;
+    let sign = if mover.is_white() { 1 } else { -1 };
+    Some(match gamerec::epd::opcodes::ce_meaning(i64::from(ce)) {
+        Evaluation::MateIn(n) => Score::Mate(sign * n as i32),
+        Evaluation::MatedIn(n) => Score::Mate(-sign * n as i32),
+        _ => Score::Centipawns(sign * ce),
+    })
+}
+
 /// `[%eval]` (White's view) and `[%nodes]` for what an engine reported.
 fn engine_words(report: &EngineReport, mover: Color) -> Vec<String> {
     let mut words = Vec::new();
-    if let Some(ce) = report.ce {
-        let sign = if mover.is_white() { 1 } else { -1 };
-        let score = match gamerec::epd::opcodes::ce_meaning(i64::from(ce)) {
-            Evaluation::MateIn(n) => Score::Mate(sign * n as i32),
-            Evaluation::MatedIn(n) => Score::Mate(-sign * n as i32),
-            _ => Score::Centipawns(sign * ce),
-        };
+    if let Some(score) = white_view_score(report, mover) {
         words.push(
             KnownCommand::Eval(Eval {
                 score,
