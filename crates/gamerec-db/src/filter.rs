@@ -352,8 +352,9 @@ pub fn game_result(game: &Game) -> GameResult {
 /// (`A-B` takes all of A and B; `B20-B29` ten codes).
 pub fn in_eco_range(eco: &str, lo: &str, hi: &str) -> bool {
     let eco = eco.trim().to_ascii_uppercase();
-    let cut = |n: usize| &eco[..eco.len().min(n)];
-    cut(lo.len()) >= lo && cut(hi.len()) <= hi
+    // Bytes, not characters: a non-ASCII value compares without a panic.
+    let cut = |n: usize| &eco.as_bytes()[..eco.len().min(n)];
+    cut(lo.len()) >= lo.as_bytes() && cut(hi.len()) <= hi.as_bytes()
 }
 
 fn compare(name: &str, actual: &str, op: Op, value: &str, regex: Option<&Regex>) -> bool {
@@ -669,6 +670,7 @@ mod tests {
         assert!(yes("ECO=A00-B99") && yes("eco=B20-B29") && !yes("ECO=C00-E99") && yes("ECO>=B"));
         assert!(yes("Black~\"^Fischer, R\"") && yes("Event!~x") && yes("White*=Mikh"));
         assert!(yes("Missing!=x") && !yes("Missing=x"));
+        assert!(!in_eco_range("Ä0", "A00", "A99") && in_eco_range("a05", "A00", "A09"));
     }
 
     #[test]
