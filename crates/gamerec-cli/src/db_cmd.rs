@@ -19,17 +19,18 @@ use gamerec_db::eco::EcoBook;
 use gamerec_db::filter::{Atom, Expr, Op};
 use gamerec_db::source::{Failure, for_each_game};
 
-use gamerec::io::Input;
+use gamerec::io::{Format, Input};
 
 use crate::input::open_output;
 
-/// Output format of the database verbs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OutFormat {
-    /// PGN export format.
-    Pgn,
-    /// JSON Lines, one game per line.
-    Json,
+/// An output format name (`--to`): any chess format of `gamerec::io`.
+fn parse_format(name: &str) -> Result<Format, String> {
+    match Format::from_name(name) {
+        Some(Format::Sgf) | None => Err(format!(
+            "unknown chess format {name:?}: pgn, json, epd, fen, pgc, cbf, fbk"
+        )),
+        Some(f) => Ok(f),
+    }
 }
 
 /// Move notation of PGN output (pgn-extract's -W).
@@ -52,9 +53,10 @@ pub struct IoArgs {
     /// Output file (default: stdout).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
-    /// Output format (default: by the output's extension, else pgn).
-    #[arg(long)]
-    to: Option<OutFormat>,
+    /// Output format: pgn, json, epd, fen, pgc, cbf, fbk (default: by the
+    /// output's extension, else pgn).
+    #[arg(long, value_parser = parse_format)]
+    to: Option<Format>,
     /// Move notation of PGN output.
     #[arg(long, value_enum, default_value = "san")]
     notation: NotationArg,
@@ -71,17 +73,10 @@ impl IoArgs {
     }
 
     fn writer(&self) -> GameWriter {
-        let to = self.to.unwrap_or_else(|| match &self.output {
-            Some(p)
-                if matches!(
-                    p.extension().and_then(|e| e.to_str()),
-                    Some("json" | "jsonl")
-                ) =>
-            {
-                OutFormat::Json
-            }
-            _ => OutFormat::Pgn,
-        });
+        let to = self
+            .to
+            .or_else(|| self.output.as_deref().and_then(Format::from_path))
+            .unwrap_or(Format::Pgn);
         GameWriter {
             to,
             opts: WriteOptions {
@@ -96,21 +91,29 @@ impl IoArgs {
     }
 }
 
-/// Writes games in the chosen format.
+/// Renders games in the chosen format: PGN and JSON on the worker threads
+/// ([`GameWriter::write`]); other formats go through `gamerec::io`'s writer
+/// on the calling thread ([`Output`]).
 #[derive(Debug, Clone)]
 struct GameWriter {
-    to: OutFormat,
+    to: Format,
     opts: WriteOptions,
 }
 
+/// A game ready for the output: its text, or the game itself.
+enum Rendered {
+    Text(Vec<u8>),
+    Game(Box<Game>),
+}
+
 impl GameWriter {
-    fn write(&self, game: &Game) -> Vec<u8> {
+    fn write(&self, game: &Game) -> Rendered {
         let mut out = Vec::new();
         match self.to {
-            OutFormat::Pgn => {
+            Format::Pgn => {
                 write_game(game, &self.opts, &mut out);
             }
-            OutFormat::Json => {
+            Format::Json => {
                 let mut s = String::new();
                 gamerec::pgn::write_game_json(
                     game,
@@ -119,8 +122,76 @@ impl GameWriter {
                 );
                 out = s.into_bytes();
             }
+            _ => return Rendered::Game(Box::new(game.clone())),
         }
-        out
+        Rendered::Text(out)
+    }
+}
+
+/// Where the games go: a byte stream for PGN and JSON, `gamerec::io`'s
+/// writer for the other formats (with the losses it reports on stderr).
+struct Output {
+    stream: Option<Box<dyn Write + Send>>,
+    io: Option<gamerec::io::GameWriter<'static>>,
+    written: u64,
+}
+
+impl Output {
+    fn open(path: Option<&std::path::Path>, writer: &GameWriter) -> Result<Output> {
+        if matches!(writer.to, Format::Pgn | Format::Json) {
+            return Ok(Output {
+                stream: Some(open_output(path)?),
+                io: None,
+                written: 0,
+            });
+        }
+        let opts = gamerec::io::WriteOptions {
+            pgn: writer.opts.clone(),
+            ..Default::default()
+        };
+        let io = match path.filter(|p| *p != std::path::Path::new("-")) {
+            Some(p) => gamerec::io::GameWriter::create(p, writer.to, &opts)?,
+            None => {
+                gamerec::io::GameWriter::to_stream(Box::new(std::io::stdout()), writer.to, &opts)?
+            }
+        };
+        Ok(Output {
+            stream: None,
+            io: Some(io),
+            written: 0,
+        })
+    }
+
+    fn put(&mut self, r: Rendered, source: &str) -> Result<()> {
+        self.written += 1;
+        match (r, &mut self.stream, &mut self.io) {
+            (Rendered::Text(t), Some(s), _) => s.write_all(&t)?,
+            (Rendered::Game(g), _, Some(w)) => {
+                let item = gamerec::io::Item {
+                    record: gamerec::io::Record::Game(*g),
+                    number: self.written,
+                    line: 0,
+                    offset: 0,
+                };
+                for d in w.write(&item, source)? {
+                    eprintln!("{d}");
+                }
+            }
+            _ => bail!("internal: output kind mismatch"),
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<()> {
+        if let Some(mut s) = self.stream {
+            s.flush()?;
+        }
+        if let Some(w) = self.io {
+            for d in w.finish()? {
+                eprintln!("{d}");
+            }
+        }
+        Ok(())
     }
 }
 
@@ -136,6 +207,31 @@ fn each_game<T: Send>(
     let mut failures = 0u64;
     let threads = io.threads();
     for input in Input::from_args(&io.inputs) {
+        if let Some(format) = input.format_by_name().filter(|f| *f != Format::Pgn) {
+            // Other chess formats: `gamerec::io`'s reader, in order.
+            let opts = gamerec::io::ReadOptions {
+                format: Some(format),
+                ..Default::default()
+            };
+            let mut reader = gamerec::io::Reader::open(&input, &opts)?;
+            while let Some(item) = reader.next() {
+                let item = item?;
+                number += 1;
+                let game = match &item.record {
+                    gamerec::io::Record::Game(g) => g.clone(),
+                    r @ gamerec::io::Record::Position(_) => r.to_game().value,
+                };
+                sink(number, &input.name, item.offset, work(&game))?;
+                for d in reader.take_diagnostics() {
+                    eprintln!("{d}");
+                }
+            }
+            failures += reader.errors();
+            for d in reader.take_diagnostics() {
+                eprintln!("{d}");
+            }
+            continue;
+        }
         let reader = input.open(None)?;
         let mut err = None;
         for_each_game(
@@ -285,21 +381,21 @@ pub fn run_filter(args: FilterArgs) -> Result<ExitCode> {
         }
     };
     let writer = args.io.writer();
-    let mut out = open_output(args.io.output.as_deref())?;
+    let mut out = Output::open(args.io.output.as_deref(), &writer)?;
     let mut matched = 0u64;
     let invert = args.invert;
     let failures = each_game(
         &args.io,
         |game| (expr.matches_game(game) != invert).then(|| writer.write(game)),
-        |_, _, _, text| {
+        |_, name, _, text| {
             if let Some(text) = text {
                 matched += 1;
-                out.write_all(&text)?;
+                out.put(text, name)?;
             }
             Ok(())
         },
     )?;
-    out.flush()?;
+    out.finish()?;
     if args.count {
         eprintln!("{matched} games matched");
     }
@@ -337,9 +433,9 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
     let opts = DedupOptions {
         same_tags: args.same_tags,
     };
-    let mut out = open_output(args.io.output.as_deref())?;
+    let mut out = Output::open(args.io.output.as_deref(), &writer)?;
     let mut dup_out = match &args.duplicates {
-        Some(p) => Some(open_output(Some(p))?),
+        Some(p) => Some(Output::open(Some(p), &writer)?),
         None => None,
     };
     let mut seen = Seen::new();
@@ -352,7 +448,7 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
             match seen.first_of(id, n) {
                 None => {
                     kept += 1;
-                    out.write_all(&text)?;
+                    out.put(text, name)?;
                 }
                 Some(first) => {
                     dropped += 1;
@@ -360,16 +456,16 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
                         eprintln!("{name}: byte {offset}: game {n} duplicates game {first}");
                     }
                     if let Some(d) = dup_out.as_mut() {
-                        d.write_all(&text)?;
+                        d.put(text, name)?;
                     }
                 }
             }
             Ok(())
         },
     )?;
-    out.flush()?;
-    if let Some(d) = dup_out.as_mut() {
-        d.flush()?;
+    out.finish()?;
+    if let Some(d) = dup_out {
+        d.finish()?;
     }
     eprintln!("{kept} games kept, {dropped} duplicates dropped");
     Ok(exit(failures))
@@ -408,7 +504,7 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
         bail!("{}: no ECO lines", args.eco_file.display());
     }
     let writer = args.io.writer();
-    let mut out = open_output(args.io.output.as_deref())?;
+    let mut out = Output::open(args.io.output.as_deref(), &writer)?;
     let (mut classified, mut total) = (0u64, 0u64);
     let failures = each_game(
         &args.io,
@@ -417,14 +513,14 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
             let hit = book.apply(&mut g);
             (hit, writer.write(&g))
         },
-        |_, _, _, (hit, text)| {
+        |_, name, _, (hit, text)| {
             total += 1;
             classified += u64::from(hit);
-            out.write_all(&text)?;
+            out.put(text, name)?;
             Ok(())
         },
     )?;
-    out.flush()?;
+    out.finish()?;
     eprintln!("{classified} of {total} games classified");
     Ok(exit(failures))
 }
@@ -554,9 +650,10 @@ pub struct FindArgs {
     /// Output file (default: stdout).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
-    /// Output format (default: by the output's extension, else pgn).
-    #[arg(long)]
-    to: Option<OutFormat>,
+    /// Output format: pgn, json, epd, fen, pgc, cbf, fbk (default: by the
+    /// output's extension, else pgn).
+    #[arg(long, value_parser = parse_format)]
+    to: Option<Format>,
     /// Move notation of PGN output.
     #[arg(long, value_enum, default_value = "san")]
     notation: NotationArg,
@@ -680,6 +777,8 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         threads: Some(1),
     }
     .writer();
+    let mut games_out = Output::open(args.output.as_deref(), &writer)?;
+    let db_name = args.db.display().to_string();
     let mut found = 0u64;
     let mut emit = |game: Game| -> Result<()> {
         let subject = gamerec_db::filter::Subject::new(&game);
@@ -693,7 +792,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         }
         let mut game = game;
         game.tags.set("MatchPly", ply.to_string());
-        out.write_all(&writer.write(&game))?;
+        games_out.put(writer.write(&game), &db_name)?;
         Ok(())
     };
     let mut ids_out: Vec<(u32, usize)> = Vec::new();
@@ -759,6 +858,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         writeln!(out, "{}\t{p}", g + 1)?;
     }
     out.flush()?;
+    games_out.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 

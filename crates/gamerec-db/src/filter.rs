@@ -3,7 +3,8 @@
 //!
 //! An atom is `NAME OP VALUE`. `NAME` is a tag name (case-sensitive), or one
 //! of the pseudo-names `player` (White or Black), `elo` (WhiteElo or
-//! BlackElo), `result` (the termination marker, else the Result tag),
+//! BlackElo), `result` (the Result tag when it holds a result, else the
+//! termination marker),
 //! `fen`, `pattern`, `subfen`, `material`, `material-any`, `ended`. `OP`:
 //!
 //! | op | meaning |
@@ -96,7 +97,7 @@ pub enum Atom {
     },
     /// An ECO range (inclusive, compared on the prefixes' lengths).
     EcoRange(String, String),
-    /// The game's result is (`=`) or is not (`!=`) this one.
+    /// The game's result ([`game_result`]) is (`=`) or is not (`!=`) this one.
     Result(GameResult, bool),
     /// The main line reaches this position.
     Fen(Box<Chess>),
@@ -322,7 +323,7 @@ impl Atom {
                 .tags
                 .get("ECO")
                 .is_some_and(|eco| in_eco_range(eco, lo, hi)),
-            Atom::Result(r, eq) => (gamerec::pgn::writer::export_result(game) == *r) == *eq,
+            Atom::Result(r, eq) => (game_result(game) == *r) == *eq,
             Atom::Fen(q) => {
                 let k = key(q);
                 s.positions()
@@ -336,12 +337,24 @@ impl Atom {
     }
 }
 
+/// The result a criterion sees: the Result tag when it holds a known
+/// result, else the termination marker, else unknown (`*`).
+pub fn game_result(game: &Game) -> GameResult {
+    game.tags
+        .get("Result")
+        .and_then(|r| r.trim().parse::<GameResult>().ok())
+        .filter(|r| *r != GameResult::Unknown)
+        .or(game.result)
+        .unwrap_or(GameResult::Unknown)
+}
+
 /// Whether `eco` lies in `lo..=hi`, each bound compared on its own length
 /// (`A-B` takes all of A and B; `B20-B29` ten codes).
 pub fn in_eco_range(eco: &str, lo: &str, hi: &str) -> bool {
     let eco = eco.trim().to_ascii_uppercase();
-    let cut = |n: usize| &eco[..eco.len().min(n)];
-    cut(lo.len()) >= lo && cut(hi.len()) <= hi
+    // Bytes, not characters: a non-ASCII value compares without a panic.
+    let cut = |n: usize| &eco.as_bytes()[..eco.len().min(n)];
+    cut(lo.len()) >= lo.as_bytes() && cut(hi.len()) <= hi.as_bytes()
 }
 
 fn compare(name: &str, actual: &str, op: Op, value: &str, regex: Option<&Regex>) -> bool {
@@ -657,12 +670,13 @@ mod tests {
         assert!(yes("ECO=A00-B99") && yes("eco=B20-B29") && !yes("ECO=C00-E99") && yes("ECO>=B"));
         assert!(yes("Black~\"^Fischer, R\"") && yes("Event!~x") && yes("White*=Mikh"));
         assert!(yes("Missing!=x") && !yes("Missing=x"));
+        assert!(!in_eco_range("Ä0", "A00", "A99") && in_eco_range("a05", "A00", "A09"));
     }
 
     #[test]
     fn result_positions_and_logic() {
-        // The termination marker wins over the Result tag.
-        assert!(yes("result=0-1") && yes("result!=1-0"));
+        // The Result tag wins over the termination marker.
+        assert!(yes("result=1-0") && yes("result!=0-1"));
         assert!(yes("ended=mate") && !yes("ended=stalemate"));
         assert!(yes(
             "fen=\"rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq e6 0 2\""
@@ -672,7 +686,7 @@ mod tests {
         ));
         assert!(yes("pattern=*/*/*/*/??????P?/*/*/*") && yes("subfen=8/8/8/8/7q/8/8/8"));
         assert!(yes("material=KQR2B2N2P8vKQR2B2N2P8"));
-        assert!(yes("(Elo>3000 or ECO=B20) and !(result=1-0)"));
+        assert!(yes("(Elo>3000 or ECO=B20) and !(result=0-1)"));
         assert!(yes("WhiteElo >= 2600 && BlackElo > 2600 || Event=x"));
         assert!(!yes("not (WhiteElo >= 2600)"));
     }

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Benchmark of the game-database verbs (issue #16), results in BENCHMARKS.md.
+#
+#   bash bench/db.sh [GAMES] [BIN]
+#
+# SKIP_BUILD=1 reuses /tmp/db1m.idx; THREADS (default "1 2") lists the
+# thread counts of the index builds; filter throughput is measured on the
+# first FILTER_GAMES games (default 100,000) of the database.
+# Builds /tmp/db1m.pgn (GAMES games, default 1,000,000, drawn with a fixed
+# seed from the corpus by bench/db_make.py) and its .zst, then measures:
+# index build (time, size vs the .pgn.zst), find --fen cold (index pages
+# evicted with posix_fadvise) and warm, --tree, and filter throughput on 1
+# and 2 threads against pgn-extract on the same criteria. Medians of 3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-1000000}
+BIN=${2:-target/release/gamerec}
+CORPUS=${GAMEREC_SHARED:-../shared}/corpus
+PE=${PGN_EXTRACT:-/usr/games/pgn-extract}
+DB=/tmp/db1m.pgn
+IDX=/tmp/db1m.idx
+if [ ! -s "$DB" ]; then
+  python3 bench/db_make.py "$CORPUS" "$DB" "$N"
+fi
+[ -s "$DB.zst" ] || zstd -q -3 -T2 -f "$DB" -o "$DB.zst"
+echo "database: $(grep -c '^\[Event ' "$DB") games, $(stat -c %s "$DB") bytes, .pgn.zst $(stat -c %s "$DB.zst") bytes"
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# Wall time of a command in ms.
+ms() { local s e; s=$(date +%s%N); "$@" > /dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
+evict() { python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)" "$1"; }
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  for j in ${THREADS:-1 2}; do
+    t=$(ms "$BIN" index "$DB.zst" -o "$IDX" -j $j)
+    echo "index build from .pgn.zst, $j thread(s): $t ms"
+  done
+fi
+echo "index $(stat -c %s "$IDX") bytes ($(python3 -c "print(round($(stat -c %s "$IDX")/$(stat -c %s "$DB.zst"),2))")x the .pgn.zst)"
+# The index's offsets are those of the decompressed database: the plain
+# file is read at them.
+ln -sf "$IDX" "$DB.idx"
+
+START='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
+SICILIAN='rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
+NAJDORF='rnbqkb1r/1p2pppp/p2p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R w KQkq - 0 6'
+RARE=$("$BIN" filter --tag 'PlyCount>=120' -j 2 "$CORPUS/pgn/twic1599_1000k.pgn" --notation san 2>/dev/null | ${PYTHON:-python3} -c "
+import sys,chess.pgn
+g=chess.pgn.read_game(sys.stdin); b=g.board()
+for i,m in enumerate(g.mainline_moves()):
+    b.push(m)
+    if i==59: break
+print(b.fen())" 2>/dev/null || echo '8/8/8/4k3/8/8/8/K6Q w - - 0 1')
+for q in "$SICILIAN" "$NAJDORF" "$RARE"; do
+  n=$("$BIN" find "$DB" --index "$DB.idx" --fen "$q" --ids | wc -l)
+  cold=$(for i in 1 2 3; do evict "$DB.idx"; ms "$BIN" find "$DB" --index "$DB.idx" --fen "$q" --ids; done | median)
+  warm=$(for i in 1 2 3; do ms "$BIN" find "$DB" --index "$DB.idx" --fen "$q" --ids; done | median)
+  echo "find --fen --ids ($n games) $q: cold $cold ms, warm $warm ms"
+done
+n=$("$BIN" find "$DB" --index "$DB.idx" --fen "$NAJDORF" | grep -c '^\[MatchPly')
+warm=$(for i in 1 2 3; do ms "$BIN" find "$DB" --index "$DB.idx" --fen "$NAJDORF"; done | median)
+echo "find --fen (Najdorf, $n games written as PGN): warm $warm ms"
+for q in "$START" "$SICILIAN"; do
+  cold=$(for i in 1 2 3; do evict "$DB.idx"; ms "$BIN" find "$DB" --index "$DB.idx" --tree "$q"; done | median)
+  warm=$(for i in 1 2 3; do ms "$BIN" find "$DB" --index "$DB.idx" --tree "$q"; done | median)
+  echo "find --tree $q: cold $cold ms, warm $warm ms"
+done
+t=$(ms "$BIN" find "$DB" --index "$DB.idx" --material 'KQvKR' --ids)
+echo "find --material KQvKR: $t ms ($("$BIN" find "$DB" --index "$DB.idx" --material 'KQvKR' --ids | wc -l) games)"
+
+# filter throughput: the same criteria for gamerec and pgn-extract, on the
+# first FILTER_GAMES games.
+SLICE=/tmp/db-slice.pgn
+python3 - "$DB" "$SLICE" "${FILTER_GAMES:-100000}" <<'PY'
+import sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+seen = 0
+with open(src, "rb") as f, open(dst, "wb") as o:
+    for line in f:
+        if line.startswith(b"[Event "):
+            seen += 1
+            if seen > n:
+                break
+        o.write(line)
+PY
+echo "filter input: ${FILTER_GAMES:-100000} games, $(stat -c %s "$SLICE") bytes"
+printf 'Elo >= "2500"\n' > /tmp/db-elo.txt
+printf 'FEN "%s"\n' "$SICILIAN" > /tmp/db-fen.txt
+for j in 1 2; do
+  t=$(ms "$BIN" filter --tag 'Elo>=2500' -j $j "$SLICE")
+  echo "filter Elo>=2500, $j thread(s): $t ms"
+  t=$(ms "$BIN" filter --fen "$SICILIAN" -j $j "$SLICE")
+  echo "filter --fen Sicilian, $j thread(s): $t ms"
+done
+t=$(ms "$PE" -t/tmp/db-elo.txt --quiet -o /dev/null "$SLICE")
+echo "pgn-extract -t 'Elo >= 2500': $t ms"
+t=$(ms "$PE" -t/tmp/db-fen.txt --quiet -o /dev/null "$SLICE")
+echo "pgn-extract -t FEN Sicilian: $t ms"
