@@ -172,11 +172,15 @@ def compare_file(path, threads: int, exported=None, lockstep=None):
         )
         return diffs
     row_at = 0
+    tagless = 0
     for row, (headers, plies) in zip(games, expected):
         gid = row["game_id"]
         where = f"{path.name} game {gid}"
         tags = our_tags(row)
-        if tags != headers:
+        if lockstep is not None and all(headers[k] == v for k, v in SEVEN.items() if k != "Result"):
+            # The game after such a `;` comment: python-chess loses its tags.
+            tagless += 1
+        elif tags != headers:
             diffs.append(f"{where}: tags {tags} != {headers}")
         for key in ("uci", "san", "clk_ms", "emt_ms", "eval_cp", "eval_mate"):
             ours = row[key]
@@ -198,6 +202,8 @@ def compare_file(path, threads: int, exported=None, lockstep=None):
         row_at += len(plies)
         if len(diffs) > 20:
             break
+    if tagless > TAGLESS_AT_MOST:
+        diffs.append(f"{path.name}: {tagless} games without tags in python-chess")
     if not diffs and row_at != len(pos_columns["game_id"]):
         diffs.append(f"{path.name}: {len(pos_columns['game_id'])} position rows, python-chess {row_at} plies")
     return diffs
@@ -225,11 +231,16 @@ KNOWN = {
     # before a tag pair: a `;` comment ends at its line's end (gamerec), but
     # python-chess opens a brace comment in it and reads on into the next
     # game, failing 5 games with "illegal san". Compared game by game, those
-    # 5 skipped (their number is checked).
+    # 5 skipped (their number is checked); the first game of a season file
+    # loses its tags in python-chess (at most one per file: 71), so their
+    # tags are not compared, their moves are.
     "tcec-2011-2021.pgn.zst": "lockstep:5",
     # python-chess 1.11 raises IndexError in visit_move on game 17.
     "lichess_study_lichess-practice-the-fork_by_arex_2017.01.29.pgn": "split",
 }
+
+
+TAGLESS_AT_MOST = 71
 
 
 class ExportedGames:
