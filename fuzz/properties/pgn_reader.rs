@@ -112,6 +112,7 @@ pub fn check_parallel_reader(data: &[u8]) {
         let par = parallel::Options {
             threads,
             chunk_size,
+            max_errors: u64::MAX,
             ..parallel::Options::default()
         };
         let mut items = Vec::new();

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::input::Format;
 use crate::{pgn_cmd, sgf_cmd};
+use gamerec::io::Format;
 
 /// Arguments of `gamerec check` (all formats).
 #[derive(clap::Args)]
@@ -86,7 +86,7 @@ pub struct ConvertArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Output format (default: by the output's extension, else the input's);
-    /// cbf, fbk and pgc are binary and need -o.
+    /// an -o extension must agree; cbf needs -o (it writes .cbf and .cbi).
     #[arg(long)]
     pub to: Option<To>,
     /// Worker threads (default: all cores).
@@ -120,12 +120,19 @@ pub struct ConvertArgs {
 
 #[derive(clap::Args)]
 pub struct ShowArgs {
-    /// A FEN (one quoted argument) or a game file (.sgf).
+    /// A FEN (one quoted argument) or a game file (SGF or any chess format).
     #[arg(value_name = "FEN|FILE")]
     pub input: String,
-    /// Node to show: `57`, `57,2`, `game 2, main line move 10` (see README).
+    /// SGF: node to show: `57`, `57,2`, `game 2, main line move 10` (see README).
     #[arg(long)]
     pub node: Option<String>,
+    /// Chess game files: the position after this many main-line plies
+    /// (default: the end of the main line).
+    #[arg(long)]
+    pub ply: Option<usize>,
+    /// Chess game files: which game (1-based, default 1).
+    #[arg(long, default_value_t = 1)]
+    pub game: u64,
     /// Read SGF input in this charset, overriding CA.
     #[arg(long)]
     pub charset: Option<String>,
@@ -167,25 +174,28 @@ fn check_one(
     };
     // Plain `.sgf` files (the common case in bulk checks) skip the other
     // formats' tests.
-    let plain_sgf = path.len() > 4
-        && path.is_char_boundary(path.len() - 4)
-        && path[path.len() - 4..].eq_ignore_ascii_case(".sgf");
+    let plain_sgf = Format::from_plain_name(path) == Some(Format::Sgf);
     if plain_sgf {
         return match sgf_cmd::read_file_into(path, opener, buf) {
             Ok(n) => match sgf_cmd::check_sgf(path, &buf[..n], opts, &mut out, parse) {
                 Ok(s) => (out, s, None),
                 Err(e) => failed(format!("{path}: {e:#}")),
             },
-            Err(e) => failed(format!("cannot read {path}: {e}")),
+            Err(e) => failed(format!("{path}: {e}")),
         };
     }
-    if crate::binary_cmd::binary_format(std::path::Path::new(path)).is_some() {
+    let format = input_format(path.as_ref());
+    if matches!(
+        format,
+        Some(Format::Pgc | Format::Cbf | Format::Fbk | Format::Json | Format::Fen)
+    ) {
         return match crate::binary_cmd::check_report(path, opts.quiet, &mut out) {
             Ok(b) => {
                 let s = sgf_cmd::Summary {
                     files: 1,
                     games: b.games,
                     nodes: b.nodes,
+                    records: b.records,
                     errors: b.errors,
                     warnings: b.warnings,
                     ..Default::default()
@@ -195,12 +205,11 @@ fn check_one(
             Err(e) => failed(format!("{e:#}")),
         };
     }
-    let format = input_format(path.as_ref());
-    if !matches!(format, Format::Sgf | Format::Epd) {
+    if !matches!(format, Some(Format::Sgf | Format::Epd)) {
         return failed(format!("{}", unsupported(path)));
     }
     let compressed =
-        crate::input::Compression::of_extension(Path::new(path)) != crate::input::Compression::None;
+        gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
     let owned;
     let bytes: &[u8] = if compressed || path == "-" {
         match sgf_cmd::read_input(path) {
@@ -213,11 +222,11 @@ fn check_one(
     } else {
         match sgf_cmd::read_file_into(path, opener, buf) {
             Ok(n) => &buf[..n],
-            Err(e) => return failed(format!("cannot read {path}: {e}")),
+            Err(e) => return failed(format!("{path}: {e}")),
         }
     };
     let name = if path == "-" { "<stdin>" } else { path };
-    if format == Format::Epd {
+    if format == Some(Format::Epd) {
         let summary = crate::epd_cmd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, summary, None);
     }
@@ -229,12 +238,12 @@ fn check_one(
 
 /// The format of an input argument: by extension, or for `-` (stdin) by
 /// its first bytes (SGF and EPD are recognised; anything else is PGN).
-pub fn input_format(arg: &std::ffi::OsStr) -> Format {
-    if arg == "-" {
-        Format::of_stdin()
-    } else {
-        Format::of_path(Path::new(arg))
+pub fn input_format(arg: &std::ffi::OsStr) -> Option<Format> {
+    // Plain names (most of a bulk check) without building an input.
+    if let Some(f) = arg.to_str().and_then(Format::from_plain_name) {
+        return Some(f);
     }
+    crate::input::Input::from_arg(arg).format()
 }
 
 /// `gamerec check`: SGF and EPD files are checked file by file, everything
@@ -244,7 +253,15 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     let (sgf, other): (Vec<OsString>, Vec<OsString>) = files.into_iter().partition(|f| {
         matches!(
             input_format(f),
-            Format::Sgf | Format::Epd | Format::ChessBase | Format::Fbk | Format::Pgc
+            Some(
+                Format::Sgf
+                    | Format::Epd
+                    | Format::Fen
+                    | Format::Json
+                    | Format::Cbf
+                    | Format::Fbk
+                    | Format::Pgc
+            )
         )
     });
     let mut code = 0u8;
@@ -331,7 +348,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
                 for (out, s, err) in batch {
                     total.add(&s);
                     if let Some(e) = err {
-                        eprintln!("gamerec: error: {e}");
+                        eprintln!("gamerec: {e}");
                     }
                     if !pipe_closed && stdout.write_all(&out).is_err() {
                         pipe_closed = true;
@@ -340,11 +357,17 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
             }
         }
     });
+    // Each format's unit: games and nodes (SGF, binary chess), records (EPD).
+    let mut parts = vec![format!("checked {} file(s)", total.files)];
+    if total.games > 0 || total.records == 0 {
+        parts.push(format!("{} game(s), {} node(s)", total.games, total.nodes));
+    }
+    if total.records > 0 {
+        parts.push(format!("{} record(s)", total.records));
+    }
     let line = format!(
-        "checked {} file(s), {} game(s), {} node(s): {} error(s), {} warning(s){}\n",
-        total.files,
-        total.games,
-        total.nodes,
+        "{}: {} error(s), {} warning(s){}\n",
+        parts.join(", "),
         total.errors,
         total.warnings,
         if total.unreadable > 0 {
@@ -365,64 +388,97 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
     })
 }
 
-/// `gamerec convert`: dispatches on the first input's format.
+/// `gamerec convert`: any chess format to any other (PGN, JSON, EPD, FEN,
+/// PGC, CBF, FBK), many inputs into one output; SGF to SGF or JSON.
+///
+/// The output format is `--to`, else the `-o` file's extension, else the
+/// first input's format; `-o` with a known extension writes that format or
+/// fails (an extension that disagrees with `--to` is an error). What the
+/// target cannot hold is reported per game (input, line, game number).
 pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
-    let first = Path::new(&a.inputs[0]);
-    if a.inputs.len() == 1 {
-        let input = first.to_string_lossy();
-        let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
-        let to = a.to.map(|t| t.name());
-        if crate::binary_cmd::is_binary_conversion(&input, output.as_deref(), to) {
-            return crate::binary_cmd::convert(&input, output.as_deref(), to).map(ExitCode::from);
+    use gamerec::io::Format as F;
+    let inputs = gamerec::io::Input::from_args(&a.inputs);
+    let output = a.output.as_deref().filter(|p| *p != Path::new("-"));
+    let to = a.to.and_then(|t| F::from_name(t.name()));
+    let named = output.map(|p| (p, F::from_path(p)));
+    let target = match (to, named) {
+        (Some(t), Some((p, Some(f)))) if t != f => anyhow::bail!(
+            "{}: the file name says {f} but --to says {t}: name it .{} or drop --to",
+            p.display(),
+            t.extension()
+        ),
+        (Some(t), _) => t,
+        (None, Some((_, Some(f)))) => f,
+        (None, Some((p, None))) => anyhow::bail!(
+            "{}: no known extension to choose the output format: add --to FORMAT \
+             (pgn, json, epd, fen, pgc, cbf, fbk, sgf)",
+            p.display()
+        ),
+        // FEN input alone converts to EPD (FEN to FEN would be a copy).
+        (None, None) => match inputs[0].format().unwrap_or(F::Pgn) {
+            F::Fen => F::Epd,
+            f => f,
+        },
+    };
+    let formats: Vec<Option<F>> = inputs.iter().map(|i| i.format()).collect();
+    let any_sgf = formats.contains(&Some(F::Sgf));
+    if any_sgf || target == F::Sgf {
+        if !any_sgf {
+            anyhow::bail!(
+                "cannot convert chess games to SGF (SGF holds Go, Othello and other games)"
+            );
         }
-    }
-    if a.inputs.len() == 1 {
-        let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
-        let to = a.to.map(|t| t.name());
-        let epd_opts = crate::epd_cmd::ConvertOptions {
-            variations: a.variations,
-            ptp: a.ptp,
-        };
-        if let Some(code) =
-            crate::epd_cmd::try_convert(&first.to_string_lossy(), output.as_deref(), to, epd_opts)?
-        {
-            return Ok(ExitCode::from(code));
+        if !matches!(target, F::Sgf | F::Json) {
+            anyhow::bail!("cannot convert SGF to {target} (supported: sgf, json)");
         }
+        anyhow::ensure!(a.inputs.len() == 1, "SGF conversion takes one input file");
+        let input = a.inputs[0].to_string_lossy().into_owned();
+        let out = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let sgf_target = if target == F::Json { To::Json } else { To::Sgf };
+        return convert_sgf_file(&input, out.as_deref(), &a, sgf_target).map(ExitCode::from);
     }
-    if input_format(first.as_os_str()) != Format::Sgf {
-        let to = match a.to {
-            None => None,
-            Some(To::Pgn) => Some(pgn_cmd::To::Pgn),
-            Some(To::Json) => Some(pgn_cmd::To::Json),
-            Some(To::Sgf) => anyhow::bail!("cannot convert chess games to SGF"),
-            Some(other) => anyhow::bail!("cannot convert this input to {}", other.name()),
-        };
+    if let Some(out) = output
+        && let Some(input) = inputs.iter().find(|i| i.is_same_file(out))
+    {
+        anyhow::bail!(
+            "{}: the output is an input too (it would be emptied before it is read)",
+            input.name
+        );
+    }
+    // PGN to PGN or JSON: written by the parallel readers themselves.
+    let all_pgn = formats.iter().all(|f| matches!(f, None | Some(F::Pgn)));
+    if all_pgn && matches!(target, F::Pgn | F::Json) {
         return pgn_cmd::convert(pgn_cmd::ConvertArgs {
             inputs: a.inputs,
             output: a.output,
-            to,
+            to: Some(if target == F::Json {
+                pgn_cmd::To::Json
+            } else {
+                pgn_cmd::To::Pgn
+            }),
             threads: a.threads,
             encoding: a.encoding,
             strip_commands: a.strip_commands,
             quiet: a.quiet,
         });
     }
-    anyhow::ensure!(a.inputs.len() == 1, "SGF conversion takes one input file");
-    let input = a.inputs[0].to_string_lossy().into_owned();
-    let output = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
-    convert_sgf_file(&input, output.as_deref(), &a).map(ExitCode::from)
+    // EPD to EPD is `epd normalize`: records in canonical form, lines with
+    // errors reported and copied unchanged.
+    if target == F::Epd && formats.iter().all(|f| *f == Some(F::Epd)) {
+        let code = crate::epd_cmd::run_verb(crate::epd_cmd::Verb::Normalize {
+            files: a.inputs.iter().map(PathBuf::from).collect(),
+            output: output.map(Path::to_path_buf),
+            warnings: !a.quiet,
+        })?;
+        return Ok(ExitCode::from(code));
+    }
+    crate::convert_cmd::convert_games(&inputs, output, target, &a)
 }
 
-fn convert_sgf_file(input: &str, output: Option<&str>, a: &ConvertArgs) -> Result<u8> {
-    let target = match a.to {
-        Some(To::Json) => sgf_cmd::SgfTarget::Json,
-        Some(To::Sgf) => sgf_cmd::SgfTarget::Sgf,
-        Some(other) => anyhow::bail!(
-            "cannot convert SGF to {} (supported: sgf, json)",
-            other.name()
-        ),
-        None if output.is_some_and(|o| o.ends_with(".json")) => sgf_cmd::SgfTarget::Json,
-        None => sgf_cmd::SgfTarget::Sgf,
+fn convert_sgf_file(input: &str, output: Option<&str>, a: &ConvertArgs, to: To) -> Result<u8> {
+    let target = match to {
+        To::Json => sgf_cmd::SgfTarget::Json,
+        _ => sgf_cmd::SgfTarget::Sgf,
     };
     let bytes = sgf_cmd::read_input(input)?;
     let opts = sgf_cmd::ConvertOptions {
@@ -436,16 +492,81 @@ fn convert_sgf_file(input: &str, output: Option<&str>, a: &ConvertArgs) -> Resul
     Ok(if errors > 0 { 1 } else { 0 })
 }
 
-/// `gamerec show`: a FEN, or a node of an SGF file.
+/// `gamerec show`: a FEN, a node of an SGF file, or a position of a chess
+/// game file (any chess format).
 pub fn show(a: &ShowArgs) -> Result<u8> {
-    if !sgf_cmd::is_sgf(&a.input) {
-        if std::path::Path::new(&a.input).is_file() {
-            return Err(unsupported(&a.input));
-        }
+    use gamerec::io::{Format as F, Input, ReadOptions, Reader, Record};
+    let path = Path::new(&a.input);
+    let input = if a.input == "-" {
+        Input::stdin()
+    } else if path.exists() {
+        Input::file(path)
+    } else {
         return crate::moves_cmd::show_fen(&a.input, a.flip, a.ascii);
+    };
+    let format = input.format();
+    if format == Some(F::Sgf) || (format.is_none() && sgf_cmd::is_sgf(&a.input)) {
+        let bytes = sgf_cmd::read_input(&a.input)?;
+        let text = sgf_cmd::show_sgf(&a.input, &bytes, a.node.as_deref(), a.charset.as_deref())?;
+        sgf_cmd::write_output(None, text.as_bytes())?;
+        return Ok(0);
     }
-    let bytes = sgf_cmd::read_input(&a.input)?;
-    let text = sgf_cmd::show_sgf(&a.input, &bytes, a.node.as_deref(), a.charset.as_deref())?;
-    sgf_cmd::write_output(None, text.as_bytes())?;
-    Ok(0)
+    let Some(format) = format.or(Some(F::Pgn)).filter(|f| f.is_chess()) else {
+        return Err(unsupported(&a.input));
+    };
+    let mut reader = Reader::open(&input, &ReadOptions::default())?;
+    let mut found = None;
+    for item in reader.by_ref() {
+        let item = item?;
+        if item.number == a.game {
+            found = Some(item);
+            break;
+        }
+    }
+    for d in reader.take_diagnostics() {
+        eprintln!("{d}");
+    }
+    let Some(item) = found else {
+        anyhow::bail!(
+            "{}: no {} {} (it holds {})",
+            input.name,
+            format.unit().0,
+            a.game,
+            format.count(reader.items_read())
+        );
+    };
+    let game = match &item.record {
+        Record::Game(g) => g.clone(),
+        Record::Position(r) => gamerec::epd::convert::record_to_game(r).value,
+    };
+    let mut pos = game.start.clone();
+    let mainline: Vec<_> = game.tree.mainline().collect();
+    let plies = a.ply.unwrap_or(mainline.len());
+    if plies > mainline.len() {
+        anyhow::bail!(
+            "{}: game {} has {} plies; --ply {plies} is past its end",
+            input.name,
+            a.game,
+            mainline.len()
+        );
+    }
+    let mut last = None;
+    for &node in &mainline[..plies] {
+        if let Some(ply) = &game.tree.node(node).ply {
+            pos = gamerec::model::play_ply(&pos, ply.mv);
+            last = Some(ply.san.clone());
+        }
+    }
+    let mut header = format!("{}: game {}, ply {plies}", input.name, a.game);
+    for tag in ["White", "Black", "Event"] {
+        if let Some(v) = game.tags.get(tag) {
+            header.push_str(&format!(", {tag} {v}"));
+        }
+    }
+    if let Some(san) = last {
+        header.push_str(&format!(", after {san}"));
+    }
+    println!("{}", gamerec::diag::escape_controls(&header));
+    let fen = gamerec::fen::write_fen(&pos, game.castling_mode);
+    crate::moves_cmd::show_fen(&fen, a.flip, a.ascii)
 }

@@ -137,11 +137,9 @@ fn limits(a: &EngineRunArgs) -> Limits {
     l
 }
 
+/// Reads a file or stdin (`-`), decompressed (.gz, .bz2, .zst by magic).
 fn read_input(path: &Path) -> anyhow::Result<String> {
-    if path == Path::new("-") {
-        return io::read_to_string(io::stdin()).context("reading stdin");
-    }
-    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = gamerec::io::Input::from_arg(path.as_os_str()).read_all()?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

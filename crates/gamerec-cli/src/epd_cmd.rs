@@ -75,7 +75,10 @@ struct Input {
     text: String,
 }
 
-fn read_inputs(files: &[PathBuf]) -> Result<Vec<Input>> {
+/// Reads every input (stdin when none); one that cannot be read is
+/// reported as `gamerec: PATH: reason` and counted in `unreadable`, and the
+/// others are still read.
+fn read_inputs(files: &[PathBuf], unreadable: &mut u64) -> Result<Vec<Input>> {
     if files.is_empty() {
         let mut bytes = Vec::new();
         io::stdin()
@@ -86,19 +89,21 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Input>> {
             text: epd::decode(&bytes).into_owned(),
         }]);
     }
-    files
-        .iter()
-        .map(|path| {
-            // Compressed files (.gz, .bz2, .zst) are read transparently.
-            let bytes = crate::input::Input::from_arg(path.as_os_str())
-                .read_all()
-                .with_context(|| format!("reading {}", path.display()))?;
-            Ok(Input {
+    let mut inputs = Vec::new();
+    for path in files {
+        // Compressed files (.gz, .bz2, .zst) are read transparently.
+        match crate::input::Input::from_arg(path.as_os_str()).read_all() {
+            Ok(bytes) => inputs.push(Input {
                 name: path.display().to_string(),
                 text: epd::decode(&bytes).into_owned(),
-            })
-        })
-        .collect()
+            }),
+            Err(e) => {
+                eprintln!("gamerec: {e}");
+                *unreadable += 1;
+            }
+        }
+    }
+    Ok(inputs)
 }
 
 fn open_output(path: &Option<PathBuf>) -> Result<Box<dyn Write>> {
@@ -155,14 +160,22 @@ fn report(line: &LineRead<'_>, name: &str, warnings: bool, to: &mut dyn Write) -
     Ok(())
 }
 
-pub fn run_verb(verb: Verb) -> Result<bool> {
+/// Runs an EPD data verb; returns the exit code: 2 when an input could not
+/// be read (the others were), 1 when errors were found, else 0.
+pub fn run_verb(verb: Verb) -> Result<u8> {
+    let mut unreadable = 0;
+    let ok = run_verb_counting(verb, &mut unreadable)?;
+    Ok(if unreadable > 0 { 2 } else { u8::from(!ok) })
+}
+
+fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
     match verb {
         Verb::Normalize {
             files,
             output,
             warnings,
         } => {
-            let inputs = read_inputs(&files)?;
+            let inputs = read_inputs(&files, unreadable)?;
             rewrite(
                 &inputs,
                 &output,
@@ -182,7 +195,7 @@ pub fn run_verb(verb: Verb) -> Result<bool> {
                     anyhow::bail!("{msg}");
                 }
             }
-            let inputs = read_inputs(&inputs)?;
+            let inputs = read_inputs(&inputs, unreadable)?;
             rewrite(
                 &inputs,
                 &output,
@@ -199,7 +212,7 @@ pub fn run_verb(verb: Verb) -> Result<bool> {
             output,
             quiet,
         } => {
-            let inputs = read_inputs(&files)?;
+            let inputs = read_inputs(&files, unreadable)?;
             let mut out = open_output(&output)?;
             let (mut records, mut errors) = (0u64, 0u64);
             for input in &inputs {
@@ -224,7 +237,7 @@ pub fn run_verb(verb: Verb) -> Result<bool> {
 }
 
 /// `gamerec check` on one EPD file: writes its diagnostics (errors only
-/// when `quiet`) to `out` and counts records as games (and nodes).
+/// when `quiet`) to `out` and counts its records.
 pub fn check_file(
     path: &str,
     bytes: &[u8],
@@ -241,8 +254,7 @@ pub fn check_file(
         if line.is_blank() {
             continue;
         }
-        summary.games += 1;
-        summary.nodes += 1;
+        summary.records += 1;
         for d in &line.diagnostics {
             match d.severity {
                 Severity::Error => summary.errors += 1,
@@ -254,165 +266,4 @@ pub fn check_file(
         }
     }
     summary
-}
-
-/// The lower-case extension of `path`, looking through `.gz`, `.bz2`, `.zst`.
-fn extension(path: &str) -> Option<String> {
-    use crate::input::Compression;
-    let mut path = std::path::PathBuf::from(path);
-    if Compression::of_extension(&path) != Compression::None {
-        path.set_extension("");
-    }
-    path.extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-}
-
-/// Options of the EPD conversions of `gamerec convert`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ConvertOptions {
-    /// PGN to EPD: every position, variations included.
-    pub variations: bool,
-    /// PGN to EPD: the game's tags as `ptp` on every record.
-    pub ptp: bool,
-}
-
-/// `gamerec convert` between PGN, FEN and EPD: `.epd` to FEN (`--to fen` or
-/// a `.fen` output) or to PGN (`--to pgn` or a `.pgn` output), `.fen` to
-/// EPD, and `.pgn` to EPD (`--to epd` or a `.epd` output). `None` when the
-/// conversion is not one of these.
-pub fn try_convert(
-    input: &str,
-    output: Option<&str>,
-    to: Option<&str>,
-    opts: ConvertOptions,
-) -> Result<Option<u8>> {
-    let input_format = crate::check_cmd::input_format(std::ffi::OsStr::new(input));
-    let from = if input == "-" {
-        (input_format == crate::input::Format::Epd).then(|| "epd".to_string())
-    } else {
-        extension(input)
-    };
-    let target = to
-        .map(str::to_ascii_lowercase)
-        .or_else(|| output.and_then(extension));
-    let from_pgn = input_format == crate::input::Format::Pgn
-        || (input == "-" && input_format == crate::input::Format::Unknown);
-    if from_pgn && target.as_deref() == Some("epd") {
-        return pgn_to_epd(input, output, opts).map(Some);
-    }
-    if from.as_deref() == Some("epd") && target.as_deref() == Some("pgn") {
-        return epd_to_pgn(input, output).map(Some);
-    }
-    if from.as_deref() == Some("epd") && matches!(target.as_deref(), None | Some("epd")) {
-        // EPD to EPD is the canonical form: what `epd normalize` writes.
-        let ok = run_verb(Verb::Normalize {
-            files: vec![PathBuf::from(input)],
-            output: output.map(PathBuf::from),
-            warnings: false,
-        })?;
-        return Ok(Some(u8::from(!ok)));
-    }
-    let to_fen = from.as_deref() == Some("epd") && target.as_deref() == Some("fen");
-    let to_epd = from.as_deref() == Some("fen") && matches!(target.as_deref(), None | Some("epd"));
-    if !to_fen && !to_epd {
-        return Ok(None);
-    }
-    let inputs = read_inputs(&[PathBuf::from(input)])?;
-    let mut out = open_output(&output.map(PathBuf::from))?;
-    let mut errors = 0u64;
-    let mut dropped = 0u64;
-    let stderr = io::stderr();
-    for (n, line) in inputs[0].text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        if to_fen {
-            let (record, diags) = epd::read_line(line, n as u64 + 1);
-            for d in diags.iter().filter(|d| d.severity == Severity::Error) {
-                writeln!(stderr.lock(), "{}", with_path(d.clone(), input))?;
-            }
-            match record {
-                Some(r) => {
-                    let fen = epd::convert::record_to_fen(&r);
-                    if !fen.warnings.is_empty() {
-                        dropped += 1;
-                    }
-                    writeln!(out, "{}", fen.value)?;
-                }
-                None => errors += 1,
-            }
-        } else {
-            match epd::convert::fen_to_record(line) {
-                Ok(r) => writeln!(out, "{r}")?,
-                Err(e) => {
-                    errors += 1;
-                    writeln!(
-                        stderr.lock(),
-                        "{input}:{}:{}: error: {}",
-                        n + 1,
-                        e.column + 1,
-                        e.message
-                    )?;
-                }
-            }
-        }
-    }
-    out.flush()?;
-    if dropped > 0 {
-        writeln!(
-            stderr.lock(),
-            "{input}: warning: operations of {dropped} record(s) have no FEN form and were dropped"
-        )?;
-    }
-    Ok(Some(u8::from(errors > 0)))
-}
-
-fn pgn_to_epd(input: &str, output: Option<&str>, opts: ConvertOptions) -> Result<u8> {
-    let source = crate::input::Input::from_arg(std::ffi::OsStr::new(input));
-    let stderr = io::stderr();
-    let (games, errors) = source.read_pgn_games(false, &mut stderr.lock())?;
-    let mut out = open_output(&output.map(PathBuf::from))?;
-    let convert_opts = epd::convert::GameToEpd {
-        variations: opts.variations,
-        tags_as_ptp: opts.ptp,
-    };
-    let mut warned = std::collections::BTreeSet::new();
-    for game in &games {
-        let converted = epd::convert::game_to_records(game, &convert_opts);
-        for record in &converted.value {
-            writeln!(out, "{record}")?;
-        }
-        for w in converted.warnings {
-            // Say each kind of loss once, not once per game.
-            let kind: String = w.split(':').next_back().unwrap_or(&w).trim().to_string();
-            if warned.insert(kind) {
-                writeln!(stderr.lock(), "{}: warning: {w}", source.name)?;
-            }
-        }
-    }
-    out.flush()?;
-    Ok(u8::from(errors > 0))
-}
-
-fn epd_to_pgn(input: &str, output: Option<&str>) -> Result<u8> {
-    let inputs = read_inputs(&[PathBuf::from(input)])?;
-    let mut out = open_output(&output.map(PathBuf::from))?;
-    let stderr = io::stderr();
-    let mut clean = true;
-    let opts = gamerec::pgn::WriteOptions::default();
-    for line in epd::read_lines(&inputs[0].text) {
-        report(&line, input, false, &mut stderr.lock())?;
-        match &line.record {
-            Some(record) => {
-                let game = epd::convert::record_to_game(record).value;
-                let mut bytes = Vec::new();
-                gamerec::pgn::write_game(&game, &opts, &mut bytes);
-                out.write_all(&bytes)?;
-            }
-            None if line.is_blank() => {}
-            None => clean = false,
-        }
-    }
-    out.flush()?;
-    Ok(u8::from(!clean))
 }

@@ -15,6 +15,7 @@ use clap::{Parser, Subcommand};
 
 mod binary_cmd;
 mod check_cmd;
+mod convert_cmd;
 mod db_cmd;
 mod engine_cmd;
 mod epd_cmd;
@@ -34,6 +35,9 @@ Examples:
   cut -d' ' -f1-6 positions.txt | gamerec moves
   gamerec show '4k3/8/8/8/8/8/4P3/4K3 w - - 5 39'
   gamerec show game.sgf --node 57
+  gamerec show games.pgn --game 3 --ply 20
+  gamerec convert a.pgn b.pgn.gz -o games.cbf
+  gamerec convert games.pgc --to json > games.jsonl
   gamerec epd solve --movetime 1s wac.epd -o wac-result.epd
   gamerec report wac-result.epd -o wac.html
   gamerec <COMMAND> --help";
@@ -64,8 +68,11 @@ enum Command {
     Check(check_cmd::CheckArgs),
     /// Convert a game record to another format or form.
     ///
-    /// The output format comes from --to, else the output file's extension,
-    /// else the input's format.
+    /// Any chess format to any other (PGN, JSON, EPD, FEN, PGC, CBF, FBK),
+    /// many inputs into one output; SGF to SGF or JSON. The output format
+    /// comes from --to, else the output file's extension (which must agree
+    /// with --to), else the input's format. What the target cannot hold is
+    /// reported per game.
     ///
     /// Examples:
     ///   gamerec convert messy.pgn -o clean.pgn
@@ -78,11 +85,15 @@ enum Command {
     ///   gamerec convert games.cbi -o games.pgn     # reads the .cbf/.cbi pair
     ///   gamerec convert games.pgn -o book.fbk      # all games merged into one tree
     ///   gamerec convert games.pgc --to pgn > games.pgn
+    ///   gamerec convert games.cbf --to json > games.jsonl
+    ///   gamerec convert games.pgn --to fen           # a FEN per position
+    ///   gamerec convert games.pgn -o positions.epd --variations
     #[command(verbatim_doc_comment)]
     Convert(check_cmd::ConvertArgs),
     /// Print all legal moves of FEN positions in canonical SAN.
     Moves(moves_cmd::MovesArgs),
-    /// Draw a position in the terminal: a FEN, or a node of a game file.
+    /// Draw a position in the terminal: a FEN, a node of an SGF file, or a
+    /// position of any chess game file.
     ///
     /// Examples:
     ///   gamerec show 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1'
@@ -90,6 +101,7 @@ enum Command {
     ///   gamerec show game.sgf                  # end of the main line
     ///   gamerec show game.sgf --node 57        # main line move 57
     ///   gamerec show game.sgf --node 57,2,60   # variation 2 at move 57, then move 60
+    ///   gamerec show games.pgn --game 2 --ply 30   # game 2 after 30 plies
     #[command(verbatim_doc_comment)]
     Show(check_cmd::ShowArgs),
     /// Sort PGN games into the standard's collation order.
@@ -157,7 +169,7 @@ fn main() -> ExitCode {
         Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
         Command::Epd {
             command: EpdCommand::Data(verb),
-        } => epd_cmd::run_verb(verb).map(|ok| ExitCode::from(u8::from(!ok))),
+        } => epd_cmd::run_verb(verb).map(ExitCode::from),
         Command::Epd {
             command: EpdCommand::Engine(c),
         } => engine_cmd::run_epd(c),
@@ -203,10 +215,28 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("gamerec: {err:#}");
+            eprintln!("gamerec: {}", error_text(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes joined by `: `, each cause said once: a cause
+/// whose text the message already holds (a library error that quotes its
+/// OS error) is not repeated; control bytes are escaped.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    gamerec::diag::escape_controls(&text).into_owned()
 }
 
 /// Whether `err` (or its cause) is an I/O error caused by a closed pipe.

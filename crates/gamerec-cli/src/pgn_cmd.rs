@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Result, bail};
-use clap::{Args, ValueEnum};
 use gamerec::diag::{Code, Severity};
 use gamerec::io::parallel::{self, Report, Settled, visit_chunk};
 use gamerec::io::read::{CUT_OFF_TAG_SECTION, is_cut_off_tag_section};
@@ -20,39 +19,27 @@ use gamerec::pgn::{
     CheckOptions, Checker, ChunkView, Encoding, GameBuilder, WriteOptions, write_game_json,
 };
 
-use crate::input::{Format, Input, is_broken_pipe, open_output};
+use crate::input::{Input, is_broken_pipe, open_output};
 use crate::progress::Progress;
+use gamerec::io::Format;
 
-/// Check that every game reads and every move is legal.
-#[derive(Args, Debug)]
-#[command(after_help = "Examples:
-  gamerec check games.pgn
-  gamerec check --threads 1 a.pgn b.pgn.zst
-  zcat big.pgn.gz | gamerec check -
-
-Prints every diagnostic as `path:line:col: error: ...`, then
-`N games, M moves, E errors` (M counts main-line moves). Exit 1 if E > 0.")]
+/// What `check` asks of the PGN inputs (from `check_cmd::CheckArgs`).
+#[derive(Debug)]
 pub struct CheckArgs {
-    /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
-    #[arg(required = true)]
+    /// Input files (`-` for stdin).
     pub inputs: Vec<OsString>,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 't')]
     pub threads: Option<usize>,
     /// Check only main-line moves (skip variations).
-    #[arg(long)]
     pub mainline_only: bool,
     /// Do not print warnings (only errors).
-    #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// Also warn on tag values that break their formats (Date, Round,
-    /// TimeControl, ...; PGN standard sections 8.1 and 9).
-    #[arg(long)]
+    /// Also warn on tag values that break their formats.
     pub strict: bool,
 }
 
-/// Output format of `convert`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// Output format of the PGN-to-text conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum To {
     /// PGN export format.
     Pgn,
@@ -60,35 +47,23 @@ pub enum To {
     Json,
 }
 
-/// Convert games to PGN export format or JSON Lines.
-#[derive(Args, Debug)]
-#[command(after_help = "Examples:
-  gamerec convert messy.pgn -o clean.pgn
-  gamerec convert a.pgn b.pgn.gz --to json > games.jsonl
-  gamerec convert old.pgn --encoding latin-1 -o old-latin1.pgn
-
-Games that fail to read are reported on stderr and left out (exit 1).")]
+/// What `convert` asks of PGN inputs written as PGN or JSON (from
+/// `check_cmd::ConvertArgs`).
+#[derive(Debug)]
 pub struct ConvertArgs {
-    /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
-    #[arg(required = true)]
+    /// Input files (`-` for stdin).
     pub inputs: Vec<OsString>,
     /// Output file (default: stdout).
-    #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
     /// Output format (default: by the output's extension, else pgn).
-    #[arg(long)]
     pub to: Option<To>,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    /// Text encoding of PGN output: utf-8 or latin-1.
-    #[arg(long, default_value = "utf-8")]
+    /// Text encoding of PGN output.
     pub encoding: Encoding,
-    /// Remove embedded `[%...]` commands from comments (presentation output).
-    #[arg(long)]
+    /// Remove embedded `[%...]` commands from comments.
     pub strip_commands: bool,
     /// Do not print warnings (only errors).
-    #[arg(long, short = 'q')]
     pub quiet: bool,
 }
 
@@ -100,6 +75,7 @@ fn run<T, J, E>(
     threads: usize,
     elide_comments: bool,
     job: J,
+    unreadable: &mut u64,
     mut emit: E,
 ) -> Result<()>
 where
@@ -111,11 +87,10 @@ where
     let progress = Progress::new(total);
     let mut games_seen = 0;
     for input in inputs {
-        if !matches!(input.format, Format::Pgn | Format::Unknown) {
+        if let Some(format) = input.format().filter(|f| *f != Format::Pgn) {
             bail!(
-                "{}: {:?} input is not supported by this verb yet",
-                input.name,
-                input.format
+                "{}: {format} input is read by `convert`, not here",
+                input.name
             );
         }
         let read_bytes = Arc::new(AtomicU64::new(0));
@@ -124,15 +99,13 @@ where
             threads,
             elide_comments,
             read_bytes: Some(read_bytes.clone()),
-            chunk_size: None,
-        };
-        let source = gamerec::io::Input {
-            path: input.path.clone(),
-            name: input.name.clone(),
+            ..parallel::Options::default()
         };
         let mut stop = false;
-        parallel::read_pgn(&source, &opts, &job, |settled| {
+        let mut games_here = 0u64;
+        let read = parallel::read_pgn(input, &opts, &job, |settled| {
             games_seen += settled.games;
+            games_here += settled.games;
             progress.read_bytes.store(
                 done_before + read_bytes.load(Ordering::Relaxed),
                 Ordering::Relaxed,
@@ -141,7 +114,16 @@ where
             let flow = emit(input, settled);
             stop |= flow.is_break();
             flow
-        })?;
+        });
+        if let Err(e) = read {
+            // Reported once; the other inputs are still read.
+            *unreadable += 1;
+            if games_here > 0 {
+                eprintln!("gamerec: {e} (after {games_here} games read)");
+            } else {
+                eprintln!("gamerec: {e}");
+            }
+        }
         if stop {
             break;
         }
@@ -183,12 +165,14 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let (mut games, mut moves, mut errors) = (0u64, 0u64, 0u64);
+    let mut unreadable = 0u64;
     let mut write_failed = None;
     run(
         &inputs,
         thread_count(args.threads),
         true,
         job,
+        &mut unreadable,
         |_, settled| {
             games += settled.games;
             moves += settled.value;
@@ -212,14 +196,24 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         }
         return Err(e.into());
     }
-    let summary =
-        writeln!(out, "{games} games, {moves} moves, {errors} errors").and_then(|_| out.flush());
+    let not_read = match unreadable {
+        0 => String::new(),
+        1 => ", 1 file not read".into(),
+        n => format!(", {n} files not read"),
+    };
+    let summary = writeln!(
+        out,
+        "{games} games, {moves} moves, {errors} errors{not_read}"
+    )
+    .and_then(|_| out.flush());
     if let Err(e) = summary
         && !is_broken_pipe(&e)
     {
         return Err(e.into());
     }
-    Ok(if errors > 0 {
+    Ok(if unreadable > 0 {
+        ExitCode::from(2)
+    } else if errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -230,7 +224,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
 pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let inputs = Input::from_args(&args.inputs);
     let to = args.to.unwrap_or_else(|| match &args.output {
-        Some(p) if Format::of_path(p) == Format::Json => To::Json,
+        Some(p) if Format::from_path(p) == Some(Format::Json) => To::Json,
         _ => To::Pgn,
     });
     let opts = WriteOptions {
@@ -289,6 +283,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     }
     let mut out = open_output(args.output.as_deref())?;
     let mut errors = 0u64;
+    let mut unreadable = 0u64;
     let mut write_failed = None;
     let stderr = io::stderr();
     run(
@@ -296,6 +291,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         thread_count(args.threads),
         false,
         job,
+        &mut unreadable,
         |_, settled| {
             for d in &settled.diagnostics {
                 if d.is_error() {
@@ -322,7 +318,9 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         }
         return Err(e.into());
     }
-    Ok(if errors > 0 {
+    Ok(if unreadable > 0 {
+        ExitCode::from(2)
+    } else if errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

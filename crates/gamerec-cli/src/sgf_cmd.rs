@@ -23,6 +23,8 @@ pub struct Summary {
     pub games: u64,
     /// Nodes read.
     pub nodes: u64,
+    /// EPD records read.
+    pub records: u64,
     /// Error diagnostics.
     pub errors: u64,
     /// Warning diagnostics.
@@ -38,6 +40,7 @@ impl Summary {
         self.unreadable += o.unreadable;
         self.games += o.games;
         self.nodes += o.nodes;
+        self.records += o.records;
         self.errors += o.errors;
         self.warnings += o.warnings;
         self.bytes += o.bytes;
@@ -55,7 +58,7 @@ pub struct CheckOptions {
 
 /// Whether a path names an SGF file (by extension).
 pub fn is_sgf(path: &str) -> bool {
-    crate::input::Format::of_path(std::path::Path::new(path)) == crate::input::Format::Sgf
+    gamerec::io::Format::from_path(std::path::Path::new(path)) == Some(gamerec::io::Format::Sgf)
 }
 
 fn parse_options(charset_name: Option<&str>) -> Result<ParseOptions> {
@@ -237,8 +240,8 @@ pub fn run_sgf(cmd: &SgfCommand) -> Result<u8> {
 
 /// Reads a file, or stdin for `-`; `.gz`, `.bz2` and `.zst` are decompressed.
 pub fn read_input(path: &str) -> Result<Vec<u8>> {
-    use crate::input::{Compression, Input};
-    let compressed = Compression::of_extension(std::path::Path::new(path)) != Compression::None;
+    use gamerec::io::{Compression, Input};
+    let compressed = Compression::from_path(std::path::Path::new(path)) != Compression::None;
     if path == "-" || compressed {
         let input = Input::from_arg(std::ffi::OsStr::new(path));
         let mut reader = input

@@ -116,19 +116,30 @@ impl Exported {
 }
 
 /// Reads every input, reporting problems on stderr; returns the games that
-/// read and the number of errors.
-fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u64)> {
+/// read and the exit code so far (1: errors in the input; 2: an input could
+/// not be read, reported as `gamerec: PATH: reason`, the others still read).
+fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u8)> {
     let mut games = Vec::new();
-    let mut errors = 0;
+    let (mut errors, mut unreadable) = (0, 0);
     let stderr = std::io::stderr();
     for input in Input::from_args(inputs) {
-        let (read, read_errors) = input
-            .read_pgn_games(quiet, &mut stderr.lock())
-            .with_context(|| format!("reading {}", input.name))?;
-        errors += read_errors;
-        games.extend(read.iter().map(Exported::new));
+        match crate::input::read_pgn_games(&input, quiet, &mut stderr.lock()) {
+            Ok((read, read_errors)) => {
+                errors += read_errors;
+                games.extend(read.iter().map(Exported::new));
+            }
+            Err(e) => {
+                eprintln!("gamerec: {e}");
+                unreadable += 1;
+            }
+        }
     }
-    Ok((games, errors))
+    let code = if unreadable > 0 {
+        2
+    } else {
+        u8::from(errors > 0)
+    };
+    Ok((games, code))
 }
 
 fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
@@ -141,12 +152,8 @@ fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
     out.flush()
 }
 
-fn exit_code(errors: u64) -> ExitCode {
-    if errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+fn exit_code(code: u8) -> ExitCode {
+    ExitCode::from(code)
 }
 
 /// Runs `gamerec sort`.

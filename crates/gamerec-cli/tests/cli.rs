@@ -142,7 +142,7 @@ fn stdin_format_is_recognised_by_content() {
     let out = gamerec(&["convert", "-", "--to", "fen"], &epd);
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{START}\n"));
     let out = gamerec(&["check", "-"], &epd);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("checked 1 file(s), 1 game(s)"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("checked 1 file(s), 1 record(s)"));
 
     let out = gamerec(&["check", "-"], "[Event \"x\"]\n\n1. e4 e5 *\n");
     assert_eq!(

@@ -263,8 +263,9 @@ impl Diagnostic {
 }
 
 impl fmt::Display for Diagnostic {
-    /// `path:line:col: severity: message` (`path: severity: message` when
-    /// the line is unknown, i.e. 0), control bytes escaped, then the note.
+    /// `path:line:col: severity: message` (`path:byte N: ...` when the line
+    /// is unknown (0) but the offset known, `path: ...` when neither is),
+    /// control bytes escaped, then the note.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut prefix = false;
         if let Some(path) = &self.path {
@@ -273,6 +274,10 @@ impl fmt::Display for Diagnostic {
         }
         if self.location.line > 0 {
             write!(f, "{}:", self.location)?;
+            prefix = true;
+        } else if let Some(offset) = self.offset {
+            // Binary formats: no lines, a byte offset.
+            write!(f, "byte {offset}:")?;
             prefix = true;
         }
         if prefix {

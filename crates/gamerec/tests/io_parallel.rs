@@ -30,6 +30,7 @@ fn in_parallel(
     let opts = parallel::Options {
         threads,
         chunk_size,
+        max_errors: u64::MAX,
         ..parallel::Options::default()
     };
     let mut items = Vec::new();

@@ -36,11 +36,9 @@ impl fmt::Display for OpenError {
     }
 }
 
-impl std::error::Error for OpenError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
+/// The operating system's error is part of the message (and kept in
+/// [`OpenError::source`]), not a separate cause: shown once.
+impl std::error::Error for OpenError {}
 
 impl From<OpenError> for io::Error {
     fn from(e: OpenError) -> io::Error {
@@ -90,6 +88,19 @@ impl Input {
     /// The format its name announces (`None` for stdin or no known extension).
     pub fn format_by_name(&self) -> Option<Format> {
         self.path.as_deref().and_then(Format::from_path)
+    }
+
+    /// The input's format: by its name, else (stdin) by its first bytes,
+    /// which stay in stdin's buffer for the reader (`None`: compressed
+    /// stdin, or nothing recognisable; readers then take PGN).
+    pub fn format(&self) -> Option<Format> {
+        if self.path.is_some() {
+            return self.format_by_name();
+        }
+        let stdin = io::stdin();
+        let mut lock = stdin.lock();
+        let head = lock.fill_buf().ok()?;
+        Format::sniff(head)
     }
 
     /// The size on disk (`None` for stdin and unreadable files).
@@ -211,6 +222,55 @@ pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Sen
             zstd::stream::read::Decoder::with_buffer(buffered)?,
         )),
     })
+}
+
+/// The error that ended a stream read through [`EndAtError`].
+pub type Cut = Arc<std::sync::Mutex<Option<io::Error>>>;
+
+/// A reader that ends (reads 0 bytes) at its first error and keeps the
+/// error in [`EndAtError::cut`]: what came before a cut in a truncated
+/// compressed file is read to its end like a whole input, and the error is
+/// reported afterwards.
+pub struct EndAtError<R> {
+    inner: R,
+    cut: Cut,
+}
+
+impl<R> EndAtError<R> {
+    /// Wraps `inner`.
+    pub fn new(inner: R) -> EndAtError<R> {
+        EndAtError {
+            inner,
+            cut: Cut::default(),
+        }
+    }
+
+    /// Where the error will be, once there is one.
+    pub fn cut(&self) -> Cut {
+        self.cut.clone()
+    }
+}
+
+impl<R: Read> Read for EndAtError<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    if let Ok(mut cut) = self.cut.lock() {
+                        cut.get_or_insert(e);
+                    }
+                    return Ok(0);
+                }
+                ok => return ok,
+            }
+        }
+    }
+}
+
+/// The error kept in `cut`, if the stream ended at one.
+pub fn take_cut(cut: &Cut) -> Option<io::Error> {
+    cut.lock().ok().and_then(|mut c| c.take())
 }
 
 /// Counts the bytes read through `inner` into `counter` (for progress).

@@ -143,6 +143,21 @@ impl Format {
         }
     }
 
+    /// The format a plain (uncompressed) file name announces, without
+    /// allocating: for bulk checks of many small files. `None` for
+    /// compressed names (use [`Format::from_path`]) and unknown extensions.
+    pub fn from_plain_name(name: &str) -> Option<Format> {
+        let (_, ext) = name.rsplit_once('.')?;
+        if ext.len() > 5 || ext.contains('/') {
+            return None;
+        }
+        let mut lower = [0u8; 5];
+        for (l, b) in lower.iter_mut().zip(ext.bytes()) {
+            *l = b.to_ascii_lowercase();
+        }
+        Format::from_name(std::str::from_utf8(&lower[..ext.len()]).ok()?)
+    }
+
     /// The usual file extension.
     pub fn extension(self) -> &'static str {
         match self {
@@ -272,6 +287,9 @@ mod tests {
         assert_eq!(f("g.jsonl"), Some(Format::Json));
         assert_eq!(f("p.fen"), Some(Format::Fen));
         assert_eq!(f("noext"), None);
+        assert_eq!(Format::from_plain_name("dir/a.SGF"), Some(Format::Sgf));
+        assert_eq!(Format::from_plain_name("a.sgf.gz"), None);
+        assert_eq!(Format::from_plain_name("a.d/x"), None);
         assert_eq!(f("README.md"), None);
     }
 

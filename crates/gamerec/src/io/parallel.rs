@@ -30,7 +30,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, Seek, SeekFrom};
+use std::io::{self, BufRead, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel};
@@ -44,7 +44,8 @@ use crate::pgn::{
     SliceReader, Visitor,
 };
 
-use super::input::{Input, OpenError, counting};
+use super::input::{EndAtError, Input, OpenError, counting, take_cut};
+use super::looks_like_text;
 use super::read::Item;
 
 /// How to read in parallel.
@@ -60,6 +61,9 @@ pub struct Options {
     /// Chunk size (default: 256 KiB for mapped files read by several
     /// threads, else 1 MiB); tests use tiny ones.
     pub chunk_size: Option<usize>,
+    /// Stop once this many errors were found while no game read cleanly
+    /// (the input is clearly not PGN): one more diagnostic says so.
+    pub max_errors: u64,
 }
 
 impl Default for Options {
@@ -69,6 +73,7 @@ impl Default for Options {
             elide_comments: false,
             read_bytes: None,
             chunk_size: None,
+            max_errors: 20,
         }
     }
 }
@@ -512,20 +517,62 @@ where
         .unwrap_or_else(|| Arc::new(AtomicU64::new(0)));
     let mapped = Mapped::open(input)?;
     match &mapped {
-        Some(m) => run(
-            &input.name,
-            Some(Plan::Mapped(m)),
-            None,
-            opts,
-            read_bytes,
-            job,
-            emit,
-        ),
+        Some(m) => {
+            if !looks_like_text(m.bytes()) {
+                return not_text(&input.name, emit);
+            }
+            run(
+                &input.name,
+                Some(Plan::Mapped(m)),
+                None,
+                opts,
+                read_bytes,
+                job,
+                emit,
+            )
+        }
         None => {
-            let stream: Box<dyn io::Read + Send> = Box::new(input.open(Some(read_bytes.clone()))?);
-            run(&input.name, None, Some(stream), opts, read_bytes, job, emit)
+            let mut stream = input.open(Some(read_bytes.clone()))?;
+            let head = stream
+                .fill_buf()
+                .map_err(|e| OpenError::new(input.name.clone(), e))?;
+            if !looks_like_text(head) {
+                return not_text(&input.name, emit);
+            }
+            let stream = EndAtError::new(stream);
+            let cut = stream.cut();
+            let stream: Box<dyn io::Read + Send> = Box::new(stream);
+            run(&input.name, None, Some(stream), opts, read_bytes, job, emit)?;
+            // A truncated compressed file: every game before the cut was
+            // read and emitted; now the error.
+            match take_cut(&cut) {
+                Some(e) => Err(OpenError::new(input.name.clone(), e)),
+                None => Ok(()),
+            }
         }
     }
+}
+
+/// Reports binary data read as PGN in one diagnostic, and reads nothing.
+fn not_text<T: Default, E>(name: &str, mut emit: E) -> Result<(), OpenError>
+where
+    E: FnMut(Settled<T>) -> ControlFlow<()>,
+{
+    let d = Diagnostic::new(
+        Severity::Error,
+        LineCol::default(),
+        "binary data, not PGN text: not read",
+    )
+    .with_path(name)
+    .with_code(Code::WrongFormat);
+    let _ = emit(Settled {
+        games_before: 0,
+        lines_before: 0,
+        games: 0,
+        diagnostics: vec![d],
+        value: T::default(),
+    });
+    Ok(())
 }
 
 /// [`read_pgn`] over bytes in memory named `name` (planned in ranges, as a
@@ -612,6 +659,7 @@ where
         counted_to: 0,
     };
     let mut game_base = 0u64;
+    let (mut errors_seen, mut clean_games) = (0u64, 0u64);
     let mut carry: Option<Piece> = None;
     let mut unreleased: Option<u64> = None;
     let mut stop = false;
@@ -639,7 +687,36 @@ where
             None => 0, // nothing to report: not needed
         };
         let games = report.games;
-        let settled = Settled {
+        let mut report = report;
+        // Clearly not PGN: errors in every game so far, up to the bound
+        // (diagnostics past it are dropped, and the reading stops).
+        let mut hopeless = false;
+        if clean_games == 0 {
+            let mut next_game = 0;
+            for (i, f) in report.found.iter().enumerate() {
+                if f.game > next_game {
+                    break; // a game before this one read cleanly
+                }
+                if f.severity == Severity::Error {
+                    errors_seen += 1;
+                    next_game = f.game + 1;
+                    if errors_seen >= opts.max_errors.max(1) {
+                        hopeless = true;
+                        report.found.truncate(i + 1);
+                        break;
+                    }
+                }
+            }
+        }
+        let mut failed_games: Vec<u64> = report
+            .found
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.game)
+            .collect();
+        failed_games.dedup();
+        clean_games += games - (failed_games.len() as u64).min(games);
+        let mut settled = Settled {
             games_before: game_base,
             lines_before: line_base,
             games,
@@ -650,7 +727,21 @@ where
                 .collect(),
             value: report.value,
         };
-        if emit(settled).is_break() {
+        if hopeless {
+            settled.diagnostics.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    LineCol::default(),
+                    format!(
+                        "stopped after {errors_seen} errors and no game read cleanly: \
+                         this does not look like PGN"
+                    ),
+                )
+                .with_path(name)
+                .with_code(Code::TooManyErrors),
+            );
+        }
+        if emit(settled).is_break() || hopeless {
             *stop = true;
         }
         if let Some(n) = counted {

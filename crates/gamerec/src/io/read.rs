@@ -12,7 +12,7 @@ use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, line_at};
 use crate::pgn::{GameBuilder, Problem, SliceReader};
 use crate::sgf;
 
-use super::input::{Input, OpenError};
+use super::input::{Cut, EndAtError, Input, OpenError, take_cut};
 use super::{Format, looks_like_text};
 
 /// One item of a chess file.
@@ -212,6 +212,8 @@ pub struct Reader {
     clean: u64,
     errors: u64,
     max_errors: u64,
+    /// Where a read error is kept once the stream ended at it.
+    cut: Option<Cut>,
 }
 
 impl Reader {
@@ -245,6 +247,10 @@ impl Reader {
             );
             return Ok(reader);
         }
+        let stream = EndAtError::new(stream);
+        reader.cut = Some(stream.cut());
+        let stream: Box<dyn BufRead + Send> =
+            Box::new(std::io::BufReader::with_capacity(1 << 16, stream));
         reader.source = Reader::text_source(format, stream);
         Ok(reader)
     }
@@ -293,6 +299,7 @@ impl Reader {
             clean: 0,
             errors: 0,
             max_errors: opts.max_errors.max(1),
+            cut: None,
         }
     }
 
@@ -376,7 +383,7 @@ impl Reader {
     }
 
     /// Items handed out so far.
-    pub fn count(&self) -> u64 {
+    pub fn items_read(&self) -> u64 {
         self.count
     }
 
@@ -617,6 +624,11 @@ impl Iterator for Reader {
             Source::Done => Ok(None),
         };
         match next {
+            Ok(None) => {
+                // The stream ended at a read error: say so after the items.
+                let cut = self.cut.take()?;
+                take_cut(&cut).map(|e| Err(OpenError::new(self.name.clone(), e)))
+            }
             Ok(item) => item.map(Ok),
             Err(e) => {
                 self.source = Source::Done;

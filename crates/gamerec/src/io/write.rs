@@ -169,8 +169,7 @@ impl<'w> GameWriter<'w> {
         self.buf.clear();
         match (self.format, &item.record) {
             (Format::Epd, Record::Position(r)) => {
-                self.buf
-                    .extend_from_slice(epd::normalized_line(r).as_bytes());
+                self.buf.extend_from_slice(r.to_string().as_bytes());
                 self.buf.push(b'\n');
             }
             (Format::Fen, Record::Position(r)) => {
@@ -198,6 +197,12 @@ impl<'w> GameWriter<'w> {
                         ]);
                     }
                 } else {
+                    if !self.opts.epd.tags_as_ptp && !game.tags.is_empty() {
+                        say(vec![
+                            "tags not kept in EPD (the ptp option keeps them as a ptp operation)"
+                                .into(),
+                        ]);
+                    }
                     for r in &records.value {
                         self.buf.extend_from_slice(r.to_string().as_bytes());
                         self.buf.push(b'\n');

@@ -444,6 +444,21 @@ impl<'a> SliceReader<'a> {
                 return;
             };
             if is(b, MOVE) && !is(b, DIGIT) {
+                // An en-passant mark written as its own word after the
+                // capture (`exd6 e.p.`): not a move, skipped.
+                if matches!(b, b'e' | b'E')
+                    && matches!(data.get(at + 1), Some(b'.' | b'p' | b'P'))
+                    && st.moves_seen
+                {
+                    let word_end = data[at..]
+                        .iter()
+                        .position(|&c| is(c, WS) || matches!(c, b'(' | b')' | b'{' | b';'))
+                        .map_or(data.len(), |n| at + n);
+                    if crate::san::is_en_passant_mark(&data[at..word_end]) {
+                        self.pos = word_end;
+                        continue;
+                    }
+                }
                 // A move: letters, `-` (null move), non-ASCII (figurines).
                 let mut end = at + 1;
                 while end < data.len() && is(data[end], MOVE) {

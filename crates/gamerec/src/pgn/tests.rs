@@ -687,3 +687,15 @@ fn latin1_names_the_characters_it_cannot_hold() {
     assert_eq!(Encoding::Latin1.encode_to(text, &mut out), 4);
     assert_eq!(out, b"?\xf3d? ? ?x \xe9");
 }
+
+/// `exd6 e.p.` with the mark as its own word (older texts) reads as the
+/// capture alone, with the next move after it.
+#[test]
+fn en_passant_mark_written_apart_is_skipped() {
+    for mark in ["e.p.", "ep", "e.p", "E.P."] {
+        let text = format!("1. e4 Nf6 2. e5 d5 3. exd6 {mark} e6 4. dxc7 {mark} *\n");
+        let (games, problems) = crate::pgn::read_games(text.as_bytes());
+        assert!(problems.is_empty(), "{mark}: {problems:?}");
+        assert_eq!(games[0].tree.mainline_len(), 7, "{mark}");
+    }
+}

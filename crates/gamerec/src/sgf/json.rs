@@ -1,17 +1,22 @@
-//! The JSON tree dump (`gamerec convert x.sgf --to json`).
+//! The JSON dump (`gamerec convert x.sgf --to json`): flat, like the PGN
+//! JSON, so its depth never grows with game length.
 //!
 //! ```json
 //! {"format":"sgf","games":[
-//!   {"properties":[{"id":"FF","values":["4"]}, ...],
-//!    "children":[{"properties":[{"id":"B","values":["pd"]}],"children":[...]}]}
+//!   [{"properties":[{"id":"FF","values":["4"]}],"variations":[]},
+//!    {"properties":[{"id":"B","values":["pd"]}],
+//!     "variations":[[{"properties":[{"id":"B","values":["dd"]}],"variations":[]}, ...]]},
+//!    ...]
 //! ]}
 //! ```
-//! Each game is its root node; a node is an object with `properties` (in
-//! file order, duplicates kept) and `children` (main line first). Each value
-//! is a string (text unescaped and decoded; points as two letters; a pass or
-//! an empty value as `""`), or a two-element array of strings for composed
-//! values (`LB`, `AR`, `LN`, `AP`, `FG`, `SZ[w:h]`, rectangles `[ul:lr]`).
-//! Written iteratively: any depth is fine.
+//! Each game is its main line, a list of nodes from the root. A node is an
+//! object with `properties` (in file order, duplicates kept) and
+//! `variations`: the alternatives to this node (its later siblings), each a
+//! list of nodes in the same form. Each value is a string (text unescaped
+//! and decoded; points as two letters; a pass or an empty value as `""`),
+//! or a two-element array of strings for composed values (`LB`, `AR`, `LN`,
+//! `AP`, `FG`, `SZ[w:h]`, rectangles `[ul:lr]`). Written iteratively: any
+//! depth is fine, and only variations nest.
 
 use super::tree::{Collection, NodeId, Value, format_real};
 
@@ -29,41 +34,59 @@ pub fn to_json(coll: &Collection) -> String {
 }
 
 enum Task {
+    Raw(&'static str),
     Node(NodeId, bool),
-    Close,
 }
 
 fn node_tree(coll: &Collection, root: NodeId, out: &mut String) {
+    out.push('[');
     let mut stack = vec![Task::Node(root, true)];
     while let Some(t) = stack.pop() {
-        match t {
-            Task::Close => out.push_str("]}"),
-            Task::Node(n, first) => {
-                if !first {
+        let (n, first) = match t {
+            Task::Raw(s) => {
+                out.push_str(s);
+                continue;
+            }
+            Task::Node(n, first) => (n, first),
+        };
+        if !first {
+            out.push(',');
+        }
+        out.push_str("\n{\"properties\":[");
+        for (k, p) in coll.properties(n).enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"id\":");
+            string(out, p.name());
+            out.push_str(",\"values\":[");
+            for (j, &v) in p.values().iter().enumerate() {
+                if j > 0 {
                     out.push(',');
                 }
-                out.push_str("\n{\"properties\":[");
-                for (k, p) in coll.properties(n).enumerate() {
-                    if k > 0 {
-                        out.push(',');
-                    }
-                    out.push_str("{\"id\":");
-                    string(out, p.name());
-                    out.push_str(",\"values\":[");
-                    for (j, &v) in p.values().iter().enumerate() {
-                        if j > 0 {
-                            out.push(',');
-                        }
-                        value(coll, v, out);
-                    }
-                    out.push_str("]}");
-                }
-                out.push_str("],\"children\":[");
-                stack.push(Task::Close);
-                let children: Vec<NodeId> = coll.children(n).collect();
-                for (k, &c) in children.iter().enumerate().rev() {
-                    stack.push(Task::Node(c, k == 0));
-                }
+                value(coll, v, out);
+            }
+            out.push_str("]}");
+        }
+        out.push_str("],\"variations\":[");
+        // The alternatives to `n`: its later siblings, if `n` is the main
+        // continuation of its parent (a variation's first node has none).
+        let variations: Vec<NodeId> = match coll.parent(n) {
+            Some(p) if coll.first_child(p) == Some(n) && n != root => {
+                coll.children(p).skip(1).collect()
+            }
+            _ => Vec::new(),
+        };
+        match coll.first_child(n) {
+            Some(next) => stack.push(Task::Node(next, false)),
+            None => stack.push(Task::Raw("]")),
+        }
+        stack.push(Task::Raw("]}"));
+        for (i, &v) in variations.iter().enumerate().rev() {
+            stack.push(Task::Node(v, true));
+            stack.push(Task::Raw("["));
+            if i > 0 {
+                stack.push(Task::Raw(","));
             }
         }
     }
@@ -91,4 +114,35 @@ fn value(coll: &Collection, v: Value, out: &mut String) {
 /// Writes a JSON string literal.
 pub fn string(out: &mut String, s: &str) {
     crate::json_text::push_string(s, out);
+}
+
+#[cfg(all(test, feature = "io"))]
+mod tests {
+    use super::*;
+    use crate::sgf::{ParseOptions, parse};
+
+    /// A long game stays shallow: serde_json (recursion limit 128) reads a
+    /// 400-move game, and variations hang off the node they replace.
+    #[test]
+    fn json_is_flat_whatever_the_game_length() {
+        let mut s = String::from("(;GM[1]SZ[19]");
+        for i in 0..400 {
+            s.push_str(if i % 2 == 0 { ";B[aa]" } else { ";W[ss]" });
+        }
+        s.push(')');
+        let p = parse(s.as_bytes(), &ParseOptions::default());
+        let v: serde_json::Value = serde_json::from_str(&to_json(&p.collection)).expect("JSON");
+        assert_eq!(v["games"][0].as_array().map(Vec::len), Some(401));
+        let p = parse(b"(;GM[1](;B[aa];W[bb])(;B[cc]))", &ParseOptions::default());
+        let v: serde_json::Value = serde_json::from_str(&to_json(&p.collection)).expect("JSON");
+        let game = &v["games"][0];
+        assert_eq!(game.as_array().map(Vec::len), Some(3), "{game}");
+        assert_eq!(game[1]["properties"][0]["values"][0], "aa");
+        assert_eq!(
+            game[1]["variations"][0][0]["properties"][0]["values"][0],
+            "cc"
+        );
+        assert_eq!(game[2]["properties"][0]["values"][0], "bb");
+        assert_eq!(game[0]["variations"].as_array().map(Vec::len), Some(0));
+    }
 }
