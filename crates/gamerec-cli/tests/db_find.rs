@@ -124,3 +124,52 @@ fn bad_queries_are_usage_errors() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn any_chess_input_and_output() {
+    let dir = temp_dir("db-formats");
+    let pgn = corpus("pgn/pgn-extract-tests/infiles/fischer.pgn");
+    let pgn = pgn.to_str().unwrap();
+    let json = dir.join("fischer.json");
+    let out = run(
+        env!("CARGO_BIN_EXE_gamerec"),
+        &["convert", pgn, "-o", json.to_str().unwrap()],
+        b"",
+    );
+    assert_success(&out, "convert to json");
+    let json = json.to_str().unwrap();
+    // The same selection from PGN and from JSON input.
+    let from_pgn = games(&gamerec(&[
+        "filter",
+        "--player",
+        "Fischer",
+        "--tag",
+        "Date<1965",
+        pgn,
+    ]));
+    let from_json = games(&gamerec(&[
+        "filter",
+        "--player",
+        "Fischer",
+        "--tag",
+        "Date<1965",
+        json,
+    ]));
+    assert!(!from_pgn.is_empty());
+    assert_eq!(from_pgn, from_json);
+    // EPD output: one record per position of each selected game.
+    let epd = String::from_utf8(gamerec(&[
+        "filter",
+        "--player",
+        "Fischer",
+        "--tag",
+        "Date<1965",
+        "--to",
+        "epd",
+        pgn,
+    ]))
+    .unwrap();
+    assert!(epd.lines().count() > from_pgn.len(), "{epd}");
+    assert!(epd.lines().all(|l| l.contains(" id ")), "{epd}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
