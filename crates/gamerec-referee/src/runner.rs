@@ -362,7 +362,17 @@ pub async fn run_game(
                     names[index(c)]
                 ));
                 seats[index(c)] = None;
-                gone_since[index(c)] = Some(Instant::now());
+                if ctx.timing.grace.is_zero() {
+                    // No grace: the game is lost at once, even if the
+                    // player (a restarted engine) is already back.
+                    state.end(
+                        Outcome::Win(!c),
+                        Termination::Abandoned,
+                        &format!("{c} disconnected"),
+                    );
+                } else {
+                    gone_since[index(c)] = Some(Instant::now());
+                }
             }
             Event::In(c, Inbound::Malformed { error, .. }) => {
                 state.malformed(c, &error);
