@@ -495,8 +495,12 @@ pub async fn run_game(
     RunEnd::Finished(state)
 }
 
-/// How long a seat that owes a reply is held before it is given up.
-const LATE_REPLY_WAIT: Duration = Duration::from_secs(60);
+/// How long a seat that owes a reply is held back from the next game.
+/// gamerec's own bridges stop the search and drop a move the game no
+/// longer wants, so they owe nothing; another client's late reply is
+/// absorbed if it comes within this time, and the seat goes back to the
+/// lobby either way.
+const LATE_REPLY_WAIT: Duration = Duration::from_secs(2);
 
 async fn release_after_late_reply(mut seat: Seat, lobby: Arc<Lobby>, log: EventLog) {
     let late_reply = async {
@@ -514,10 +518,13 @@ async fn release_after_late_reply(mut seat: Seat, lobby: Arc<Lobby>, log: EventL
             return_seats(&lobby, [Some(seat), None]);
         }
         Ok(false) => {}
-        Err(_) => log.note(&format!(
-            "{}: no reply after {LATE_REPLY_WAIT:?}; seat given up",
-            seat.name
-        )),
+        Err(_) => {
+            log.note(&format!(
+                "{}: no late reply within {LATE_REPLY_WAIT:?}; seat returned",
+                seat.name
+            ));
+            return_seats(&lobby, [Some(seat), None]);
+        }
     }
 }
 
