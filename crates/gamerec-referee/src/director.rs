@@ -111,7 +111,7 @@ fn last_eval(state: &GameState, side: Color) -> Option<serde_json::Value> {
     // it by the other side, and so on back.
     let len = state.played().len();
     let mover_of = |i: usize| {
-        if (len - 1 - i) % 2 == 0 {
+        if (len - 1 - i).is_multiple_of(2) {
             !state.turn()
         } else {
             state.turn()

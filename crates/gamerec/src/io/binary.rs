@@ -99,7 +99,7 @@ pub fn read_binary_each(
                 ReadItem::Game(g) => {
                     on_game(g);
                     games += 1;
-                    if games % RELEASE_EVERY == 0 {
+                    if games.is_multiple_of(RELEASE_EVERY) {
                         cbf.release();
                         cbi.release();
                     }
@@ -115,7 +115,7 @@ pub fn read_binary_each(
                 pgc::ReadItem::Game(g) => {
                     on_game(g);
                     games += 1;
-                    if games % RELEASE_EVERY == 0 {
+                    if games.is_multiple_of(RELEASE_EVERY) {
                         data.release();
                     }
                 }
