@@ -243,6 +243,10 @@ const BUILTIN_HASH_MB: usize = 2;
 
 /// Depth of the built-in engine in untimed games when neither its spec nor
 /// the event gives one (in timed games it keeps its own time).
+/// How long an engine told to stop may take to answer before the bridge
+/// takes it for hung.
+const STOP_WAIT: Duration = Duration::from_secs(1);
+
 const BUILTIN_DEPTH: u32 = 3;
 
 /// An engine from `gamerec-engine` as a bridge plays it: the engine and the
@@ -458,9 +462,29 @@ where
                         tokio::pin!(search);
                         let mut superseded = false;
                         let mut closed = false;
+                        let mut stop_asked: Option<tokio::time::Instant> = None;
                         let (e, result) = loop {
+                            // Once told to stop, an engine that does not
+                            // answer within STOP_WAIT is hung: the bridge
+                            // gives up (its caller restarts the engine).
+                            let stop_by = (superseded && !closed).then(|| {
+                                stop_asked
+                                    .get_or_insert_with(tokio::time::Instant::now)
+                                    .to_owned()
+                                    + STOP_WAIT
+                            });
                             tokio::select! {
                                 r = &mut search => break r?,
+                                () = async {
+                                    match stop_by {
+                                        Some(t) => tokio::time::sleep_until(t).await,
+                                        None => std::future::pending().await,
+                                    }
+                                } => {
+                                    return Err(std::io::Error::other(
+                                        "the engine did not stop when told to",
+                                    ));
+                                }
                                 l = lines.recv(), if !closed => match l {
                                     Some(Ok(Some(Line::Text(t)))) => {
                                         let moved_on = read_record(&t).is_ok_and(|r| {
