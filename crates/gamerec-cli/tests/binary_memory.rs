@@ -7,9 +7,8 @@
 
 #![cfg(target_os = "linux")]
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use gamerec::chessbase::{read_cbf, write_cbf};
 use gamerec::pgc::{read_pgc, write_pgc};
@@ -22,28 +21,8 @@ const GAMES: usize = 1_000_000;
 
 /// Runs the binary with `args`; returns its stdout and its peak resident
 /// memory in MB.
-#[expect(clippy::zombie_processes, reason = "the child is reaped by wait4")]
 fn run_measured(args: &[&str]) -> (String, u64) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("gamerec runs");
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .expect("stdout")
-        .read_to_string(&mut out)
-        .expect("stdout is text");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value; wait4 fills it in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child, writing into the two locals.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
-    // ru_maxrss is in kilobytes on Linux.
-    (out, usage.ru_maxrss as u64 / 1024)
+    gamerec_testkit::run_measured(env!("CARGO_BIN_EXE_gamerec"), args)
 }
 
 fn one_game() -> gamerec::model::Game {

@@ -169,3 +169,31 @@ pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Runs `program` with `args`; returns its stdout and its peak resident
+/// memory in MB, read for that child alone with `wait4`.
+#[cfg(target_os = "linux")]
+#[expect(clippy::zombie_processes, reason = "the child is reaped by wait4")]
+pub fn run_measured(program: &str, args: &[&str]) -> (String, u64) {
+    use std::io::Read;
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the program runs");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("stdout is text");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into the two locals.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    // ru_maxrss is in kilobytes on Linux.
+    (out, usage.ru_maxrss as u64 / 1024)
+}
