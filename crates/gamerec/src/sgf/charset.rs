@@ -70,22 +70,67 @@ pub fn sniff_utf16(bytes: &[u8]) -> Option<(&'static Encoding, usize)> {
     }
 }
 
-/// Finds the first `CA[...]` value in the first 64 KiB of raw input.
+/// The charset label of the first game: the value of the last `CA`
+/// property of the first node of the first game tree, in the first 64 KiB
+/// of raw input. The node is read by the lexical rules (a value ends at an
+/// unescaped `]`; lowercase letters in an identifier are ignored, as FF[3]
+/// allows), so a `CA[` written inside another value is not taken.
 pub fn first_ca(bytes: &[u8]) -> Option<&[u8]> {
     let head = &bytes[..bytes.len().min(65536)];
-    let mut from = 0;
-    while let Some(i) = memchr::memmem::find(&head[from..], b"CA[") {
-        let at = from + i;
-        // Must be a whole identifier: not preceded by another uppercase letter.
-        if at > 0 && head[at - 1].is_ascii_uppercase() {
-            from = at + 3;
-            continue;
+    let skip_space = |mut i: usize| {
+        while i < head.len() && head[i].is_ascii_whitespace() {
+            i += 1;
         }
-        let start = at + 3;
-        let end = memchr::memchr(b']', &head[start..])? + start;
-        return Some(&head[start..end]);
+        i
+    };
+    let mut i = memchr::memchr(b'(', head)? + 1;
+    loop {
+        i = skip_space(i);
+        match head.get(i) {
+            Some(b'(') => i += 1,
+            Some(b';') => break,
+            _ => return None,
+        }
     }
-    None
+    i += 1;
+    let mut label = None;
+    loop {
+        i = skip_space(i);
+        if !head.get(i).is_some_and(u8::is_ascii_alphabetic) {
+            return label;
+        }
+        let (mut upper, mut count) = ([0u8; 2], 0usize);
+        while let Some(&c) = head.get(i).filter(|c| c.is_ascii_alphabetic()) {
+            if c.is_ascii_uppercase() {
+                if count < 2 {
+                    upper[count] = c;
+                }
+                count += 1;
+            }
+            i += 1;
+        }
+        let is_ca = count == 2 && upper == *b"CA";
+        let mut first_value = true;
+        loop {
+            i = skip_space(i);
+            if head.get(i) != Some(&b'[') {
+                break;
+            }
+            let start = i + 1;
+            let mut j = start;
+            while j < head.len() && head[j] != b']' {
+                j += if head[j] == b'\\' { 2 } else { 1 };
+            }
+            if j >= head.len() {
+                return label;
+            }
+            if is_ca && first_value {
+                label = Some(&head[start..j]);
+            }
+            first_value = false;
+            i = j + 1;
+        }
+    }
 }
 
 /// Decodes the whole input when needed; returns the text to parse and how
@@ -151,5 +196,34 @@ pub fn decode<'a>(bytes: &'a [u8], enc: Option<&'static Encoding>) -> (Cow<'a, s
             let (s, malformed) = e.decode_without_bom_handling(bytes);
             (s, malformed)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_ca;
+
+    #[test]
+    fn first_ca_reads_the_first_node_by_the_lexical_rules() {
+        assert_eq!(
+            first_ca(b"(;FF[4]CA[Shift_JIS]GM[1])"),
+            Some(&b"Shift_JIS"[..])
+        );
+        assert_eq!(
+            first_ca(b" ( ; GM [1] CA [ UTF-8 ] )"),
+            Some(&b" UTF-8 "[..])
+        );
+        // FF[3] identifiers may carry lowercase letters.
+        assert_eq!(first_ca(b"(;ChArset[GB2312])"), Some(&b"GB2312"[..]));
+        // The last CA of the node wins, as in the parser.
+        assert_eq!(first_ca(b"(;CA[a]CA[b])"), Some(&b"b"[..]));
+        // Inside another value, escaped or not, `CA[` is text.
+        assert_eq!(first_ca(b"(;C[see CA[Big5]]GM[1])"), None);
+        assert_eq!(first_ca(b"(;C[x\\]CA[Big5]]GM[1])"), None);
+        assert_eq!(first_ca(b"(;GC[x]ACA[Big5])"), None);
+        // Only the first node counts.
+        assert_eq!(first_ca(b"(;GM[1];CA[Big5])"), None);
+        assert_eq!(first_ca(b"no game CA[Big5]"), None);
+        assert_eq!(first_ca(b"(;CA[Big5"), None);
     }
 }
