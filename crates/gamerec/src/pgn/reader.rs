@@ -192,13 +192,22 @@ impl<'a> SliceReader<'a> {
         st.skipping = true;
     }
 
+    /// Acts on a visitor's answer: nothing on the hot path (go on), the
+    /// rest out of line.
+    #[inline(always)]
     fn on_flow(&mut self, st: &mut GameState, at: usize, flow: Flow) {
         if let ControlFlow::Break(stop) = flow {
-            match stop {
-                Stop::SkipGame => st.skipping = true,
-                Stop::Error(msg) => self.fail_with(st, at, Code::Other, msg),
-                Stop::Invalid(code, msg) => self.fail_with(st, at, code, msg),
-            }
+            self.on_stop(st, at, stop);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn on_stop(&mut self, st: &mut GameState, at: usize, stop: Stop) {
+        match stop {
+            Stop::SkipGame => st.skipping = true,
+            Stop::Error(msg) => self.fail_with(st, at, Code::Other, msg),
+            Stop::Invalid(code, msg) => self.fail_with(st, at, code, msg),
         }
     }
 
@@ -480,18 +489,13 @@ impl<'a> SliceReader<'a> {
             if is(b, MOVE) && !is(b, DIGIT) {
                 // An en-passant mark written as its own word after the
                 // capture (`exd6 e.p.`): not a move, skipped.
-                if matches!(b, b'e' | b'E')
+                if (b | 0x20) == b'e'
                     && matches!(data.get(at + 1), Some(b'.' | b'p' | b'P'))
                     && st.moves_seen
+                    && let Some(word_end) = en_passant_mark_end(data, at)
                 {
-                    let word_end = data[at..]
-                        .iter()
-                        .position(|&c| is(c, WS) || matches!(c, b'(' | b')' | b'{' | b';'))
-                        .map_or(data.len(), |n| at + n);
-                    if crate::san::is_en_passant_mark(&data[at..word_end]) {
-                        self.pos = word_end;
-                        continue;
-                    }
+                    self.pos = word_end;
+                    continue;
                 }
                 // A move: letters, `-` (null move), non-ASCII (figurines).
                 let mut end = at + 1;
@@ -663,4 +667,16 @@ pub fn parse_result(token: &[u8]) -> Option<GameResult> {
         b"*" => Some(GameResult::Unknown),
         _ => None,
     }
+}
+
+/// The end of an en-passant mark written as its own word at `at` (`e.p.`
+/// after `exd6 `), if the word there is one.
+#[cold]
+#[inline(never)]
+fn en_passant_mark_end(data: &[u8], at: usize) -> Option<usize> {
+    let word_end = data[at..]
+        .iter()
+        .position(|&c| is(c, WS) || matches!(c, b'(' | b')' | b'{' | b';'))
+        .map_or(data.len(), |n| at + n);
+    crate::san::is_en_passant_mark(&data[at..word_end]).then_some(word_end)
 }
