@@ -1,7 +1,8 @@
 //! Issue 18 item 3: `gamerec check` reads PGC, CBF/CBI and FBK files game
 //! by game (one game in memory, mapped pages given back as reading goes
 //! on), so its peak memory stays under a fixed bound on generated
-//! million-game files; before, it held every game (a 30 MB PGC took
+//! million-game files; `gamerec convert` of a PGC or CBF file to PGN too
+//! (the library's `io::Reader` streams them). Before, it held every game (a 30 MB PGC took
 //! 1.25 GB, a million-game CBF 1.8 GB, a 10 MB FBK 1.9 GB). The peak is
 //! read per child with `wait4`, as in `pgn_memory.rs`.
 
@@ -96,6 +97,22 @@ fn check_reads_million_game_binary_files_in_bounded_memory() {
         assert!(out.contains(": 0 error(s)"), "{p}: {out}");
         eprintln!("check {p}: {mb} MB");
         assert!(mb < LIMIT_MB, "check {p}: {mb} MB");
+    }
+    // Converting streams too: the library's reader hands a PGC or CBF file
+    // over game by game (it held every game before).
+    let out = dir.join("out.pgn");
+    for path in [&pgc, &cbf] {
+        let p = path.to_str().unwrap();
+        let (_, mb) = run_measured(&["convert", p, "-o", out.to_str().unwrap()]);
+        // Counted line by line: a child's peak can include this process's
+        // memory at the fork, so the test holds no large buffer.
+        let games =
+            std::io::BufRead::lines(std::io::BufReader::new(std::fs::File::open(&out).unwrap()))
+                .filter(|line| line.as_ref().unwrap().starts_with("[Event "))
+                .count();
+        assert_eq!(games, GAMES, "convert {p}");
+        eprintln!("convert {p}: {mb} MB");
+        assert!(mb < LIMIT_MB, "convert {p}: {mb} MB");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

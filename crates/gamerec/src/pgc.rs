@@ -234,12 +234,21 @@ pub fn read_pgc(data: &[u8]) -> ReadOutcome {
 /// issue to `each` in file order (as [`read_pgc`] does): memory holds the
 /// game being read, whatever the number of games.
 pub fn read_pgc_each(data: &[u8], each: &mut dyn FnMut(ReadItem)) {
+    read_pgc_while(data, &mut |item| {
+        each(item);
+        std::ops::ControlFlow::Continue(())
+    });
+}
+
+/// As [`read_pgc_each`], ending as soon as `each` returns
+/// [`std::ops::ControlFlow::Break`].
+pub fn read_pgc_while(data: &[u8], each: &mut dyn FnMut(ReadItem) -> std::ops::ControlFlow<()>) {
     let mut out = Sink::new(each);
     let out = &mut out;
     let mut cur = Cursor { data, at: 0 };
     let mut game: Option<Builder> = None;
     let mut number = 0;
-    while cur.at < data.len() {
+    while cur.at < data.len() && !out.stopped() {
         let record_at = cur.at;
         let issue_error = |out: &mut Sink, game: Option<usize>, msg: String| {
             out.issue(Issue::error(FileKind::Data, record_at as u64, game, msg));

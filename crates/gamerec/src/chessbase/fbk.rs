@@ -123,7 +123,11 @@ fn walk<T: Copy>(
     each: &mut dyn FnMut(ReadItem),
     mut add: impl FnMut(T, &Chess, Move, bool) -> T,
 ) {
-    let mut out = Sink::new(each);
+    let mut each = |item| {
+        each(item);
+        std::ops::ControlFlow::Continue(())
+    };
+    let mut out = Sink::new(&mut each);
     let mut stack: Vec<(T, Chess)> = Vec::new();
     let mut node = root;
     let mut pos = Chess::default();

@@ -44,7 +44,7 @@ pub mod writer;
 use std::fmt;
 
 pub use fbk::{FbkCheck, check_fbk, read_fbk, write_fbk};
-pub use reader::{read_cbf, read_cbf_each, read_cbf_game};
+pub use reader::{read_cbf, read_cbf_each, read_cbf_game, read_cbf_while};
 pub use writer::{CbfFiles, write_cbf};
 
 use crate::diag::Severity;
@@ -156,28 +156,45 @@ pub enum ReadItem {
     Issue(Issue),
 }
 
-/// Where a streaming reader sends its items.
+/// Where a streaming reader sends its items; once the receiver says stop,
+/// it takes nothing more and the reader ends at its next item.
 pub(crate) struct Sink<'f> {
-    f: &'f mut dyn FnMut(ReadItem),
+    f: &'f mut dyn FnMut(ReadItem) -> std::ops::ControlFlow<()>,
     errors: bool,
+    stopped: bool,
 }
 
 impl<'f> Sink<'f> {
-    pub(crate) fn new(f: &'f mut dyn FnMut(ReadItem)) -> Sink<'f> {
-        Sink { f, errors: false }
+    pub(crate) fn new(f: &'f mut dyn FnMut(ReadItem) -> std::ops::ControlFlow<()>) -> Sink<'f> {
+        Sink {
+            f,
+            errors: false,
+            stopped: false,
+        }
+    }
+
+    fn send(&mut self, item: ReadItem) {
+        if !self.stopped {
+            self.stopped = (self.f)(item).is_break();
+        }
     }
 
     pub(crate) fn game(&mut self, game: crate::model::Game) {
-        (self.f)(ReadItem::Game(game));
+        self.send(ReadItem::Game(game));
     }
 
     pub(crate) fn issue(&mut self, issue: Issue) {
         self.errors |= issue.severity == Severity::Error;
-        (self.f)(ReadItem::Issue(issue));
+        self.send(ReadItem::Issue(issue));
     }
 
     pub(crate) fn has_errors(&self) -> bool {
         self.errors
+    }
+
+    /// Whether the receiver asked to stop.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped
     }
 }
 

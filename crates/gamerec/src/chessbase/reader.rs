@@ -1,6 +1,8 @@
 //! CBI/CBF reader: index, header, texts, moves, comments and start position
 //! to [`Game`]s.
 
+use std::ops::ControlFlow;
+
 use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::comments::{cbeval_command, decode_text, evals_to_nags, nags_to_evals, parse_comment};
@@ -24,12 +26,24 @@ pub fn read_cbf(cbi: &[u8], cbf: &[u8]) -> ReadOutcome {
 /// each issue to `each` in file order: memory holds one game (and the
 /// index's offsets, four bytes a game), whatever the number of games.
 pub fn read_cbf_each(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem)) {
+    read_cbf_while(cbi, cbf, &mut |item| {
+        each(item);
+        ControlFlow::Continue(())
+    });
+}
+
+/// As [`read_cbf_each`], ending as soon as `each` returns
+/// [`ControlFlow::Break`].
+pub fn read_cbf_while(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem) -> ControlFlow<()>) {
     let mut out = Sink::new(each);
     let (index, error) = read_index(cbi);
     if let Some(e) = error {
         out.issue(Issue::error(FileKind::Index, e.offset, None, e.message));
     }
     for (i, &offset) in index.offsets.iter().enumerate() {
+        if out.stopped() {
+            return;
+        }
         let (game, issues) = read_cbf_game(cbf, offset as usize, i + 1);
         for issue in issues {
             out.issue(issue);

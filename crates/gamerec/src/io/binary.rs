@@ -7,7 +7,10 @@
 //! hold one tree, so [`check_binary`] walks them without building it.
 
 use std::fs::File;
+use std::ops::ControlFlow;
 use std::path::Path;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::thread::JoinHandle;
 
 use super::Format;
 use super::input::{Input, OpenError};
@@ -68,10 +71,9 @@ fn map(file: &File, len: u64, name: &str) -> Result<memmap2::Mmap, OpenError> {
     unsafe { memmap2::MmapOptions::new().len(len).map(file) }.map_err(|e| OpenError::new(name, e))
 }
 
-/// Reads a PGC file or a CBF/CBI pair game by game: `on_game` gets each
-/// game (dropped when it returns), `on_diagnostic` each problem (with path
-/// and byte offset). `format` is [`Format::Pgc`] or [`Format::Cbf`] (a
-/// `.cbf` or `.cbi` path names the pair); FBK is one tree, read with
+/// Reads a binary file (PGC, or CBF with its CBI) game by game: each game
+/// goes to `on_game` and is dropped when it returns, each problem to
+/// `on_diagnostic`, in file order. FBK files (one tree) are read whole by
 /// [`crate::io::Reader`].
 pub fn read_binary_each(
     input: &Input,
@@ -79,53 +81,130 @@ pub fn read_binary_each(
     on_game: &mut dyn FnMut(Game),
     on_diagnostic: &mut dyn FnMut(Diagnostic),
 ) -> Result<(), OpenError> {
-    let mut games = 0u64;
-    match format {
-        Format::Cbf => {
-            let Some(path) = &input.path else {
-                return Err(OpenError::new(
-                    input.name.clone(),
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
-                        "CBF is read from a .cbf/.cbi pair of files, not from stdin",
-                    ),
-                ));
-            };
-            let (cbf_path, cbi_path) = cbf_pair(path);
-            let cbi = Bytes::open(&Input::file(&cbi_path))?;
-            let cbf = Bytes::open(&Input::file(&cbf_path))?;
-            let (cbf_name, cbi_name) = (name_of(&cbf_path), name_of(&cbi_path));
-            chessbase::read_cbf_each(cbi.bytes(), cbf.bytes(), &mut |item| match item {
+    let opened = Opened::open(input, format)?;
+    opened.read(&mut |item| {
+        match item {
+            Streamed::Game(g) => on_game(g),
+            Streamed::Diagnostic(d) => on_diagnostic(d),
+        }
+        ControlFlow::Continue(())
+    });
+    Ok(())
+}
+
+/// One item of a binary file read game by game.
+pub(crate) enum Streamed {
+    Game(Game),
+    Diagnostic(Diagnostic),
+}
+
+/// Games in flight between the thread reading a binary file and its
+/// [`crate::io::Reader`].
+const STREAM_DEPTH: usize = 16;
+
+/// Opens a binary file (PGC, or CBF with its CBI: open errors come back
+/// here) and reads it on a thread of its own, handing games and problems
+/// over a bounded channel: memory holds a few games whatever the file's
+/// size. Dropping the receiver stops the reading at the next item.
+pub(crate) fn stream_binary(
+    input: &Input,
+    format: Format,
+) -> Result<(Receiver<Streamed>, JoinHandle<()>), OpenError> {
+    let opened = Opened::open(input, format)?;
+    let (tx, rx) = sync_channel(STREAM_DEPTH);
+    let thread = std::thread::Builder::new()
+        .name("gamerec-binary-reader".into())
+        .spawn(move || {
+            opened.read(&mut |item| match tx.send(item) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(_) => ControlFlow::Break(()),
+            })
+        })
+        .map_err(|e| OpenError::new(input.name.clone(), e))?;
+    Ok((rx, thread))
+}
+
+/// A binary file's bytes, opened for reading game by game.
+enum Opened {
+    Pgc {
+        data: Bytes,
+        name: String,
+    },
+    Cbf {
+        cbf: Bytes,
+        cbi: Bytes,
+        cbf_name: String,
+        cbi_name: String,
+    },
+}
+
+impl Opened {
+    fn open(input: &Input, format: Format) -> Result<Opened, OpenError> {
+        if format != Format::Cbf {
+            return Ok(Opened::Pgc {
+                data: Bytes::open(input)?,
+                name: input.name.clone(),
+            });
+        }
+        let Some(path) = &input.path else {
+            return Err(OpenError::new(
+                input.name.clone(),
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "CBF is read from a .cbf/.cbi pair of files, not from stdin",
+                ),
+            ));
+        };
+        let (cbf_path, cbi_path) = cbf_pair(path);
+        Ok(Opened::Cbf {
+            cbi: Bytes::open(&Input::file(&cbi_path))?,
+            cbf: Bytes::open(&Input::file(&cbf_path))?,
+            cbf_name: name_of(&cbf_path),
+            cbi_name: name_of(&cbi_path),
+        })
+    }
+
+    /// Reads every game, handing games and problems to `each` until it
+    /// says stop; mapped pages are given back every few thousand games.
+    fn read(&self, each: &mut dyn FnMut(Streamed) -> ControlFlow<()>) {
+        let mut games = 0u64;
+        match self {
+            Opened::Cbf {
+                cbf,
+                cbi,
+                cbf_name,
+                cbi_name,
+            } => chessbase::read_cbf_while(cbi.bytes(), cbf.bytes(), &mut |item| match item {
                 ReadItem::Game(g) => {
-                    on_game(g);
                     games += 1;
                     if games.is_multiple_of(RELEASE_EVERY) {
                         cbf.release();
                         cbi.release();
                     }
+                    each(Streamed::Game(g))
                 }
-                ReadItem::Issue(issue) => {
-                    on_diagnostic(issue_diagnostic(&issue, &cbf_name, Some(&cbi_name)));
-                }
-            });
-        }
-        _ => {
-            let data = Bytes::open(input)?;
-            pgc::read_pgc_each(data.bytes(), &mut |item| match item {
-                pgc::ReadItem::Game(g) => {
-                    on_game(g);
-                    games += 1;
-                    if games.is_multiple_of(RELEASE_EVERY) {
-                        data.release();
+                ReadItem::Issue(issue) => each(Streamed::Diagnostic(issue_diagnostic(
+                    &issue,
+                    cbf_name,
+                    Some(cbi_name),
+                ))),
+            }),
+            Opened::Pgc { data, name } => {
+                pgc::read_pgc_while(data.bytes(), &mut |item| match item {
+                    pgc::ReadItem::Game(g) => {
+                        games += 1;
+                        if games.is_multiple_of(RELEASE_EVERY) {
+                            data.release();
+                        }
+                        each(Streamed::Game(g))
                     }
-                }
-                pgc::ReadItem::Issue(issue) => {
-                    on_diagnostic(issue_diagnostic(&issue, &input.name, None));
-                }
-            });
+                    pgc::ReadItem::Issue(issue) => {
+                        each(Streamed::Diagnostic(issue_diagnostic(&issue, name, None)))
+                    }
+                })
+            }
         }
     }
-    Ok(())
 }
 
 /// What [`check_binary`] counted.

@@ -2,6 +2,8 @@
 
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::thread::JoinHandle;
 
 use crate::chessbase::{self, FileKind, Issue};
 use crate::diag::{Code, Diagnostic, LineCol, LineIndex, Severity};
@@ -12,6 +14,7 @@ use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, line_at};
 use crate::pgn::{GameBuilder, Problem, SliceReader};
 use crate::sgf;
 
+use super::binary::{Streamed, stream_binary};
 use super::input::{Cut, EndAtError, Input, OpenError, take_cut};
 use super::{Format, looks_like_text};
 
@@ -84,6 +87,11 @@ enum Source {
         buf: Vec<u8>,
     },
     Loaded(std::vec::IntoIter<Game>),
+    /// A PGC or CBF file read game by game on its own thread.
+    Binary {
+        items: Receiver<Streamed>,
+        thread: Option<JoinHandle<()>>,
+    },
     Done,
 }
 
@@ -324,40 +332,55 @@ impl Reader {
 
     fn open_binary(input: &Input, format: Format, opts: &ReadOptions) -> Result<Reader, OpenError> {
         let mut reader = Reader::new(&input.name, format, Source::Done, opts);
-        if format == Format::Cbf {
-            let Some(path) = &input.path else {
-                return Err(OpenError::new(
-                    input.name.clone(),
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
-                        "CBF is read from a .cbf/.cbi pair of files, not from stdin",
-                    ),
-                ));
-            };
-            let (cbf, cbi) = cbf_pair(path);
-            let read = |p: &Path| {
-                let mut data = Vec::new();
-                Input::file(p)
-                    .open(None)?
-                    .read_to_end(&mut data)
-                    .map_err(|e| OpenError::new(p.display().to_string(), e))?;
-                Ok::<_, OpenError>(data)
-            };
-            let index = read(&cbi)?;
-            let data = read(&cbf)?;
-            let out = chessbase::read_cbf(&index, &data);
-            reader.name = cbf.display().to_string();
-            reader.loaded(out, Some(cbi.display().to_string()));
+        if format == Format::Fbk {
+            // One tree: the whole file is the game.
+            let data = input.read_all()?;
+            reader.loaded(chessbase::read_fbk(&data), None);
             return Ok(reader);
         }
-        let data = input.read_all()?;
-        let out = if format == Format::Pgc {
-            pgc::read_pgc(&data)
-        } else {
-            chessbase::read_fbk(&data)
+        if format == Format::Cbf
+            && let Some(path) = &input.path
+        {
+            reader.name = cbf_pair(path).0.display().to_string();
+        }
+        let (items, thread) = stream_binary(input, format)?;
+        reader.source = Source::Binary {
+            items,
+            thread: Some(thread),
         };
-        reader.loaded(out, None);
         Ok(reader)
+    }
+
+    /// The next game of a binary file read on its own thread; its problems
+    /// are kept as they come.
+    fn next_binary(&mut self) -> Option<Item> {
+        loop {
+            let Source::Binary { items, thread } = &mut self.source else {
+                return None;
+            };
+            match items.recv() {
+                Ok(Streamed::Game(game)) => {
+                    self.count += 1;
+                    self.clean += 1;
+                    return Some(Item {
+                        record: Record::Game(game),
+                        number: self.count,
+                        line: 0,
+                        offset: 0,
+                    });
+                }
+                Ok(Streamed::Diagnostic(d)) => self.push(d),
+                Err(_) => {
+                    // The reading thread ended: pass a panic on, as if the
+                    // reading had run here.
+                    if let Some(Err(panic)) = thread.take().map(JoinHandle::join) {
+                        std::panic::resume_unwind(panic);
+                    }
+                    self.source = Source::Done;
+                    return None;
+                }
+            }
+        }
     }
 
     fn loaded(&mut self, out: chessbase::ReadOutcome, index_name: Option<String>) {
@@ -612,6 +635,7 @@ impl Iterator for Reader {
         let next = match &mut self.source {
             Source::Pgn(_) => self.next_pgn(),
             Source::Lines { .. } => self.next_line(),
+            Source::Binary { .. } => Ok(self.next_binary()),
             Source::Loaded(games) => Ok(games.next().map(|g| {
                 self.count += 1;
                 Item {
