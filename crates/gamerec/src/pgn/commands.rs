@@ -57,8 +57,10 @@ impl fmt::Display for Command {
         write!(f, "[%{}", self.name)?;
         for (i, op) in self.operands.iter().enumerate() {
             f.write_str(if i == 0 { " " } else { "," })?;
-            let needs_quotes =
-                op.is_empty() || op.contains([',', ']']) || op.starts_with('"') || op.trim() != op;
+            let needs_quotes = op.is_empty()
+                || op.contains([',', ']'])
+                || op.starts_with('"')
+                || op.trim_ascii() != op;
             if needs_quotes {
                 write!(f, "\"{}\"", op.replace('"', "'"))?;
             } else {
@@ -85,7 +87,7 @@ impl<'a> CommandRef<'a> {
     pub fn operands(&self) -> Operands<'a> {
         Operands {
             rest: self.raw_operands,
-            done: self.raw_operands.trim().is_empty(),
+            done: self.raw_operands.trim_ascii().is_empty(),
         }
     }
 
@@ -112,15 +114,16 @@ impl<'a> Iterator for Operands<'a> {
         if self.done {
             return None;
         }
-        let rest = self.rest.trim_start();
+        // ASCII whitespace only, as the scanner skips it.
+        let rest = self.rest.trim_ascii_start();
         let (operand, after) = if let Some(quoted) = rest.strip_prefix('"') {
             // The scanner checked that the closing quote exists.
             let end = quoted.find('"').unwrap_or(quoted.len());
-            let after = quoted.get(end + 1..).unwrap_or("").trim_start();
+            let after = quoted.get(end + 1..).unwrap_or("").trim_ascii_start();
             (&quoted[..end], after)
         } else {
             let end = rest.find(',').unwrap_or(rest.len());
-            (rest[..end].trim(), &rest[end..])
+            (rest[..end].trim_ascii(), &rest[end..])
         };
         match after.strip_prefix(',') {
             Some(next) => self.rest = next,
@@ -821,6 +824,23 @@ mod tests {
 
     fn cmd(name: &str, ops: &[&str]) -> Command {
         Command::new(name, ops.iter().copied())
+    }
+
+    /// Fuzz finding: a vertical tab before a quote. The scanner skips ASCII
+    /// whitespace only (not U+000B), so the operands must too, or a `"`
+    /// after it opens a quoted operand the scanner never saw and `]` ends
+    /// up inside an operand; parse, write, parse then differed.
+    #[test]
+    fn operands_skip_the_whitespace_the_scanner_skips() {
+        let text = "[%I a,\u{b}\" x,\" , C]\",]";
+        let parsed = parse_commands(text);
+        assert_eq!(parsed, vec![cmd("I", &["a", "\u{b}\" x", " , C]", ""])]);
+        let written: String = parsed.iter().map(ToString::to_string).collect();
+        assert_eq!(parse_commands(&written), parsed, "{written:?}");
+        let fuzz = b"\0\0\0[%I \0\x14\x14\0\0I\0\0\0^\0(\0\0\0,\x0b\" L\0\0I\0\0\0%Il,\" , C]\",,\0],\0C\0\0C\x14\x14\0\0";
+        let parsed = parse_commands(std::str::from_utf8(fuzz).unwrap());
+        let written: String = parsed.iter().map(ToString::to_string).collect();
+        assert_eq!(parse_commands(&written), parsed, "{written:?}");
     }
 
     #[test]
