@@ -151,9 +151,9 @@ fn unsupported(path: &str) -> anyhow::Error {
 /// Memory and open directory kept by a worker from file to file.
 #[derive(Default)]
 struct Scratch {
-    /// Read buffer (see [`sgf_cmd::read_file_into`]).
+    /// Read buffer (see [`gamerec::io::read_file_into`]).
     buf: Vec<u8>,
-    opener: sgf_cmd::Opener,
+    opener: gamerec::io::Opener,
     parse: gamerec::sgf::ParseBuffers,
 }
 
@@ -176,7 +176,7 @@ fn check_one(
     // formats' tests.
     let plain_sgf = Format::from_plain_name(path) == Some(Format::Sgf);
     if plain_sgf {
-        return match sgf_cmd::read_file_into(path, opener, buf) {
+        return match gamerec::io::read_file_into(path, opener, buf) {
             Ok(n) => match sgf_cmd::check_sgf(path, &buf[..n], opts, &mut out, parse) {
                 Ok(s) => (out, s, None),
                 Err(e) => failed(format!("{path}: {e:#}")),
@@ -220,7 +220,7 @@ fn check_one(
             Err(e) => return failed(format!("{e:#}")),
         }
     } else {
-        match sgf_cmd::read_file_into(path, opener, buf) {
+        match gamerec::io::read_file_into(path, opener, buf) {
             Ok(n) => &buf[..n],
             Err(e) => return failed(format!("{path}: {e}")),
         }

@@ -28,6 +28,7 @@
 
 pub mod binary;
 mod cpu;
+pub mod files;
 pub mod input;
 mod json;
 pub mod parallel;
@@ -39,6 +40,7 @@ use std::fmt;
 use std::path::Path;
 
 pub use binary::{BinaryCheck, check_binary, read_binary_each};
+pub use files::{Opener, read_file_into};
 pub use input::{Input, OpenError, decompress};
 pub use read::{Item, ReadOptions, Reader, Record, read_sgf};
 pub use write::{GameWriter, WriteOptions};
