@@ -11,13 +11,14 @@
 //! constant. A walk or a copy per element (a path per node, a whole-tree
 //! copy per move) makes it grow four-fold: `epd::convert` built the path to
 //! the root for each variation node, and searched the main line for each
-//! node.
+//! node. FBK (read, write, check) and JSON reading were added later.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use gamerec::chessbase::{read_cbf, write_cbf};
+use gamerec::chessbase::{check_fbk, read_cbf, read_fbk, write_cbf, write_fbk};
 use gamerec::epd::convert::{GameToEpd, game_to_records};
+use gamerec::io::{Format, ReadOptions, Reader};
 use gamerec::model::{Game, MoveTree, NodeId, Ply, PlyMove};
 use gamerec::pgc::{read_pgc, write_pgc};
 use gamerec::pgn::writer::export_string;
@@ -307,6 +308,51 @@ fn sgf_parsing_and_writing_are_linear() {
         let parsed = |n: usize| sgf::parse(make(n).as_bytes(), &opts).collection;
         assert_linear(&format!("SGF write, {what}"), sizes, parsed, |c| {
             sgf::write_to_string(c, &sgf::WriteOptions::default());
+        });
+    }
+}
+
+#[test]
+fn fbk_reading_and_writing_are_linear() {
+    for (what, sizes, make) in [
+        ("plies", PLIES, long_game as fn(usize) -> Game),
+        ("nesting", NESTING, deep_game),
+    ] {
+        assert_linear(&format!("FBK write, {what}"), sizes, make, |g| {
+            write_fbk(std::slice::from_ref(g));
+        });
+        let bytes = |n| write_fbk(&[make(n)]).0;
+        assert_linear(&format!("FBK read, {what}"), sizes, bytes, |b| {
+            assert_eq!(read_fbk(b).games.len(), 1);
+        });
+        assert_linear(&format!("FBK check, {what}"), sizes, bytes, |b| {
+            assert!(check_fbk(b).moves > 0);
+        });
+    }
+}
+
+#[test]
+fn json_reading_is_linear() {
+    let opts = ReadOptions {
+        format: Some(Format::Json),
+        ..ReadOptions::default()
+    };
+    for (what, sizes, make) in [
+        ("plies", PLIES, long_game as fn(usize) -> Game),
+        ("nesting", NESTING, deep_game),
+    ] {
+        let line = |n| {
+            let mut out = String::new();
+            write_game_json(&make(n), &gamerec::pgn::json::no_commands, &mut out);
+            out
+        };
+        assert_linear(&format!("JSON read, {what}"), sizes, line, |t| {
+            let mut reader = Reader::from_bytes("t.json", t.as_bytes(), &opts);
+            // Each line is read (a game, or an error if nesting is too deep).
+            let items = reader.by_ref().count();
+            let problems = reader.take_diagnostics().len();
+            assert_eq!(items + problems, 1, "{what}");
+            assert!(what == "nesting" || items == 1, "a long game reads back");
         });
     }
 }
