@@ -23,6 +23,7 @@ use gamerec::pgn::{ChunkView, GameBuilder};
 
 use crate::games::GamesBuilder;
 use crate::positions::{PositionFilter, PositionsBuilder};
+use crate::visit::{GamesVisitor, Outcome};
 
 /// Which table to build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -131,6 +132,45 @@ impl Rows {
 
 /// The job run on each chunk: its games as one batch, game ids from 0.
 fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
+    match opts.table {
+        Table::Games => decode_games(chunk),
+        Table::Positions => decode_through_model(chunk, opts),
+    }
+}
+
+/// The games table of a chunk, filled from the reader's events
+/// ([`GamesVisitor`]).
+fn decode_games(chunk: ChunkView<'_>) -> Report<Part> {
+    let mut rows = GamesBuilder::default();
+    let mut visitor = GamesVisitor::new(chunk, &mut rows);
+    let mut failed = 0u64;
+    let mut report = visit_chunk(
+        chunk,
+        &mut visitor,
+        |outcome: Outcome, _: GameAt<'_>, report: &mut Report<Part>| match outcome {
+            Outcome::Row => {}
+            Outcome::Failed => failed += 1,
+            Outcome::CutOff => {
+                let note = (Severity::Error, Code::Truncated, CUT_OFF_TAG_SECTION.into());
+                report.game_notes.push(note);
+                failed += 1;
+            }
+        },
+    );
+    let built = visitor.rows;
+    report.value = Part {
+        batch: Some(rows.finish()),
+        built,
+        failed,
+    };
+    report
+}
+
+/// A chunk's games built as [`Game`]s, then turned into rows of the table.
+/// The positions table is made this way; so is the games table by
+/// [`decode_games_through_model`], the reference the streaming path is
+/// tested against.
+fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     let mut builder = GameBuilder::default();
     let mut rows = Rows::new(opts.table);
     let mut built = 0u64;
@@ -160,6 +200,36 @@ fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
         failed,
     };
     report
+}
+
+/// The games table of a PGN chunk built through the model (a [`Game`] per
+/// game, its movetext exported again): what the streaming decode must
+/// equal. For tests and benchmarks; the batch, games read and games failed.
+#[doc(hidden)]
+pub fn decode_games_through_model(data: &[u8], last: bool) -> (RecordBatch, u64, u64) {
+    let chunk = ChunkView {
+        data,
+        offset: 0,
+        last,
+        elided: &[],
+    };
+    let report = decode_through_model(chunk, &Options::default());
+    let part = report.value;
+    (part.batch.expect("a batch"), part.built, part.failed)
+}
+
+/// The games table of a PGN chunk by the streaming decode; as
+/// [`decode_games_through_model`].
+#[doc(hidden)]
+pub fn decode_games_streaming(data: &[u8], last: bool) -> (RecordBatch, u64, u64) {
+    let chunk = ChunkView {
+        data,
+        offset: 0,
+        last,
+        elided: &[],
+    };
+    let part = decode_games(chunk).value;
+    (part.batch.expect("a batch"), part.built, part.failed)
 }
 
 /// Renumbers the `game_id` column (the first) from `base`.

@@ -1,0 +1,472 @@
+//! The games table straight from the PGN reader's events: no [`Game`] is
+//! built for a plain game. Tags are kept as slices until the movetext
+//! begins; each main-line move is read with the library's SAN reader and
+//! played on one position; its UCI and canonical SAN go straight into the
+//! column buffers, its comments are scanned for `[%clk]`, `[%emt]` and
+//! `[%eval]` in place, and the movetext column is written token by token
+//! in the export form the model path writes (one line, canonical SAN, NAGs
+//! before comments).
+//!
+//! The moves, FEN tag and variations are checked exactly as
+//! [`GameBuilder`] checks them, so the same games fail with the same
+//! messages. A game the streaming path does not write itself — one with a
+//! variation, a tag or comment that is not UTF-8 (the game is then read as
+//! Latin-1), a `;` comment holding `}` — is read again from its bytes with
+//! [`GameBuilder`] and appended through [`GamesBuilder::append`]; the rows
+//! are the same either way (a test compares both paths on every corpus
+//! file).
+
+use std::ops::ControlFlow;
+use std::ops::Range;
+
+use gamerec::excerpt::excerpt;
+use gamerec::fen::read_fen_bytes;
+use gamerec::io::read::is_cut_off_tag_section;
+use gamerec::model::{GameResult, PlyMove, play_ply};
+use gamerec::pgn::{
+    ChunkView, Flow, GameBuilder, GameEnd, GameStart, RawValue, Skip, SkipAll, SliceReader, Stop,
+    Visitor,
+};
+use gamerec::san::{ReadOptions, check_suffix, read_san, write_san_given_after};
+use shakmaty::{CastlingMode, Chess, Color, Position};
+
+use crate::games::{GamesBuilder, Mark};
+use crate::values::{self, PlyNotes};
+
+/// What became of one game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A row was appended.
+    Row,
+    /// The game failed (the reader reported why).
+    Failed,
+    /// The input's last game is a tag section cut off before any move.
+    CutOff,
+}
+
+/// A position to come back to after a variation.
+#[derive(Debug, Clone)]
+struct Frame {
+    pos: Chess,
+    before: Chess,
+    ply: u32,
+}
+
+/// Fills a [`GamesBuilder`] from the games of one chunk.
+pub(crate) struct GamesVisitor<'c, 'b> {
+    chunk: ChunkView<'c>,
+    out: &'b mut GamesBuilder,
+    /// Rows appended (the next row's id).
+    pub(crate) rows: u64,
+    mark: Mark,
+    /// Unescaped tag names and values, end to end, and their ranges.
+    tag_bytes: Vec<u8>,
+    tags: Vec<(Range<usize>, Range<usize>)>,
+    /// The game is appended through the model instead.
+    model: bool,
+    pos: Chess,
+    before: Chess,
+    /// Plies from the start to the current move (0: none yet).
+    ply: u32,
+    stack: Vec<Frame>,
+    start_ply: u32,
+    mode: CastlingMode,
+    /// A comment right after a move goes to that move.
+    after_move: bool,
+    /// The next black move is written with its number (`12...`).
+    force: bool,
+    /// Whether the current ply's notes and NAGs are still to be stored.
+    open: bool,
+    notes: PlyNotes,
+    nags: Vec<u8>,
+    /// The current ply's comment tokens (` {text}`), written after its NAGs.
+    tail: Vec<u8>,
+    root_comments: bool,
+    builder: GameBuilder,
+    san: String,
+}
+
+impl<'c, 'b> GamesVisitor<'c, 'b> {
+    /// A visitor of `chunk`'s games appending to `out`, numbering rows from 0.
+    pub(crate) fn new(chunk: ChunkView<'c>, out: &'b mut GamesBuilder) -> Self {
+        GamesVisitor {
+            chunk,
+            out,
+            rows: 0,
+            mark: Mark::default(),
+            tag_bytes: Vec::new(),
+            tags: Vec::new(),
+            model: false,
+            pos: Chess::default(),
+            before: Chess::default(),
+            ply: 0,
+            stack: Vec::new(),
+            start_ply: 0,
+            mode: CastlingMode::Standard,
+            after_move: false,
+            force: true,
+            open: false,
+            notes: PlyNotes::default(),
+            nags: Vec::new(),
+            tail: Vec::new(),
+            root_comments: false,
+            builder: GameBuilder::default(),
+            san: String::new(),
+        }
+    }
+
+    /// The value of the first tag called `name`.
+    fn tag_value(&self, name: &[u8]) -> Option<&[u8]> {
+        self.tags
+            .iter()
+            .find(|(n, _)| &self.tag_bytes[n.clone()] == name)
+            .map(|(_, v)| &self.tag_bytes[v.clone()])
+    }
+
+    /// Separates the next movetext token from the one before.
+    fn space(&mut self) {
+        let text = &mut self.out.movetext;
+        if text.bytes.len() > text.value_start() {
+            text.bytes.push(b' ');
+        }
+    }
+
+    /// Stores the current ply's notes and NAGs and writes their tokens.
+    fn close_ply(&mut self) {
+        if !self.open {
+            return;
+        }
+        self.open = false;
+        self.out.push_notes(&self.notes, &self.nags);
+        let text = &mut self.out.movetext.bytes;
+        for &nag in &self.nags {
+            text.extend_from_slice(b" $");
+            push_number(text, u32::from(nag));
+        }
+        text.extend_from_slice(&self.tail);
+        self.force = !self.nags.is_empty() || !self.tail.is_empty();
+    }
+
+    /// The game read again from its bytes and appended through the model.
+    fn append_through_model(&mut self, end: &GameEnd<'_>) -> Outcome {
+        let start = (end.offset - self.chunk.offset) as usize;
+        let mut reader = SliceReader::with_offset(&self.chunk.data[start..], end.offset);
+        let game = reader.read_game(&mut self.builder).flatten();
+        let Some(mut game) = game else {
+            debug_assert!(false, "a game that read once reads again");
+            return Outcome::Failed;
+        };
+        if is_cut_off_tag_section(&game, reader.truncated() && self.chunk.last) {
+            return Outcome::CutOff;
+        }
+        self.out.append(self.rows, &mut game);
+        self.rows += 1;
+        Outcome::Row
+    }
+
+    /// Whether the game just read (tags only) ends the input, cut off.
+    fn cut_at_end(&self, end: &GameEnd<'_>) -> bool {
+        if !self.chunk.last {
+            return false;
+        }
+        let start = (end.offset - self.chunk.offset) as usize;
+        let mut reader = SliceReader::with_offset(&self.chunk.data[start..], end.offset);
+        reader.read_game(&mut SkipAll);
+        reader.truncated()
+    }
+}
+
+/// Appends the decimal digits of `n`.
+fn push_number(out: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// `text` with every whitespace run replaced by one space (the builder's
+/// comment normal form), appended.
+fn push_normalized(out: &mut Vec<u8>, text: &[u8]) {
+    let mut in_space = false;
+    for &b in text {
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+            if !in_space {
+                out.push(b' ');
+            }
+            in_space = true;
+        } else {
+            out.push(b);
+            in_space = false;
+        }
+    }
+}
+
+/// The move text without its suffix annotation and check mark.
+fn san_core(text: &[u8]) -> &[u8] {
+    let mut end = text.len();
+    while end > 0 && matches!(text[end - 1], b'!' | b'?') {
+        end -= 1;
+    }
+    if end > 0 && matches!(text[end - 1], b'+' | b'#') {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+impl Visitor for GamesVisitor<'_, '_> {
+    type Output = Outcome;
+
+    fn begin_game(&mut self, _: GameStart) -> Flow {
+        self.mark = self.out.mark();
+        self.tag_bytes.clear();
+        self.tags.clear();
+        self.model = false;
+        self.pos = Chess::default();
+        self.before = Chess::default();
+        self.ply = 0;
+        self.stack.clear();
+        self.start_ply = 0;
+        self.mode = CastlingMode::Standard;
+        self.after_move = false;
+        self.force = true;
+        self.open = false;
+        self.root_comments = false;
+        Flow::Continue(())
+    }
+
+    fn tag(&mut self, name: &[u8], value: RawValue<'_>) -> Flow {
+        let value = value.unescape();
+        if std::str::from_utf8(name).is_err() || std::str::from_utf8(&value).is_err() {
+            self.model = true;
+        }
+        let n = self.tag_bytes.len();
+        self.tag_bytes.extend_from_slice(name);
+        let v = self.tag_bytes.len();
+        self.tag_bytes.extend_from_slice(&value);
+        self.tags.push((n..v, v..self.tag_bytes.len()));
+        Flow::Continue(())
+    }
+
+    fn begin_movetext(&mut self) -> Flow {
+        let mut start = Chess::default();
+        let mut mode = CastlingMode::Standard;
+        if let Some(fen) = self.tag_value(b"FEN") {
+            let text = String::from_utf8_lossy(fen);
+            match read_fen_bytes(text.as_bytes()) {
+                Ok((pos, m)) => {
+                    start = pos;
+                    mode = m;
+                }
+                Err(e) => {
+                    return Flow::Break(Stop::Invalid(
+                        gamerec::diag::Code::Position,
+                        format!("invalid FEN tag: {e}"),
+                    ));
+                }
+            }
+        }
+        let chess960 = self
+            .tag_value(b"Variant")
+            .is_some_and(|v| std::str::from_utf8(v).is_ok_and(values::names_chess960));
+        self.mode = if chess960 {
+            CastlingMode::Chess960
+        } else {
+            mode
+        };
+        self.start_ply = (start.fullmoves().get().saturating_sub(1)) * 2
+            + u32::from(start.turn() == Color::Black);
+        self.before = start.clone();
+        self.pos = start;
+        Flow::Continue(())
+    }
+
+    fn san(&mut self, san: &[u8], _offset: u64) -> Flow {
+        let read = match read_san(&self.pos, san, &ReadOptions::default()) {
+            Ok(read) => read,
+            Err(e) => {
+                return Flow::Break(Stop::Invalid(
+                    e.kind.into(),
+                    format!("illegal move {}: {e}", excerpt(san)),
+                ));
+            }
+        };
+        let ply = self.ply;
+        self.ply += 1;
+        self.after_move = true;
+        if self.model || !self.stack.is_empty() {
+            self.before = self.pos.clone();
+            self.pos = play_ply(&self.pos, read.mv);
+            return Flow::Continue(());
+        }
+        self.close_ply();
+        self.before = self.pos.clone();
+        match read.mv {
+            PlyMove::Move(m) => self.pos.play_unchecked(m),
+            PlyMove::Null => self.pos = play_ply(&self.pos, read.mv),
+        }
+        // The move's tokens: number, canonical SAN.
+        self.space();
+        let abs = self.start_ply + ply;
+        let text = &mut self.out.movetext.bytes;
+        if abs.is_multiple_of(2) {
+            push_number(text, abs / 2 + 1);
+            text.push(b'.');
+            text.push(b' ');
+        } else if self.force {
+            push_number(text, abs / 2 + 1);
+            text.extend_from_slice(b"... ");
+        }
+        let san_start = text.len();
+        match read.mv {
+            PlyMove::Move(_) if read.tolerated.is_empty() => {
+                text.extend_from_slice(san_core(san));
+                if let Some(suffix) = check_suffix(&self.pos) {
+                    text.push(suffix.char() as u8);
+                }
+            }
+            mv => {
+                self.san.clear();
+                write_san_given_after(&self.before, mv, &self.pos, &mut self.san);
+                text.extend_from_slice(self.san.as_bytes());
+            }
+        }
+        let san_end = text.len();
+        self.out
+            .san
+            .bytes
+            .extend_from_slice(&text[san_start..san_end]);
+        self.out.san.end_value();
+        debug_assert_eq!(
+            &self.out.movetext.bytes[san_start..san_end],
+            gamerec::san::write_san(&self.before, read.mv).as_bytes(),
+            "the SAN written is canonical"
+        );
+        let uci = &mut self.out.uci;
+        values::uci_bytes(read.mv, self.mode, &mut uci.bytes);
+        uci.end_value();
+        self.open = true;
+        self.notes = PlyNotes::default();
+        self.nags.clear();
+        self.nags.extend(read.nag);
+        self.tail.clear();
+        Flow::Continue(())
+    }
+
+    fn nag(&mut self, nag: u8) -> Flow {
+        if self.model || self.ply == 0 {
+            return Flow::Continue(());
+        }
+        if self.open && self.after_move {
+            self.nags.push(nag);
+        } else {
+            self.model = true;
+        }
+        Flow::Continue(())
+    }
+
+    fn comment(&mut self, text: &[u8]) -> Flow {
+        if self.model {
+            return Flow::Continue(());
+        }
+        if memchr::memchr(b'}', text).is_some() || std::str::from_utf8(text).is_err() {
+            self.model = true;
+            return Flow::Continue(());
+        }
+        if self.after_move && self.open {
+            self.tail.extend_from_slice(b" {");
+            let from = self.tail.len();
+            push_normalized(&mut self.tail, text);
+            let normalized = std::str::from_utf8(&self.tail[from..]).unwrap_or("");
+            self.notes.add_comment(normalized);
+            self.tail.push(b'}');
+        } else if self.ply == 0 && self.stack.is_empty() {
+            self.root_comments = true;
+            self.space();
+            let out = &mut self.out.movetext.bytes;
+            out.push(b'{');
+            push_normalized(out, text);
+            out.push(b'}');
+        } else {
+            self.model = true;
+        }
+        Flow::Continue(())
+    }
+
+    fn begin_variation(&mut self) -> ControlFlow<Stop, Skip> {
+        if self.ply == 0 {
+            return ControlFlow::Break(Stop::Error("variation before any move".into()));
+        }
+        self.model = true;
+        let before = self.before.clone();
+        self.stack.push(Frame {
+            pos: std::mem::replace(&mut self.pos, before),
+            before: self.before.clone(),
+            ply: self.ply,
+        });
+        self.ply -= 1;
+        self.after_move = false;
+        ControlFlow::Continue(Skip(false))
+    }
+
+    fn end_variation(&mut self) -> Flow {
+        if let Some(frame) = self.stack.pop() {
+            self.pos = frame.pos;
+            self.before = frame.before;
+            self.ply = frame.ply;
+        }
+        self.after_move = false;
+        Flow::Continue(())
+    }
+
+    fn end_game(&mut self, end: GameEnd<'_>) -> Outcome {
+        if end.failed {
+            self.out.truncate(self.mark);
+            return Outcome::Failed;
+        }
+        if self.model {
+            self.out.truncate(self.mark);
+            return self.append_through_model(&end);
+        }
+        self.close_ply();
+        if end.result.is_none()
+            && self.ply == 0
+            && !self.root_comments
+            && !self.tags.is_empty()
+            && self.cut_at_end(&end)
+        {
+            self.out.truncate(self.mark);
+            return Outcome::CutOff;
+        }
+        // The model path exports the movetext without the tags, so a game
+        // without a termination marker ends with `*`, whatever its Result tag.
+        self.space();
+        let marker = end.result.unwrap_or(GameResult::Unknown);
+        self.out
+            .movetext
+            .bytes
+            .extend_from_slice(marker.as_str().as_bytes());
+        let tags = std::mem::take(&mut self.tags);
+        let bytes = std::mem::take(&mut self.tag_bytes);
+        {
+            let pairs = tags.iter().map(|(n, v)| {
+                (
+                    std::str::from_utf8(&bytes[n.clone()]).unwrap_or(""),
+                    std::str::from_utf8(&bytes[v.clone()]).unwrap_or(""),
+                )
+            });
+            self.out
+                .end_row(self.rows, pairs, end.result.map(|r| r.as_str()));
+        }
+        self.tags = tags;
+        self.tag_bytes = bytes;
+        self.rows += 1;
+        Outcome::Row
+    }
+}
