@@ -33,6 +33,12 @@ impl Strings {
         self.offsets.len() - 1
     }
 
+    /// Makes room for `values` more values of `bytes` bytes in all.
+    pub(crate) fn reserve(&mut self, values: usize, bytes: usize) {
+        self.offsets.reserve(values);
+        self.bytes.reserve(bytes);
+    }
+
     /// Where the value being written starts in [`Strings::bytes`].
     pub(crate) fn value_start(&self) -> usize {
         self.offsets.last().map_or(0, |&o| o as usize)
@@ -108,6 +114,11 @@ impl<T: ArrowPrimitiveType> Optionals<T> {
         self.nulls.truncate(len);
     }
 
+    /// Makes room for `n` more values.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.values.reserve(n);
+    }
+
     /// The values as an array.
     pub(crate) fn finish(mut self) -> PrimitiveArray<T> {
         PrimitiveArray::new(ScalarBuffer::from(self.values), self.nulls.finish())
@@ -135,6 +146,11 @@ impl ByteLists {
     pub(crate) fn push(&mut self, list: &[u8]) {
         self.values.extend_from_slice(list);
         self.offsets.push(offset(self.values.len()));
+    }
+
+    /// Makes room for `n` more lists.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.offsets.reserve(n);
     }
 
     /// Keeps the first `len` lists.

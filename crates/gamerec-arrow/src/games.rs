@@ -132,6 +132,21 @@ impl GamesBuilder {
         );
     }
 
+    /// Makes room for the rows of about `bytes` of PGN (a chunk), so the
+    /// per-ply columns and the movetext do not grow by copying.
+    pub(crate) fn reserve_for(&mut self, bytes: usize) {
+        let plies = bytes / 8;
+        self.uci.reserve(plies, plies * 4);
+        self.san.reserve(plies, plies * 4);
+        self.clk_ms.reserve(plies);
+        self.emt_ms.reserve(plies);
+        self.eval_cp.reserve(plies);
+        self.eval_mate.reserve(plies);
+        self.nags.reserve(plies);
+        self.plies.reserve(bytes / 512);
+        self.movetext.reserve(bytes / 512, bytes);
+    }
+
     /// Where the per-ply columns and the movetext stand now.
     pub(crate) fn mark(&self) -> Mark {
         Mark {
@@ -292,7 +307,32 @@ impl GamesBuilder {
 
 /// The index in [`TAG_COLUMNS`] of the column of tag `name`.
 fn column_of(name: &str) -> Option<usize> {
-    TAG_COLUMNS.iter().position(|&(_, tag, _)| tag == name)
+    let i = match name {
+        "Event" => 0,
+        "Site" => 1,
+        "Date" => 2,
+        "Round" => 3,
+        "White" => 4,
+        "Black" => 5,
+        "Result" => 6,
+        "WhiteElo" => 7,
+        "BlackElo" => 8,
+        "WhiteRatingDiff" => 9,
+        "BlackRatingDiff" => 10,
+        "WhiteTitle" => 11,
+        "BlackTitle" => 12,
+        "UTCDate" => 13,
+        "UTCTime" => 14,
+        "ECO" => 15,
+        "Opening" => 16,
+        "Variant" => 17,
+        "Termination" => 18,
+        "TimeControl" => 19,
+        "FEN" => 20,
+        _ => return None,
+    };
+    debug_assert_eq!(TAG_COLUMNS[i].1, name);
+    Some(i)
 }
 
 /// A record batch of named columns with the given nullability.

@@ -27,7 +27,7 @@ use gamerec::pgn::{
     ChunkView, Flow, GameBuilder, GameEnd, GameStart, RawValue, Skip, SkipAll, SliceReader, Stop,
     Visitor,
 };
-use gamerec::san::{ReadOptions, check_suffix, read_san, write_san_given_after};
+use gamerec::san::{ReadOptions, read_san, write_san_given_after};
 use shakmaty::{CastlingMode, Chess, Color, Position};
 
 use crate::games::{GamesBuilder, Mark};
@@ -62,6 +62,9 @@ pub(crate) struct GamesVisitor<'c, 'b> {
     /// Unescaped tag names and values, end to end, and their ranges.
     tag_bytes: Vec<u8>,
     tags: Vec<(Range<usize>, Range<usize>)>,
+    /// The first `FEN` and `Variant` tags.
+    fen_tag: Option<usize>,
+    variant_tag: Option<usize>,
     /// The game is appended through the model instead.
     model: bool,
     pos: Chess,
@@ -89,6 +92,7 @@ pub(crate) struct GamesVisitor<'c, 'b> {
 impl<'c, 'b> GamesVisitor<'c, 'b> {
     /// A visitor of `chunk`'s games appending to `out`, numbering rows from 0.
     pub(crate) fn new(chunk: ChunkView<'c>, out: &'b mut GamesBuilder) -> Self {
+        out.reserve_for(chunk.data.len());
         GamesVisitor {
             chunk,
             out,
@@ -96,6 +100,8 @@ impl<'c, 'b> GamesVisitor<'c, 'b> {
             mark: Mark::default(),
             tag_bytes: Vec::new(),
             tags: Vec::new(),
+            fen_tag: None,
+            variant_tag: None,
             model: false,
             pos: Chess::default(),
             before: Chess::default(),
@@ -115,12 +121,10 @@ impl<'c, 'b> GamesVisitor<'c, 'b> {
         }
     }
 
-    /// The value of the first tag called `name`.
-    fn tag_value(&self, name: &[u8]) -> Option<&[u8]> {
-        self.tags
-            .iter()
-            .find(|(n, _)| &self.tag_bytes[n.clone()] == name)
-            .map(|(_, v)| &self.tag_bytes[v.clone()])
+    /// The value of the tag at `index` in [`GamesVisitor::tags`].
+    fn tag_value(&self, index: Option<usize>) -> Option<&[u8]> {
+        let (_, value) = self.tags.get(index?)?;
+        Some(&self.tag_bytes[value.clone()])
     }
 
     /// Separates the next movetext token from the one before.
@@ -227,6 +231,8 @@ impl Visitor for GamesVisitor<'_, '_> {
         self.mark = self.out.mark();
         self.tag_bytes.clear();
         self.tags.clear();
+        self.fen_tag = None;
+        self.variant_tag = None;
         self.model = false;
         self.pos = Chess::default();
         self.before = Chess::default();
@@ -246,6 +252,11 @@ impl Visitor for GamesVisitor<'_, '_> {
         if std::str::from_utf8(name).is_err() || std::str::from_utf8(&value).is_err() {
             self.model = true;
         }
+        match name {
+            b"FEN" if self.fen_tag.is_none() => self.fen_tag = Some(self.tags.len()),
+            b"Variant" if self.variant_tag.is_none() => self.variant_tag = Some(self.tags.len()),
+            _ => {}
+        }
         let n = self.tag_bytes.len();
         self.tag_bytes.extend_from_slice(name);
         let v = self.tag_bytes.len();
@@ -257,7 +268,7 @@ impl Visitor for GamesVisitor<'_, '_> {
     fn begin_movetext(&mut self) -> Flow {
         let mut start = Chess::default();
         let mut mode = CastlingMode::Standard;
-        if let Some(fen) = self.tag_value(b"FEN") {
+        if let Some(fen) = self.tag_value(self.fen_tag) {
             let text = String::from_utf8_lossy(fen);
             match read_fen_bytes(text.as_bytes()) {
                 Ok((pos, m)) => {
@@ -273,7 +284,7 @@ impl Visitor for GamesVisitor<'_, '_> {
             }
         }
         let chess960 = self
-            .tag_value(b"Variant")
+            .tag_value(self.variant_tag)
             .is_some_and(|v| std::str::from_utf8(v).is_ok_and(values::names_chess960));
         self.mode = if chess960 {
             CastlingMode::Chess960
@@ -327,8 +338,10 @@ impl Visitor for GamesVisitor<'_, '_> {
         match read.mv {
             PlyMove::Move(_) if read.tolerated.is_empty() => {
                 text.extend_from_slice(san_core(san));
-                if let Some(suffix) = check_suffix(&self.pos) {
-                    text.push(suffix.char() as u8);
+                if self.pos.is_check() {
+                    // Legal moves are generated only here: `check_suffix`
+                    // asks for the game's outcome after every move.
+                    text.push(if self.pos.is_checkmate() { b'#' } else { b'+' });
                 }
             }
             mv => {

@@ -6,10 +6,11 @@ use std::path::Path;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::FileWriter;
+use arrow_schema::DataType;
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::Error;
 
@@ -71,11 +72,32 @@ impl<W: Write + Send> TableWriter<W> {
                 } else {
                     POSITION_ROWS_PER_GROUP
                 };
-                let props = WriterProperties::builder()
+                let mut props = WriterProperties::builder()
                     .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
                     .set_max_row_group_row_count(Some(per_group))
-                    .set_max_row_group_bytes(Some(MAX_GROUP_BYTES))
-                    .build();
+                    .set_max_row_group_bytes(Some(MAX_GROUP_BYTES));
+                // Min/max statistics of moves, clocks and whole movetexts
+                // serve no query and cost a comparison per value; a
+                // dictionary of movetexts (nearly all distinct) costs a
+                // hash per game and is then dropped.
+                for field in schema.fields() {
+                    let mut path = vec![field.name().clone()];
+                    let mut item = field.as_ref();
+                    while let DataType::List(child) = item.data_type() {
+                        path.extend(["list".to_owned(), child.name().clone()]);
+                        item = child.as_ref();
+                    }
+                    if path.len() > 1 {
+                        props = props
+                            .set_column_statistics_enabled(path.into(), EnabledStatistics::None);
+                    }
+                }
+                if schema.column_with_name("movetext").is_some() {
+                    props = props
+                        .set_column_statistics_enabled("movetext".into(), EnabledStatistics::None)
+                        .set_column_dictionary_enabled("movetext".into(), false);
+                }
+                let props = props.build();
                 Sink::Parquet(ArrowWriter::try_new(out, schema, Some(props))?)
             }
             FileKind::ArrowIpc => Sink::Ipc(FileWriter::try_new(out, &schema)?),
