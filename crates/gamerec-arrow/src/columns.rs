@@ -72,6 +72,48 @@ impl Strings {
     }
 }
 
+/// Nullable UTF-8 values.
+#[derive(Debug)]
+pub(crate) struct OptionalStrings {
+    values: Strings,
+    nulls: NullBufferBuilder,
+}
+
+impl Default for OptionalStrings {
+    fn default() -> OptionalStrings {
+        OptionalStrings {
+            values: Strings::default(),
+            nulls: NullBufferBuilder::new(0),
+        }
+    }
+}
+
+impl OptionalStrings {
+    /// Stores one value (UTF-8) or a null.
+    pub(crate) fn push(&mut self, value: Option<&[u8]>) {
+        match value {
+            Some(v) => {
+                self.values.push(v);
+                self.nulls.append_non_null();
+            }
+            None => {
+                self.values.push(b"");
+                self.nulls.append_null();
+            }
+        }
+    }
+
+    /// The values as an array (checked to be UTF-8).
+    pub(crate) fn finish(mut self) -> StringArray {
+        StringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(self.values.offsets)),
+            self.values.bytes.into(),
+            self.nulls.finish(),
+        )
+        .expect("values are written from UTF-8 text")
+    }
+}
+
 /// An offset of an Arrow array with 32-bit offsets.
 pub(crate) fn offset(n: usize) -> i32 {
     i32::try_from(n).expect("a record batch holds less than 2 GiB of one column")

@@ -23,7 +23,7 @@ use gamerec::pgn::{ChunkView, GameBuilder};
 
 use crate::games::GamesBuilder;
 use crate::positions::{PositionFilter, PositionsBuilder};
-use crate::visit::{GamesVisitor, Outcome};
+use crate::visit::{Outcome, PositionRows, RowsVisitor, Sink};
 
 /// Which table to build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -133,16 +133,24 @@ impl Rows {
 /// The job run on each chunk: its games as one batch, game ids from 0.
 fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     match opts.table {
-        Table::Games => decode_games(chunk),
-        Table::Positions => decode_through_model(chunk, opts),
+        Table::Games => decode_streaming(chunk, GamesBuilder::default(), GamesBuilder::finish),
+        Table::Positions => {
+            let rows = PositionRows {
+                rows: PositionsBuilder::default(),
+                filter: &opts.filter,
+            };
+            decode_streaming(chunk, rows, |r| r.rows.finish())
+        }
     }
 }
 
-/// The games table of a chunk, filled from the reader's events
-/// ([`GamesVisitor`]).
-fn decode_games(chunk: ChunkView<'_>) -> Report<Part> {
-    let mut rows = GamesBuilder::default();
-    let mut visitor = GamesVisitor::new(chunk, &mut rows);
+/// A table of a chunk, filled from the reader's events ([`RowsVisitor`]).
+fn decode_streaming<S: Sink>(
+    chunk: ChunkView<'_>,
+    rows: S,
+    finish: impl FnOnce(S) -> RecordBatch,
+) -> Report<Part> {
+    let mut visitor = RowsVisitor::new(chunk, rows);
     let mut failed = 0u64;
     let mut report = visit_chunk(
         chunk,
@@ -159,17 +167,15 @@ fn decode_games(chunk: ChunkView<'_>) -> Report<Part> {
     );
     let built = visitor.rows;
     report.value = Part {
-        batch: Some(rows.finish()),
+        batch: Some(finish(visitor.out)),
         built,
         failed,
     };
     report
 }
 
-/// A chunk's games built as [`Game`]s, then turned into rows of the table.
-/// The positions table is made this way; so is the games table by
-/// [`decode_games_through_model`], the reference the streaming path is
-/// tested against.
+/// A chunk's games built as [`Game`]s, then turned into rows of the table:
+/// the reference the streaming decode is tested against.
 fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     let mut builder = GameBuilder::default();
     let mut rows = Rows::new(opts.table);
@@ -202,34 +208,39 @@ fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     report
 }
 
-/// The games table of a PGN chunk built through the model (a [`Game`] per
-/// game, its movetext exported again): what the streaming decode must
-/// equal. For tests and benchmarks; the batch, games read and games failed.
+/// A table of a PGN chunk built through the model (a [`Game`] per game;
+/// the games table's movetext exported again): what the streaming decode
+/// must equal. For tests and benchmarks; the batch, games read and games
+/// failed.
 #[doc(hidden)]
-pub fn decode_games_through_model(data: &[u8], last: bool) -> (RecordBatch, u64, u64) {
-    let chunk = ChunkView {
-        data,
-        offset: 0,
-        last,
-        elided: &[],
-    };
-    let report = decode_through_model(chunk, &Options::default());
-    let part = report.value;
+pub fn decode_through_model_for_test(
+    data: &[u8],
+    last: bool,
+    opts: &Options,
+) -> (RecordBatch, u64, u64) {
+    let part = decode_through_model(chunk_of(data, last), opts).value;
     (part.batch.expect("a batch"), part.built, part.failed)
 }
 
-/// The games table of a PGN chunk by the streaming decode; as
-/// [`decode_games_through_model`].
+/// A table of a PGN chunk by the streaming decode; as
+/// [`decode_through_model_for_test`].
 #[doc(hidden)]
-pub fn decode_games_streaming(data: &[u8], last: bool) -> (RecordBatch, u64, u64) {
-    let chunk = ChunkView {
+pub fn decode_streaming_for_test(
+    data: &[u8],
+    last: bool,
+    opts: &Options,
+) -> (RecordBatch, u64, u64) {
+    let part = decode(chunk_of(data, last), opts).value;
+    (part.batch.expect("a batch"), part.built, part.failed)
+}
+
+fn chunk_of(data: &[u8], last: bool) -> ChunkView<'_> {
+    ChunkView {
         data,
         offset: 0,
         last,
         elided: &[],
-    };
-    let part = decode_games(chunk).value;
-    (part.batch.expect("a batch"), part.built, part.failed)
+    }
 }
 
 /// Renumbers the `game_id` column (the first) from `base`.

@@ -1,5 +1,5 @@
-//! The games table straight from the PGN reader's events: no [`Game`] is
-//! built for a plain game. Tags are kept as slices until the movetext
+//! The games and positions tables straight from the PGN reader's events:
+//! no [`Game`] is built for a plain game. Tags are kept as slices until the movetext
 //! begins; each main-line move is read with the library's SAN reader and
 //! played on one position; its UCI and canonical SAN go straight into the
 //! column buffers, its comments are scanned for `[%clk]`, `[%emt]` and
@@ -12,9 +12,9 @@
 //! messages. A game the streaming path does not write itself — one with a
 //! variation, a tag or comment that is not UTF-8 (the game is then read as
 //! Latin-1), a `;` comment holding `}` — is read again from its bytes with
-//! [`GameBuilder`] and appended through [`GamesBuilder::append`]; the rows
-//! are the same either way (a test compares both paths on every corpus
-//! file).
+//! [`GameBuilder`] and appended through [`GamesBuilder::append`] (or
+//! [`PositionsBuilder::append`]); the rows are the same either way (a test
+//! compares both paths on every corpus file).
 
 use std::ops::ControlFlow;
 use std::ops::Range;
@@ -22,7 +22,7 @@ use std::ops::Range;
 use gamerec::excerpt::excerpt;
 use gamerec::fen::read_fen_bytes;
 use gamerec::io::read::is_cut_off_tag_section;
-use gamerec::model::{GameResult, PlyMove, play_ply};
+use gamerec::model::{Game, GameResult, PlyMove, play_ply};
 use gamerec::pgn::{
     ChunkView, Flow, GameBuilder, GameEnd, GameStart, RawValue, Skip, SkipAll, SliceReader, Stop,
     Visitor,
@@ -30,8 +30,147 @@ use gamerec::pgn::{
 use gamerec::san::{ReadOptions, read_san, write_san_given_after};
 use shakmaty::{CastlingMode, Chess, Color, Position};
 
+use crate::columns::Strings;
 use crate::games::{GamesBuilder, Mark};
+use crate::positions::{GameValues, PositionFilter, PositionsBuilder};
 use crate::values::{self, PlyNotes};
+
+/// The tags of the game being read: names and unescaped values (UTF-8),
+/// in file order.
+pub(crate) struct TagList<'a> {
+    bytes: &'a [u8],
+    ranges: &'a [(Range<usize>, Range<usize>)],
+}
+
+impl<'a> TagList<'a> {
+    /// The pairs in file order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&'a str, &'a str)> + Clone + 'a {
+        let bytes = self.bytes;
+        self.ranges.iter().map(move |(n, v)| {
+            (
+                std::str::from_utf8(&bytes[n.clone()]).unwrap_or(""),
+                std::str::from_utf8(&bytes[v.clone()]).unwrap_or(""),
+            )
+        })
+    }
+
+    /// The value of the first tag called `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&'a str> {
+        self.iter().find(|&(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// Where a [`RowsVisitor`] puts what it reads: the games or the positions
+/// table.
+pub(crate) trait Sink {
+    /// Makes room for the rows of about `bytes` of PGN.
+    fn reserve_for(&mut self, bytes: usize);
+    /// Where the columns stand at a game's start.
+    fn mark(&mut self) -> Mark;
+    /// Drops what was stored since `mark`.
+    fn rollback(&mut self, mark: Mark);
+    /// Whether the game with these tags gets rows.
+    fn accepts(&self, tags: &TagList<'_>) -> bool;
+    /// The movetext being written.
+    fn movetext(&mut self) -> &mut Strings;
+    /// The SAN column (one value per ply).
+    fn san(&mut self) -> &mut Strings;
+    /// The UCI column (one value per ply).
+    fn uci(&mut self) -> &mut Strings;
+    /// The position before the next move.
+    fn before_move(&mut self, pos: &Chess);
+    /// The notes and NAGs of the last ply.
+    fn push_notes(&mut self, notes: &PlyNotes, nags: &[u8]);
+    /// Ends the game's row(s).
+    fn end_row(&mut self, id: u64, tags: &TagList<'_>, marker: Option<GameResult>);
+    /// Appends a game built through the model.
+    fn append_model(&mut self, id: u64, game: &mut Game);
+}
+
+impl Sink for GamesBuilder {
+    fn reserve_for(&mut self, bytes: usize) {
+        GamesBuilder::reserve_for(self, bytes);
+    }
+    fn mark(&mut self) -> Mark {
+        GamesBuilder::mark(self)
+    }
+    fn rollback(&mut self, mark: Mark) {
+        self.truncate(mark);
+    }
+    fn accepts(&self, _: &TagList<'_>) -> bool {
+        true
+    }
+    fn movetext(&mut self) -> &mut Strings {
+        &mut self.movetext
+    }
+    fn san(&mut self) -> &mut Strings {
+        &mut self.san
+    }
+    fn uci(&mut self) -> &mut Strings {
+        &mut self.uci
+    }
+    fn before_move(&mut self, _: &Chess) {}
+    fn push_notes(&mut self, notes: &PlyNotes, nags: &[u8]) {
+        GamesBuilder::push_notes(self, notes, nags);
+    }
+    fn end_row(&mut self, id: u64, tags: &TagList<'_>, marker: Option<GameResult>) {
+        GamesBuilder::end_row(self, id, tags.iter(), marker.map(|r| r.as_str()));
+    }
+    fn append_model(&mut self, id: u64, game: &mut Game) {
+        self.append(id, game);
+    }
+}
+
+/// The positions table with its filter.
+pub(crate) struct PositionRows<'a> {
+    pub(crate) rows: PositionsBuilder,
+    pub(crate) filter: &'a PositionFilter,
+}
+
+impl Sink for PositionRows<'_> {
+    fn reserve_for(&mut self, bytes: usize) {
+        self.rows.reserve_for(bytes);
+    }
+    fn mark(&mut self) -> Mark {
+        self.rows.movetext.truncate(0);
+        Mark::default()
+    }
+    fn rollback(&mut self, _: Mark) {
+        self.rows.drop_game();
+    }
+    fn accepts(&self, tags: &TagList<'_>) -> bool {
+        self.filter.accepts_tags(|name| tags.get(name))
+    }
+    fn movetext(&mut self) -> &mut Strings {
+        &mut self.rows.movetext
+    }
+    fn san(&mut self) -> &mut Strings {
+        &mut self.rows.san
+    }
+    fn uci(&mut self) -> &mut Strings {
+        &mut self.rows.uci
+    }
+    fn before_move(&mut self, pos: &Chess) {
+        self.rows.push_position(pos);
+    }
+    fn push_notes(&mut self, notes: &PlyNotes, _: &[u8]) {
+        self.rows.push_notes(notes);
+    }
+    fn end_row(&mut self, id: u64, tags: &TagList<'_>, marker: Option<GameResult>) {
+        let values = GameValues {
+            result: tags.get("Result").or(marker.map(|r| r.as_str())),
+            white_elo: tags.get("WhiteElo").and_then(values::parse_int),
+            black_elo: tags.get("BlackElo").and_then(values::parse_int),
+            time_control: tags.get("TimeControl"),
+        };
+        self.rows.end_game(id, &values);
+    }
+    fn append_model(&mut self, id: u64, game: &mut Game) {
+        if self.filter.accepts(game) {
+            self.rows.append(id, game);
+        }
+    }
+}
 
 /// What became of one game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,10 +191,10 @@ struct Frame {
     ply: u32,
 }
 
-/// Fills a [`GamesBuilder`] from the games of one chunk.
-pub(crate) struct GamesVisitor<'c, 'b> {
+/// Fills a table ([`Sink`]) from the games of one chunk.
+pub(crate) struct RowsVisitor<'c, S: Sink> {
     chunk: ChunkView<'c>,
-    out: &'b mut GamesBuilder,
+    pub(crate) out: S,
     /// Rows appended (the next row's id).
     pub(crate) rows: u64,
     mark: Mark,
@@ -67,6 +206,8 @@ pub(crate) struct GamesVisitor<'c, 'b> {
     variant_tag: Option<usize>,
     /// The game is appended through the model instead.
     model: bool,
+    /// The game is read (and checked) but gets no row (the filter).
+    skip: bool,
     pos: Chess,
     before: Chess,
     /// Plies from the start to the current move (0: none yet).
@@ -87,13 +228,15 @@ pub(crate) struct GamesVisitor<'c, 'b> {
     root_comments: bool,
     builder: GameBuilder,
     san: String,
+    san_bytes: Vec<u8>,
 }
 
-impl<'c, 'b> GamesVisitor<'c, 'b> {
-    /// A visitor of `chunk`'s games appending to `out`, numbering rows from 0.
-    pub(crate) fn new(chunk: ChunkView<'c>, out: &'b mut GamesBuilder) -> Self {
+impl<'c, S: Sink> RowsVisitor<'c, S> {
+    /// A visitor of `chunk`'s games appending to `out`, numbering games
+    /// from 0.
+    pub(crate) fn new(chunk: ChunkView<'c>, mut out: S) -> Self {
         out.reserve_for(chunk.data.len());
-        GamesVisitor {
+        RowsVisitor {
             chunk,
             out,
             rows: 0,
@@ -103,6 +246,7 @@ impl<'c, 'b> GamesVisitor<'c, 'b> {
             fen_tag: None,
             variant_tag: None,
             model: false,
+            skip: false,
             pos: Chess::default(),
             before: Chess::default(),
             ply: 0,
@@ -118,10 +262,11 @@ impl<'c, 'b> GamesVisitor<'c, 'b> {
             root_comments: false,
             builder: GameBuilder::default(),
             san: String::new(),
+            san_bytes: Vec::new(),
         }
     }
 
-    /// The value of the tag at `index` in [`GamesVisitor::tags`].
+    /// The value of the tag at `index` in [`RowsVisitor::tags`].
     fn tag_value(&self, index: Option<usize>) -> Option<&[u8]> {
         let (_, value) = self.tags.get(index?)?;
         Some(&self.tag_bytes[value.clone()])
@@ -129,7 +274,7 @@ impl<'c, 'b> GamesVisitor<'c, 'b> {
 
     /// Separates the next movetext token from the one before.
     fn space(&mut self) {
-        let text = &mut self.out.movetext;
+        let text = self.out.movetext();
         if text.bytes.len() > text.value_start() {
             text.bytes.push(b' ');
         }
@@ -142,7 +287,7 @@ impl<'c, 'b> GamesVisitor<'c, 'b> {
         }
         self.open = false;
         self.out.push_notes(&self.notes, &self.nags);
-        let text = &mut self.out.movetext.bytes;
+        let text = &mut self.out.movetext().bytes;
         for &nag in &self.nags {
             text.extend_from_slice(b" $");
             push_number(text, u32::from(nag));
@@ -163,7 +308,7 @@ impl<'c, 'b> GamesVisitor<'c, 'b> {
         if is_cut_off_tag_section(&game, reader.truncated() && self.chunk.last) {
             return Outcome::CutOff;
         }
-        self.out.append(self.rows, &mut game);
+        self.out.append_model(self.rows, &mut game);
         self.rows += 1;
         Outcome::Row
     }
@@ -224,7 +369,7 @@ fn san_core(text: &[u8]) -> &[u8] {
     &text[..end]
 }
 
-impl Visitor for GamesVisitor<'_, '_> {
+impl<S: Sink> Visitor for RowsVisitor<'_, S> {
     type Output = Outcome;
 
     fn begin_game(&mut self, _: GameStart) -> Flow {
@@ -234,6 +379,7 @@ impl Visitor for GamesVisitor<'_, '_> {
         self.fen_tag = None;
         self.variant_tag = None;
         self.model = false;
+        self.skip = false;
         self.pos = Chess::default();
         self.before = Chess::default();
         self.ply = 0;
@@ -295,6 +441,11 @@ impl Visitor for GamesVisitor<'_, '_> {
             + u32::from(start.turn() == Color::Black);
         self.before = start.clone();
         self.pos = start;
+        let tags = TagList {
+            bytes: &self.tag_bytes,
+            ranges: &self.tags,
+        };
+        self.skip = !self.model && !self.out.accepts(&tags);
         Flow::Continue(())
     }
 
@@ -311,12 +462,13 @@ impl Visitor for GamesVisitor<'_, '_> {
         let ply = self.ply;
         self.ply += 1;
         self.after_move = true;
-        if self.model || !self.stack.is_empty() {
+        if self.model || self.skip || !self.stack.is_empty() {
             self.before = self.pos.clone();
             self.pos = play_ply(&self.pos, read.mv);
             return Flow::Continue(());
         }
         self.close_ply();
+        self.out.before_move(&self.pos);
         self.before = self.pos.clone();
         match read.mv {
             PlyMove::Move(m) => self.pos.play_unchecked(m),
@@ -325,7 +477,7 @@ impl Visitor for GamesVisitor<'_, '_> {
         // The move's tokens: number, canonical SAN.
         self.space();
         let abs = self.start_ply + ply;
-        let text = &mut self.out.movetext.bytes;
+        let text = &mut self.out.movetext().bytes;
         if abs.is_multiple_of(2) {
             push_number(text, abs / 2 + 1);
             text.push(b'.');
@@ -350,18 +502,15 @@ impl Visitor for GamesVisitor<'_, '_> {
                 text.extend_from_slice(self.san.as_bytes());
             }
         }
-        let san_end = text.len();
-        self.out
-            .san
-            .bytes
-            .extend_from_slice(&text[san_start..san_end]);
-        self.out.san.end_value();
+        self.san_bytes.clear();
+        self.san_bytes.extend_from_slice(&text[san_start..]);
+        self.out.san().push(&self.san_bytes);
         debug_assert_eq!(
-            &self.out.movetext.bytes[san_start..san_end],
+            &self.san_bytes,
             gamerec::san::write_san(&self.before, read.mv).as_bytes(),
             "the SAN written is canonical"
         );
-        let uci = &mut self.out.uci;
+        let uci = self.out.uci();
         values::uci_bytes(read.mv, self.mode, &mut uci.bytes);
         uci.end_value();
         self.open = true;
@@ -373,7 +522,7 @@ impl Visitor for GamesVisitor<'_, '_> {
     }
 
     fn nag(&mut self, nag: u8) -> Flow {
-        if self.model || self.ply == 0 {
+        if self.model || self.skip || self.ply == 0 {
             return Flow::Continue(());
         }
         if self.open && self.after_move {
@@ -385,7 +534,10 @@ impl Visitor for GamesVisitor<'_, '_> {
     }
 
     fn comment(&mut self, text: &[u8]) -> Flow {
-        if self.model {
+        if self.model || self.skip {
+            if self.ply == 0 {
+                self.root_comments = true;
+            }
             return Flow::Continue(());
         }
         if memchr::memchr(b'}', text).is_some() || std::str::from_utf8(text).is_err() {
@@ -402,7 +554,7 @@ impl Visitor for GamesVisitor<'_, '_> {
         } else if self.ply == 0 && self.stack.is_empty() {
             self.root_comments = true;
             self.space();
-            let out = &mut self.out.movetext.bytes;
+            let out = &mut self.out.movetext().bytes;
             out.push(b'{');
             push_normalized(out, text);
             out.push(b'}');
@@ -440,11 +592,11 @@ impl Visitor for GamesVisitor<'_, '_> {
 
     fn end_game(&mut self, end: GameEnd<'_>) -> Outcome {
         if end.failed {
-            self.out.truncate(self.mark);
+            self.out.rollback(self.mark);
             return Outcome::Failed;
         }
         if self.model {
-            self.out.truncate(self.mark);
+            self.out.rollback(self.mark);
             return self.append_through_model(&end);
         }
         self.close_ply();
@@ -454,31 +606,26 @@ impl Visitor for GamesVisitor<'_, '_> {
             && !self.tags.is_empty()
             && self.cut_at_end(&end)
         {
-            self.out.truncate(self.mark);
+            self.out.rollback(self.mark);
             return Outcome::CutOff;
+        }
+        if self.skip {
+            self.rows += 1;
+            return Outcome::Row;
         }
         // The model path exports the movetext without the tags, so a game
         // without a termination marker ends with `*`, whatever its Result tag.
         self.space();
         let marker = end.result.unwrap_or(GameResult::Unknown);
         self.out
-            .movetext
+            .movetext()
             .bytes
             .extend_from_slice(marker.as_str().as_bytes());
-        let tags = std::mem::take(&mut self.tags);
-        let bytes = std::mem::take(&mut self.tag_bytes);
-        {
-            let pairs = tags.iter().map(|(n, v)| {
-                (
-                    std::str::from_utf8(&bytes[n.clone()]).unwrap_or(""),
-                    std::str::from_utf8(&bytes[v.clone()]).unwrap_or(""),
-                )
-            });
-            self.out
-                .end_row(self.rows, pairs, end.result.map(|r| r.as_str()));
-        }
-        self.tags = tags;
-        self.tag_bytes = bytes;
+        let tags = TagList {
+            bytes: &self.tag_bytes,
+            ranges: &self.tags,
+        };
+        self.out.end_row(self.rows, &tags, end.result);
         self.rows += 1;
         Outcome::Row
     }

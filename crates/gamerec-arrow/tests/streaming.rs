@@ -1,27 +1,60 @@
-//! The streaming decode of the games table (rows filled from the reader's
-//! events) equals the decode through the model (a `Game` per game, its
-//! movetext exported again), column by column and row by row: on every
-//! corpus PGN, on 16 MB of the TCEC corpus, and on hand-made games that
-//! take the streaming path's every branch and fallback.
+//! The streaming decode of the games and positions tables (rows filled
+//! from the reader's events) equals the decode through the model (a `Game`
+//! per game, the games table's movetext exported again), column by column
+//! and row by row: on every corpus PGN, on 16 MB of the TCEC corpus, and
+//! on hand-made games that take the streaming path's every branch and
+//! fallback; the positions table also with its filters.
 
 use std::io::Read;
 use std::path::Path;
 
 use arrow_array::RecordBatch;
-use gamerec_arrow::decode::{decode_games_streaming, decode_games_through_model};
+use gamerec_arrow::decode::{decode_streaming_for_test, decode_through_model_for_test};
+use gamerec_arrow::{Options, PositionFilter, Table};
 use gamerec_testkit::{corpus, files_with_extension};
 
-/// Compares the two decodes of `data`; returns the rows.
+/// The tables and filters compared.
+fn all_options() -> Vec<Options> {
+    let positions = |min_rating, time_control: Option<&str>| Options {
+        table: Table::Positions,
+        filter: PositionFilter {
+            min_rating,
+            time_control: time_control.map(str::to_owned),
+        },
+        ..Options::default()
+    };
+    vec![
+        Options::default(),
+        positions(None, None),
+        positions(Some(1800), None),
+        positions(None, Some("blitz")),
+    ]
+}
+
+/// Compares the two decodes of `data` for every table and filter; returns
+/// the rows of the games table.
 fn assert_same(data: &[u8], last: bool, what: &str) -> usize {
-    let (model, model_built, model_failed) = decode_games_through_model(data, last);
-    let (streamed, built, failed) = decode_games_streaming(data, last);
-    assert_eq!(
-        (built, failed),
-        (model_built, model_failed),
-        "{what}: games built and failed"
-    );
-    assert_batches_equal(&model, &streamed, what);
-    model.num_rows()
+    let mut games = 0;
+    for opts in all_options() {
+        let what = format!("{what} ({:?}, {:?})", opts.table, opts.filter);
+        let (model, model_built, model_failed) = decode_through_model_for_test(data, last, &opts);
+        let (streamed, built, failed) = decode_streaming_for_test(data, last, &opts);
+        assert_eq!(
+            (built, failed),
+            (model_built, model_failed),
+            "{what}: games built and failed"
+        );
+        assert_batches_equal(&model, &streamed, &what);
+        if opts.table == Table::Games {
+            games = model.num_rows();
+        }
+    }
+    games
+}
+
+/// The streaming decode of the games table.
+fn decode_games_streaming(data: &[u8], last: bool) -> (RecordBatch, u64, u64) {
+    decode_streaming_for_test(data, last, &Options::default())
 }
 
 fn assert_batches_equal(model: &RecordBatch, streamed: &RecordBatch, what: &str) {
