@@ -6,7 +6,7 @@ use arrow_array::RecordBatch;
 use arrow_array::types::{Int32Type, Int64Type, UInt32Type, UInt64Type};
 use gamerec::model::{Game, play_ply};
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, EnPassantMode};
+use shakmaty::{Chess, Color, EnPassantMode, Piece, Position, Role, Square};
 
 use crate::columns::{OptionalStrings, Optionals, Strings};
 use crate::games::batch;
@@ -146,7 +146,17 @@ impl PositionsBuilder {
 
     /// Stores the FEN of the position before the next move.
     pub(crate) fn push_position(&mut self, pos: &Chess) {
-        Fen::from_position(pos, EnPassantMode::Legal).append_ascii_to(&mut self.fen.bytes);
+        let start = self.fen.bytes.len();
+        if !push_fen(pos, &mut self.fen.bytes) {
+            self.fen.bytes.truncate(start);
+            Fen::from_position(pos, EnPassantMode::Legal).append_ascii_to(&mut self.fen.bytes);
+        }
+        debug_assert_eq!(
+            &self.fen.bytes[start..],
+            Fen::from_position(pos, EnPassantMode::Legal)
+                .to_string()
+                .as_bytes()
+        );
         self.fen.end_value();
     }
 
@@ -223,4 +233,102 @@ impl PositionsBuilder {
             ("time_control", Arc::new(self.time_control.finish()), true),
         ])
     }
+}
+
+/// Appends the FEN of `pos` (en passant square only when a capture there
+/// is legal) when its castling rights are written `KQkq` (rooks in the
+/// corners); `false` for any other rights, whose letters shakmaty's FEN
+/// writer decides.
+fn push_fen(pos: &Chess, out: &mut Vec<u8>) -> bool {
+    let rights = pos.castles().castling_rights();
+    let mut letters = [0u8; 4];
+    let mut n = 0;
+    for (rook, letter) in [
+        (Square::H1, b'K'),
+        (Square::A1, b'Q'),
+        (Square::H8, b'k'),
+        (Square::A8, b'q'),
+    ] {
+        if rights.contains(rook) {
+            letters[n] = letter;
+            n += 1;
+        }
+    }
+    if n != rights.count() {
+        return false;
+    }
+    // The piece letters square by square, from the bitboards (a lookup
+    // per square costs more), then the fields, in a buffer on the stack: a
+    // FEN of standard chess has at most 92 bytes.
+    let board = pos.board();
+    let mut cells = [0u8; 64];
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let piece = Piece { color, role };
+            for sq in board.by_piece(piece) {
+                cells[usize::from(sq)] = piece.char() as u8;
+            }
+        }
+    }
+    let mut buf = [0u8; 128];
+    let mut len = 0;
+    let mut put = |b: u8| {
+        buf[len] = b;
+        len += 1;
+    };
+    for rank in (0..8).rev() {
+        let mut empty = 0u8;
+        for &cell in &cells[rank * 8..rank * 8 + 8] {
+            if cell == 0 {
+                empty += 1;
+            } else {
+                if empty > 0 {
+                    put(b'0' + empty);
+                    empty = 0;
+                }
+                put(cell);
+            }
+        }
+        if empty > 0 {
+            put(b'0' + empty);
+        }
+        put(if rank > 0 { b'/' } else { b' ' });
+    }
+    put(pos.turn().char() as u8);
+    put(b' ');
+    if n == 0 {
+        put(b'-');
+    }
+    for &letter in &letters[..n] {
+        put(letter);
+    }
+    put(b' ');
+    match pos.ep_square(EnPassantMode::Legal) {
+        Some(sq) => {
+            put(sq.file().char() as u8);
+            put(sq.rank().char() as u8);
+        }
+        None => put(b'-'),
+    }
+    put(b' ');
+    out.extend_from_slice(&buf[..len]);
+    push_decimal(out, pos.halfmoves());
+    out.push(b' ');
+    push_decimal(out, pos.fullmoves().get());
+    true
+}
+
+/// Appends the decimal digits of `n`.
+pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
 }

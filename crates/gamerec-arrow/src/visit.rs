@@ -32,7 +32,7 @@ use shakmaty::{CastlingMode, Chess, Color, Position};
 
 use crate::columns::Strings;
 use crate::games::{GamesBuilder, Mark};
-use crate::positions::{GameValues, PositionFilter, PositionsBuilder};
+use crate::positions::{GameValues, PositionFilter, PositionsBuilder, push_decimal};
 use crate::values::{self, PlyNotes};
 
 /// The tags of the game being read: names and unescaped values (UTF-8),
@@ -290,7 +290,7 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         let text = &mut self.out.movetext().bytes;
         for &nag in &self.nags {
             text.extend_from_slice(b" $");
-            push_number(text, u32::from(nag));
+            push_decimal(text, u32::from(nag));
         }
         text.extend_from_slice(&self.tail);
         self.force = !self.nags.is_empty() || !self.tail.is_empty();
@@ -323,21 +323,6 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         reader.read_game(&mut SkipAll);
         reader.truncated()
     }
-}
-
-/// Appends the decimal digits of `n`.
-fn push_number(out: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
 }
 
 /// `text` with every whitespace run replaced by one space (the builder's
@@ -479,11 +464,11 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
         let abs = self.start_ply + ply;
         let text = &mut self.out.movetext().bytes;
         if abs.is_multiple_of(2) {
-            push_number(text, abs / 2 + 1);
+            push_decimal(text, abs / 2 + 1);
             text.push(b'.');
             text.push(b' ');
         } else if self.force {
-            push_number(text, abs / 2 + 1);
+            push_decimal(text, abs / 2 + 1);
             text.extend_from_slice(b"... ");
         }
         let san_start = text.len();

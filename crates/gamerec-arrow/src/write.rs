@@ -76,10 +76,10 @@ impl<W: Write + Send> TableWriter<W> {
                     .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
                     .set_max_row_group_row_count(Some(per_group))
                     .set_max_row_group_bytes(Some(MAX_GROUP_BYTES));
-                // Min/max statistics of moves, clocks and whole movetexts
-                // serve no query and cost a comparison per value; a
-                // dictionary of movetexts (nearly all distinct) costs a
-                // hash per game and is then dropped.
+                // Min/max statistics of per-ply lists, whole movetexts and
+                // FENs serve no query and cost a comparison per value; a
+                // dictionary of nearly distinct values costs a hash per
+                // value and is then dropped.
                 for field in schema.fields() {
                     let mut path = vec![field.name().clone()];
                     let mut item = field.as_ref();
@@ -92,11 +92,15 @@ impl<W: Write + Send> TableWriter<W> {
                             .set_column_statistics_enabled(path.into(), EnabledStatistics::None);
                     }
                 }
-                if schema.column_with_name("movetext").is_some() {
-                    props = props
-                        .set_column_statistics_enabled("movetext".into(), EnabledStatistics::None)
-                        .set_column_dictionary_enabled("movetext".into(), false);
-                }
+                // Whole movetexts and FENs: nearly all distinct.
+                let distinct = if schema.column_with_name("movetext").is_some() {
+                    "movetext"
+                } else {
+                    "fen"
+                };
+                props = props
+                    .set_column_statistics_enabled(distinct.into(), EnabledStatistics::None)
+                    .set_column_dictionary_enabled(distinct.into(), false);
                 let props = props.build();
                 Sink::Parquet(ArrowWriter::try_new(out, schema, Some(props))?)
             }
