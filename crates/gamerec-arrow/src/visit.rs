@@ -235,7 +235,9 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
     /// A visitor of `chunk`'s games appending to `out`, numbering games
     /// from 0.
     pub(crate) fn new(chunk: ChunkView<'c>, mut out: S) -> Self {
-        out.reserve_for(chunk.data.len());
+        // Room for a usual chunk's rows; a chunk made long by one huge game
+        // grows its buffers as it goes.
+        out.reserve_for(chunk.data.len().min(4 << 20));
         RowsVisitor {
             chunk,
             out,
