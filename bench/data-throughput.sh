@@ -18,6 +18,9 @@ mkdir -p "$work"
 # About 1 GB: 32 copies of that file.
 [ -f "$work/human512.pgn" ] || for _ in $(seq 32); do cat "$work/human16.pgn"; done > "$work/human512.pgn"
 
+# numpy's OpenBLAS threads (pyarrow imports numpy) spin on the cores the
+# tools time; one BLAS thread for every Python child.
+export OPENBLAS_NUM_THREADS=1
 "$python" - "$gamerec" "$work" <<'PY'
 import os, subprocess, sys, time
 

@@ -81,15 +81,26 @@ pub fn write_time(seconds: i32) -> String {
 /// Only values that write back the same way are typed (`+5` and `007` stay
 /// text in the tag map), so nothing changes on the way back.
 pub fn parse_int(value: &str) -> Option<i32> {
-    let n: i32 = value.parse().ok()?;
-    (n.to_string() == value).then_some(n)
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    // Written back the same way: digits only, no leading zero, no `-0`.
+    let canonical = match digits.as_bytes() {
+        [] => false,
+        [b'0'] => digits.len() == value.len(),
+        [first, ..] => *first != b'0' && digits.bytes().all(|b| b.is_ascii_digit()),
+    };
+    if !canonical {
+        return None;
+    }
+    value.parse().ok()
 }
 
 /// A rating change (`WhiteRatingDiff`), written with its sign as lichess
 /// does (`+5`, `0`, `-12`); only values that write back the same way.
 pub fn parse_signed(value: &str) -> Option<i32> {
-    let n: i32 = value.strip_prefix('+').unwrap_or(value).parse().ok()?;
-    (write_signed(n) == value).then_some(n)
+    match value.strip_prefix('+') {
+        Some(positive) => parse_int(positive).filter(|&n| n > 0),
+        None => parse_int(value).filter(|&n| n <= 0),
+    }
 }
 
 /// The text of [`parse_signed`]'s value.
@@ -272,6 +283,39 @@ mod tests {
         assert_eq!(parse_int("+12"), None);
         assert_eq!(parse_int("0150"), None);
         assert_eq!(parse_int("?"), None);
+        assert_eq!(parse_int("0"), Some(0));
+        assert_eq!(parse_int("-0"), None);
+        assert_eq!(parse_int("-"), None);
+        assert_eq!(parse_int("12a"), None);
+        assert_eq!(parse_int("2147483648"), None);
+        assert_eq!(parse_int("-2147483648"), Some(i32::MIN));
+        assert_eq!(parse_signed("+0"), None);
+        assert_eq!(parse_signed("-0"), None);
+        assert_eq!(parse_signed("+-5"), None);
+        // Every value types exactly when it writes back the same way.
+        for text in [
+            "0",
+            "7",
+            "-7",
+            "+7",
+            "007",
+            "-07",
+            "+0",
+            "-0",
+            "1e3",
+            " 5",
+            "99999999999",
+        ] {
+            let int = text.parse::<i32>().ok().filter(|n| n.to_string() == text);
+            assert_eq!(parse_int(text), int, "{text}");
+            let signed = text
+                .strip_prefix('+')
+                .unwrap_or(text)
+                .parse::<i32>()
+                .ok()
+                .filter(|&n| write_signed(n) == text);
+            assert_eq!(parse_signed(text), signed, "{text}");
+        }
         assert_eq!(parse_signed("+5"), Some(5));
         assert_eq!(parse_signed("0"), Some(0));
         assert_eq!(parse_signed("-12"), Some(-12));
