@@ -18,6 +18,9 @@ mkdir -p "$work"
 # About 1 GB: 32 copies of that file.
 [ -f "$work/human512.pgn" ] || for _ in $(seq 32); do cat "$work/human16.pgn"; done > "$work/human512.pgn"
 
+# numpy's OpenBLAS threads (pyarrow imports numpy) spin on the cores the
+# tools time; one BLAS thread for every Python child.
+export OPENBLAS_NUM_THREADS=1
 "$python" - "$gamerec" "$work" <<'PY'
 import os, subprocess, sys, time
 
@@ -57,7 +60,9 @@ moves = int(subprocess.run([python, "-c",
 
 TO_ARROW = """
 import sys, time, gamerec
-s = time.perf_counter(); t = gamerec.to_arrow(sys.argv[1], threads=int(sys.argv[2])); e = time.perf_counter()
+s = time.perf_counter()
+t = gamerec.to_arrow(sys.argv[1], threads=int(sys.argv[2]), table=sys.argv[3] if len(sys.argv) > 3 else "games")
+e = time.perf_counter()
 print(t.num_rows, e - s)
 """
 # python-chess: headers and main-line moves (UCI and SAN) of every game, as the games table holds.
@@ -92,6 +97,13 @@ for threads in (1, 2):
 for threads in (1, 2):
     t, rss = py(TO_ARROW, human, str(threads))
     rows.append((f"gamerec.to_arrow, {threads} thread(s)", t, rss))
+# The positions table: one row per ply with the FEN before the move.
+for threads in (1, 2):
+    wall, rss, _ = best([gamerec, "positions", human, "-o", out, "-q", "-t", str(threads)])
+    rows.append((f"gamerec positions -o .parquet, {threads} thread(s)", wall, rss))
+for threads in (1, 2):
+    t, rss = py(TO_ARROW, human, str(threads), "positions")
+    rows.append((f"gamerec.to_arrow(table='positions'), {threads} thread(s)", t, rss))
 for threads in (1, 2):
     times = [run([python, "-c", RPR, human, str(threads)]) for _ in range(3)]
     split = min(float(x[2].split()[0]) for x in times)

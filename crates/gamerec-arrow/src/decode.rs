@@ -23,6 +23,7 @@ use gamerec::pgn::{ChunkView, GameBuilder};
 
 use crate::games::GamesBuilder;
 use crate::positions::{PositionFilter, PositionsBuilder};
+use crate::visit::{Outcome, PositionRows, RowsVisitor, Sink};
 
 /// Which table to build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -131,6 +132,51 @@ impl Rows {
 
 /// The job run on each chunk: its games as one batch, game ids from 0.
 fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
+    match opts.table {
+        Table::Games => decode_streaming(chunk, GamesBuilder::default(), GamesBuilder::finish),
+        Table::Positions => {
+            let rows = PositionRows {
+                rows: PositionsBuilder::default(),
+                filter: &opts.filter,
+            };
+            decode_streaming(chunk, rows, |r| r.rows.finish())
+        }
+    }
+}
+
+/// A table of a chunk, filled from the reader's events ([`RowsVisitor`]).
+fn decode_streaming<S: Sink>(
+    chunk: ChunkView<'_>,
+    rows: S,
+    finish: impl FnOnce(S) -> RecordBatch,
+) -> Report<Part> {
+    let mut visitor = RowsVisitor::new(chunk, rows);
+    let mut failed = 0u64;
+    let mut report = visit_chunk(
+        chunk,
+        &mut visitor,
+        |outcome: Outcome, _: GameAt<'_>, report: &mut Report<Part>| match outcome {
+            Outcome::Row => {}
+            Outcome::Failed => failed += 1,
+            Outcome::CutOff => {
+                let note = (Severity::Error, Code::Truncated, CUT_OFF_TAG_SECTION.into());
+                report.game_notes.push(note);
+                failed += 1;
+            }
+        },
+    );
+    let built = visitor.rows;
+    report.value = Part {
+        batch: Some(finish(visitor.out)),
+        built,
+        failed,
+    };
+    report
+}
+
+/// A chunk's games built as [`Game`]s, then turned into rows of the table:
+/// the reference the streaming decode is tested against.
+fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     let mut builder = GameBuilder::default();
     let mut rows = Rows::new(opts.table);
     let mut built = 0u64;
@@ -160,6 +206,41 @@ fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
         failed,
     };
     report
+}
+
+/// A table of a PGN chunk built through the model (a [`Game`] per game;
+/// the games table's movetext exported again): what the streaming decode
+/// must equal. For tests and benchmarks; the batch, games read and games
+/// failed.
+#[doc(hidden)]
+pub fn decode_through_model_for_test(
+    data: &[u8],
+    last: bool,
+    opts: &Options,
+) -> (RecordBatch, u64, u64) {
+    let part = decode_through_model(chunk_of(data, last), opts).value;
+    (part.batch.expect("a batch"), part.built, part.failed)
+}
+
+/// A table of a PGN chunk by the streaming decode; as
+/// [`decode_through_model_for_test`].
+#[doc(hidden)]
+pub fn decode_streaming_for_test(
+    data: &[u8],
+    last: bool,
+    opts: &Options,
+) -> (RecordBatch, u64, u64) {
+    let part = decode(chunk_of(data, last), opts).value;
+    (part.batch.expect("a batch"), part.built, part.failed)
+}
+
+fn chunk_of(data: &[u8], last: bool) -> ChunkView<'_> {
+    ChunkView {
+        data,
+        offset: 0,
+        last,
+        elided: &[],
+    }
 }
 
 /// Renumbers the `game_id` column (the first) from `base`.

@@ -3,14 +3,16 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Date32Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder, StringBuilder,
-    Time32MillisecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
+    Date32Builder, Int32Builder, MapBuilder, StringBuilder, Time32MillisecondBuilder,
+    UInt32Builder, UInt64Builder,
 };
+use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema};
 use gamerec::model::Game;
 use gamerec::pgn::{WriteOptions, write_game};
 
+use crate::columns::{ByteLists, Optionals, Strings, list, offset};
 use crate::schema::{Kind, TAG_COLUMNS};
 use crate::values::{self, PlyNotes};
 
@@ -21,7 +23,9 @@ enum TagColumn {
     Time(Time32MillisecondBuilder),
 }
 
-/// Builds one record batch of the games table from [`Game`]s.
+/// Builds one record batch of the games table, from [`Game`]s
+/// ([`GamesBuilder::append`]) or straight from the reader's events
+/// ([`crate::visit::GamesVisitor`]).
 pub struct GamesBuilder {
     game_id: UInt64Builder,
     tag_columns: Vec<TagColumn>,
@@ -30,18 +34,28 @@ pub struct GamesBuilder {
     tags: MapBuilder<StringBuilder, StringBuilder>,
     game_result: StringBuilder,
     ply_count: UInt32Builder,
-    uci: ListBuilder<StringBuilder>,
-    san: ListBuilder<StringBuilder>,
-    clk_ms: ListBuilder<Int64Builder>,
-    emt_ms: ListBuilder<Int64Builder>,
-    eval_cp: ListBuilder<Int32Builder>,
-    eval_mate: ListBuilder<Int32Builder>,
-    nags: ListBuilder<ListBuilder<UInt8Builder>>,
-    movetext: StringBuilder,
+    /// Where each row's plies start in the per-ply columns (one more entry
+    /// than rows): every per-ply list shares these offsets.
+    plies: Vec<i32>,
+    pub(crate) uci: Strings,
+    pub(crate) san: Strings,
+    clk_ms: Optionals<Int64Type>,
+    emt_ms: Optionals<Int64Type>,
+    eval_cp: Optionals<Int32Type>,
+    eval_mate: Optionals<Int32Type>,
+    nags: ByteLists,
+    pub(crate) movetext: Strings,
     rows: usize,
     text: String,
     export: Vec<u8>,
-    seen: Vec<bool>,
+    seen: [bool; TAG_COLUMNS.len()],
+}
+
+/// How far a [`GamesBuilder`]'s per-ply columns and movetext had grown
+/// (what [`GamesBuilder::truncate`] goes back to).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Mark {
+    plies: usize,
 }
 
 impl Default for GamesBuilder {
@@ -69,18 +83,19 @@ impl GamesBuilder {
             tags: MapBuilder::new(None, StringBuilder::new(), StringBuilder::new()),
             game_result: StringBuilder::new(),
             ply_count: UInt32Builder::new(),
-            uci: ListBuilder::new(StringBuilder::new()),
-            san: ListBuilder::new(StringBuilder::new()),
-            clk_ms: ListBuilder::new(Int64Builder::new()),
-            emt_ms: ListBuilder::new(Int64Builder::new()),
-            eval_cp: ListBuilder::new(Int32Builder::new()),
-            eval_mate: ListBuilder::new(Int32Builder::new()),
-            nags: ListBuilder::new(ListBuilder::new(UInt8Builder::new())),
-            movetext: StringBuilder::new(),
+            plies: vec![0],
+            uci: Strings::default(),
+            san: Strings::default(),
+            clk_ms: Optionals::default(),
+            emt_ms: Optionals::default(),
+            eval_cp: Optionals::default(),
+            eval_mate: Optionals::default(),
+            nags: ByteLists::default(),
+            movetext: Strings::default(),
             rows: 0,
             text: String::new(),
             export: Vec::new(),
-            seen: vec![false; TAG_COLUMNS.len()],
+            seen: [false; TAG_COLUMNS.len()],
         }
     }
 
@@ -97,64 +112,114 @@ impl GamesBuilder {
     /// Appends `game` as row `game_id`. The game's tags are taken out to
     /// write its movetext alone and put back.
     pub fn append(&mut self, game_id: u64, game: &mut Game) {
-        self.rows += 1;
-        self.game_id.append_value(game_id);
-        self.append_tags(game);
-        self.game_result
-            .append_option(game.result.map(|r| r.as_str()));
-        let mut plies = 0u32;
         let mode = values::uci_mode(game);
         for id in game.tree.mainline() {
             let node = game.tree.node(id);
             let Some(ply) = &node.ply else { continue };
-            plies += 1;
             self.text.clear();
             values::uci(ply.mv, mode, &mut self.text);
-            self.uci.values().append_value(&self.text);
-            self.san.values().append_value(&ply.san);
-            let notes = PlyNotes::of(node);
-            self.clk_ms.values().append_option(notes.clk_ms);
-            self.emt_ms.values().append_option(notes.emt_ms);
-            self.eval_cp.values().append_option(notes.eval_cp);
-            self.eval_mate.values().append_option(notes.eval_mate);
-            let nags = self.nags.values();
-            nags.values().append_slice(&node.nags);
-            nags.append(true);
+            self.uci.push(self.text.as_bytes());
+            self.san.push(ply.san.as_bytes());
+            self.push_notes(&PlyNotes::of(node), &node.nags);
         }
-        self.ply_count.append_value(plies);
-        self.uci.append(true);
-        self.san.append(true);
-        self.clk_ms.append(true);
-        self.emt_ms.append(true);
-        self.eval_cp.append(true);
-        self.eval_mate.append(true);
-        self.nags.append(true);
         self.append_movetext(game);
+        self.end_row(
+            game_id,
+            game.tags
+                .iter()
+                .map(|t| (t.name.as_str(), t.value.as_str())),
+            game.result.map(|r| r.as_str()),
+        );
     }
 
-    fn append_tags(&mut self, game: &Game) {
+    /// Makes room for the rows of about `bytes` of PGN (a chunk), so the
+    /// per-ply columns and the movetext do not grow by copying.
+    pub(crate) fn reserve_for(&mut self, bytes: usize) {
+        let plies = bytes / 8;
+        self.uci.reserve(plies, plies * 4);
+        self.san.reserve(plies, plies * 4);
+        self.clk_ms.reserve(plies);
+        self.emt_ms.reserve(plies);
+        self.eval_cp.reserve(plies);
+        self.eval_mate.reserve(plies);
+        self.nags.reserve(plies);
+        self.plies.reserve(bytes / 512);
+        self.movetext.reserve(bytes / 512, bytes);
+    }
+
+    /// Where the per-ply columns and the movetext stand now.
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            plies: self.uci.len(),
+        }
+    }
+
+    /// Drops the plies and the movetext bytes stored since `mark` (a game
+    /// that failed or is appended another way).
+    pub(crate) fn truncate(&mut self, mark: Mark) {
+        let n = mark.plies;
+        self.uci.truncate(n);
+        self.san.truncate(n);
+        self.clk_ms.truncate(n);
+        self.emt_ms.truncate(n);
+        self.eval_cp.truncate(n);
+        self.eval_mate.truncate(n);
+        self.nags.truncate(n);
+        self.movetext.truncate(self.rows);
+    }
+
+    /// Stores the notes and NAGs of the ply whose moves were pushed last.
+    pub(crate) fn push_notes(&mut self, notes: &PlyNotes, nags: &[u8]) {
+        self.clk_ms.push(notes.clk_ms);
+        self.emt_ms.push(notes.emt_ms);
+        self.eval_cp.push(notes.eval_cp);
+        self.eval_mate.push(notes.eval_mate);
+        self.nags.push(nags);
+    }
+
+    /// Ends the row whose plies and movetext were stored: its id, tags (in
+    /// file order) and termination marker.
+    pub(crate) fn end_row<'t>(
+        &mut self,
+        game_id: u64,
+        tags: impl Iterator<Item = (&'t str, &'t str)> + Clone,
+        result: Option<&str>,
+    ) {
+        self.rows += 1;
+        self.game_id.append_value(game_id);
+        self.append_tags(tags);
+        self.game_result.append_option(result);
+        let start = *self.plies.last().unwrap_or(&0);
+        let end = offset(self.uci.len());
+        self.ply_count.append_value((end - start) as u32);
+        self.plies.push(end);
+        self.movetext.end_value();
+    }
+
+    fn append_tags<'t>(&mut self, tags: impl Iterator<Item = (&'t str, &'t str)> + Clone) {
         self.seen.fill(false);
-        let mut values: Vec<Option<&str>> = vec![None; TAG_COLUMNS.len()];
-        for tag in game.tags.iter() {
-            let column = TAG_COLUMNS
-                .iter()
-                .position(|&(_, name, _)| name == tag.name)
-                .filter(|&i| !self.seen[i]);
+        let mut values: [Option<&str>; TAG_COLUMNS.len()] = [None; TAG_COLUMNS.len()];
+        let mut control = None;
+        for (name, value) in tags {
+            if name == "TimeControl" && control.is_none() {
+                control = Some(value);
+            }
+            let column = column_of(name).filter(|&i| !self.seen[i]);
             let typed = column.filter(|&i| match TAG_COLUMNS[i].2 {
                 Kind::Text => true,
-                Kind::Int => values::parse_int(&tag.value).is_some(),
-                Kind::Signed => values::parse_signed(&tag.value).is_some(),
-                Kind::Date => values::parse_date(&tag.value).is_some(),
-                Kind::Time => values::parse_time(&tag.value).is_some(),
+                Kind::Int => values::parse_int(value).is_some(),
+                Kind::Signed => values::parse_signed(value).is_some(),
+                Kind::Date => values::parse_date(value).is_some(),
+                Kind::Time => values::parse_time(value).is_some(),
             });
             match typed {
                 Some(i) => {
                     self.seen[i] = true;
-                    values[i] = Some(&tag.value);
+                    values[i] = Some(value);
                 }
                 None => {
-                    self.tags.keys().append_value(&tag.name);
-                    self.tags.values().append_value(&tag.value);
+                    self.tags.keys().append_value(name);
+                    self.tags.values().append_value(value);
                 }
             }
         }
@@ -174,10 +239,7 @@ impl GamesBuilder {
                 }
             }
         }
-        let control = game
-            .tags
-            .get("TimeControl")
-            .and_then(values::parse_time_control);
+        let control = control.and_then(values::parse_time_control);
         self.tc_base.append_option(control.map(|c| c.0));
         self.tc_increment.append_option(control.map(|c| c.1));
     }
@@ -196,7 +258,9 @@ impl GamesBuilder {
             Some(at) => &text[at + 2..],
             None => &text[..],
         };
-        self.movetext.append_value(movetext.trim_end());
+        self.movetext
+            .bytes
+            .extend_from_slice(movetext.trim_end().as_bytes());
     }
 
     /// The record batch of the rows appended (the builder is left empty).
@@ -223,16 +287,52 @@ impl GamesBuilder {
         columns.push(("tags", Arc::new(self.tags.finish()), false));
         columns.push(("game_result", Arc::new(self.game_result.finish()), true));
         columns.push(("ply_count", Arc::new(self.ply_count.finish()), false));
-        columns.push(("uci", Arc::new(self.uci.finish()), false));
-        columns.push(("san", Arc::new(self.san.finish()), false));
-        columns.push(("clk_ms", Arc::new(self.clk_ms.finish()), false));
-        columns.push(("emt_ms", Arc::new(self.emt_ms.finish()), false));
-        columns.push(("eval_cp", Arc::new(self.eval_cp.finish()), false));
-        columns.push(("eval_mate", Arc::new(self.eval_mate.finish()), false));
-        columns.push(("nags", Arc::new(self.nags.finish()), false));
+        let plies = self.plies;
+        let per_ply: [(&str, ArrayRef); 7] = [
+            ("uci", Arc::new(self.uci.finish())),
+            ("san", Arc::new(self.san.finish())),
+            ("clk_ms", Arc::new(self.clk_ms.finish())),
+            ("emt_ms", Arc::new(self.emt_ms.finish())),
+            ("eval_cp", Arc::new(self.eval_cp.finish())),
+            ("eval_mate", Arc::new(self.eval_mate.finish())),
+            ("nags", Arc::new(self.nags.finish())),
+        ];
+        for (name, values) in per_ply {
+            columns.push((name, Arc::new(list(plies.clone(), values)), false));
+        }
         columns.push(("movetext", Arc::new(self.movetext.finish()), false));
         batch(columns)
     }
+}
+
+/// The index in [`TAG_COLUMNS`] of the column of tag `name`.
+fn column_of(name: &str) -> Option<usize> {
+    let i = match name {
+        "Event" => 0,
+        "Site" => 1,
+        "Date" => 2,
+        "Round" => 3,
+        "White" => 4,
+        "Black" => 5,
+        "Result" => 6,
+        "WhiteElo" => 7,
+        "BlackElo" => 8,
+        "WhiteRatingDiff" => 9,
+        "BlackRatingDiff" => 10,
+        "WhiteTitle" => 11,
+        "BlackTitle" => 12,
+        "UTCDate" => 13,
+        "UTCTime" => 14,
+        "ECO" => 15,
+        "Opening" => 16,
+        "Variant" => 17,
+        "Termination" => 18,
+        "TimeControl" => 19,
+        "FEN" => 20,
+        _ => return None,
+    };
+    debug_assert_eq!(TAG_COLUMNS[i].1, name);
+    Some(i)
 }
 
 /// A record batch of named columns with the given nullability.

@@ -15,12 +15,14 @@
 //! [`write::TableWriter`] streams batches to Parquet (row groups) or Arrow IPC.
 //! [`read::read_parquet_games`] turns a games table back into [`gamerec::model::Game`]s.
 
+mod columns;
 pub mod decode;
 pub mod games;
 pub mod positions;
 pub mod read;
 pub mod schema;
 pub mod values;
+mod visit;
 pub mod write;
 
 pub use decode::{Batches, Decoded, Options, Table};

@@ -3,6 +3,7 @@
 use gamerec::model::{Game, Node, PlyMove};
 use gamerec::pgn::commands::{KnownCommand, Score, commands};
 use shakmaty::CastlingMode;
+use shakmaty::uci::UciMove;
 
 /// Days since 1970-01-01 of a `YYYY.MM.DD` date (`UTCDate`); `None` when any
 /// part is unknown (`?`) or the date does not exist.
@@ -80,15 +81,26 @@ pub fn write_time(seconds: i32) -> String {
 /// Only values that write back the same way are typed (`+5` and `007` stay
 /// text in the tag map), so nothing changes on the way back.
 pub fn parse_int(value: &str) -> Option<i32> {
-    let n: i32 = value.parse().ok()?;
-    (n.to_string() == value).then_some(n)
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    // Written back the same way: digits only, no leading zero, no `-0`.
+    let canonical = match digits.as_bytes() {
+        [] => false,
+        [b'0'] => digits.len() == value.len(),
+        [first, ..] => *first != b'0' && digits.bytes().all(|b| b.is_ascii_digit()),
+    };
+    if !canonical {
+        return None;
+    }
+    value.parse().ok()
 }
 
 /// A rating change (`WhiteRatingDiff`), written with its sign as lichess
 /// does (`+5`, `0`, `-12`); only values that write back the same way.
 pub fn parse_signed(value: &str) -> Option<i32> {
-    let n: i32 = value.strip_prefix('+').unwrap_or(value).parse().ok()?;
-    (write_signed(n) == value).then_some(n)
+    match value.strip_prefix('+') {
+        Some(positive) => parse_int(positive).filter(|&n| n > 0),
+        None => parse_int(value).filter(|&n| n <= 0),
+    }
 }
 
 /// The text of [`parse_signed`]'s value.
@@ -144,33 +156,39 @@ impl PlyNotes {
     pub fn of(node: &Node) -> PlyNotes {
         let mut notes = PlyNotes::default();
         for comment in &node.comments_after {
-            if !comment.text.contains("[%") {
-                continue;
-            }
-            for cmd in commands(&comment.text) {
-                if !matches!(cmd.name, "clk" | "emt" | "eval") {
-                    continue;
-                }
-                match KnownCommand::from_ref(&cmd) {
-                    Some(Ok(KnownCommand::Clk(d))) if notes.clk_ms.is_none() => {
-                        notes.clk_ms = i64::try_from(d.as_millis()).ok();
-                    }
-                    Some(Ok(KnownCommand::Emt(d))) if notes.emt_ms.is_none() => {
-                        notes.emt_ms = i64::try_from(d.as_millis()).ok();
-                    }
-                    Some(Ok(KnownCommand::Eval(e)))
-                        if notes.eval_cp.is_none() && notes.eval_mate.is_none() =>
-                    {
-                        match e.score {
-                            Score::Centipawns(cp) => notes.eval_cp = Some(cp),
-                            Score::Mate(n) => notes.eval_mate = Some(n),
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            notes.add_comment(&comment.text);
         }
         notes
+    }
+
+    /// Takes in the commands of one more comment after the move (its text
+    /// as the builder keeps it: whitespace runs collapsed to one space).
+    pub fn add_comment(&mut self, text: &str) {
+        if !text.contains("[%") {
+            return;
+        }
+        for cmd in commands(text) {
+            if !matches!(cmd.name, "clk" | "emt" | "eval") {
+                continue;
+            }
+            match KnownCommand::from_ref(&cmd) {
+                Some(Ok(KnownCommand::Clk(d))) if self.clk_ms.is_none() => {
+                    self.clk_ms = i64::try_from(d.as_millis()).ok();
+                }
+                Some(Ok(KnownCommand::Emt(d))) if self.emt_ms.is_none() => {
+                    self.emt_ms = i64::try_from(d.as_millis()).ok();
+                }
+                Some(Ok(KnownCommand::Eval(e)))
+                    if self.eval_cp.is_none() && self.eval_mate.is_none() =>
+                {
+                    match e.score {
+                        Score::Centipawns(cp) => self.eval_cp = Some(cp),
+                        Score::Mate(n) => self.eval_mate = Some(n),
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }
 
@@ -178,18 +196,19 @@ impl PlyNotes {
 /// when its start position needs it or its `Variant` tag names Chess960
 /// (as python-chess and lichess decide), else standard.
 pub fn uci_mode(game: &Game) -> CastlingMode {
-    let variant = game.tags.get("Variant").map(str::to_ascii_lowercase);
-    let named_960 = variant.is_some_and(|v| {
-        matches!(
-            v.as_str(),
-            "chess960" | "chess 960" | "fischerandom" | "fischerrandom" | "fischer random"
-        )
-    });
-    if named_960 {
+    if game.tags.get("Variant").is_some_and(names_chess960) {
         CastlingMode::Chess960
     } else {
         game.castling_mode
     }
+}
+
+/// Whether a `Variant` tag value names Chess960 (any letter case).
+pub fn names_chess960(variant: &str) -> bool {
+    matches!(
+        variant.to_ascii_lowercase().as_str(),
+        "chess960" | "chess 960" | "fischerandom" | "fischerrandom" | "fischer random"
+    )
 }
 
 /// The UCI text of a ply (`e2e4`, `e7e8q`, `0000` for a null move); castling
@@ -201,6 +220,36 @@ pub fn uci(mv: PlyMove, mode: CastlingMode, out: &mut String) {
             let _ = write!(out, "{}", m.to_uci(mode));
         }
         PlyMove::Null => out.push_str("0000"),
+    }
+}
+
+/// [`uci`] appended to bytes, without going through `fmt`.
+pub fn uci_bytes(mv: PlyMove, mode: CastlingMode, out: &mut Vec<u8>) {
+    let square = |sq: shakmaty::Square, out: &mut Vec<u8>| {
+        out.push(sq.file().char() as u8);
+        out.push(sq.rank().char() as u8);
+    };
+    match mv {
+        PlyMove::Move(m) => match m.to_uci(mode) {
+            UciMove::Normal {
+                from,
+                to,
+                promotion,
+            } => {
+                square(from, out);
+                square(to, out);
+                if let Some(role) = promotion {
+                    out.push(role.char() as u8);
+                }
+            }
+            UciMove::Put { role, to } => {
+                out.push(role.upper_char() as u8);
+                out.push(b'@');
+                square(to, out);
+            }
+            UciMove::Null => out.extend_from_slice(b"0000"),
+        },
+        PlyMove::Null => out.extend_from_slice(b"0000"),
     }
 }
 
@@ -234,6 +283,39 @@ mod tests {
         assert_eq!(parse_int("+12"), None);
         assert_eq!(parse_int("0150"), None);
         assert_eq!(parse_int("?"), None);
+        assert_eq!(parse_int("0"), Some(0));
+        assert_eq!(parse_int("-0"), None);
+        assert_eq!(parse_int("-"), None);
+        assert_eq!(parse_int("12a"), None);
+        assert_eq!(parse_int("2147483648"), None);
+        assert_eq!(parse_int("-2147483648"), Some(i32::MIN));
+        assert_eq!(parse_signed("+0"), None);
+        assert_eq!(parse_signed("-0"), None);
+        assert_eq!(parse_signed("+-5"), None);
+        // Every value types exactly when it writes back the same way.
+        for text in [
+            "0",
+            "7",
+            "-7",
+            "+7",
+            "007",
+            "-07",
+            "+0",
+            "-0",
+            "1e3",
+            " 5",
+            "99999999999",
+        ] {
+            let int = text.parse::<i32>().ok().filter(|n| n.to_string() == text);
+            assert_eq!(parse_int(text), int, "{text}");
+            let signed = text
+                .strip_prefix('+')
+                .unwrap_or(text)
+                .parse::<i32>()
+                .ok()
+                .filter(|&n| write_signed(n) == text);
+            assert_eq!(parse_signed(text), signed, "{text}");
+        }
         assert_eq!(parse_signed("+5"), Some(5));
         assert_eq!(parse_signed("0"), Some(0));
         assert_eq!(parse_signed("-12"), Some(-12));

@@ -6,10 +6,15 @@ use std::path::Path;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::FileWriter;
+use arrow_schema::DataType;
 use arrow_schema::SchemaRef;
+use std::sync::Mutex;
+
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::{ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves};
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
 
 use crate::Error;
 
@@ -41,13 +46,115 @@ const POSITION_ROWS_PER_GROUP: usize = 256 * 1024;
 const MAX_GROUP_BYTES: usize = 64 << 20;
 
 enum Sink<W: Write + Send> {
-    Parquet(ArrowWriter<W>),
+    Parquet(ParquetSink<W>),
     Ipc(FileWriter<W>),
 }
 
+/// A Parquet file written a row group at a time, the columns of each
+/// encoded (dictionary, levels, zstd) on several threads.
+struct ParquetSink<W: Write + Send> {
+    file: SerializedFileWriter<W>,
+    factory: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// One writer per leaf column of the row group being written.
+    columns: Vec<ArrowColumnWriter>,
+    group: usize,
+    rows: usize,
+    per_group: usize,
+    threads: usize,
+}
+
+impl<W: Write + Send> ParquetSink<W> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let take = (self.per_group - self.rows).min(batch.num_rows() - offset);
+            let part = batch.slice(offset, take);
+            let mut leaves = Vec::new();
+            for (field, column) in self.schema.fields().iter().zip(part.columns()) {
+                leaves.extend(compute_leaves(field, column)?);
+            }
+            let jobs: Vec<_> = self.columns.iter_mut().zip(leaves).collect();
+            in_parallel(jobs, self.threads, |(writer, leaf)| writer.write(&leaf))?;
+            self.rows += take;
+            offset += take;
+            let bytes: usize = self.columns.iter().map(|c| c.memory_size()).sum();
+            if self.rows >= self.per_group || bytes >= MAX_GROUP_BYTES {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the row group being written (if it has rows).
+    fn flush(&mut self) -> Result<(), Error> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let columns = std::mem::take(&mut self.columns);
+        let chunks = in_parallel(columns, self.threads, |writer| writer.close())?;
+        let mut group = self.file.next_row_group()?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut group)?;
+        }
+        group.close()?;
+        self.group += 1;
+        self.rows = 0;
+        self.columns = self.factory.create_column_writers(self.group)?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<W, Error> {
+        self.flush()?;
+        Ok(self.file.into_inner()?)
+    }
+}
+
+/// `f` over `items` on up to `threads` threads, results in item order
+/// (items are taken last first: the games table's largest column, the
+/// movetext, is its last).
+fn in_parallel<T: Send, R: Send>(
+    items: Vec<T>,
+    threads: usize,
+    f: impl Fn(T) -> parquet::errors::Result<R> + Sync,
+) -> Result<Vec<R>, Error> {
+    if threads <= 1 || items.len() <= 1 {
+        return Ok(items.into_iter().map(f).collect::<Result<_, _>>()?);
+    }
+    let n = items.len();
+    let queue = Mutex::new(items.into_iter().enumerate().rev());
+    let results: Mutex<Vec<Option<parquet::errors::Result<R>>>> =
+        Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(n) {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                    let Some((i, item)) = next else { break };
+                    let result = f(item);
+                    if let Ok(mut results) = results.lock() {
+                        results[i] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    let results = results
+        .into_inner()
+        .map_err(|_| Error::Table("a Parquet encoding thread panicked".into()))?;
+    let mut out = Vec::with_capacity(n);
+    for result in results {
+        let result =
+            result.ok_or_else(|| Error::Table("a Parquet column was not encoded".into()))?;
+        out.push(result?);
+    }
+    Ok(out)
+}
+
 /// Writes record batches of one schema as they come: Parquet in row groups
-/// (bounded memory: a group is flushed once full or at 64 MB encoded), or
-/// Arrow IPC one batch at a time.
+/// (bounded memory: a group is flushed once full or at 64 MB buffered; its
+/// columns encoded on [`TableWriter::with_threads`] threads), or Arrow IPC
+/// one batch at a time.
 pub struct TableWriter<W: Write + Send = BufWriter<File>> {
     sink: Sink<W>,
     rows: u64,
@@ -71,25 +178,69 @@ impl<W: Write + Send> TableWriter<W> {
                 } else {
                     POSITION_ROWS_PER_GROUP
                 };
-                let props = WriterProperties::builder()
+                let mut props = WriterProperties::builder()
                     .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
                     .set_max_row_group_row_count(Some(per_group))
-                    .set_max_row_group_bytes(Some(MAX_GROUP_BYTES))
-                    .build();
-                Sink::Parquet(ArrowWriter::try_new(out, schema, Some(props))?)
+                    .set_max_row_group_bytes(Some(MAX_GROUP_BYTES));
+                // Min/max statistics of per-ply lists, whole movetexts and
+                // FENs serve no query and cost a comparison per value; a
+                // dictionary of nearly distinct values costs a hash per
+                // value and is then dropped.
+                for field in schema.fields() {
+                    let mut path = vec![field.name().clone()];
+                    let mut item = field.as_ref();
+                    while let DataType::List(child) = item.data_type() {
+                        path.extend(["list".to_owned(), child.name().clone()]);
+                        item = child.as_ref();
+                    }
+                    if path.len() > 1 {
+                        props = props
+                            .set_column_statistics_enabled(path.into(), EnabledStatistics::None);
+                    }
+                }
+                // Whole movetexts and FENs: nearly all distinct.
+                let distinct = if schema.column_with_name("movetext").is_some() {
+                    "movetext"
+                } else {
+                    "fen"
+                };
+                props = props
+                    .set_column_statistics_enabled(distinct.into(), EnabledStatistics::None)
+                    .set_column_dictionary_enabled(distinct.into(), false);
+                let props = props.build();
+                let (file, factory) = ArrowWriter::try_new(out, schema.clone(), Some(props))?
+                    .into_serialized_writer()?;
+                let columns = factory.create_column_writers(0)?;
+                Sink::Parquet(ParquetSink {
+                    file,
+                    factory,
+                    schema,
+                    columns,
+                    group: 0,
+                    rows: 0,
+                    per_group,
+                    threads: 1,
+                })
             }
             FileKind::ArrowIpc => Sink::Ipc(FileWriter::try_new(out, &schema)?),
         };
         Ok(TableWriter { sink, rows: 0 })
     }
 
+    /// Encodes the columns of each Parquet row group on up to `threads`
+    /// threads (1 by default; Arrow IPC is not encoded).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        if let Sink::Parquet(sink) = &mut self.sink {
+            sink.threads = threads.max(1);
+        }
+        self
+    }
+
     /// Appends a batch.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         self.rows += batch.num_rows() as u64;
         match &mut self.sink {
-            Sink::Parquet(w) => {
-                w.write(batch)?;
-            }
+            Sink::Parquet(w) => w.write(batch)?,
             Sink::Ipc(w) => {
                 if batch.num_rows() > 0 {
                     w.write(batch)?;
@@ -107,7 +258,7 @@ impl<W: Write + Send> TableWriter<W> {
     /// Writes the footer and flushes; returns the output.
     pub fn finish(self) -> Result<W, Error> {
         match self.sink {
-            Sink::Parquet(w) => Ok(w.into_inner()?),
+            Sink::Parquet(w) => w.finish(),
             Sink::Ipc(mut w) => {
                 w.finish()?;
                 Ok(w.into_inner()?)

@@ -34,7 +34,9 @@ fn write_table(inputs: Vec<PathBuf>, table: Table, threads: usize, out: &Path) -
         Table::Games => schema::games(),
         Table::Positions => schema::positions(),
     };
-    let mut writer = TableWriter::create(out, kind, table_schema).expect("create");
+    let mut writer = TableWriter::create(out, kind, table_schema)
+        .expect("create")
+        .with_threads(threads);
     let opts = Options {
         table,
         threads,
@@ -161,4 +163,31 @@ fn game_ids_run_across_inputs_and_a_missing_input_is_reported_once() {
     assert_eq!(errors, 1);
     assert!(ids.len() > 3000);
     assert_eq!(ids, (0..ids.len() as u64).collect::<Vec<_>>());
+}
+
+#[test]
+fn parquet_columns_encoded_on_two_threads_give_the_same_file() {
+    let dir = temp_dir("arrow-parallel-parquet");
+    let inputs = vec![
+        corpus("pgn/lichess_db_1000k.pgn"),
+        corpus("pgn/twic1599_1000k.pgn"),
+    ];
+    for table in [Table::Games, Table::Positions] {
+        let batches = all_batches(inputs.clone(), table, 1);
+        let table_schema = batches[0].schema();
+        let mut files = Vec::new();
+        for threads in [1, 2] {
+            let out = dir.join(format!("t{threads}.parquet"));
+            let mut writer = TableWriter::create(&out, FileKind::Parquet, table_schema.clone())
+                .expect("create")
+                .with_threads(threads);
+            for batch in &batches {
+                writer.write(batch).expect("write");
+            }
+            writer.finish().expect("finish");
+            files.push(std::fs::read(&out).expect("read"));
+        }
+        assert!(files[0].len() > 100_000, "{table:?}");
+        assert!(files[0] == files[1], "{table:?}: the files differ");
+    }
 }

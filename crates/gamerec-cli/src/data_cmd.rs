@@ -98,7 +98,8 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
         Table::Positions => schema::positions(),
     };
     let mut writer = TableWriter::create(output, kind, table_schema)
-        .with_context(|| format!("{}", output.display()))?;
+        .with_context(|| format!("{}", output.display()))?
+        .with_threads(opts.threads);
     let progress = Progress::new(None);
     let (mut games, mut failed, mut bad_inputs) = (0u64, 0u64, 0u64);
     let stderr = std::io::stderr();

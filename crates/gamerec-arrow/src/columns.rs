@@ -1,0 +1,225 @@
+//! Growable column buffers for the per-ply values of a batch. Unlike Arrow's
+//! builders they can be cut back to an earlier length, so a game that turns
+//! out to fail after some of its plies were stored leaves nothing behind,
+//! and they turn into arrays without copying.
+
+use std::sync::Arc;
+
+use arrow_array::types::ArrowPrimitiveType;
+use arrow_array::{ArrayRef, ListArray, PrimitiveArray, StringArray};
+use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_schema::Field;
+
+/// UTF-8 values: their bytes end to end and where each ends.
+#[derive(Debug)]
+pub(crate) struct Strings {
+    /// The bytes of all values; the value being written is at the end.
+    pub(crate) bytes: Vec<u8>,
+    offsets: Vec<i32>,
+}
+
+impl Default for Strings {
+    fn default() -> Strings {
+        Strings {
+            bytes: Vec::new(),
+            offsets: vec![0],
+        }
+    }
+}
+
+impl Strings {
+    /// Values stored.
+    pub(crate) fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Makes room for `values` more values of `bytes` bytes in all.
+    pub(crate) fn reserve(&mut self, values: usize, bytes: usize) {
+        self.offsets.reserve(values);
+        self.bytes.reserve(bytes);
+    }
+
+    /// Where the value being written starts in [`Strings::bytes`].
+    pub(crate) fn value_start(&self) -> usize {
+        self.offsets.last().map_or(0, |&o| o as usize)
+    }
+
+    /// Ends the value written into [`Strings::bytes`] since the last one.
+    pub(crate) fn end_value(&mut self) {
+        self.offsets.push(offset(self.bytes.len()));
+    }
+
+    /// Stores one value.
+    pub(crate) fn push(&mut self, value: &[u8]) {
+        self.bytes.extend_from_slice(value);
+        self.end_value();
+    }
+
+    /// Keeps the first `len` values (and drops any value being written).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.offsets.truncate(len + 1);
+        self.bytes.truncate(self.value_start());
+    }
+
+    /// The values as an array (checked to be UTF-8).
+    pub(crate) fn finish(self) -> StringArray {
+        StringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(self.offsets)),
+            self.bytes.into(),
+            None,
+        )
+        .expect("values are written from UTF-8 text")
+    }
+}
+
+/// Nullable UTF-8 values.
+#[derive(Debug)]
+pub(crate) struct OptionalStrings {
+    values: Strings,
+    nulls: NullBufferBuilder,
+}
+
+impl Default for OptionalStrings {
+    fn default() -> OptionalStrings {
+        OptionalStrings {
+            values: Strings::default(),
+            nulls: NullBufferBuilder::new(0),
+        }
+    }
+}
+
+impl OptionalStrings {
+    /// Stores one value (UTF-8) or a null.
+    pub(crate) fn push(&mut self, value: Option<&[u8]>) {
+        match value {
+            Some(v) => {
+                self.values.push(v);
+                self.nulls.append_non_null();
+            }
+            None => {
+                self.values.push(b"");
+                self.nulls.append_null();
+            }
+        }
+    }
+
+    /// The values as an array (checked to be UTF-8).
+    pub(crate) fn finish(mut self) -> StringArray {
+        StringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(self.values.offsets)),
+            self.values.bytes.into(),
+            self.nulls.finish(),
+        )
+        .expect("values are written from UTF-8 text")
+    }
+}
+
+/// An offset of an Arrow array with 32-bit offsets.
+pub(crate) fn offset(n: usize) -> i32 {
+    i32::try_from(n).expect("a record batch holds less than 2 GiB of one column")
+}
+
+/// Nullable primitive values.
+#[derive(Debug)]
+pub(crate) struct Optionals<T: ArrowPrimitiveType> {
+    values: Vec<T::Native>,
+    nulls: NullBufferBuilder,
+}
+
+impl<T: ArrowPrimitiveType> Default for Optionals<T> {
+    fn default() -> Self {
+        Optionals {
+            values: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+        }
+    }
+}
+
+impl<T: ArrowPrimitiveType> Optionals<T> {
+    /// Stores one value.
+    pub(crate) fn push(&mut self, value: Option<T::Native>) {
+        match value {
+            Some(v) => {
+                self.values.push(v);
+                self.nulls.append_non_null();
+            }
+            None => {
+                self.values.push(T::Native::default());
+                self.nulls.append_null();
+            }
+        }
+    }
+
+    /// Keeps the first `len` values.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.values.truncate(len);
+        self.nulls.truncate(len);
+    }
+
+    /// Makes room for `n` more values.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.values.reserve(n);
+    }
+
+    /// The values as an array.
+    pub(crate) fn finish(mut self) -> PrimitiveArray<T> {
+        PrimitiveArray::new(ScalarBuffer::from(self.values), self.nulls.finish())
+    }
+}
+
+/// Lists of `u8` (the NAGs of one ply).
+#[derive(Debug)]
+pub(crate) struct ByteLists {
+    values: Vec<u8>,
+    offsets: Vec<i32>,
+}
+
+impl Default for ByteLists {
+    fn default() -> ByteLists {
+        ByteLists {
+            values: Vec::new(),
+            offsets: vec![0],
+        }
+    }
+}
+
+impl ByteLists {
+    /// Stores one list.
+    pub(crate) fn push(&mut self, list: &[u8]) {
+        self.values.extend_from_slice(list);
+        self.offsets.push(offset(self.values.len()));
+    }
+
+    /// Makes room for `n` more lists.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.offsets.reserve(n);
+    }
+
+    /// Keeps the first `len` lists.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.offsets.truncate(len + 1);
+        self.values
+            .truncate(self.offsets.last().map_or(0, |&o| o as usize));
+    }
+
+    /// The lists as an array of `list<uint8>`.
+    pub(crate) fn finish(self) -> ListArray {
+        let values = PrimitiveArray::<arrow_array::types::UInt8Type>::new(
+            ScalarBuffer::from(self.values),
+            None,
+        );
+        list(self.offsets, Arc::new(values))
+    }
+}
+
+/// A list array (items nullable, as Arrow's `ListBuilder` makes them) over
+/// `values`, cut by `offsets`.
+pub(crate) fn list(offsets: Vec<i32>, values: ArrayRef) -> ListArray {
+    let field = Arc::new(Field::new("item", values.data_type().clone(), true));
+    ListArray::new(
+        field,
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        values,
+        None,
+    )
+}
