@@ -293,7 +293,15 @@ impl Batches {
                         let failed = part.failed;
                         let batch = match part.batch {
                             Some(b) => renumber(b, next_id),
-                            None => return ControlFlow::Continue(()),
+                            // Nothing decoded, but maybe something to say
+                            // (binary data read as PGN).
+                            None if settled.diagnostics.is_empty() => {
+                                return ControlFlow::Continue(());
+                            }
+                            None => RecordBatch::new_empty(match opts.table {
+                                Table::Games => crate::schema::games(),
+                                Table::Positions => crate::schema::positions(),
+                            }),
                         };
                         next_id += part.built;
                         let decoded = Decoded {

@@ -101,7 +101,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
         .with_context(|| format!("{}", output.display()))?
         .with_threads(opts.threads);
     let progress = Progress::new(None);
-    let (mut games, mut failed, mut bad_inputs) = (0u64, 0u64, 0u64);
+    let (mut games, mut failed, mut bad_inputs, mut errors) = (0u64, 0u64, 0u64, 0u64);
     let stderr = std::io::stderr();
     for item in Batches::new(paths, opts) {
         match item {
@@ -109,7 +109,9 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
                 games += decoded.games;
                 failed += decoded.failed;
                 for problem in &decoded.problems {
-                    if gamerec_arrow::decode::is_error(problem) || !quiet {
+                    let error = gamerec_arrow::decode::is_error(problem);
+                    errors += u64::from(error);
+                    if error || !quiet {
                         let _ = writeln!(stderr.lock(), "{problem}");
                     }
                 }
@@ -137,7 +139,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
     }
     Ok(if bad_inputs > 0 {
         ExitCode::from(2)
-    } else if failed > 0 {
+    } else if failed > 0 || errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -125,3 +125,23 @@ fn a_game_with_an_error_is_left_out_and_reported() {
         "{stderr}"
     );
 }
+
+/// Binary data read as PGN is one error, said once, and the exit status
+/// says so, for both tables (the data path used to drop the message and
+/// exit 0 with an empty table).
+#[test]
+fn binary_data_read_as_pgn_is_reported_with_exit_1() {
+    let dir = temp_dir("data-cli-binary");
+    let pgn = dir.join("binary.pgn");
+    std::fs::write(&pgn, b"[Event \"x\0y\"]\n\n1. e4 \xff\xfe *\n").expect("write");
+    for (verb, out) in [("convert", "g.parquet"), ("positions", "p.parquet")] {
+        let out = gamerec(&[verb, s(&pgn), "-o", s(&dir.join(out))]);
+        let (code, _, stderr) = code_and_text(&out);
+        assert_eq!(code, 1, "{verb}: {stderr}");
+        assert_eq!(
+            stderr.matches("binary data, not PGN text").count(),
+            1,
+            "{verb}: {stderr}"
+        );
+    }
+}
