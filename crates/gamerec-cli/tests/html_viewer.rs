@@ -125,21 +125,15 @@ fn pages_are_self_contained_and_hold_every_node() {
 /// profile: two instances cannot share one).
 fn chromium() -> Option<(PathBuf, Vec<String>)> {
     let bin = gamerec_testkit::peer("chromium")?;
-    let args = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        "--window-size=1300,820",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let args = gamerec_testkit::CHROMIUM_HEADLESS
+        .iter()
+        .chain(&[
+            "--disable-quic",
+            "--hide-scrollbars",
+            "--window-size=1300,820",
+        ])
+        .map(|s| s.to_string())
+        .collect();
     Some((bin, args))
 }
 

@@ -432,14 +432,8 @@ fn spectator_page_renders_live_games_in_chromium() {
     );
     let profile = dir.join("profile");
     let out = Command::new(chromium)
+        .args(gamerec_testkit::CHROMIUM_HEADLESS)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
             &format!("--user-data-dir={}", profile.display()),
             "--virtual-time-budget=3000",
             "--dump-dom",

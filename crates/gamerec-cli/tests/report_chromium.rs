@@ -133,14 +133,8 @@ fn report_charts_render_in_headless_chromium() {
     let png = shots.join("report.png");
     let profile = tmp("profile");
     let status = Command::new(chromium)
+        .args(gamerec_testkit::CHROMIUM_HEADLESS)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
             "--hide-scrollbars",
             "--window-size=800,2000",
             &format!("--user-data-dir={}", profile.display()),

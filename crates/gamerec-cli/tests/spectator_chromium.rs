@@ -93,15 +93,9 @@ engine = "builtin:3"
     let chrome = |extra: &[String]| {
         let profile = gamerec_testkit::temp_dir(&format!("spectator-profile-{}", extra[0].len()));
         let out = Command::new(&chromium)
+            .args(gamerec_testkit::CHROMIUM_HEADLESS)
             .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
                 "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
                 "--hide-scrollbars",
                 "--window-size=1300,900",
                 "--virtual-time-budget=3000",
@@ -238,18 +232,8 @@ fn spectator_page_shows_evaluations_and_last_move() {
     let port = serve_fixed(STATE);
     let profile = gamerec_testkit::temp_dir("spectator-fixed-profile");
     let out = Command::new(&chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=2000",
-            "--dump-dom",
-        ])
+        .args(gamerec_testkit::CHROMIUM_HEADLESS)
+        .args(["--disable-quic", "--virtual-time-budget=2000", "--dump-dom"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("http://127.0.0.1:{port}/#once"))
         .output()

@@ -38,6 +38,18 @@ pub fn repo_root() -> PathBuf {
     dir
 }
 
+/// The flags every test starts headless Chromium with (no sandbox, no
+/// GPU, no first-run or background traffic); each test adds its own.
+pub const CHROMIUM_HEADLESS: [&str; 7] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
 /// Whether missing peers must fail tests (`GAMEREC_REQUIRE_PEERS=1`).
 pub fn peers_required() -> bool {
     std::env::var("GAMEREC_REQUIRE_PEERS").is_ok_and(|v| v == "1")

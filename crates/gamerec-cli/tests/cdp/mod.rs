@@ -76,15 +76,9 @@ impl Browser {
     /// Starts Chromium on `url` with a fresh profile under `profile`.
     pub fn launch(chromium: &Path, profile: PathBuf, url: &str, size: (u32, u32)) -> Browser {
         let child = Command::new(chromium)
+            .args(gamerec_testkit::CHROMIUM_HEADLESS)
             .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
                 "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
                 "--hide-scrollbars",
                 "--remote-debugging-address=127.0.0.1",
                 "--remote-debugging-port=0",
