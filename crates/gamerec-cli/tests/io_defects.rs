@@ -346,3 +346,24 @@ fn en_passant_mark_written_apart_is_read() {
     let (code, out, _) = gamerec(&["check", "-"], text);
     assert_eq!((code, out.as_str()), (0, "1 games, 7 moves, 0 errors\n"));
 }
+
+/// PGC on stdin is known by its first marker, a general game's (0x05, what
+/// `convert -o .pgc` writes for games with comments) as well as a reduced
+/// game's, and read from the bytes taken to tell it (stdin cannot be
+/// opened again): every game comes through `check -` and `convert -`.
+#[test]
+fn pgc_on_stdin_is_known_by_content_and_read_whole() {
+    let dir = temp_dir("io-pgc-stdin");
+    let pgc = dir.join("games.pgc");
+    let pgn = gamerec_testkit::corpus("pgn/lichess_db_1000k.pgn");
+    let (code, _, err) = gamerec(&["convert", s(&pgn), "-o", s(&pgc)], b"");
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&pgc).unwrap();
+    assert_eq!(bytes[0], 0x05, "general games");
+    let (code, out, err) = gamerec(&["check", "-"], &bytes);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("438 game(s)"), "{out}");
+    let (code, out, err) = gamerec(&["convert", "-", "--to", "pgn"], &bytes);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("[Event ").count(), 438);
+}

@@ -110,7 +110,33 @@ pub(crate) fn stream_binary(
     input: &Input,
     format: Format,
 ) -> Result<(Receiver<Streamed>, JoinHandle<()>), OpenError> {
-    let opened = Opened::open(input, format)?;
+    spawn_reader(Opened::open(input, format)?, &input.name)
+}
+
+/// As [`stream_binary`], for a PGC file already read into memory (stdin,
+/// whose first bytes were taken to tell its format).
+pub(crate) fn stream_pgc_bytes(
+    name: &str,
+    data: Vec<u8>,
+) -> Result<(Receiver<Streamed>, JoinHandle<()>), OpenError> {
+    let data = Bytes {
+        map: None,
+        owned: data,
+    };
+    let name = name.to_owned();
+    spawn_reader(
+        Opened::Pgc {
+            data,
+            name: name.clone(),
+        },
+        &name,
+    )
+}
+
+fn spawn_reader(
+    opened: Opened,
+    name: &str,
+) -> Result<(Receiver<Streamed>, JoinHandle<()>), OpenError> {
     let (tx, rx) = sync_channel(STREAM_DEPTH);
     let thread = std::thread::Builder::new()
         .name("gamerec-binary-reader".into())
@@ -120,7 +146,7 @@ pub(crate) fn stream_binary(
                 Err(_) => ControlFlow::Break(()),
             })
         })
-        .map_err(|e| OpenError::new(input.name.clone(), e))?;
+        .map_err(|e| OpenError::new(name.to_owned(), e))?;
     Ok((rx, thread))
 }
 

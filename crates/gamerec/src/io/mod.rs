@@ -108,9 +108,11 @@ impl Format {
     /// The format the first bytes of an (uncompressed) input show: SGF (`(`
     /// then `;`), EPD (a first line that starts with the four position
     /// fields; FEN lines are EPD input too), JSON (`{`), PGN (a tag pair, a
-    /// move number or a comment), PGC (its game marker); `None` if none fits.
+    /// move number or a comment), PGC (a reduced or a general game's
+    /// marker); `None` if none fits.
     pub fn sniff(head: &[u8]) -> Option<Format> {
-        if head.first() == Some(&crate::pgc::marker::REDUCED_GAME) && head.len() > 2 {
+        use crate::pgc::marker::{GAME_BEGIN, REDUCED_GAME};
+        if matches!(head.first(), Some(&(REDUCED_GAME | GAME_BEGIN))) && head.len() > 2 {
             return Some(Format::Pgc);
         }
         let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
@@ -317,6 +319,10 @@ mod tests {
         );
         assert_eq!(Format::sniff(b"1. e4 (1. d4) *"), Some(Format::Pgn));
         assert_eq!(Format::sniff(b"{\"tags\":[]}"), Some(Format::Json));
+        // A reduced game, and a general game (what `convert -o .pgc` writes
+        // for games with comments), each from its first marker.
+        assert_eq!(Format::sniff(b"\x01\x02\x05Event"), Some(Format::Pgc));
+        assert_eq!(Format::sniff(b"\x05\x02\x05Event"), Some(Format::Pgc));
         assert_eq!(Format::sniff(b""), None);
         assert_eq!(Format::sniff(b"\x00\x00\x07\x1b\x02garbage"), None);
         assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);

@@ -14,7 +14,7 @@ use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, line_at};
 use crate::pgn::{GameBuilder, Problem, SliceReader};
 use crate::sgf;
 
-use super::binary::{Streamed, stream_binary};
+use super::binary::{Streamed, stream_binary, stream_pgc_bytes};
 use super::input::{Cut, EndAtError, Input, OpenError, take_cut};
 use super::{Format, looks_like_text};
 
@@ -241,7 +241,22 @@ impl Reader {
             .or_else(|| Format::sniff(head))
             .unwrap_or(Format::Pgn);
         if format == Format::Pgc {
-            return Reader::open_binary(input, format, opts);
+            if input.path.is_some() {
+                return Reader::open_binary(input, format, opts);
+            }
+            // Stdin cannot be opened again: what was read to tell its
+            // format is still in `stream`.
+            let mut data = Vec::new();
+            stream
+                .read_to_end(&mut data)
+                .map_err(|e| OpenError::new(input.name.clone(), e))?;
+            let (items, thread) = stream_pgc_bytes(&input.name, data)?;
+            let mut reader = Reader::new(&input.name, format, Source::Done, opts);
+            reader.source = Source::Binary {
+                items,
+                thread: Some(thread),
+            };
+            return Ok(reader);
         }
         let mut reader = Reader::new(&input.name, format, Source::Done, opts);
         if !head.is_empty() && !looks_like_text(head) {
