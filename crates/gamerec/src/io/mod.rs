@@ -26,6 +26,7 @@
 //! * [`parallel`] is the parallel chunked PGN reader (ordered results,
 //!   bounded memory, a thread count) that `gamerec check` and `convert` use.
 
+pub mod atomic;
 pub mod binary;
 mod cpu;
 pub mod files;
@@ -39,6 +40,7 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::path::Path;
 
+pub use atomic::{AtomicFile, Output, commit_all, path_error};
 pub use binary::{BinaryCheck, check_binary, read_binary_each};
 pub use files::{Opener, read_file_into};
 pub use input::{Input, OpenError, decompress};

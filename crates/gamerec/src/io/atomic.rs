@@ -1,0 +1,333 @@
+//! Outputs that appear whole or not at all.
+//!
+//! [`AtomicFile`] writes beside its target under a temporary name
+//! (`.NAME.gamerec-PID-N.tmp` in the same directory, created exclusively),
+//! and [`AtomicFile::commit`] flushes, syncs and renames it into place. Dropped
+//! without a commit (an error, a panic, an early return) it removes the
+//! temporary file, so a failed run leaves the old target untouched and nothing
+//! beside it. [`commit_all`] puts several files into place together (a CBF and
+//! its CBI): if one rename fails, the targets already replaced get their old
+//! contents back. Every error names the target's path.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// An I/O error with the path it concerns in front of its message.
+pub fn path_error(path: &Path, err: io::Error) -> io::Error {
+    io::Error::new(err.kind(), format!("{}: {err}", path.display()))
+}
+
+/// A file written under a temporary name and renamed onto its target on
+/// [`AtomicFile::commit`]. Buffered; every write error names the target.
+#[derive(Debug)]
+pub struct AtomicFile {
+    target: PathBuf,
+    tmp: PathBuf,
+    out: Option<BufWriter<File>>,
+}
+
+fn temp_name(target: &Path, tag: &str) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = format!(".{name}.gamerec-{}-{n}.{tag}", std::process::id());
+    match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(tmp),
+        _ => PathBuf::from(tmp),
+    }
+}
+
+impl AtomicFile {
+    /// Starts writing `target`: creates the temporary file beside it.
+    pub fn create(target: impl AsRef<Path>) -> io::Result<AtomicFile> {
+        let target = target.as_ref().to_path_buf();
+        if target.is_dir() {
+            return Err(path_error(
+                &target,
+                io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+            ));
+        }
+        let tmp = temp_name(&target, "tmp");
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| path_error(&target, e))?;
+        Ok(AtomicFile {
+            target,
+            tmp,
+            out: Some(BufWriter::with_capacity(1 << 16, file)),
+        })
+    }
+
+    /// The path this file will have once committed.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// The temporary path being written.
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// The open file (for seeking writers); flushes the buffer first.
+    pub fn file_mut(&mut self) -> io::Result<&mut File> {
+        let out = self.out.as_mut().expect("open until committed");
+        out.flush().map_err(|e| path_error(&self.target, e))?;
+        Ok(out.get_mut())
+    }
+
+    /// Flushes and syncs the temporary file without renaming it.
+    fn finish_data(&mut self) -> io::Result<()> {
+        let out = self.out.as_mut().expect("open until committed");
+        out.flush().map_err(|e| path_error(&self.target, e))?;
+        out.get_ref()
+            .sync_all()
+            .map_err(|e| path_error(&self.target, e))?;
+        Ok(())
+    }
+
+    /// Flushes, syncs and renames the file onto its target.
+    pub fn commit(mut self) -> io::Result<()> {
+        self.finish_data()?;
+        self.out = None;
+        fs::rename(&self.tmp, &self.target).map_err(|e| path_error(&self.target, e))?;
+        sync_dir(&self.target);
+        // Renamed: nothing to remove on drop.
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+
+    /// Gives up: removes the temporary file (as dropping does).
+    pub fn discard(self) {}
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let out = self.out.as_mut().expect("open until committed");
+        out.write(buf).map_err(|e| path_error(&self.target, e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        let out = self.out.as_mut().expect("open until committed");
+        out.write_all(buf).map_err(|e| path_error(&self.target, e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let out = self.out.as_mut().expect("open until committed");
+        out.flush().map_err(|e| path_error(&self.target, e))
+    }
+}
+
+impl io::Seek for AtomicFile {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        let out = self.out.as_mut().expect("open until committed");
+        out.seek(pos).map_err(|e| path_error(&self.target, e))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        self.out = None;
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn sync_dir(target: &Path) {
+    // Best effort: the rename is durable once the directory is synced.
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Commits several files together (a CBF and its CBI). Each is flushed and
+/// synced first; then they are renamed into place one by one. If a rename
+/// fails, the targets already replaced get their old contents back (or are
+/// removed if they did not exist), so either every target is new or every
+/// target is as it was.
+pub fn commit_all(files: Vec<AtomicFile>) -> io::Result<()> {
+    let mut files = files;
+    for f in &mut files {
+        f.finish_data()?;
+    }
+    // Keep the old targets under backup names until every rename succeeded.
+    let mut backups: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
+    let restore = |backups: &[(PathBuf, Option<PathBuf>)]| {
+        for (target, backup) in backups.iter().rev() {
+            match backup {
+                Some(b) => {
+                    let _ = fs::rename(b, target);
+                }
+                None => {
+                    let _ = fs::remove_file(target);
+                }
+            }
+        }
+    };
+    for f in &mut files {
+        let backup = if f.target.exists() {
+            let b = temp_name(&f.target, "old");
+            if let Err(e) = fs::hard_link(&f.target, &b) {
+                restore(&backups);
+                return Err(path_error(&f.target, e));
+            }
+            Some(b)
+        } else {
+            None
+        };
+        f.out = None;
+        if let Err(e) = fs::rename(&f.tmp, &f.target) {
+            if let Some(b) = &backup {
+                let _ = fs::remove_file(b);
+            }
+            restore(&backups);
+            return Err(path_error(&f.target, e));
+        }
+        f.tmp = PathBuf::new();
+        backups.push((f.target.clone(), backup));
+    }
+    for (target, backup) in &backups {
+        if let Some(b) = backup {
+            let _ = fs::remove_file(b);
+        }
+        sync_dir(target);
+    }
+    Ok(())
+}
+
+/// Where a verb writes: stdout, or a file put into place whole on success.
+pub enum Output {
+    /// Standard output, buffered.
+    Stdout(BufWriter<io::Stdout>),
+    /// A file, committed by [`Output::finish`].
+    File(AtomicFile),
+}
+
+impl Output {
+    /// A file for `Some(path)` other than `-`, else stdout.
+    pub fn open(path: Option<&Path>) -> io::Result<Output> {
+        match path {
+            Some(p) if p != Path::new("-") => Ok(Output::File(AtomicFile::create(p)?)),
+            _ => Ok(Output::Stdout(BufWriter::with_capacity(1 << 16, io::stdout()))),
+        }
+    }
+
+    /// The name to put in messages (`<stdout>` or the target path).
+    pub fn name(&self) -> String {
+        match self {
+            Output::Stdout(_) => "<stdout>".into(),
+            Output::File(f) => f.target().display().to_string(),
+        }
+    }
+
+    /// Flushes stdout, or commits the file.
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            Output::Stdout(mut s) => s.flush(),
+            Output::File(f) => f.commit(),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout(s) => s.write(buf),
+            Output::File(f) => f.write(buf),
+        }
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Output::Stdout(s) => s.write_all(buf),
+            Output::File(f) => f.write_all(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout(s) => s.flush(),
+            Output::File(f) => f.flush(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "gamerec-atomic-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn listing(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn commit_replaces_and_drop_leaves_the_old_file() {
+        let d = dir();
+        let t = d.join("out.pgn");
+        fs::write(&t, "old").unwrap();
+        let mut f = AtomicFile::create(&t).unwrap();
+        f.write_all(b"new").unwrap();
+        assert_eq!(fs::read_to_string(&t).unwrap(), "old");
+        drop(f);
+        assert_eq!(fs::read_to_string(&t).unwrap(), "old");
+        assert_eq!(listing(&d), vec!["out.pgn"]);
+        let mut f = AtomicFile::create(&t).unwrap();
+        f.write_all(b"new").unwrap();
+        f.commit().unwrap();
+        assert_eq!(fs::read_to_string(&t).unwrap(), "new");
+        assert_eq!(listing(&d), vec!["out.pgn"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn commit_all_restores_the_first_when_the_second_fails() {
+        let d = dir();
+        let a = d.join("g.cbf");
+        let b = d.join("g.cbi");
+        fs::write(&a, "old a").unwrap();
+        fs::write(&b, "old b").unwrap();
+        let mut fa = AtomicFile::create(&a).unwrap();
+        let mut fb = AtomicFile::create(&b).unwrap();
+        fa.write_all(b"new a").unwrap();
+        fb.write_all(b"new b").unwrap();
+        // Make the second rename fail: its target becomes a non-empty directory.
+        fs::remove_file(&b).unwrap();
+        fs::create_dir(&b).unwrap();
+        fs::write(b.join("x"), "x").unwrap();
+        assert!(commit_all(vec![fa, fb]).is_err());
+        assert_eq!(fs::read_to_string(&a).unwrap(), "old a");
+        assert_eq!(listing(&d), vec!["g.cbf", "g.cbi"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn errors_name_the_target() {
+        let e = AtomicFile::create("/nonexistent-dir-gamerec/x.pgn").unwrap_err();
+        assert!(e.to_string().starts_with("/nonexistent-dir-gamerec/x.pgn: "), "{e}");
+    }
+}
