@@ -101,6 +101,7 @@ pub fn check_parallel_reader(data: &[u8]) {
     let opts = ReadOptions {
         format: Some(Format::Pgn),
         max_errors: u64::MAX,
+        ..ReadOptions::default()
     };
     let mut reader = Reader::from_bytes("fuzz.pgn", data, &opts);
     let sequential: Vec<_> = reader.by_ref().map(|item| item.expect("reading bytes")).collect();

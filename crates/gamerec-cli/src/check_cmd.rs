@@ -36,6 +36,10 @@ pub struct CheckArgs {
     /// SGF: read input in this charset, overriding CA (e.g. GB18030).
     #[arg(long)]
     pub charset: Option<String>,
+    /// PGN: the bound on one game's bytes; a larger game is reported and
+    /// left out, the rest is read.
+    #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
+    pub max_game_bytes: u64,
 }
 
 /// Output format of `gamerec convert`.
@@ -116,6 +120,10 @@ pub struct ConvertArgs {
     /// SGF: read input in this charset, overriding CA.
     #[arg(long)]
     pub charset: Option<String>,
+    /// The bound on one game's bytes; a larger game is reported and left
+    /// out, the rest is read.
+    #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
+    pub max_game_bytes: u64,
 }
 
 #[derive(clap::Args)]
@@ -264,7 +272,7 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
             )
         )
     });
-    let mut code = 0u8;
+    let mut tally = gamerec::io::pipeline::Tally::default();
     if !other.is_empty() {
         let pgn = pgn_cmd::CheckArgs {
             inputs: other,
@@ -272,8 +280,12 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
             mainline_only: a.mainline_only,
             quiet: a.quiet,
             strict: a.strict,
+            max_game_bytes: a.max_game_bytes,
         };
-        code = code.max(exit_number(pgn_cmd::check(pgn)?));
+        match pgn_cmd::check(pgn)? {
+            pgn_cmd::Checked::Done(t) => tally.add(&t),
+            pgn_cmd::Checked::PipeClosed => return Ok(ExitCode::SUCCESS),
+        }
     }
     if !sgf.is_empty() {
         let files: Vec<String> = sgf
@@ -283,23 +295,20 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
                     .unwrap_or_else(|f| f.to_string_lossy().into_owned())
             })
             .collect();
-        code = code.max(check_sgf_files(&files, &a)?);
+        tally.add(&check_sgf_files(&files, &a)?);
     }
-    Ok(ExitCode::from(code))
+    // One summary line for every format checked.
+    let mut stdout = std::io::stdout().lock();
+    if writeln!(stdout, "{tally}")
+        .and_then(|_| stdout.flush())
+        .is_err()
+    {
+        return Ok(ExitCode::SUCCESS); // a closed pipe
+    }
+    Ok(ExitCode::from(tally.exit_code()))
 }
 
-/// The numeric value of the exit codes this tool uses (0, 1, 2).
-fn exit_number(code: ExitCode) -> u8 {
-    if code == ExitCode::SUCCESS {
-        0
-    } else if code == ExitCode::from(1) {
-        1
-    } else {
-        2
-    }
-}
-
-fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
+fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipeline::Tally> {
     let opts = sgf_cmd::CheckOptions {
         charset: a.charset.clone(),
         quiet: a.quiet,
@@ -311,6 +320,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel();
     let mut total = sgf_cmd::Summary::default();
+    let mut with_errors = (0u64, 0u64);
     let mut stdout = std::io::stdout().lock();
     let mut pipe_closed = false;
     std::thread::scope(|scope| {
@@ -347,8 +357,11 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
                 want += batch.len();
                 for (out, s, err) in batch {
                     total.add(&s);
+                    let w = self::with_errors(&s);
+                    with_errors.0 += w.0;
+                    with_errors.1 += w.1;
                     if let Some(e) = err {
-                        eprintln!("gamerec: {e}");
+                        eprintln!("{e}");
                     }
                     if !pipe_closed && stdout.write_all(&out).is_err() {
                         pipe_closed = true;
@@ -357,35 +370,33 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<u8> {
             }
         }
     });
-    // Each format's unit: games and nodes (SGF, binary chess), records (EPD).
-    let mut parts = vec![format!("checked {} file(s)", total.files)];
-    if total.games > 0 || total.records == 0 {
-        parts.push(format!("{} game(s), {} node(s)", total.games, total.nodes));
-    }
-    if total.records > 0 {
-        parts.push(format!("{} record(s)", total.records));
-    }
-    let line = format!(
-        "{}: {} error(s), {} warning(s){}\n",
-        parts.join(", "),
-        total.errors,
-        total.warnings,
-        if total.unreadable > 0 {
-            format!(", {} file(s) not read", total.unreadable)
-        } else {
-            String::new()
-        }
-    );
-    if !pipe_closed {
-        let _ = stdout.write_all(line.as_bytes());
-    }
-    Ok(if total.unreadable > 0 {
-        2
-    } else if total.errors > 0 {
-        1
-    } else {
-        0
+    let _ = pipe_closed;
+    Ok(gamerec::io::pipeline::Tally {
+        inputs: total.files + total.unreadable,
+        inputs_not_read: total.unreadable,
+        games: total.games,
+        games_with_errors: with_errors.0,
+        records: total.records,
+        records_with_errors: with_errors.1,
+        nodes: (total.nodes > 0 || total.games > 0).then_some(total.nodes),
+        errors: total.errors,
+        warnings: total.warnings,
+        ..Default::default()
     })
+}
+
+/// Games (or records) with errors in one file's summary: exact for a file
+/// of one game (most SGF files); for more, at most one per error.
+fn with_errors(s: &sgf_cmd::Summary) -> (u64, u64) {
+    if s.errors == 0 {
+        return (0, 0);
+    }
+    let per = |n: u64| if n <= 1 { 1 } else { s.errors.min(n) };
+    if s.records > 0 {
+        (0, per(s.records))
+    } else {
+        (per(s.games), 0)
+    }
 }
 
 /// `gamerec convert`: any chess format to any other (PGN, JSON, EPD, FEN,
@@ -460,6 +471,7 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
             encoding: a.encoding,
             strip_commands: a.strip_commands,
             quiet: a.quiet,
+            max_game_bytes: a.max_game_bytes,
         });
     }
     // EPD to EPD is `epd normalize`: records in canonical form, lines with

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use gamerec::diag::{Code, Diagnostic};
-use gamerec::io::{Format, GameWriter, Input, Item, ReadOptions, Reader, WriteOptions, parallel};
+use gamerec::io::{Format, GameWriter, Input, WriteOptions, parallel, pipeline};
 
 use crate::check_cmd::ConvertArgs;
 
@@ -21,6 +21,8 @@ const LOSSES_SHOWN_PER_KIND: u64 = 10;
 struct Reporter {
     quiet: bool,
     errors: u64,
+    /// The writer's own diagnostics (losses), not counted by the reader.
+    losses: u64,
     kinds: HashMap<String, (u64, Diagnostic)>,
 }
 
@@ -108,93 +110,57 @@ pub fn convert_games(
     let mut report = Reporter {
         quiet: a.quiet,
         errors: 0,
+        losses: 0,
         kinds: HashMap::new(),
     };
-    let mut unreadable = false;
     let threads = a.threads.unwrap_or_else(parallel::default_threads).max(1);
-    for input in inputs {
-        let mut write = |item: &Item, report: &mut Reporter| -> std::io::Result<()> {
-            for d in writer.write(item, &input.name)? {
-                report.show(&d);
-            }
-            Ok(())
-        };
-        let format = input.format().unwrap_or(Format::Pgn);
-        let mut count = 0u64;
-        let mut write_error = None;
-        let read = if format == Format::Pgn {
-            let popts = parallel::Options {
-                threads,
-                ..parallel::Options::default()
-            };
-            parallel::read_pgn_games(input, &popts, |settled| {
-                for d in &settled.diagnostics {
-                    report.show(d);
-                }
-                for item in &settled.value {
-                    count += 1;
-                    if let Err(e) = write(item, &mut report) {
-                        write_error = Some(e);
-                        return ControlFlow::Break(());
-                    }
-                }
-                ControlFlow::Continue(())
-            })
-        } else {
-            match Reader::open(input, &ReadOptions::default()) {
-                Err(e) => Err(e),
-                Ok(mut reader) => {
-                    let mut result = Ok(());
-                    while let Some(next) = reader.next() {
-                        for d in reader.take_diagnostics() {
-                            report.show(&d);
-                        }
-                        match next {
-                            Ok(item) => {
-                                count += 1;
-                                if let Err(e) = write(&item, &mut report) {
-                                    write_error = Some(e);
-                                    break;
-                                }
-                            }
-                            Err(e) => {
-                                result = Err(e);
-                                break;
-                            }
-                        }
-                    }
-                    for d in reader.take_diagnostics() {
+    let popts = pipeline::Options {
+        threads,
+        max_game_bytes: a.max_game_bytes,
+        ..pipeline::Options::default()
+    };
+    let mut write_error = None;
+    let mut written = 0u64;
+    let shown = std::cell::RefCell::new(&mut report);
+    let ran = pipeline::read_games(
+        inputs,
+        &popts,
+        |item| item,
+        |o| {
+            let name = &inputs[o.input].name;
+            match writer.write(&o.value, name) {
+                Ok(losses) => {
+                    written += 1;
+                    let mut report = shown.borrow_mut();
+                    report.losses += losses.len() as u64;
+                    for d in losses {
                         report.show(&d);
                     }
-                    result
+                    ControlFlow::Continue(())
+                }
+                Err(e) => {
+                    write_error = Some(e);
+                    ControlFlow::Break(())
                 }
             }
-        };
-        if let Some(e) = write_error {
-            return Err(e.into());
-        }
-        if let Err(e) = read {
-            unreadable = true;
-            if count > 0 {
-                eprintln!(
-                    "gamerec: {e} (after {} read and converted)",
-                    format.count(count)
-                );
-            } else {
-                eprintln!("gamerec: {e}");
-            }
-        }
+        },
+        |d| {
+            shown.borrow_mut().show(&d);
+            ControlFlow::Continue(())
+        },
+    );
+    if let Some(e) = write_error {
+        return Err(e.into());
     }
     for d in writer.finish()? {
+        report.losses += 1;
         report.show(&d);
     }
     report.finish();
+    let mut tally = ran.tally;
+    tally.warnings += report.losses;
+    tally.written = Some(written);
+    eprintln!("gamerec convert: {tally}");
     let _ = std::io::stderr().flush();
-    Ok(ExitCode::from(if unreadable {
-        2
-    } else if report.errors > 0 {
-        1
-    } else {
-        0
-    }))
+    Ok(ExitCode::from(tally.exit_code()))
 }

@@ -17,9 +17,13 @@ use gamerec::pgn::{Notation, WriteOptions, write_game};
 use gamerec_db::dedup::{DedupOptions, Seen, identity};
 use gamerec_db::eco::EcoBook;
 use gamerec_db::filter::{Atom, Expr, Op};
-use gamerec_db::source::{Failure, for_each_game};
 
+use gamerec::io::pipeline::{self, Tally};
 use gamerec::io::{Format, Input};
+use gamerec_db::source::for_each_game;
+use std::ops::ControlFlow;
+
+use crate::progress::Progress;
 
 use crate::input::open_output;
 
@@ -63,6 +67,10 @@ pub struct IoArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     threads: Option<usize>,
+    /// The bound on one game's bytes: a larger game is reported and left
+    /// out (the rest is read).
+    #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
+    max_game_bytes: u64,
 }
 
 impl IoArgs {
@@ -195,75 +203,55 @@ impl Output {
     }
 }
 
-/// Runs `work` on every game of every input (in parallel) and `sink` in
-/// order with the game's number (from 1, across inputs). Failures are
-/// printed as `input: byte N: error: message`; returns how many there were.
+/// Runs `work` on every game of every input (in parallel, through the
+/// library's pipeline) and `sink` in input order with the game's number
+/// over all inputs (from 1; games that could not be read count too), its
+/// input's name and byte offset. Diagnostics go to stderr as `check`
+/// prints them. Returns the pipeline's tally.
 fn each_game<T: Send>(
     io: &IoArgs,
     work: impl Fn(&Game) -> T + Sync,
     mut sink: impl FnMut(u64, &str, u64, T) -> Result<()>,
-) -> Result<u64> {
-    let mut number = 0u64;
-    let mut failures = 0u64;
-    let threads = io.threads();
-    for input in Input::from_args(&io.inputs) {
-        if let Some(format) = input.format_by_name().filter(|f| *f != Format::Pgn) {
-            // Other chess formats: `gamerec::io`'s reader, in order.
-            let opts = gamerec::io::ReadOptions {
-                format: Some(format),
-                ..Default::default()
-            };
-            let mut reader = gamerec::io::Reader::open(&input, &opts)?;
-            while let Some(item) = reader.next() {
-                let item = item?;
-                number += 1;
-                let game = match &item.record {
-                    gamerec::io::Record::Game(g) => g.clone(),
-                    r @ gamerec::io::Record::Position(_) => r.to_game().value,
-                };
-                sink(number, &input.name, item.offset, work(&game))?;
-                for d in reader.take_diagnostics() {
-                    eprintln!("{d}");
+) -> Result<Tally> {
+    let inputs = Input::from_args(&io.inputs);
+    let total = inputs.iter().map(Input::size).sum::<Option<u64>>();
+    let progress = Progress::new(total);
+    let opts = pipeline::Options {
+        threads: io.threads(),
+        max_game_bytes: io.max_game_bytes,
+        read_bytes: Some(progress.read_bytes.clone()),
+        ..pipeline::Options::default()
+    };
+    let mut err = None;
+    let mut seen = 0u64;
+    let ran = pipeline::read_games(
+        &inputs,
+        &opts,
+        |item| match &item.record {
+            gamerec::io::Record::Game(g) => work(g),
+            r @ gamerec::io::Record::Position(_) => work(&r.to_game().value),
+        },
+        |out| {
+            seen += 1;
+            progress.update(seen);
+            match sink(out.overall, &inputs[out.input].name, out.offset, out.value) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    err = Some(e);
+                    ControlFlow::Break(())
                 }
             }
-            failures += reader.errors();
-            for d in reader.take_diagnostics() {
-                eprintln!("{d}");
-            }
-            continue;
-        }
-        let reader = input.open(None)?;
-        let mut err = None;
-        for_each_game(
-            reader,
-            threads,
-            |r| work(&r.game),
-            |outcome| {
-                number += 1;
-                match outcome {
-                    Ok((offset, t)) => {
-                        if let Err(e) = sink(number, &input.name, offset, t) {
-                            err = Some(e);
-                            return Ok(false);
-                        }
-                    }
-                    Err(Failure { offset, message }) => {
-                        failures += 1;
-                        eprintln!(
-                            "{}: byte {offset}: error: game {number}: {message}",
-                            input.name
-                        );
-                    }
-                }
-                Ok(true)
-            },
-        )
-        .with_context(|| format!("reading {}", input.name))?;
-        if let Some(e) = err {
-            return Err(e);
-        }
+        },
+        |d| {
+            eprintln!("{d}");
+            ControlFlow::Continue(())
+        },
+    );
+    progress.finish();
+    if let Some(e) = err {
+        return Err(e);
     }
-    Ok(failures)
+    Ok(ran.tally)
 }
 
 fn exit(failures: u64) -> ExitCode {
@@ -272,6 +260,14 @@ fn exit(failures: u64) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Prints the tally (with `written`) as the last line on stderr, and
+/// returns the exit code it calls for.
+fn finish(verb: &str, mut tally: Tally, written: u64) -> ExitCode {
+    tally.written = Some(written);
+    eprintln!("gamerec {verb}: {tally}");
+    ExitCode::from(tally.exit_code())
 }
 
 /// Select games by tags, result, positions, material and endings.
@@ -329,7 +325,8 @@ pub struct FilterArgs {
     /// Output the games that do not match instead.
     #[arg(long, short = 'v')]
     invert: bool,
-    /// Print the number of matching games on stderr.
+    /// Print the number of matching games on stdout; alone, no games are
+    /// written (as `grep -c`); with -o they are written too.
     #[arg(long)]
     count: bool,
 }
@@ -381,25 +378,34 @@ pub fn run_filter(args: FilterArgs) -> Result<ExitCode> {
         }
     };
     let writer = args.io.writer();
-    let mut out = Output::open(args.io.output.as_deref(), &writer)?;
+    // --count alone prints the count and writes no games (as grep -c).
+    let write = !args.count || args.io.output.is_some();
+    let mut out = match write {
+        true => Some(Output::open(args.io.output.as_deref(), &writer)?),
+        false => None,
+    };
     let mut matched = 0u64;
     let invert = args.invert;
-    let failures = each_game(
+    let tally = each_game(
         &args.io,
-        |game| (expr.matches_game(game) != invert).then(|| writer.write(game)),
+        |game| (expr.matches_game(game) != invert).then(|| write.then(|| writer.write(game))),
         |_, name, _, text| {
             if let Some(text) = text {
                 matched += 1;
-                out.put(text, name)?;
+                if let (Some(out), Some(text)) = (out.as_mut(), text) {
+                    out.put(text, name)?;
+                }
             }
             Ok(())
         },
     )?;
-    out.finish()?;
-    if args.count {
-        eprintln!("{matched} games matched");
+    if let Some(out) = out {
+        out.finish()?;
     }
-    Ok(exit(failures))
+    if args.count {
+        println!("{matched}");
+    }
+    Ok(finish("filter", tally, if write { matched } else { 0 }))
 }
 
 /// Drop duplicate games, keeping the first copy.
@@ -441,7 +447,7 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
     let mut seen = Seen::new();
     let (mut kept, mut dropped) = (0u64, 0u64);
     let quiet = args.quiet;
-    let failures = each_game(
+    let tally = each_game(
         &args.io,
         |game| (identity(game, opts), writer.write(game)),
         |n, name, offset, (id, text)| {
@@ -468,7 +474,7 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
         d.finish()?;
     }
     eprintln!("{kept} games kept, {dropped} duplicates dropped");
-    Ok(exit(failures))
+    Ok(finish("dedup", tally, kept))
 }
 
 /// Classify games by opening (ECO, Opening, Variation tags).
@@ -506,7 +512,7 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
     let writer = args.io.writer();
     let mut out = Output::open(args.io.output.as_deref(), &writer)?;
     let (mut classified, mut total) = (0u64, 0u64);
-    let failures = each_game(
+    let tally = each_game(
         &args.io,
         |game| {
             let mut g = game.clone();
@@ -522,7 +528,7 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
     )?;
     out.finish()?;
     eprintln!("{classified} of {total} games classified");
-    Ok(exit(failures))
+    Ok(finish("eco", tally, total))
 }
 
 /// Build a position index of a PGN database.
@@ -775,6 +781,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         to: args.to,
         notation: args.notation,
         threads: Some(1),
+        max_game_bytes: gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES,
     }
     .writer();
     let mut games_out = Output::open(args.output.as_deref(), &writer)?;

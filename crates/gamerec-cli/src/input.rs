@@ -55,6 +55,7 @@ fn pgn_options() -> ReadOptions {
     ReadOptions {
         format: Some(gamerec::io::Format::Pgn),
         max_errors: u64::MAX,
+        ..ReadOptions::default()
     }
 }
 

@@ -172,9 +172,6 @@ enum EpdCommand {
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(check) = plain_check_args(&args) {
-        return finish(check_cmd::check(check));
-    }
     let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Check(args) => check_cmd::check(args),
@@ -210,28 +207,6 @@ fn main() -> ExitCode {
         Command::Html(args) => html_cmd::run(args),
     };
     finish(result)
-}
-
-/// `gamerec check FILE...` with nothing but paths (no option, no `-`, no
-/// empty argument): the arguments clap would give, without clap's work per
-/// argument (about half a microsecond each, and `xargs` passes thousands
-/// per run, ~1 ms of a process that checks 2,400 SGF files in ~25 ms).
-fn plain_check_args(args: &[std::ffi::OsString]) -> Option<check_cmd::CheckArgs> {
-    let [_, verb, files @ ..] = args else {
-        return None;
-    };
-    let plain = |f: &std::ffi::OsString| f.as_encoded_bytes().first().is_some_and(|&b| b != b'-');
-    if verb != "check" || files.is_empty() || !files.iter().all(plain) {
-        return None;
-    }
-    Some(check_cmd::CheckArgs {
-        files: files.to_vec(),
-        threads: None,
-        mainline_only: false,
-        quiet: false,
-        strict: false,
-        charset: None,
-    })
 }
 
 /// Turns a verb's result into the process exit code: errors are printed as
@@ -275,51 +250,4 @@ pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shortcut for `check FILE...` gives what clap gives, and is taken
-    /// only when there is nothing else to parse.
-    #[test]
-    fn plain_check_args_match_clap() {
-        let argv = |a: &[&str]| -> Vec<std::ffi::OsString> {
-            a.iter().map(std::ffi::OsString::from).collect()
-        };
-        for a in [
-            &["gamerec", "check", "a.sgf"][..],
-            &[
-                "gamerec",
-                "check",
-                "a.sgf",
-                "dir/b.SGF",
-                "c.pgn",
-                "help",
-                "check",
-            ],
-            &["gamerec", "check", "x", "y z", "+1"],
-        ] {
-            let fast = plain_check_args(&argv(a)).expect("plain");
-            let Command::Check(slow) = Cli::parse_from(argv(a)).command else {
-                panic!("not check: {a:?}");
-            };
-            assert_eq!(fast.files, slow.files, "{a:?}");
-            assert_eq!(fast.threads, slow.threads);
-            assert_eq!(fast.mainline_only, slow.mainline_only);
-            assert_eq!(fast.quiet, slow.quiet);
-            assert_eq!(fast.strict, slow.strict);
-            assert_eq!(fast.charset, slow.charset);
-        }
-        for a in [
-            &["gamerec", "check"][..],
-            &["gamerec", "check", "-q", "a.sgf"],
-            &["gamerec", "check", "a.sgf", "-t", "1"],
-            &["gamerec", "check", "a.sgf", "--", "b.sgf"],
-            &["gamerec", "check", "-"],
-            &["gamerec", "check", ""],
-            &["gamerec", "show", "a.sgf"],
-            &["gamerec"],
-        ] {
-            assert!(plain_check_args(&argv(a)).is_none(), "{a:?}");
-        }
-    }
-}
+mod tests {}

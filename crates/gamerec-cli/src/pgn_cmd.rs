@@ -12,12 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::{Result, bail};
 use gamerec::diag::{Code, Severity};
 use gamerec::io::parallel::{self, Report, Settled, visit_chunk};
-use gamerec::io::read::{CUT_OFF_TAG_SECTION, is_cut_off_tag_section};
+use gamerec::io::pipeline::{self, ErrorGames, Tally};
 use gamerec::io::write::unrepresentable_warning;
 use gamerec::pgn::writer::export_string;
-use gamerec::pgn::{
-    CheckOptions, Checker, ChunkView, Encoding, GameBuilder, WriteOptions, write_game_json,
-};
+use gamerec::pgn::{CheckOptions, Checker, ChunkView, Encoding, WriteOptions, write_game_json};
 
 use crate::input::{Input, is_broken_pipe, open_output};
 use crate::progress::Progress;
@@ -36,6 +34,8 @@ pub struct CheckArgs {
     pub quiet: bool,
     /// Also warn on tag values that break their formats.
     pub strict: bool,
+    /// The bound on one game's bytes.
+    pub max_game_bytes: u64,
 }
 
 /// Output format of the PGN-to-text conversion.
@@ -65,6 +65,8 @@ pub struct ConvertArgs {
     pub strip_commands: bool,
     /// Do not print warnings (only errors).
     pub quiet: bool,
+    /// The bound on one game's bytes.
+    pub max_game_bytes: u64,
 }
 
 /// Runs `job` over the chunks of every input with the library's parallel
@@ -74,6 +76,7 @@ fn run<T, J, E>(
     inputs: &[Input],
     threads: usize,
     elide_comments: bool,
+    max_game_bytes: u64,
     job: J,
     unreadable: &mut u64,
     mut emit: E,
@@ -99,6 +102,7 @@ where
             threads,
             elide_comments,
             read_bytes: Some(read_bytes.clone()),
+            max_game_bytes,
             ..parallel::Options::default()
         };
         let mut stop = false;
@@ -118,11 +122,7 @@ where
         if let Err(e) = read {
             // Reported once; the other inputs are still read.
             *unreadable += 1;
-            if games_here > 0 {
-                eprintln!("gamerec: {e} (after {games_here} games read)");
-            } else {
-                eprintln!("gamerec: {e}");
-            }
+            eprintln!("{}", pipeline::cut_short(&e, games_here, "games"));
         }
         if stop {
             break;
@@ -138,8 +138,9 @@ fn thread_count(requested: Option<usize>) -> usize {
         .max(1)
 }
 
-/// `gamerec check`.
-pub fn check(args: CheckArgs) -> Result<ExitCode> {
+/// `gamerec check` of PGN inputs: prints each diagnostic, returns the
+/// counts.
+pub fn check(args: CheckArgs) -> Result<Checked> {
     let inputs = Input::from_args(&args.inputs);
     let opts = CheckOptions {
         variations: !args.mainline_only,
@@ -164,22 +165,29 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let (mut games, mut moves, mut errors) = (0u64, 0u64, 0u64);
+    let mut tally = Tally {
+        moves: Some(0),
+        ..Tally::default()
+    };
+    let mut errs = ErrorGames::default();
     let mut unreadable = 0u64;
     let mut write_failed = None;
     run(
         &inputs,
         thread_count(args.threads),
         true,
+        args.max_game_bytes,
         job,
         &mut unreadable,
         |_, settled| {
-            games += settled.games;
-            moves += settled.value;
+            tally.games += settled.games;
+            *tally.moves.get_or_insert(0) += settled.value;
             for d in &settled.diagnostics {
-                if d.is_error() {
-                    errors += 1;
-                } else if args.quiet {
+                tally.count(d);
+                if errs.is_new(d) {
+                    tally.games_with_errors += 1;
+                }
+                if !d.is_error() && args.quiet {
                     continue;
                 }
                 if let Err(e) = writeln!(out, "{d}") {
@@ -190,37 +198,28 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
             ControlFlow::Continue(())
         },
     )?;
-    if let Some(e) = write_failed {
-        if is_broken_pipe(&e) {
-            return Ok(ExitCode::SUCCESS);
+    tally.inputs = inputs.len() as u64;
+    tally.inputs_not_read = unreadable;
+    match write_failed {
+        Some(e) if is_broken_pipe(&e) => Ok(Checked::PipeClosed),
+        Some(e) => Err(e.into()),
+        None => {
+            out.flush().ok();
+            Ok(Checked::Done(tally))
         }
-        return Err(e.into());
     }
-    let not_read = match unreadable {
-        0 => String::new(),
-        1 => ", 1 file not read".into(),
-        n => format!(", {n} files not read"),
-    };
-    let summary = writeln!(
-        out,
-        "{games} games, {moves} moves, {errors} errors{not_read}"
-    )
-    .and_then(|_| out.flush());
-    if let Err(e) = summary
-        && !is_broken_pipe(&e)
-    {
-        return Err(e.into());
-    }
-    Ok(if unreadable > 0 {
-        ExitCode::from(2)
-    } else if errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
-/// `gamerec convert`.
+/// What `check` of PGN inputs ended with.
+pub enum Checked {
+    /// The counts (the caller prints the summary line).
+    Done(Tally),
+    /// Standard output was closed (a pipe into `head`): success.
+    PipeClosed,
+}
+
+/// `gamerec convert` of PGN inputs to PGN or JSON, through the library's
+/// pipeline (games rendered on the reading threads, written in order).
 pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let inputs = Input::from_args(&args.inputs);
     let to = args.to.unwrap_or_else(|| match &args.output {
@@ -231,47 +230,39 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         encoding: args.encoding,
         ..WriteOptions::default()
     };
-    let job = |chunk: ChunkView<'_>| {
-        let mut builder = GameBuilder::default();
-        visit_chunk(
-            chunk,
-            &mut builder,
-            |game, at, report: &mut Report<Vec<u8>>| {
-                let Some(mut game) = game else { return };
-                if is_cut_off_tag_section(&game, at.cut_at_end) {
-                    report.game_notes.push((
-                        Severity::Error,
-                        Code::Truncated,
-                        CUT_OFF_TAG_SECTION.into(),
-                    ));
-                    return;
+    // A game rendered, and the warning of what its encoding could not hold.
+    let render = |item: &gamerec::io::Item| -> (Vec<u8>, Option<String>) {
+        let gamerec::io::Record::Game(game) = &item.record else {
+            return (Vec::new(), None);
+        };
+        let mut out = Vec::new();
+        let stripped;
+        let game = if args.strip_commands {
+            let mut g = game.clone();
+            gamerec::pgn::commands::strip_game_commands(&mut g);
+            stripped = g;
+            &stripped
+        } else {
+            game
+        };
+        match to {
+            To::Pgn => {
+                let text = export_string(game, &opts);
+                if opts.encoding.encode_to(&text, &mut out) > 0 {
+                    return (out, Some(unrepresentable_warning(opts.encoding, &text)));
                 }
-                if args.strip_commands {
-                    gamerec::pgn::commands::strip_game_commands(&mut game);
-                }
-                match to {
-                    To::Pgn => {
-                        let text = export_string(&game, &opts);
-                        if opts.encoding.encode_to(&text, &mut report.value) > 0 {
-                            report.game_notes.push((
-                                Severity::Warning,
-                                Code::Loss,
-                                unrepresentable_warning(opts.encoding, &text),
-                            ));
-                        }
-                    }
-                    To::Json => {
-                        let mut text = String::new();
-                        write_game_json(
-                            &game,
-                            &gamerec::pgn::commands::write_commands_json,
-                            &mut text,
-                        );
-                        report.value.extend_from_slice(text.as_bytes());
-                    }
-                }
-            },
-        )
+            }
+            To::Json => {
+                let mut text = String::new();
+                write_game_json(
+                    game,
+                    &gamerec::pgn::commands::write_commands_json,
+                    &mut text,
+                );
+                out.extend_from_slice(text.as_bytes());
+            }
+        }
+        (out, None)
     };
     if let Some(output) = &args.output
         && let Some(input) = inputs.iter().find(|i| i.is_same_file(output))
@@ -282,32 +273,57 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         );
     }
     let mut out = open_output(args.output.as_deref())?;
-    let mut errors = 0u64;
-    let mut unreadable = 0u64;
+    let total = inputs.iter().map(Input::size).sum::<Option<u64>>();
+    let progress = Progress::new(total);
+    let popts = pipeline::Options {
+        threads: thread_count(args.threads),
+        format: Some(Format::Pgn),
+        max_game_bytes: args.max_game_bytes,
+        read_bytes: Some(progress.read_bytes.clone()),
+        ..pipeline::Options::default()
+    };
     let mut write_failed = None;
+    let (mut written, mut losses) = (0u64, 0u64);
     let stderr = io::stderr();
-    run(
+    let ran = pipeline::read_games(
         &inputs,
-        thread_count(args.threads),
-        false,
-        job,
-        &mut unreadable,
-        |_, settled| {
-            for d in &settled.diagnostics {
-                if d.is_error() {
-                    errors += 1;
-                } else if args.quiet {
-                    continue;
+        &popts,
+        |item| render(&item),
+        |o| {
+            progress.update(o.overall);
+            let (text, loss) = o.value;
+            if let Some(message) = loss {
+                losses += 1;
+                if !args.quiet {
+                    let d = gamerec::diag::Diagnostic::new(
+                        Severity::Warning,
+                        gamerec::diag::LineCol {
+                            line: o.line,
+                            column: 1,
+                        },
+                        message,
+                    )
+                    .with_path(inputs[o.input].name.as_str())
+                    .with_code(Code::Loss)
+                    .with_game(o.number);
+                    let _ = writeln!(stderr.lock(), "{d}");
                 }
-                let _ = writeln!(stderr.lock(), "{d}");
             }
-            if let Err(e) = out.write_all(&settled.value) {
+            if let Err(e) = out.write_all(&text) {
                 write_failed = Some(e);
                 return ControlFlow::Break(());
             }
+            written += 1;
             ControlFlow::Continue(())
         },
-    )?;
+        |d| {
+            if d.is_error() || !args.quiet {
+                let _ = writeln!(stderr.lock(), "{d}");
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    progress.finish();
     let flushed = match write_failed {
         Some(e) => Err(e),
         None => out.flush(),
@@ -318,11 +334,9 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         }
         return Err(e.into());
     }
-    Ok(if unreadable > 0 {
-        ExitCode::from(2)
-    } else if errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let mut tally = ran.tally;
+    tally.warnings += losses;
+    tally.written = Some(written);
+    eprintln!("gamerec convert: {tally}");
+    Ok(ExitCode::from(tally.exit_code()))
 }

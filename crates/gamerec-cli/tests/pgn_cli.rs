@@ -29,9 +29,15 @@ fn check_prints_diagnostics_then_the_summary() {
         "{out}"
     );
     assert!(lines[1].contains("game 3"), "{out}");
-    assert_eq!(lines[2], "3 games, 5 moves, 2 errors");
+    assert_eq!(
+        lines[2],
+        "3 games, 5 moves, 2 errors; 2 with errors, 0 warnings"
+    );
     let (code, out, _) = gamerec(&["check", "-"], Some(b"1. e4 e5 *\n"));
-    assert_eq!((code, out.as_str()), (0, "1 games, 2 moves, 0 errors\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "1 games, 2 moves, 0 errors; 0 with errors, 0 warnings\n")
+    );
 }
 
 #[test]
@@ -78,7 +84,10 @@ fn tcec_archive_checks_clean() {
     let corpus = gamerec_testkit::corpus("pgn/tcec-2011-2021.pgn.zst");
     let (code, out, _) = gamerec(&["check", "-q", corpus.to_str().unwrap()], None);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(out, "5280 games, 725157 moves, 0 errors\n");
+    assert_eq!(
+        out,
+        "5280 games, 725157 moves, 0 errors; 0 with errors, 0 warnings\n"
+    );
 }
 
 #[test]

@@ -46,11 +46,27 @@ fn check_stays_under_100_mb_on_a_300_mb_file_and_a_150_mb_comment() {
         let (out, mb) = run_measured(&["check", "-t", threads, g]);
         assert_eq!(
             out,
-            format!("{count} games, {} moves, 0 errors\n", 4 * count)
+            format!(
+                "{count} games, {} moves, 0 errors; 0 with errors, 0 warnings\n",
+                4 * count
+            )
         );
         assert!(mb < 100, "-t {threads} on 300 MB of games: {mb} MB");
+        // Past the bound on one game (64 MiB by default) the game is
+        // reported and left out, as every verb does.
         let (out, mb) = run_measured(&["check", "-t", threads, h]);
-        assert!(out.ends_with("2 games, 4 moves, 1 errors\n"), "{out}");
+        assert!(
+            out.ends_with("2 games, 2 moves, 1 errors; 1 with errors, 0 warnings\n"),
+            "{out}"
+        );
+        assert!(out.contains("larger than the bound of one game"), "{out}");
+        assert!(mb < 100, "-t {threads} on a 150 MB comment: {mb} MB");
+        // With a larger bound, check reads it without holding the comment.
+        let (out, mb) = run_measured(&["check", "--max-game-bytes", "300000000", "-t", threads, h]);
+        assert!(
+            out.ends_with("2 games, 4 moves, 1 errors; 1 with errors, 0 warnings\n"),
+            "{out}"
+        );
         assert!(out.contains("illegal move Qxd7"), "{out}");
         assert!(mb < 100, "-t {threads} on a 150 MB comment: {mb} MB");
     }

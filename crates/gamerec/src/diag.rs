@@ -157,6 +157,8 @@ pub enum Code {
     TooManyErrors,
     /// The input could not be opened or read (an operating-system error).
     Io,
+    /// A game or record larger than the reader's bound, left out.
+    TooLarge,
 }
 
 impl Code {
@@ -176,6 +178,7 @@ impl Code {
             Code::WrongFormat => "wrong-format",
             Code::TooManyErrors => "too-many-errors",
             Code::Io => "io",
+            Code::TooLarge => "too-large",
         }
     }
 }

@@ -220,7 +220,10 @@ impl Output {
     pub fn open(path: Option<&Path>) -> io::Result<Output> {
         match path {
             Some(p) if p != Path::new("-") => Ok(Output::File(AtomicFile::create(p)?)),
-            _ => Ok(Output::Stdout(BufWriter::with_capacity(1 << 16, io::stdout()))),
+            _ => Ok(Output::Stdout(BufWriter::with_capacity(
+                1 << 16,
+                io::stdout(),
+            ))),
         }
     }
 
@@ -328,6 +331,10 @@ mod tests {
     #[test]
     fn errors_name_the_target() {
         let e = AtomicFile::create("/nonexistent-dir-gamerec/x.pgn").unwrap_err();
-        assert!(e.to_string().starts_with("/nonexistent-dir-gamerec/x.pgn: "), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent-dir-gamerec/x.pgn: "),
+            "{e}"
+        );
     }
 }

@@ -33,6 +33,7 @@ pub mod files;
 pub mod input;
 mod json;
 pub mod parallel;
+pub mod pipeline;
 pub mod read;
 pub mod write;
 

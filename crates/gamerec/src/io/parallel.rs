@@ -64,7 +64,14 @@ pub struct Options {
     /// Stop once this many errors were found while no game read cleanly
     /// (the input is clearly not PGN): one more diagnostic says so.
     pub max_errors: u64,
+    /// The bound on one game's bytes: a larger game is reported
+    /// ([`Code::TooLarge`]) and left out, and the rest is read
+    /// ([`DEFAULT_MAX_GAME_BYTES`]).
+    pub max_game_bytes: u64,
 }
+
+/// The default bound on one game's bytes: 64 MiB.
+pub const DEFAULT_MAX_GAME_BYTES: u64 = 64 << 20;
 
 impl Default for Options {
     fn default() -> Options {
@@ -74,6 +81,7 @@ impl Default for Options {
             read_bytes: None,
             chunk_size: None,
             max_errors: 20,
+            max_game_bytes: DEFAULT_MAX_GAME_BYTES,
         }
     }
 }
@@ -167,6 +175,10 @@ pub fn visit_chunk<V: Visitor, T: Default>(
     let mut report = Report::default();
     let mut reader = SliceReader::with_offset(chunk.data, chunk.offset);
     let mut index: Option<LineIndex> = None;
+    let has_oversized = chunk.oversized().next().is_some();
+    if has_oversized {
+        report_oversized(chunk, &mut report, &mut index, |at| at == 0);
+    }
     while let Some(out) = reader.read_game(visitor) {
         report.truncated = reader.truncated();
         report.games += 1;
@@ -215,7 +227,48 @@ pub fn visit_chunk<V: Visitor, T: Default>(
             });
         }
     }
+    if has_oversized {
+        report_oversized(chunk, &mut report, &mut index, |at| at > 0);
+    }
     report
+}
+
+/// Counts and reports the games of `chunk` left out for their size (those
+/// whose place in the data passes `which`).
+fn report_oversized<T>(
+    chunk: ChunkView<'_>,
+    report: &mut Report<T>,
+    index: &mut Option<LineIndex>,
+    which: impl Fn(usize) -> bool,
+) {
+    let mut before = 0u64; // elided bytes before the one at hand
+    for (k, e) in chunk.elided.iter().enumerate() {
+        if e.oversized && which(e.at) {
+            let index = index.get_or_insert_with(|| LineIndex::new(chunk.data));
+            let earlier = ChunkView {
+                elided: &chunk.elided[..k],
+                ..chunk
+            };
+            let lc = earlier.line_col(index, e.at as u64);
+            report.found.push(Found {
+                severity: Severity::Error,
+                code: Code::TooLarge,
+                offset: chunk.offset + e.at as u64 + before,
+                line: lc.line,
+                column: lc.column,
+                message: format!(
+                    "game of {} bytes is larger than the bound of one game: not read \
+                     (--max-game-bytes sets the bound)",
+                    e.len
+                ),
+                game: report.games,
+                game_line: lc.line,
+                first_line: String::new(),
+            });
+            report.games += 1;
+        }
+        before += e.len;
+    }
 }
 
 /// A game may grow to this size inside one comment before `check` stops
@@ -334,6 +387,7 @@ struct Source<'f> {
     chunker: Option<Chunker<Box<dyn io::Read + Send + 'f>>>,
     elide_comments: bool,
     chunk_size: Option<usize>,
+    max_game: u64,
     pool: BufferPool,
     read_bytes: Arc<AtomicU64>,
 }
@@ -390,6 +444,7 @@ impl<'f> Source<'f> {
                     self.pool.clone(),
                     start,
                     self.chunk_size,
+                    self.max_game,
                 ));
                 self.next()
             }
@@ -403,12 +458,16 @@ fn chunker_for<'f>(
     pool: BufferPool,
     start: u64,
     size: Option<usize>,
+    max_game: u64,
 ) -> Chunker<Box<dyn io::Read + Send + 'f>> {
     let chunker = match size {
         Some(size) => Chunker::with_size(reader, size),
         None => Chunker::new(reader),
     };
-    let chunker = chunker.with_pool(pool).starting_at(start);
+    let chunker = chunker
+        .with_pool(pool)
+        .starting_at(start)
+        .max_game_bytes(max_game);
     if elide_comments {
         chunker.eliding_comments(CHECK_COMMENT_LIMIT)
     } else {
@@ -629,6 +688,7 @@ where
         chunker: None,
         elide_comments,
         chunk_size: opts.chunk_size,
+        max_game: opts.max_game_bytes,
         pool: pool.clone(),
         read_bytes: read_bytes.clone(),
     };
@@ -651,6 +711,7 @@ where
             pool.clone(),
             0,
             opts.chunk_size,
+            opts.max_game_bytes,
         ));
     }
     let map = plan.map_or(&[][..], |p| p.bytes());
@@ -676,9 +737,32 @@ where
             None => (piece, report, counted),
         };
         let view = piece.view(map);
+        let mut report = report;
+        let mut counted = counted;
         if report.truncated && !view.last {
-            carry = Some(piece);
-            return;
+            if view.input_len() <= opts.max_game_bytes {
+                carry = Some(piece);
+                return;
+            }
+            // A game that never ends (an unclosed comment or variation):
+            // past the bound, the rest is read as new games.
+            let lines = view.lines();
+            counted = Some(lines);
+            report.found.push(Found {
+                severity: Severity::Error,
+                code: Code::TooLarge,
+                offset: view.offset + view.input_len(),
+                line: lines + 1,
+                column: 1,
+                message: format!(
+                    "game runs past the bound of {} bytes without ending \
+                     (an unclosed comment or variation?): read up to here",
+                    opts.max_game_bytes
+                ),
+                game: report.games.saturating_sub(1),
+                game_line: lines + 1,
+                first_line: String::new(),
+            });
         }
         let (start, end) = (view.offset, view.offset + view.input_len());
         let counted_before = lines.counted_to;
@@ -687,7 +771,6 @@ where
             None => 0, // nothing to report: not needed
         };
         let games = report.games;
-        let mut report = report;
         // Clearly not PGN: errors in every game so far, up to the bound
         // (diagnostics past it are dropped, and the reading stops).
         let mut hopeless = false;
@@ -924,12 +1007,11 @@ where
 pub fn games_job(chunk: ChunkView<'_>) -> Report<Vec<Item>> {
     let mut builder = GameBuilder::default();
     let mut index: Option<LineIndex> = None;
-    let mut number = 0u64;
     let mut report = visit_chunk(
         chunk,
         &mut builder,
         |game: Option<Game>, at: GameAt<'_>, report: &mut Report<Vec<Item>>| {
-            number += 1;
+            let number = report.games;
             let Some(game) = game else { return };
             if super::read::is_cut_off_tag_section(&game, at.cut_at_end) {
                 report.game_notes.push((

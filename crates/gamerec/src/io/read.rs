@@ -10,7 +10,7 @@ use crate::diag::{Code, Diagnostic, LineCol, LineIndex, Severity};
 use crate::epd::{self, EpdRecord};
 use crate::model::Game;
 use crate::pgc;
-use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, line_at};
+use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, count_lines, line_at};
 use crate::pgn::{GameBuilder, Problem, SliceReader};
 use crate::sgf;
 
@@ -63,6 +63,9 @@ pub struct ReadOptions {
     /// Stop once this many errors were found while no item read cleanly:
     /// the input is then clearly not of its format (one diagnostic says so).
     pub max_errors: u64,
+    /// The bound on one PGN game's bytes: a larger game is reported
+    /// ([`Code::TooLarge`]) and left out, and the rest is read.
+    pub max_game_bytes: u64,
 }
 
 impl Default for ReadOptions {
@@ -70,6 +73,7 @@ impl Default for ReadOptions {
         ReadOptions {
             format: None,
             max_errors: 20,
+            max_game_bytes: super::parallel::DEFAULT_MAX_GAME_BYTES,
         }
     }
 }
@@ -97,6 +101,12 @@ enum Source {
 
 struct PgnStream {
     chunker: Chunker<Box<dyn BufRead + Send>>,
+    max_game: u64,
+    /// Games of the chunk left out for their size, still to hand on
+    /// (their offset, line and size).
+    oversized: Vec<(u64, u64, u64)>,
+    /// Whether the chunk's last game runs past the bound unended.
+    overrun: bool,
     chunk: Chunk,
     pos: usize,
     games: u64,
@@ -117,6 +127,29 @@ impl PgnStream {
     /// The next game and its diagnostics; `None` at the end of the input.
     fn next_game(&mut self) -> std::io::Result<Option<PgnGame>> {
         loop {
+            if !self.oversized.is_empty() {
+                let (offset, line, len) = self.oversized.remove(0);
+                self.games += 1;
+                let number = self.games;
+                let d = Diagnostic::new(
+                    Severity::Error,
+                    LineCol { line, column: 1 },
+                    format!(
+                        "game of {len} bytes is larger than the bound of one game: not read \
+                         (--max-game-bytes sets the bound)"
+                    ),
+                )
+                .with_code(Code::TooLarge)
+                .with_offset(offset)
+                .with_game(number);
+                return Ok(Some(PgnGame {
+                    game: None,
+                    diagnostics: vec![d],
+                    number,
+                    line,
+                    offset,
+                }));
+            }
             let mut reader =
                 SliceReader::resume(&self.chunk.data, self.chunk.offset, self.pos, self.games);
             let mut builder = GameBuilder::default();
@@ -153,6 +186,21 @@ impl PgnStream {
                     d.note = Some(note.clone());
                     diagnostics.push(d);
                 }
+                if self.overrun && reader.truncated() && !self.chunk.last {
+                    let d = Diagnostic::new(
+                        Severity::Error,
+                        LineCol { line, column: 1 },
+                        format!(
+                            "game runs past the bound of {} bytes without ending \
+                             (an unclosed comment or variation?): read up to the bound",
+                            self.max_game
+                        ),
+                    )
+                    .with_code(Code::TooLarge)
+                    .with_offset(start)
+                    .with_game(number);
+                    diagnostics.push(d);
+                }
                 let game = match game {
                     Some(g) if is_cut_off_tag_section(&g, truncated) => {
                         let mut d = Diagnostic::new(
@@ -180,13 +228,34 @@ impl PgnStream {
             let Some(mut chunk) = self.chunker.next_chunk()? else {
                 return Ok(None);
             };
+            self.overrun = false;
             while !chunk_is_whole(&chunk) {
+                if chunk.input_len() > self.max_game {
+                    self.overrun = true;
+                    break;
+                }
                 match self.chunker.next_chunk()? {
                     Some(next) => chunk.append(next),
                     None => chunk.last = true,
                 }
             }
             self.line_base += self.chunk.lines();
+            // Games left out for their size (always at the start of an
+            // otherwise empty chunk, or after the data of a joined one).
+            let mut before = 0u64;
+            let mut lines_before = 0u64;
+            for e in &chunk.elided {
+                if e.oversized {
+                    let line = self.line_base
+                        + count_lines(&chunk.data[..e.at.min(chunk.data.len())])
+                        + lines_before
+                        + 1;
+                    self.oversized
+                        .push((chunk.offset + e.at as u64 + before, line, e.len));
+                }
+                before += e.len;
+                lines_before += e.lines;
+            }
             let done = std::mem::replace(&mut self.chunk, chunk);
             self.chunker.pool().give(done.data);
             self.pos = 0;
@@ -217,6 +286,8 @@ pub struct Reader {
     source: Source,
     diagnostics: Vec<Diagnostic>,
     count: u64,
+    /// Games or records met, read or not.
+    met: u64,
     clean: u64,
     errors: u64,
     max_errors: u64,
@@ -274,7 +345,7 @@ impl Reader {
         reader.cut = Some(stream.cut());
         let stream: Box<dyn BufRead + Send> =
             Box::new(std::io::BufReader::with_capacity(1 << 16, stream));
-        reader.source = Reader::text_source(format, stream);
+        reader.source = Reader::text_source(format, stream, opts);
         Ok(reader)
     }
 
@@ -306,7 +377,7 @@ impl Reader {
             _ => {
                 let stream: Box<dyn BufRead + Send> =
                     Box::new(std::io::Cursor::new(bytes.to_vec()));
-                reader.source = Reader::text_source(format, stream);
+                reader.source = Reader::text_source(format, stream, opts);
             }
         }
         reader
@@ -319,6 +390,7 @@ impl Reader {
             source,
             diagnostics: Vec::new(),
             count: 0,
+            met: 0,
             clean: 0,
             errors: 0,
             max_errors: opts.max_errors.max(1),
@@ -326,10 +398,13 @@ impl Reader {
         }
     }
 
-    fn text_source(format: Format, stream: Box<dyn BufRead + Send>) -> Source {
+    fn text_source(format: Format, stream: Box<dyn BufRead + Send>, opts: &ReadOptions) -> Source {
         match format {
             Format::Pgn => Source::Pgn(PgnStream {
-                chunker: Chunker::new(stream),
+                chunker: Chunker::new(stream).max_game_bytes(opts.max_game_bytes),
+                max_game: opts.max_game_bytes,
+                oversized: Vec::new(),
+                overrun: false,
                 chunk: Chunk::default(),
                 pos: 0,
                 games: 0,
@@ -425,6 +500,12 @@ impl Reader {
         self.count
     }
 
+    /// Games or records met so far, whether they could be read or not
+    /// (what every verb counts as read).
+    pub fn items_met(&self) -> u64 {
+        self.met.max(self.count)
+    }
+
     /// Errors found so far.
     pub fn errors(&self) -> u64 {
         self.errors
@@ -487,6 +568,7 @@ impl Reader {
                 line,
                 offset,
             } = read;
+            self.met = number;
             let failed = diagnostics.iter().any(Diagnostic::is_error);
             for d in diagnostics {
                 self.push(d);
@@ -538,6 +620,7 @@ impl Reader {
             let (number, start) = (*line, *offset);
             *offset += n as u64;
             if n == MAX_LINE && buf.last() != Some(&b'\n') {
+                self.met += 1;
                 // Skip the rest of an overlong line.
                 let mut skipped = 0u64;
                 loop {
@@ -567,7 +650,8 @@ impl Reader {
                     format!("line longer than {MAX_LINE} bytes: skipped"),
                 )
                 .with_offset(start)
-                .with_code(Code::Syntax);
+                .with_game(self.met)
+                .with_code(Code::TooLarge);
                 self.push(d);
                 if self.give_up_if_hopeless() {
                     return Ok(None);
@@ -579,11 +663,13 @@ impl Reader {
             if text.trim().is_empty() {
                 continue;
             }
+            self.met += 1;
+            let met = self.met;
             let record = match self.format {
                 Format::Epd => {
                     let (record, diags) = epd::read_line(text, number);
                     for d in diags {
-                        self.push(d.with_offset(start));
+                        self.push(d.with_offset(start).with_game(met));
                     }
                     record.map(Record::Position)
                 }
@@ -599,6 +685,7 @@ impl Reader {
                             e.message,
                         )
                         .with_offset(start)
+                        .with_game(met)
                         .with_code(Code::Position);
                         self.push(d);
                         None
@@ -616,6 +703,7 @@ impl Reader {
                             e.message,
                         )
                         .with_offset(start)
+                        .with_game(met)
                         .with_code(e.code);
                         self.push(d);
                         None

@@ -54,6 +54,10 @@ pub struct Elision {
     /// Whether the last byte taken out is a CR (a LF right after it in
     /// `data` does not start another line).
     ends_with_cr: bool,
+    /// Whether these bytes are a whole game left out for being larger than
+    /// the chunker's bound ([`Chunker::max_game_bytes`]): readers count it as
+    /// a game and report it ([`ChunkView::oversized`]).
+    pub oversized: bool,
 }
 
 impl Elision {
@@ -72,6 +76,25 @@ impl Elision {
             None => self.last_line_len += bytes.len() as u64,
         }
         self.ends_with_cr = bytes.last() == Some(&b'\r');
+    }
+
+    /// Adds the bytes of `other`, which follow these in the input.
+    fn absorb(&mut self, other: &Elision) {
+        self.lines += other.lines;
+        if self.ends_with_cr && other.len > 0 && other.lines > 0 {
+            // A CR LF split across the two counts once; not known here
+            // without the bytes, and harmless: lines only shift by one in
+            // that rare case.
+        }
+        self.len += other.len;
+        if other.lines > 0 {
+            self.last_line_len = other.last_line_len;
+        } else {
+            self.last_line_len += other.len;
+        }
+        if other.len > 0 {
+            self.ends_with_cr = other.ends_with_cr;
+        }
     }
 }
 
@@ -131,6 +154,13 @@ pub struct ChunkView<'a> {
 }
 
 impl ChunkView<'_> {
+    /// The games left out of this chunk for being larger than the bound
+    /// ([`Chunker::max_game_bytes`]): each is a game to count and report
+    /// (an error), placed before `data[at..]`.
+    pub fn oversized(&self) -> impl Iterator<Item = &Elision> {
+        self.elided.iter().filter(|e| e.oversized)
+    }
+
     /// How many input bytes the chunk covers (elided bytes included).
     pub fn input_len(&self) -> u64 {
         self.data.len() as u64 + self.elided.iter().map(|e| e.len).sum::<u64>()
@@ -197,6 +227,7 @@ pub struct Chunker<R> {
     elide_after: Option<usize>,
     elided: Vec<Elision>,
     peak: usize,
+    max_game: Option<u64>,
 }
 
 impl<R: Read> Chunker<R> {
@@ -217,7 +248,19 @@ impl<R: Read> Chunker<R> {
             elide_after: None,
             elided: Vec::new(),
             peak: 0,
+            max_game: None,
         }
+    }
+
+    /// Bounds the bytes of one game: a game that runs past `limit` bytes
+    /// (its elided comments included) with no game boundary in sight is
+    /// left out whole, read past up to the next probable game start, and
+    /// handed on as an [`Elision`] marked `oversized` in an otherwise empty
+    /// chunk, so memory stays at about `limit` whatever the input holds.
+    /// A run of whitespace that long is left out without a report.
+    pub fn max_game_bytes(mut self, limit: u64) -> Chunker<R> {
+        self.max_game = Some(limit.max(1));
+        self
     }
 
     /// Leaves out the text of a brace comment once a game outgrows `limit`
@@ -285,6 +328,27 @@ impl<R: Read> Chunker<R> {
                 buf.truncate(cut);
                 return Ok(Some(self.emit(buf, false)));
             }
+            if let Some(max) = self.max_game {
+                let held = len as u64 + self.elided.iter().map(|e| e.len).sum::<u64>();
+                if held >= max {
+                    if ends_after_marker(&buf[..len]) {
+                        // Whole games, then whitespace: not one huge game.
+                        buf.truncate(len);
+                        return Ok(Some(self.emit(buf, false)));
+                    }
+                    let lead = buf[..len]
+                        .iter()
+                        .position(|b| !b.is_ascii_whitespace())
+                        .unwrap_or(len);
+                    if lead > 0 && self.elided.is_empty() {
+                        // Whitespace before the next game: a chunk of its own.
+                        self.carry.extend_from_slice(&buf[lead..len]);
+                        buf.truncate(lead);
+                        return Ok(Some(self.emit(buf, false)));
+                    }
+                    return self.skip_game(buf, len).map(Some);
+                }
+            }
             if let Some(limit) = self.elide_after
                 && len >= limit
                 && let Some(open) = open_comment(&buf[..len])
@@ -294,7 +358,73 @@ impl<R: Read> Chunker<R> {
                 continue;
             }
             want = len * 2;
+            if let Some(max) = self.max_game {
+                // Never ask for more than the bound (and a block to spare).
+                want = want.min(max as usize + 1).max(len + 1);
+            }
         }
+    }
+
+    /// Leaves out the game that starts at `buf[0]` and has outgrown the
+    /// bound: reads on to the first probable game start after it and hands
+    /// on an empty chunk whose one elision is the game (marked `oversized`,
+    /// unless it was only whitespace). What follows the game start becomes
+    /// the next chunk's beginning.
+    fn skip_game(&mut self, mut buf: Vec<u8>, len: usize) -> io::Result<Chunk> {
+        // Everything held so far, in input order: data and elisions.
+        let mut gap = Elision::default();
+        let mut blank = true;
+        let mut at = 0;
+        let elided = std::mem::take(&mut self.elided);
+        for e in &elided {
+            gap.account(&buf[at..e.at.min(len)]);
+            gap.absorb(e);
+            blank = false; // an elision is a comment's text
+            at = e.at.min(len);
+        }
+        // Keep a tail as the context of the first boundary after it.
+        const TAIL: usize = 4096;
+        let mut window: Vec<u8> = Vec::with_capacity(TAIL + (1 << 16));
+        let rest = &buf[at..len];
+        let keep = rest.len().min(TAIL);
+        let (old, tail) = rest.split_at(rest.len() - keep);
+        blank &= old.iter().all(u8::is_ascii_whitespace);
+        gap.account(old);
+        window.extend_from_slice(tail);
+        let mut checked = 0; // `[`s before this position of `window` were tried
+        let block = self.size.clamp(4096, 1 << 20);
+        let resume = loop {
+            if let Some(cut) = find_first_cut(&window, checked) {
+                break Some(cut);
+            }
+            if self.eof {
+                break None;
+            }
+            // Drop what cannot hold a boundary any more (keep the tail).
+            if window.len() > TAIL {
+                let drop = window.len() - TAIL;
+                blank &= window[..drop].iter().all(u8::is_ascii_whitespace);
+                gap.account(&window[..drop]);
+                window.drain(..drop);
+            }
+            checked = window.len();
+            let start = window.len();
+            let got = self.fill(&mut window, start, start + block)?;
+            window.truncate(got);
+        };
+        let end = resume.unwrap_or(window.len());
+        blank &= window[..end].iter().all(u8::is_ascii_whitespace);
+        gap.account(&window[..end]);
+        self.carry.clear();
+        self.carry.extend_from_slice(&window[end..]);
+        gap.oversized = !blank;
+        gap.at = 0;
+        buf.clear();
+        buf.shrink_to(self.size);
+        self.peak = self.peak.max(len);
+        self.elided = vec![gap];
+        let last = self.eof && self.carry.is_empty();
+        Ok(self.emit(buf, last))
     }
 
     fn emit(&mut self, data: Vec<u8>, last: bool) -> Chunk {
@@ -329,7 +459,9 @@ impl<R: Read> Chunker<R> {
                 return Ok(end - close);
             }
             gap.account(read);
-            if self.eof {
+            let held: u64 = self.elided.iter().map(|e| e.len).sum::<u64>() + gap.len;
+            if self.eof || self.max_game.is_some_and(|max| open as u64 + held >= max) {
+                // The end, or a game past the bound: the caller skips it.
                 self.elided.push(gap);
                 return Ok(open);
             }
@@ -550,54 +682,80 @@ fn find_cut(buf: &[u8]) -> Option<usize> {
 /// anywhere in the input (a window: a marker at its very start is then not
 /// known to stand alone and is not taken).
 fn find_cut_in(buf: &[u8], bounded: bool) -> Option<usize> {
+    memrchr_iter(b'[', buf).find_map(|i| cut_before(buf, i, bounded))
+}
+
+/// The first probable game boundary in `buf` whose `[` stands at or after
+/// `from` (`buf` may start anywhere in the input, as a window does).
+fn find_first_cut(buf: &[u8], from: usize) -> Option<usize> {
+    memchr_iter(b'[', &buf[from.min(buf.len())..])
+        .map(|i| i + from)
+        .find_map(|i| cut_before(buf, i, false))
+}
+
+/// Whether `buf` (starting at a game boundary) ends with a termination
+/// marker and nothing but whitespace after it.
+fn ends_after_marker(buf: &[u8]) -> bool {
+    let Some(end) = buf.iter().rposition(|b| !b.is_ascii_whitespace()) else {
+        return false;
+    };
+    let text = &buf[..=end];
+    [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
+        .into_iter()
+        .any(|m| {
+            text.ends_with(m) && {
+                let start = text.len() - m.len();
+                start == 0 || {
+                    let b = text[start - 1];
+                    b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
+                }
+            }
+        })
+}
+
+/// Where to cut if the `[` at `buf[i]` starts the next game: `i`, or the
+/// end of the termination marker when comments stand between it and the
+/// `[`; `None` if `buf[i]` does not look like a game start.
+fn cut_before(buf: &[u8], i: usize, bounded: bool) -> Option<usize> {
     let trimmed = |text: &[u8]| {
         text.iter()
             .rposition(|b| !b.is_ascii_whitespace())
             .map(|e| e + 1)
     };
-    'candidates: for i in memrchr_iter(b'[', buf) {
-        if i == 0 || !matches!(buf[i - 1], b'\n' | b'\r') {
-            continue;
+    if i == 0 || !matches!(buf[i - 1], b'\n' | b'\r') {
+        return None;
+    }
+    let mut end = trimmed(&buf[..i])?;
+    let mut stripped = false;
+    // Comments between the marker and the `[` (a few, to stay linear).
+    for _ in 0..8 {
+        let line_start = memchr::memrchr2(b'\n', b'\r', &buf[..end]).map_or(0, |p| p + 1);
+        let line = &buf[line_start..end];
+        let first = line.iter().position(|b| !b.is_ascii_whitespace());
+        if first.is_some_and(|f| line[f] == b';') {
+            end = trimmed(&buf[..line_start]).unwrap_or(0);
+        } else if buf[end - 1] == b'}' {
+            let open = memchr::memrchr(b'{', &buf[..end])?;
+            end = trimmed(&buf[..open]).unwrap_or(0);
+        } else {
+            break;
         }
-        let mut end = trimmed(&buf[..i])?;
-        let mut stripped = false;
-        // Comments between the marker and the `[` (a few, to stay linear).
-        for _ in 0..8 {
-            let line_start = memchr::memrchr2(b'\n', b'\r', &buf[..end]).map_or(0, |p| p + 1);
-            let line = &buf[line_start..end];
-            let first = line.iter().position(|b| !b.is_ascii_whitespace());
-            if first.is_some_and(|f| line[f] == b';') {
-                end = trimmed(&buf[..line_start]).unwrap_or(0);
-            } else if buf[end - 1] == b'}' {
-                let Some(open) = memchr::memrchr(b'{', &buf[..end]) else {
-                    continue 'candidates;
-                };
-                end = trimmed(&buf[..open]).unwrap_or(0);
-            } else {
-                break;
-            }
-            stripped = true;
-            if end == 0 {
-                continue 'candidates;
-            }
-        }
-        let text = &buf[..end];
-        let marker = [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
-            .into_iter()
-            .find(|m| text.ends_with(m));
-        if let Some(m) = marker {
-            let start = end - m.len();
-            let boundary = (start == 0 && bounded)
-                || start > 0 && {
-                    let b = text[start - 1];
-                    b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
-                };
-            if boundary {
-                return Some(if stripped { end } else { i });
-            }
+        stripped = true;
+        if end == 0 {
+            return None;
         }
     }
-    None
+    let text = &buf[..end];
+    let m = [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
+        .into_iter()
+        .find(|m| text.ends_with(m))?;
+    let start = end - m.len();
+    let boundary = (start == 0 && bounded)
+        || start > 0 && {
+            let b = text[start - 1];
+            b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
+        };
+    boundary.then_some(if stripped { end } else { i })
 }
 
 /// Counts line ends (LF, CRLF, lone CR) in `data`.

@@ -1,0 +1,284 @@
+//! One pipeline under every verb: on damaged inputs (cut gzip, zstd and
+//! bzip2 files, junk, an illegal move, a NUL in a tag, a huge comment) every
+//! verb that reads chess games, at every thread count, meets the same games,
+//! finds the same errors, prints the same summary and exits non-zero.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use gamerec_testkit::{code_and_text, corpus, run, temp_dir};
+
+fn gamerec(args: &[&str]) -> (i32, String, String) {
+    code_and_text(&run(env!("CARGO_BIN_EXE_gamerec"), args, b""))
+}
+
+/// The first `n` games of the lichess sample.
+fn some_games(n: usize) -> Vec<u8> {
+    let text = std::fs::read(corpus("pgn/lichess_db_1000k.pgn")).expect("corpus");
+    let starts: Vec<usize> = text
+        .windows(8)
+        .enumerate()
+        .filter(|(i, w)| *w == b"[Event \"" && (*i == 0 || text[i - 1] == b'\n'))
+        .map(|(i, _)| i)
+        .collect();
+    let end = starts.get(n).copied().unwrap_or(text.len());
+    text[..end].to_vec()
+}
+
+fn cut(bytes: Vec<u8>) -> Vec<u8> {
+    let keep = bytes.len() * 3 / 5;
+    bytes[..keep].to_vec()
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn zstd(data: &[u8]) -> Vec<u8> {
+    zstd::encode_all(data, 3).unwrap()
+}
+
+fn bzip2(data: &[u8]) -> Vec<u8> {
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+const ILLEGAL: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n\
+[Event \"b\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke4 *\n\n\
+[Event \"c\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n";
+
+/// The damaged inputs, written into `dir`: (file name, bytes).
+fn inputs(dir: &Path) -> Vec<PathBuf> {
+    let games = some_games(300);
+    let huge = format!(
+        "{ILLEGAL}\n[Event \"huge\"]\n[Result \"*\"]\n\n1. e4 {{{}}} e5 *\n\n\
+         [Event \"after\"]\n[Result \"1-0\"]\n\n1. c4 1-0\n",
+        "comment ".repeat(3 << 17)
+    );
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("cut.pgn.gz", cut(gzip(&games))),
+        ("cut.pgn.zst", cut(zstd(&games))),
+        ("cut.pgn.bz2", cut(bzip2(&games))),
+        (
+            "junk.pgn",
+            b"this is not a game\nnor is this (1. e4\n}{ ]]]\n".repeat(50),
+        ),
+        (
+            "binary.pgn",
+            (0..4096u32).map(|i| (i * 7 % 251) as u8).collect(),
+        ),
+        ("illegal.pgn", ILLEGAL.as_bytes().to_vec()),
+        (
+            "nul.pgn",
+            ILLEGAL
+                .replacen("[Event \"b\"]", "[Event \"b\0x\"]", 1)
+                .into_bytes(),
+        ),
+        ("huge.pgn.gz", gzip(huge.as_bytes())),
+    ];
+    files
+        .into_iter()
+        .map(|(name, bytes)| {
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        })
+        .collect()
+}
+
+/// The summary line's counts (`N games (E with errors)`) and the sorted
+/// error lines of one run.
+#[derive(Debug, PartialEq, Eq)]
+struct Seen {
+    code: i32,
+    counts: String,
+    errors: Vec<String>,
+}
+
+/// The number before `word` in `line`.
+fn number_before(line: &str, word: &str) -> String {
+    let at = line
+        .find(word)
+        .unwrap_or_else(|| panic!("no {word:?} in {line:?}"));
+    line[..at]
+        .rsplit(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+fn seen(code: i32, out: &str, err: &str) -> Seen {
+    let text = format!("{out}\n{err}");
+    let summary = text
+        .lines()
+        .rev()
+        .find(|l| l.contains(" with errors, "))
+        .unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    let counts = format!(
+        "{} games, {} errors, {} with errors",
+        number_before(summary, " games"),
+        number_before(summary, " errors"),
+        number_before(summary, " with errors")
+    );
+    let mut errors: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains(": error: "))
+        .map(str::to_string)
+        .collect();
+    errors.sort();
+    errors.dedup();
+    Seen {
+        code,
+        counts,
+        errors,
+    }
+}
+
+const BOUND: &str = "1048576";
+
+#[test]
+fn every_verb_at_every_thread_count_agrees_on_damaged_inputs() {
+    let dir = temp_dir("pipeline-agreement");
+    let eco = corpus("pgn/eco.pgn");
+    let eco = eco.to_str().unwrap();
+    for input in inputs(&dir) {
+        let path = input.to_str().unwrap();
+        let name = input.file_name().unwrap().to_str().unwrap();
+        let (code, out, err) = gamerec(&["check", "-t", "1", "--max-game-bytes", BOUND, path]);
+        let reference = seen(code, &out, &err);
+        assert_ne!(reference.code, 0, "{name}: check must fail:\n{out}{err}");
+        assert!(!reference.errors.is_empty(), "{name}: no error shown");
+        for threads in ["1", "2", "8"] {
+            let out_pgn = dir.join("out.pgn");
+            let out_pgc = dir.join("out.pgc");
+            let out_cbf = dir.join("out.cbf");
+            let out_fbk = dir.join("out.fbk");
+            let out_json = dir.join("out.json");
+            let runs: Vec<(String, Vec<&str>)> = vec![
+                ("check".into(), vec!["check", "-t", threads]),
+                (
+                    "convert pgn".into(),
+                    vec!["convert", "-t", threads, "-o", out_pgn.to_str().unwrap()],
+                ),
+                (
+                    "convert json".into(),
+                    vec!["convert", "-t", threads, "-o", out_json.to_str().unwrap()],
+                ),
+                (
+                    "convert pgc".into(),
+                    vec!["convert", "-t", threads, "-o", out_pgc.to_str().unwrap()],
+                ),
+                (
+                    "convert cbf".into(),
+                    vec!["convert", "-t", threads, "-o", out_cbf.to_str().unwrap()],
+                ),
+                (
+                    "convert fbk".into(),
+                    vec!["convert", "-t", threads, "-o", out_fbk.to_str().unwrap()],
+                ),
+                (
+                    "filter".into(),
+                    vec!["filter", "-j", threads, "-o", out_pgn.to_str().unwrap()],
+                ),
+                (
+                    "dedup".into(),
+                    vec!["dedup", "-j", threads, "-o", out_pgn.to_str().unwrap()],
+                ),
+                (
+                    "eco".into(),
+                    vec![
+                        "eco",
+                        "-j",
+                        threads,
+                        "-e",
+                        eco,
+                        "-o",
+                        out_pgn.to_str().unwrap(),
+                    ],
+                ),
+            ];
+            for (verb, mut args) in runs {
+                args.extend(["--max-game-bytes", BOUND, path]);
+                let (code, out, err) = gamerec(&args);
+                let got = seen(code, &out, &err);
+                assert_eq!(
+                    got.counts, reference.counts,
+                    "{name}: {verb} -j{threads} counts differ from check:\n{out}{err}"
+                );
+                assert_eq!(
+                    got.errors, reference.errors,
+                    "{name}: {verb} -j{threads} errors differ from check"
+                );
+                assert_ne!(got.code, 0, "{name}: {verb} -j{threads} exit code 0");
+                assert_eq!(
+                    got.code, reference.code,
+                    "{name}: {verb} -j{threads} exit code differs from check"
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The summary of a clean input: every verb reports the same shape.
+#[test]
+fn one_summary_shape_for_every_verb() {
+    let dir = temp_dir("pipeline-shape");
+    let input = dir.join("ok.pgn");
+    std::fs::write(&input, some_games(20)).unwrap();
+    let path = input.to_str().unwrap();
+    let out = dir.join("o.pgn");
+    let out = out.to_str().unwrap();
+    let eco = corpus("pgn/eco.pgn");
+    for args in [
+        vec!["check", path],
+        vec!["convert", "-o", out, path],
+        vec!["filter", "-o", out, path],
+        vec!["dedup", "-o", out, path],
+        vec!["eco", "-e", eco.to_str().unwrap(), "-o", out, path],
+    ] {
+        let (code, stdout, stderr) = gamerec(&args);
+        assert_eq!(code, 0, "{args:?}:\n{stdout}{stderr}");
+        let text = format!("{stdout}{stderr}");
+        assert!(
+            text.lines()
+                .any(|l| l.contains("20 games, ")
+                    && l.contains(" 0 errors; 0 with errors, 0 warnings")),
+            "{args:?}:\n{text}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A chess verb given a Go file says what it is, not "does not look like".
+#[test]
+fn chess_verbs_refuse_sgf_by_name() {
+    let file = corpus("sgf/gnugo/patterns/gogo.sgf");
+    let (code, out, err) = gamerec(&["filter", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("SGF holds Go and Othello games, not chess"),
+        "{err}"
+    );
+}
+
+/// `filter --count` prints the count and writes no games.
+#[test]
+fn filter_count_writes_no_games() {
+    let dir = temp_dir("pipeline-count");
+    let input = dir.join("i.pgn");
+    std::fs::write(&input, ILLEGAL).unwrap();
+    let (code, out, err) = gamerec(&[
+        "filter",
+        "--count",
+        "--result",
+        "1-0",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.trim(), "1", "{out}{err}");
+    assert_eq!(code, 1, "game b has an illegal move: {err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
