@@ -1,5 +1,5 @@
 import os
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 import chess.pgn
 import pyarrow
@@ -32,17 +32,40 @@ class Diagnostic:
     is_error: bool
     message: str
 
+class GamerecWarning(UserWarning):
+    problems: Problems
+
+class ReadError(ValueError):
+    problems: Problems
+
+class Problems(List[Diagnostic]):
+    games: int
+    failed: int
+    rows: int
+    errors: int
+    warnings: int
+    inputs_not_read: int
+    @property
+    def ok(self) -> bool: ...
+    def summary(self) -> str: ...
+
+Errors = Literal["raise", "warn", "skip"]
+
 class ArrowStream:
     def __arrow_c_stream__(self, requested_schema: object = None) -> object: ...
-    def problems(self) -> List[Tuple[str, int, int, int, bool, str]]: ...
+    def problems(self) -> Problems: ...
+    @property
+    def schema(self) -> pyarrow.Schema: ...
+    def to_reader(self) -> pyarrow.RecordBatchReader: ...
 
-def read_games(path: PathLike) -> Iterator[Game]: ...
+def read_games(path: PathLike, errors: Errors = "warn") -> Iterator[Game]: ...
 def arrow_stream(
     path: Union[PathLike, Sequence[PathLike]],
     table: str = "games",
     threads: int = 1,
     min_rating: Optional[int] = None,
     time_control: Optional[str] = None,
+    errors: Errors = "warn",
 ) -> ArrowStream: ...
 def to_arrow(
     path: Union[PathLike, Sequence[PathLike]],
@@ -50,5 +73,7 @@ def to_arrow(
     threads: int = 1,
     min_rating: Optional[int] = None,
     time_control: Optional[str] = None,
+    errors: Errors = "warn",
 ) -> pyarrow.Table: ...
-def check(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> List[Diagnostic]: ...
+def check(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> Problems: ...
+def problems(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> Problems: ...

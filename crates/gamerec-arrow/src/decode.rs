@@ -23,7 +23,7 @@ use gamerec::pgn::{ChunkView, GameBuilder};
 
 use crate::games::GamesBuilder;
 use crate::positions::{PositionFilter, PositionsBuilder};
-use crate::visit::{Outcome, PositionRows, RowsVisitor, Sink};
+use crate::visit::{GameRows, Outcome, PositionRows, RowsVisitor, Sink};
 
 /// Which table to build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -53,7 +53,8 @@ pub struct Options {
     pub table: Table,
     /// Decoding threads (at least 1).
     pub threads: usize,
-    /// Games taken into the positions table.
+    /// Games given rows (in either table): the others are read, checked
+    /// and counted, but get no row.
     pub filter: PositionFilter,
 }
 
@@ -72,9 +73,10 @@ impl Default for Options {
 pub struct Decoded {
     /// The rows of its games (numbered across all inputs by `game_id`).
     pub batch: RecordBatch,
-    /// Games read (including those the filter left out).
+    /// Games read, as `gamerec check` counts them: with those that failed
+    /// and those the filter left out.
     pub games: u64,
-    /// Games that failed to read (left out).
+    /// Games that failed to read (left out; counted in `games`).
     pub failed: u64,
     /// Warnings and errors, in input order, with path, line and column.
     pub problems: Vec<Diagnostic>,
@@ -112,13 +114,12 @@ impl Rows {
     }
 
     fn append(&mut self, id: u64, game: &mut Game, filter: &PositionFilter) {
+        if !filter.accepts(game) {
+            return;
+        }
         match self {
             Rows::Games(b) => b.append(id, game),
-            Rows::Positions(b) => {
-                if filter.accepts(game) {
-                    b.append(id, game);
-                }
-            }
+            Rows::Positions(b) => b.append(id, game),
         }
     }
 
@@ -133,7 +134,16 @@ impl Rows {
 /// The job run on each chunk: its games as one batch, game ids from 0.
 fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     match opts.table {
-        Table::Games => decode_streaming(chunk, GamesBuilder::default(), GamesBuilder::finish),
+        Table::Games if opts.filter.is_none() => {
+            decode_streaming(chunk, GamesBuilder::default(), GamesBuilder::finish)
+        }
+        Table::Games => {
+            let rows = GameRows {
+                rows: GamesBuilder::default(),
+                filter: &opts.filter,
+            };
+            decode_streaming(chunk, rows, |r| r.rows.finish())
+        }
         Table::Positions => {
             let rows = PositionRows {
                 rows: PositionsBuilder::default(),
@@ -306,7 +316,7 @@ impl Batches {
                         next_id += part.built;
                         let decoded = Decoded {
                             batch,
-                            games: part.built,
+                            games: settled.games,
                             failed,
                             problems: settled.diagnostics,
                         };
@@ -395,7 +405,7 @@ fn read_any(
             let batch = std::mem::replace(&mut rows, Rows::new(opts.table)).finish();
             let decoded = Decoded {
                 batch,
-                games: built,
+                games: built + failed,
                 failed,
                 problems,
             };

@@ -25,6 +25,11 @@ pub struct PositionFilter {
 }
 
 impl PositionFilter {
+    /// Whether the filter takes every game.
+    pub fn is_none(&self) -> bool {
+        self.min_rating.is_none() && self.time_control.is_none()
+    }
+
     /// Whether `game` passes the filter.
     pub fn accepts(&self, game: &Game) -> bool {
         self.accepts_tags(|name| game.tags.get(name))

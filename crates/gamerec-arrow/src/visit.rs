@@ -121,6 +121,49 @@ impl Sink for GamesBuilder {
     }
 }
 
+/// The games table with a filter: the games it leaves out get no row.
+pub(crate) struct GameRows<'a> {
+    pub(crate) rows: GamesBuilder,
+    pub(crate) filter: &'a PositionFilter,
+}
+
+impl Sink for GameRows<'_> {
+    fn reserve_for(&mut self, bytes: usize) {
+        self.rows.reserve_for(bytes);
+    }
+    fn mark(&mut self) -> Mark {
+        self.rows.mark()
+    }
+    fn rollback(&mut self, mark: Mark) {
+        self.rows.truncate(mark);
+    }
+    fn accepts(&self, tags: &TagList<'_>) -> bool {
+        self.filter.accepts_tags(|name| tags.get(name))
+    }
+    fn movetext(&mut self) -> &mut Strings {
+        &mut self.rows.movetext
+    }
+    fn san(&mut self) -> &mut Strings {
+        &mut self.rows.san
+    }
+    fn uci(&mut self) -> &mut Strings {
+        &mut self.rows.uci
+    }
+    fn before_move(&mut self, _: &Chess) {}
+    fn push_notes(&mut self, notes: &PlyNotes, nags: &[u8]) {
+        self.rows.push_notes(notes, nags);
+    }
+    fn end_row(&mut self, id: u64, tags: &TagList<'_>, marker: Option<GameResult>) {
+        self.rows
+            .end_row(id, tags.iter(), marker.map(|r| r.as_str()));
+    }
+    fn append_model(&mut self, id: u64, game: &mut Game) {
+        if self.filter.accepts(game) {
+            self.rows.append(id, game);
+        }
+    }
+}
+
 /// The positions table with its filter.
 pub(crate) struct PositionRows<'a> {
     pub(crate) rows: PositionsBuilder,
