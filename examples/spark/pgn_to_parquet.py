@@ -52,7 +52,8 @@ def shard_name(path: str) -> str:
 
 
 def _spark_type(t: pa.DataType) -> pa.DataType:
-    # Spark has no unsigned integers and no time of day: widen and count seconds.
+    # The tables hold no unsigned ids and no time type; only the NAGs are uint8,
+    # which mapInArrow (from_arrow_schema) cannot take: widen them.
     if pa.types.is_uint8(t):
         return pa.int16()
     if pa.types.is_unsigned_integer(t):

@@ -125,8 +125,9 @@ def table_value(column: str, value):
         return f"+{value}"
     if isinstance(value, datetime.date):
         return value.strftime("%Y.%m.%d")
-    if isinstance(value, datetime.time):
-        return value.strftime("%H:%M:%S")
+    if column == "utc_time":  # milliseconds since midnight
+        seconds = value // 1000
+        return f"{seconds // 3600:02}:{seconds // 60 % 60:02}:{seconds % 60:02}"
     return str(value)
 
 

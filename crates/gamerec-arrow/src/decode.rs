@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, sync_channel};
 
-use arrow_array::{ArrayRef, RecordBatch, UInt64Array};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use gamerec::diag::{Code, Diagnostic, Severity};
 use gamerec::io::parallel::{self, GameAt, Report, visit_chunk};
 use gamerec::io::read::{CUT_OFF_TAG_SECTION, is_cut_off_tag_section};
@@ -258,10 +258,11 @@ fn renumber(batch: RecordBatch, base: u64) -> RecordBatch {
     if base == 0 || batch.num_rows() == 0 {
         return batch;
     }
-    let Some(ids) = batch.column(0).as_any().downcast_ref::<UInt64Array>() else {
+    let Some(ids) = batch.column(0).as_any().downcast_ref::<Int64Array>() else {
         return batch;
     };
-    let ids: ArrayRef = Arc::new(ids.unary::<_, arrow_array::types::UInt64Type>(|v| v + base));
+    let base = base as i64;
+    let ids: ArrayRef = Arc::new(ids.unary::<_, arrow_array::types::Int64Type>(|v| v + base));
     let mut columns = batch.columns().to_vec();
     columns[0] = ids;
     RecordBatch::try_new(batch.schema(), columns).expect("the same column type and length")

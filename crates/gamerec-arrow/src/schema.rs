@@ -15,7 +15,9 @@ pub enum Kind {
     Signed,
     /// `Date32`: [`crate::values::parse_date`].
     Date,
-    /// `Time32(Millisecond)` (Parquet `TIME(MILLIS)`): [`crate::values::parse_time`] × 1000.
+    /// `Int32`: milliseconds since midnight, [`crate::values::parse_time`]
+    /// × 1000 (plain int32, not Parquet `TIME(MILLIS)`, which Spark
+    /// rejects).
     Time,
 }
 

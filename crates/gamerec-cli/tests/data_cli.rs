@@ -251,3 +251,23 @@ fn an_unknown_time_control_is_refused() {
     assert!(stderr.contains("--time-control blits"), "{stderr}");
     assert!(!out.exists());
 }
+
+/// The TCEC file (46 MB of Parquet) converted on 1 and on 2 threads gives
+/// the same bytes, for both tables (the decode cuts batches differently).
+#[test]
+#[ignore = "slow: converts all of TCEC four times"]
+fn parquet_of_tcec_on_two_threads_is_the_one_thread_file() {
+    let dir = temp_dir("data-cli-tcec");
+    let source = corpus("pgn/tcec-2011-2021.pgn.zst");
+    for verb in ["convert", "positions"] {
+        let mut files = Vec::new();
+        for threads in ["1", "2"] {
+            let out = dir.join(format!("{verb}-{threads}.parquet"));
+            let run = gamerec(&[verb, s(&source), "-o", s(&out), "-t", threads, "-q"]);
+            assert_success(&run, verb);
+            files.push(std::fs::read(&out).expect("read"));
+        }
+        assert!(files[0].len() > 1_000_000, "{verb}");
+        assert!(files[0] == files[1], "{verb}: the files differ");
+    }
+}
