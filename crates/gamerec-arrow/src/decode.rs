@@ -22,6 +22,7 @@ use gamerec::model::Game;
 use gamerec::pgn::{ChunkView, GameBuilder};
 
 use crate::games::GamesBuilder;
+use crate::lineage;
 use crate::positions::{PositionFilter, PositionsBuilder};
 use crate::visit::{GameRows, Outcome, PositionRows, RowsVisitor, Sink};
 
@@ -91,6 +92,8 @@ struct Part {
     batch: Option<RecordBatch>,
     built: u64,
     failed: u64,
+    /// Where each game given an id (from 0) starts in the input.
+    offsets: Vec<u64>,
 }
 
 enum Rows {
@@ -176,10 +179,12 @@ fn decode_streaming<S: Sink>(
         },
     );
     let built = visitor.rows;
+    let offsets = std::mem::take(&mut visitor.offsets);
     report.value = Part {
         batch: Some(finish(visitor.out)),
         built,
         failed,
+        offsets,
     };
     report
 }
@@ -191,6 +196,7 @@ fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     let mut rows = Rows::new(opts.table);
     let mut built = 0u64;
     let mut failed = 0u64;
+    let mut offsets = Vec::new();
     let mut report = visit_chunk(
         chunk,
         &mut builder,
@@ -207,6 +213,7 @@ fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
             }
             rows.append(built, &mut game, &opts.filter);
             built += 1;
+            offsets.push(at.offset);
         },
     );
     let batch = rows.finish();
@@ -214,6 +221,7 @@ fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
         batch: Some(batch),
         built,
         failed,
+        offsets,
     };
     report
 }
@@ -286,6 +294,7 @@ impl Batches {
                 ..parallel::Options::default()
             };
             let mut next_id = 0u64;
+            let games = opts.table == Table::Games;
             for path in paths {
                 let input = Input::from_arg(path.as_os_str());
                 if input.format_by_name().is_some_and(|f| f != Format::Pgn) {
@@ -303,7 +312,19 @@ impl Batches {
                         let part = settled.value;
                         let failed = part.failed;
                         let batch = match part.batch {
-                            Some(b) => renumber(b, next_id),
+                            Some(b) => {
+                                match lineage::append(b, games, &input.name, &part.offsets) {
+                                    Ok(b) => renumber(b, next_id),
+                                    Err(e) => {
+                                        let e = OpenError::new(
+                                            input.name.clone(),
+                                            std::io::Error::other(e.to_string()),
+                                        );
+                                        stopped = tx.send(Err(e)).is_err();
+                                        return ControlFlow::Break(());
+                                    }
+                                }
+                            }
                             // Nothing decoded, but maybe something to say
                             // (binary data read as PGN).
                             None if settled.diagnostics.is_empty() => {
@@ -379,6 +400,7 @@ fn read_any(
     };
     let mut rows = Rows::new(opts.table);
     let mut built = 0u64;
+    let mut offsets = Vec::new();
     let mut games_in_rows = 0usize;
     let mut error = None;
     loop {
@@ -394,8 +416,15 @@ fn read_any(
                     Record::Game(g) => g,
                     other @ Record::Position(_) => other.to_game().value,
                 };
-                rows.append(*next_id + built, &mut game, &opts.filter);
+                rows.append(built, &mut game, &opts.filter);
                 built += 1;
+                // Formats without offsets (0 past the first record): the
+                // record number stands in (see lineage::UNKNOWN).
+                offsets.push(if item.offset == 0 && item.number > 1 {
+                    lineage::UNKNOWN | item.number
+                } else {
+                    item.offset
+                });
                 games_in_rows += 1;
                 false
             }
@@ -404,6 +433,17 @@ fn read_any(
             let problems = reader.take_diagnostics();
             let failed = problems.iter().filter(|d| is_error(d)).count() as u64;
             let batch = std::mem::replace(&mut rows, Rows::new(opts.table)).finish();
+            let games = opts.table == Table::Games;
+            let batch = match lineage::append(batch, games, &input.name, &offsets) {
+                Ok(b) => renumber(b, *next_id),
+                Err(e) => {
+                    let e =
+                        OpenError::new(input.name.clone(), std::io::Error::other(e.to_string()));
+                    tx.send(Err(e)).ok(); // the consumer may be gone: stop either way
+                    return ControlFlow::Break(());
+                }
+            };
+            offsets.clear();
             let decoded = Decoded {
                 batch,
                 games: built + failed,

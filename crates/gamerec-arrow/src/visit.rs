@@ -240,6 +240,8 @@ pub(crate) struct RowsVisitor<'c, S: Sink> {
     pub(crate) out: S,
     /// Rows appended (the next row's id).
     pub(crate) rows: u64,
+    /// Where each game given an id starts in the input (by id).
+    pub(crate) offsets: Vec<u64>,
     mark: Mark,
     /// Unescaped tag names and values, end to end, and their ranges.
     tag_bytes: Vec<u8>,
@@ -285,6 +287,7 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
             chunk,
             out,
             rows: 0,
+            offsets: Vec::new(),
             mark: Mark::default(),
             tag_bytes: Vec::new(),
             tags: Vec::new(),
@@ -355,6 +358,7 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         }
         self.out.append_model(self.rows, &mut game);
         self.rows += 1;
+        self.offsets.push(end.offset);
         Outcome::Row
     }
 
@@ -643,6 +647,7 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
         }
         if self.skip {
             self.rows += 1;
+            self.offsets.push(end.offset);
             return Outcome::Row;
         }
         // The model path exports the movetext without the tags, so a game
@@ -659,6 +664,7 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
         };
         self.out.end_row(self.rows, &tags, end.result);
         self.rows += 1;
+        self.offsets.push(end.offset);
         Outcome::Row
     }
 }

@@ -235,3 +235,43 @@ fn parquet_written_on_two_threads_is_the_one_thread_file_across_row_groups() {
         assert!(files[0] == files[1], "{table:?}: the files differ");
     }
 }
+
+/// Formats without byte offsets (CBF) still give every game its own
+/// `game_key`; their `offset` is null past the first game.
+#[test]
+fn game_keys_are_unique_in_a_format_without_offsets() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+
+    let dir = temp_dir("arrow-keys-cbf");
+    let cbf = dir.join("games.cbf");
+    let games = reference_games(&corpus("pgn/lichess_db_1000k.pgn"));
+    let opts = gamerec::io::WriteOptions::default();
+    let mut writer =
+        gamerec::io::GameWriter::create(&cbf, gamerec::io::Format::Cbf, &opts).expect("create");
+    for (i, game) in games.into_iter().take(50).enumerate() {
+        let item = gamerec::io::Item {
+            record: gamerec::io::Record::Game(game),
+            number: i as u64 + 1,
+            line: 0,
+            offset: 0,
+        };
+        writer.write(&item, "lichess").expect("write");
+    }
+    writer.finish().expect("finish");
+    let batches = all_batches(vec![cbf.clone()], Table::Games, 1);
+    let mut keys = std::collections::HashSet::new();
+    let mut rows = 0;
+    for batch in &batches {
+        let column = batch.column_by_name("game_key").expect("game_key");
+        keys.extend(column.as_primitive::<Int64Type>().values().iter().copied());
+        rows += batch.num_rows();
+        let source = batch.column_by_name("source").expect("source");
+        assert_eq!(
+            source.as_string::<i32>().value(0),
+            cbf.display().to_string()
+        );
+    }
+    assert_eq!(rows, 50);
+    assert_eq!(keys.len(), 50);
+}
