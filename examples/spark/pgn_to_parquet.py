@@ -1,6 +1,8 @@
 """Decode a directory of sharded PGN files into a partitioned Parquet dataset.
 
-Each shard (``*.pgn``, ``*.pgn.zst``, ``*.pgn.gz``, ``*.pgn.bz2``) is decoded
+Each shard (``*.pgn``, ``*.pgn.zst``, ``*.pgn.gz``, ``*.pgn.bz2``, or a
+``*.parquet`` file of the lichess dataset on Hugging Face: a ``movetext``
+column and tag columns) is decoded
 by the ``gamerec`` Python package inside ``mapInArrow`` on the executors, one
 shard per task; the record batches go from Rust to Spark as Arrow without a
 Python object per value. The output is partitioned by shard. Games that fail to read and shards
@@ -34,7 +36,7 @@ from typing import Iterator, List, Optional
 
 import pyarrow as pa
 
-SHARD_PATTERNS = ("*.pgn", "*.pgn.zst", "*.pgn.gz", "*.pgn.bz2")
+SHARD_PATTERNS = ("*.pgn", "*.pgn.zst", "*.pgn.gz", "*.pgn.bz2", "*.parquet")
 
 
 def shard_paths(directory: str) -> List[str]:
@@ -46,8 +48,10 @@ def shard_paths(directory: str) -> List[str]:
 
 
 def shard_name(path: str) -> str:
-    """``lichess-0003.pgn.zst`` -> ``lichess-0003``."""
+    """``lichess-0003.pgn.zst`` -> ``lichess-0003``, ``train-0001.parquet`` -> ``train-0001``."""
     name = os.path.basename(path)
+    if name.endswith(".parquet"):
+        return name[: -len(".parquet")]
     return name.split(".pgn", 1)[0]
 
 

@@ -130,3 +130,31 @@ def test_spark_job_writes_problems_and_fails_or_warns(spark, tmp_path):
     with pytest.raises(SystemExit, match="4 rows from 5 games"):
         job.run(spark, str(shards), str(tmp_path / "again.parquet"))
     assert os.path.isdir(tmp_path / "again.parquet_problems")
+
+
+def test_spark_job_reads_lichess_dataset_parquet_shards(spark, tmp_path):
+    """Shards of the Hugging Face lichess Parquet (movetext + tag columns)
+    become the typed table, the same rows as the PGN."""
+    import pyarrow.parquet as pq
+
+    from test_hf import write_hf
+
+    pgn = corpus_dir() / "pgn" / "lichess_db_1000k.pgn"
+    if not pgn.is_file():
+        pytest.skip("corpus not found")
+    whole = tmp_path / "whole.parquet"
+    write_hf(pgn, whole)
+    table = pq.read_table(whole)
+    shards = tmp_path / "hf"
+    shards.mkdir()
+    pq.write_table(table.slice(0, 200), shards / "train-0000.parquet")
+    pq.write_table(table.slice(200), shards / "train-0001.parquet")
+    job = load_job()
+    output = tmp_path / "games.parquet"
+    summary = job.run(spark, str(shards), str(output))
+    assert summary["rows"] == 438 and summary["errors"] == 0
+    dataset = ds.dataset(str(output), format="parquet", partitioning="hive").to_table()
+    reference = gamerec.to_arrow(pgn)
+    rows = dataset.sort_by([("shard", "ascending"), ("offset", "ascending")])
+    assert rows.column("uci").to_pylist() == reference.column("uci").to_pylist()
+    assert rows.column("clk_ms").to_pylist() == reference.column("clk_ms").to_pylist()

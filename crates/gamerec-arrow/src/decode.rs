@@ -297,6 +297,12 @@ impl Batches {
             let games = opts.table == Table::Games;
             for path in paths {
                 let input = Input::from_arg(path.as_os_str());
+                if crate::FileKind::of_path(&path) == Some(crate::FileKind::Parquet) {
+                    match read_table(&input, &path, &opts, &mut next_id, &tx) {
+                        ControlFlow::Continue(()) => continue,
+                        ControlFlow::Break(()) => return,
+                    }
+                }
                 if input.format_by_name().is_some_and(|f| f != Format::Pgn) {
                     match read_any(&input, &opts, &mut next_id, &tx) {
                         ControlFlow::Continue(()) => continue,
@@ -467,6 +473,88 @@ fn read_any(
         return ControlFlow::Break(());
     }
     ControlFlow::Continue(())
+}
+
+/// Reads a Parquet table of games: a lichess dataset file (`movetext`
+/// and tag columns, [`crate::hf`]) or a gamerec games table; `offset` is
+/// the row number. `Break` when the consumer is gone.
+fn read_table(
+    input: &Input,
+    path: &Path,
+    opts: &Options,
+    next_id: &mut u64,
+    tx: &std::sync::mpsc::SyncSender<Result<Decoded, InputError>>,
+) -> ControlFlow<()> {
+    let fail = |e: crate::Error| {
+        let e = OpenError::new(input.name.clone(), std::io::Error::other(e.to_string()));
+        if tx.send(Err(e)).is_err() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let batches = match crate::hf::open(path) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let games = opts.table == Table::Games;
+    let mut first_row = 0u64;
+    for batch in batches {
+        let batch = match batch {
+            Ok(b) => b,
+            Err(e) => return fail(e),
+        };
+        let rows_in = batch.num_rows() as u64;
+        let part = if batch.schema().column_with_name("game_id").is_some() {
+            own_table_part(&batch, opts, first_row)
+        } else {
+            crate::hf::decode(&batch, opts, &input.name, first_row)
+        };
+        let part = match part {
+            Ok(p) => p,
+            Err(e) => return fail(e),
+        };
+        first_row += rows_in;
+        let given = part.rows.len() as u64;
+        let batch = match lineage::append(part.batch, games, &input.name, &part.rows) {
+            Ok(b) => renumber(b, *next_id),
+            Err(e) => return fail(e.into()),
+        };
+        *next_id += given;
+        let decoded = Decoded {
+            batch,
+            games: part.games,
+            failed: part.failed,
+            problems: part.problems,
+        };
+        if tx.send(Ok(decoded)).is_err() {
+            return ControlFlow::Break(());
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// The rows of a batch of a gamerec games table read as input.
+fn own_table_part(
+    batch: &RecordBatch,
+    opts: &Options,
+    first_row: u64,
+) -> Result<crate::hf::Part, crate::Error> {
+    let games = crate::read::games_of_batch(batch)?;
+    let mut rows = Rows::new(opts.table);
+    let mut given = Vec::with_capacity(games.len());
+    let n = games.len() as u64;
+    for (i, (_, mut game)) in games.into_iter().enumerate() {
+        rows.append(i as u64, &mut game, &opts.filter);
+        given.push(first_row + i as u64);
+    }
+    Ok(crate::hf::Part {
+        batch: rows.finish(),
+        games: n,
+        failed: 0,
+        rows: given,
+        problems: Vec::new(),
+    })
 }
 
 /// Whether a diagnostic is an error (its game was left out).

@@ -271,3 +271,46 @@ fn parquet_of_tcec_on_two_threads_is_the_one_thread_file() {
         assert!(files[0] == files[1], "{verb}: the files differ");
     }
 }
+
+/// A games table is an input too: `convert games.parquet -o again.parquet`
+/// and `positions games.parquet` give the rows of the PGN.
+#[test]
+fn a_games_table_converts_to_tables_again() {
+    let dir = temp_dir("data-cli-table-input");
+    let source = corpus("pgn/lichess_db_1000k.pgn");
+    let games = dir.join("games.parquet");
+    assert_success(
+        &gamerec(&["convert", s(&source), "-o", s(&games)]),
+        "pgn to table",
+    );
+    let again = dir.join("again.parquet");
+    let out = gamerec(&["convert", s(&games), "-o", s(&again)]);
+    assert_success(&out, "table to table");
+    let (_, _, stderr) = code_and_text(&out);
+    assert!(
+        stderr.contains("438 rows from 438 games (0 with errors)"),
+        "{stderr}"
+    );
+    let plies = dir.join("plies.parquet");
+    let direct = dir.join("direct.parquet");
+    let from_table = code_and_text(&gamerec(&["positions", s(&games), "-o", s(&plies)])).2;
+    let from_pgn = code_and_text(&gamerec(&["positions", s(&source), "-o", s(&direct)])).2;
+    let rows = |text: &str| {
+        text.split(" rows")
+            .next()
+            .map(|t| t.rsplit(' ').next().map(str::to_owned))
+    };
+    assert_eq!(
+        rows(&from_table),
+        rows(&from_pgn),
+        "{from_table} / {from_pgn}"
+    );
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&dir.join("nope.parquet")),
+        "-o",
+        s(&dir.join("x.parquet")),
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.matches("nope.parquet").count(), 1, "{stderr}");
+}
