@@ -84,7 +84,11 @@ class Game:
         return [None if ms is None else ms / 1000 for ms in self.clk_ms]
 
     def to_python_chess(self) -> "chess.pgn.Game":
-        """The game as a ``chess.pgn.Game`` (needs the ``chess`` package)."""
+        """The game as a ``chess.pgn.Game``.
+
+        Needs python-chess: ``pip install "gamerec[chess]"`` (the ``chess``
+        extra) or ``pip install chess``.
+        """
         import io
 
         import chess.pgn
