@@ -134,3 +134,27 @@ def test_spark_reads_games_and_positions_parquet(spark, parquet_files):
     assert ptypes["game_id"] == "bigint" and ptypes["ply"] == "int"
     assert positions.count() == pq.ParquetFile(plies).metadata.num_rows
     assert isinstance(rows[0].utc_date, datetime.date)
+
+
+def test_arrow_ipc_is_zstd_compressed_and_read_by_pyarrow_polars_duckdb(tmp_path):
+    from conftest import corpus_dir
+
+    binary = os.environ.get("GAMEREC_BIN")
+    if not binary:
+        pytest.skip("GAMEREC_BIN is not set")
+    source = corpus_dir() / "pgn" / "lichess_db_1000k.pgn"
+    ipc = tmp_path / "games.arrow"
+    subprocess.run([binary, "convert", str(source), "-o", str(ipc), "-q"], check=True)
+    import pyarrow.ipc
+
+    table = pyarrow.ipc.open_file(ipc).read_all()
+    assert table.num_rows == 438
+    plain = tmp_path / "plain.arrow"
+    with pyarrow.ipc.new_file(plain, table.schema) as writer:
+        writer.write_table(table)
+    assert ipc.stat().st_size * 2 < plain.stat().st_size
+    pl = pytest.importorskip("polars")
+    assert pl.read_ipc(ipc)["game_key"].to_list() == table.column("game_key").to_pylist()
+    duckdb = pytest.importorskip("duckdb")
+    reader = pyarrow.ipc.open_file(ipc).read_all()
+    assert duckdb.sql("SELECT count(*) FROM reader").fetchall()[0][0] == 438

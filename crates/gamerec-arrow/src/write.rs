@@ -24,7 +24,8 @@ use crate::Error;
 pub enum FileKind {
     /// Apache Parquet (`.parquet`), zstd-compressed row groups.
     Parquet,
-    /// Arrow IPC file format (`.arrow`, `.feather`, `.ipc`).
+    /// Arrow IPC file format (`.arrow`, `.feather`, `.ipc`), record
+    /// batches zstd-compressed.
     ArrowIpc,
 }
 
@@ -278,7 +279,13 @@ impl<W: Write + Send> TableWriter<W> {
                     pending_rows: 0,
                 })
             }
-            FileKind::ArrowIpc => Sink::Ipc(FileWriter::try_new(out, &schema)?),
+            FileKind::ArrowIpc => {
+                // zstd record batch bodies (Arrow IPC's own compression:
+                // pyarrow, Polars and DuckDB read it).
+                let options = arrow_ipc::writer::IpcWriteOptions::default()
+                    .try_with_compression(Some(arrow_ipc::CompressionType::ZSTD))?;
+                Sink::Ipc(FileWriter::try_new_with_options(out, &schema, options)?)
+            }
         };
         Ok(TableWriter { sink, rows: 0 })
     }
