@@ -14,6 +14,7 @@ The table columns are documented in the project README ("Games as data").
 from __future__ import annotations
 
 import os
+import tempfile
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple, Union
@@ -41,10 +42,61 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def _paths(path: Union[PathLike, Sequence[PathLike]]) -> List[str]:
-    if isinstance(path, (str, os.PathLike)):
-        return [os.fspath(path)]
-    return [os.fspath(p) for p in path]
+def _suffix(name: str) -> str:
+    """``.pgn.zst`` of ``s3://b/lichess_2024-01.pgn.zst``: what tells the format."""
+    base = name.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]
+    _, dot, rest = base.partition(".")
+    return "." + rest if dot and rest else ".pgn"
+
+
+def _copy(source, directory: str, index: int, suffix: str) -> str:
+    """Copies a binary or text file object to a file of ``directory``, in
+    1 MiB pieces (bounded memory)."""
+    local = os.path.join(directory, f"input-{index}{suffix}")
+    with open(local, "wb") as out:
+        while True:
+            piece = source.read(1 << 20)
+            if not piece:
+                break
+            out.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+    return local
+
+
+def _inputs(path) -> Tuple[List[str], List[str], object]:
+    """Local paths, names ("" for a local path) and the temporary directory
+    holding the copies of URLs (fsspec: ``s3://``, ``gs://``, ``hdfs://``,
+    ``https://``, ``memory://``, …) and file objects."""
+    if isinstance(path, (str, os.PathLike)) or hasattr(path, "read"):
+        items = [path]
+    else:
+        items = list(path)
+    paths: List[str] = []
+    names: List[str] = []
+    holder = None
+    for item in items:
+        if hasattr(item, "read"):
+            name = getattr(item, "name", None)
+            name = name if isinstance(name, str) else "<file object>"
+            if holder is None:
+                holder = tempfile.TemporaryDirectory(prefix="gamerec-")
+            paths.append(_copy(item, holder.name, len(paths), _suffix(name)))
+            names.append(name)
+            continue
+        text = os.fspath(item)
+        if text.startswith("file://"):
+            text = text[len("file://"):]
+        if "://" in text:
+            import fsspec  # an optional dependency: pip install fsspec (and s3fs, gcsfs, ...)
+
+            if holder is None:
+                holder = tempfile.TemporaryDirectory(prefix="gamerec-")
+            with fsspec.open(text, "rb") as remote:
+                paths.append(_copy(remote, holder.name, len(paths), _suffix(text)))
+            names.append(text)
+            continue
+        paths.append(text)
+        names.append("")
+    return paths, names, holder
 
 
 @dataclass
@@ -237,8 +289,10 @@ class ArrowStream:
     once the stream is consumed).
     """
 
-    def __init__(self, native: "_gamerec.ArrowStream"):
+    def __init__(self, native: "_gamerec.ArrowStream", holder: object = None):
         self._native = native
+        # Local copies of URLs and file objects, removed with the stream.
+        self._holder = holder
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
         return self._native.__arrow_c_stream__(requested_schema)
@@ -294,12 +348,19 @@ def arrow_stream(
     error at the first game that fails, ``"warn"`` says one
     :class:`GamerecWarning` at its end, ``"skip"`` reads on silently;
     ``problems()`` has the diagnostics and counts either way.
+
+    ``path`` is a path, a URL that fsspec opens (``s3://``, ``gs://``,
+    ``hdfs://``, ``https://``; needs ``pip install fsspec`` and the
+    file system's package), a binary or text file object, or a list of
+    them; URLs and file objects are copied to a temporary file first (in
+    1 MiB pieces) and named by their URL or ``name`` in diagnostics and
+    the ``source`` column.
     """
     _check_filters(table, min_rating, time_control)
-    native = _gamerec.stream(
-        _paths(path), table, threads, min_rating, time_control, _errors(errors)
-    )
-    return ArrowStream(native)
+    mode = _errors(errors)
+    paths, names, holder = _inputs(path)
+    native = _gamerec.stream(paths, table, threads, min_rating, time_control, mode, names)
+    return ArrowStream(native, holder)
 
 
 def to_arrow(
@@ -332,10 +393,11 @@ def to_arrow(
 
     mode = _errors(errors)
     _check_filters(table, min_rating, time_control)
+    paths, names, holder = _inputs(path)
     native = _gamerec.stream(
-        _paths(path), table, threads, min_rating, time_control, "collect" if mode == "warn" else mode
+        paths, table, threads, min_rating, time_control, "collect" if mode == "warn" else mode, names
     )
-    stream = ArrowStream(native)
+    stream = ArrowStream(native, holder)
     try:
         result = pyarrow.RecordBatchReader.from_stream(stream).read_all()
     except pyarrow.ArrowInvalid as e:
@@ -356,7 +418,8 @@ def check(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> Proble
     A game with an error is left out of the tables; its diagnostic says
     where and why. Raises ``OSError`` when an input cannot be read.
     """
-    problems = Problems._from_native(_gamerec.check(_paths(path), threads))
+    paths, names, _holder = _inputs(path)
+    problems = Problems._from_native(_gamerec.check(paths, threads, names))
     if problems.inputs_not_read:
         first = next(d for d in problems if d.is_error and d.line == 0)
         raise OSError(f"{first.path}: {first.message}")
@@ -370,4 +433,5 @@ def problems(
     """The diagnostics and counts of reading game files, as ``gamerec
     check`` gives them; inputs that cannot be read are in it (never raises
     for them)."""
-    return Problems._from_native(_gamerec.check(_paths(path), threads))
+    paths, names, _holder = _inputs(path)
+    return Problems._from_native(_gamerec.check(paths, threads, names))

@@ -318,12 +318,14 @@ fn options(
             min_rating,
             time_control,
         },
+        names: Vec::new(),
     })
 }
 
 /// An Arrow stream of `table` ("games" or "positions") over `paths`.
 #[pyfunction]
-#[pyo3(signature = (paths, table="games", threads=1, min_rating=None, time_control=None, errors="warn"))]
+#[pyo3(signature = (paths, table="games", threads=1, min_rating=None, time_control=None, errors="warn", names=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 fn stream(
     paths: Vec<PathBuf>,
     table: &str,
@@ -331,9 +333,11 @@ fn stream(
     min_rating: Option<i32>,
     time_control: Option<String>,
     errors: &str,
+    names: Vec<String>,
 ) -> PyResult<ArrowStream> {
     let errors: Errors = errors.parse()?;
-    let opts = options(table, threads, min_rating, time_control)?;
+    let mut opts = options(table, threads, min_rating, time_control)?;
+    opts.names = names;
     let schema = match opts.table {
         Table::Games => schema::games(),
         Table::Positions => schema::positions(),
@@ -355,8 +359,13 @@ fn stream(
 /// diagnostics as tuples (path, line, column, offset, is_error, message)
 /// with the counts; an input that cannot be read is one error diagnostic.
 #[pyfunction]
-#[pyo3(signature = (paths, threads=1))]
-fn check(py: Python<'_>, paths: Vec<PathBuf>, threads: usize) -> (Vec<DiagnosticTuple>, Counts) {
+#[pyo3(signature = (paths, threads=1, names=Vec::new()))]
+fn check(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    threads: usize,
+    names: Vec<String>,
+) -> (Vec<DiagnosticTuple>, Counts) {
     let opts = Options {
         table: Table::Positions,
         threads: threads.max(1),
@@ -364,6 +373,7 @@ fn check(py: Python<'_>, paths: Vec<PathBuf>, threads: usize) -> (Vec<Diagnostic
             min_rating: Some(i32::MAX),
             time_control: None,
         },
+        names,
     };
     let tally = py.detach(|| {
         let mut tally = Tally::default();

@@ -57,6 +57,9 @@ pub struct Options {
     /// Games given rows (in either table): the others are read, checked
     /// and counted, but get no row.
     pub filter: PositionFilter,
+    /// Names for the inputs, by position, in messages and the `source`
+    /// column (a URL whose local copy is read); the path where missing.
+    pub names: Vec<String>,
 }
 
 impl Default for Options {
@@ -65,6 +68,7 @@ impl Default for Options {
             table: Table::Games,
             threads: 1,
             filter: PositionFilter::default(),
+            names: Vec::new(),
         }
     }
 }
@@ -295,8 +299,11 @@ impl Batches {
             };
             let mut next_id = 0u64;
             let games = opts.table == Table::Games;
-            for path in paths {
-                let input = Input::from_arg(path.as_os_str());
+            for (i, path) in paths.into_iter().enumerate() {
+                let mut input = Input::from_arg(path.as_os_str());
+                if let Some(name) = opts.names.get(i).filter(|n| !n.is_empty()) {
+                    input.name = name.clone();
+                }
                 if crate::FileKind::of_path(&path) == Some(crate::FileKind::Parquet) {
                     match read_table(&input, &path, &opts, &mut next_id, &tx) {
                         ControlFlow::Continue(()) => continue,

@@ -62,6 +62,7 @@ pub fn convert(
             table: Table::Games,
             threads: threads(threads_arg),
             filter: PositionFilter::default(),
+            names: Vec::new(),
         };
         return Some(write_table(paths, output, opts, quiet));
     }
@@ -94,6 +95,7 @@ pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
             min_rating: args.min_rating,
             time_control: args.time_control,
         },
+        names: Vec::new(),
     };
     let paths = args.inputs.iter().map(PathBuf::from).collect();
     write_table(paths, &args.output, opts, args.quiet)
