@@ -1,10 +1,12 @@
 import os
-from typing import Iterator, List, Literal, Optional, Sequence, Tuple, Union
+from typing import IO, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 import chess.pgn
 import pyarrow
 
 PathLike = Union[str, os.PathLike[str]]
+# A path, an fsspec URL (s3://, gs://, hdfs://, https://) or a file object.
+Source = Union[str, os.PathLike[str], IO[bytes], IO[str]]
 
 class Game:
     tags: List[Tuple[str, str]]
@@ -60,7 +62,7 @@ class ArrowStream:
 
 def read_games(path: PathLike, errors: Errors = "warn") -> Iterator[Game]: ...
 def arrow_stream(
-    path: Union[PathLike, Sequence[PathLike]],
+    path: Union[Source, Sequence[Source]],
     table: str = "games",
     threads: int = 1,
     min_rating: Optional[int] = None,
@@ -68,12 +70,12 @@ def arrow_stream(
     errors: Errors = "warn",
 ) -> ArrowStream: ...
 def to_arrow(
-    path: Union[PathLike, Sequence[PathLike]],
+    path: Union[Source, Sequence[Source]],
     table: str = "games",
     threads: int = 1,
     min_rating: Optional[int] = None,
     time_control: Optional[str] = None,
     errors: Errors = "warn",
 ) -> pyarrow.Table: ...
-def check(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> Problems: ...
-def problems(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> Problems: ...
+def check(path: Union[Source, Sequence[Source]], threads: int = 1) -> Problems: ...
+def problems(path: Union[Source, Sequence[Source]], threads: int = 1) -> Problems: ...
