@@ -1,10 +1,12 @@
 import os
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 import chess.pgn
 import pyarrow
 
 PathLike = Union[str, os.PathLike[str]]
+# A path, an fsspec URL (s3://, gs://, hdfs://, https://) or a file object.
+Source = Union[str, os.PathLike[str], IO[bytes], IO[str]]
 
 class Game:
     tags: List[Tuple[str, str]]
@@ -32,23 +34,48 @@ class Diagnostic:
     is_error: bool
     message: str
 
+class GamerecWarning(UserWarning):
+    problems: Problems
+
+class ReadError(ValueError):
+    problems: Problems
+
+class Problems(List[Diagnostic]):
+    games: int
+    failed: int
+    rows: int
+    errors: int
+    warnings: int
+    inputs_not_read: int
+    @property
+    def ok(self) -> bool: ...
+    def summary(self) -> str: ...
+
+Errors = Literal["raise", "warn", "skip"]
+
 class ArrowStream:
     def __arrow_c_stream__(self, requested_schema: object = None) -> object: ...
-    def problems(self) -> List[Tuple[str, int, int, int, bool, str]]: ...
+    def problems(self) -> Problems: ...
+    @property
+    def schema(self) -> pyarrow.Schema: ...
+    def to_reader(self) -> pyarrow.RecordBatchReader: ...
 
-def read_games(path: PathLike) -> Iterator[Game]: ...
+def read_games(path: PathLike, errors: Errors = "warn") -> Iterator[Game]: ...
 def arrow_stream(
-    path: Union[PathLike, Sequence[PathLike]],
+    path: Union[Source, Sequence[Source]],
     table: str = "games",
     threads: int = 1,
     min_rating: Optional[int] = None,
     time_control: Optional[str] = None,
+    errors: Errors = "warn",
 ) -> ArrowStream: ...
 def to_arrow(
-    path: Union[PathLike, Sequence[PathLike]],
+    path: Union[Source, Sequence[Source]],
     table: str = "games",
     threads: int = 1,
     min_rating: Optional[int] = None,
     time_control: Optional[str] = None,
+    errors: Errors = "warn",
 ) -> pyarrow.Table: ...
-def check(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> List[Diagnostic]: ...
+def check(path: Union[Source, Sequence[Source]], threads: int = 1) -> Problems: ...
+def problems(path: Union[Source, Sequence[Source]], threads: int = 1) -> Problems: ...

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import os
 import pathlib
+import sys
 
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+SOURCE = REPO / "python"
+
+# Run from python/ (`cd python && python -m pytest`), the current directory
+# comes first on sys.path and `import gamerec` would find the source tree,
+# which has no compiled `_gamerec` unless `maturin develop` put one there:
+# then test the installed package instead.
+if not any((SOURCE / "gamerec").glob("_gamerec*")):
+    sys.path[:] = [p for p in sys.path if pathlib.Path(p or ".").resolve() != SOURCE]
+    sys.modules.pop("gamerec", None)
 
 
 def corpus_dir() -> pathlib.Path:

@@ -77,7 +77,7 @@ def clock_use_by_move(plies_path):
         .filter(pl.col("clk_ms").is_not_null())
         .with_columns(
             increment_ms=pl.col("time_control").str.split("+").list.get(1, null_on_oob=True).cast(pl.Int64, strict=False) * 1000,
-            previous_ms=pl.col("clk_ms").shift(2).over("game_id", order_by="ply"),
+            previous_ms=pl.col("clk_ms").shift(2).over("game_key", order_by="ply"),
         )
         .with_columns(used_s=(pl.col("previous_ms") - pl.col("clk_ms") + pl.col("increment_ms")) / 1000)
         .filter(pl.col("used_s").is_not_null())

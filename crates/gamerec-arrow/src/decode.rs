@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, sync_channel};
 
-use arrow_array::{ArrayRef, RecordBatch, UInt64Array};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use gamerec::diag::{Code, Diagnostic, Severity};
 use gamerec::io::parallel::{self, GameAt, Report, visit_chunk};
 use gamerec::io::read::{CUT_OFF_TAG_SECTION, is_cut_off_tag_section};
@@ -22,8 +22,9 @@ use gamerec::model::Game;
 use gamerec::pgn::{ChunkView, GameBuilder};
 
 use crate::games::GamesBuilder;
+use crate::lineage;
 use crate::positions::{PositionFilter, PositionsBuilder};
-use crate::visit::{Outcome, PositionRows, RowsVisitor, Sink};
+use crate::visit::{GameRows, Outcome, PositionRows, RowsVisitor, Sink};
 
 /// Which table to build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -53,8 +54,12 @@ pub struct Options {
     pub table: Table,
     /// Decoding threads (at least 1).
     pub threads: usize,
-    /// Games taken into the positions table.
+    /// Games given rows (in either table): the others are read, checked
+    /// and counted, but get no row.
     pub filter: PositionFilter,
+    /// Names for the inputs, by position, in messages and the `source`
+    /// column (a URL whose local copy is read); the path where missing.
+    pub names: Vec<String>,
 }
 
 impl Default for Options {
@@ -63,6 +68,7 @@ impl Default for Options {
             table: Table::Games,
             threads: 1,
             filter: PositionFilter::default(),
+            names: Vec::new(),
         }
     }
 }
@@ -72,9 +78,10 @@ impl Default for Options {
 pub struct Decoded {
     /// The rows of its games (numbered across all inputs by `game_id`).
     pub batch: RecordBatch,
-    /// Games read (including those the filter left out).
+    /// Games read, as `gamerec check` counts them: with those that failed
+    /// and those the filter left out.
     pub games: u64,
-    /// Games that failed to read (left out).
+    /// Games that failed to read (left out; counted in `games`).
     pub failed: u64,
     /// Warnings and errors, in input order, with path, line and column.
     pub problems: Vec<Diagnostic>,
@@ -89,6 +96,8 @@ struct Part {
     batch: Option<RecordBatch>,
     built: u64,
     failed: u64,
+    /// Where each game given an id (from 0) starts in the input.
+    offsets: Vec<u64>,
 }
 
 enum Rows {
@@ -112,13 +121,12 @@ impl Rows {
     }
 
     fn append(&mut self, id: u64, game: &mut Game, filter: &PositionFilter) {
+        if !filter.accepts(game) {
+            return;
+        }
         match self {
             Rows::Games(b) => b.append(id, game),
-            Rows::Positions(b) => {
-                if filter.accepts(game) {
-                    b.append(id, game);
-                }
-            }
+            Rows::Positions(b) => b.append(id, game),
         }
     }
 
@@ -133,7 +141,16 @@ impl Rows {
 /// The job run on each chunk: its games as one batch, game ids from 0.
 fn decode(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     match opts.table {
-        Table::Games => decode_streaming(chunk, GamesBuilder::default(), GamesBuilder::finish),
+        Table::Games if opts.filter.is_none() => {
+            decode_streaming(chunk, GamesBuilder::default(), GamesBuilder::finish)
+        }
+        Table::Games => {
+            let rows = GameRows {
+                rows: GamesBuilder::default(),
+                filter: &opts.filter,
+            };
+            decode_streaming(chunk, rows, |r| r.rows.finish())
+        }
         Table::Positions => {
             let rows = PositionRows {
                 rows: PositionsBuilder::default(),
@@ -166,10 +183,12 @@ fn decode_streaming<S: Sink>(
         },
     );
     let built = visitor.rows;
+    let offsets = std::mem::take(&mut visitor.offsets);
     report.value = Part {
         batch: Some(finish(visitor.out)),
         built,
         failed,
+        offsets,
     };
     report
 }
@@ -181,6 +200,7 @@ fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
     let mut rows = Rows::new(opts.table);
     let mut built = 0u64;
     let mut failed = 0u64;
+    let mut offsets = Vec::new();
     let mut report = visit_chunk(
         chunk,
         &mut builder,
@@ -197,6 +217,7 @@ fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
             }
             rows.append(built, &mut game, &opts.filter);
             built += 1;
+            offsets.push(at.offset);
         },
     );
     let batch = rows.finish();
@@ -204,6 +225,7 @@ fn decode_through_model(chunk: ChunkView<'_>, opts: &Options) -> Report<Part> {
         batch: Some(batch),
         built,
         failed,
+        offsets,
     };
     report
 }
@@ -248,10 +270,11 @@ fn renumber(batch: RecordBatch, base: u64) -> RecordBatch {
     if base == 0 || batch.num_rows() == 0 {
         return batch;
     }
-    let Some(ids) = batch.column(0).as_any().downcast_ref::<UInt64Array>() else {
+    let Some(ids) = batch.column(0).as_any().downcast_ref::<Int64Array>() else {
         return batch;
     };
-    let ids: ArrayRef = Arc::new(ids.unary::<_, arrow_array::types::UInt64Type>(|v| v + base));
+    let base = base as i64;
+    let ids: ArrayRef = Arc::new(ids.unary::<_, arrow_array::types::Int64Type>(|v| v + base));
     let mut columns = batch.columns().to_vec();
     columns[0] = ids;
     RecordBatch::try_new(batch.schema(), columns).expect("the same column type and length")
@@ -275,8 +298,18 @@ impl Batches {
                 ..parallel::Options::default()
             };
             let mut next_id = 0u64;
-            for path in paths {
-                let input = Input::from_arg(path.as_os_str());
+            let games = opts.table == Table::Games;
+            for (i, path) in paths.into_iter().enumerate() {
+                let mut input = Input::from_arg(path.as_os_str());
+                if let Some(name) = opts.names.get(i).filter(|n| !n.is_empty()) {
+                    input.name = name.clone();
+                }
+                if crate::FileKind::of_path(&path) == Some(crate::FileKind::Parquet) {
+                    match read_table(&input, &path, &opts, &mut next_id, &tx) {
+                        ControlFlow::Continue(()) => continue,
+                        ControlFlow::Break(()) => return,
+                    }
+                }
                 if input.format_by_name().is_some_and(|f| f != Format::Pgn) {
                     match read_any(&input, &opts, &mut next_id, &tx) {
                         ControlFlow::Continue(()) => continue,
@@ -292,7 +325,19 @@ impl Batches {
                         let part = settled.value;
                         let failed = part.failed;
                         let batch = match part.batch {
-                            Some(b) => renumber(b, next_id),
+                            Some(b) => {
+                                match lineage::append(b, games, &input.name, &part.offsets) {
+                                    Ok(b) => renumber(b, next_id),
+                                    Err(e) => {
+                                        let e = OpenError::new(
+                                            input.name.clone(),
+                                            std::io::Error::other(e.to_string()),
+                                        );
+                                        stopped = tx.send(Err(e)).is_err();
+                                        return ControlFlow::Break(());
+                                    }
+                                }
+                            }
                             // Nothing decoded, but maybe something to say
                             // (binary data read as PGN).
                             None if settled.diagnostics.is_empty() => {
@@ -306,7 +351,7 @@ impl Batches {
                         next_id += part.built;
                         let decoded = Decoded {
                             batch,
-                            games: part.built,
+                            games: settled.games,
                             failed,
                             problems: settled.diagnostics,
                         };
@@ -368,6 +413,7 @@ fn read_any(
     };
     let mut rows = Rows::new(opts.table);
     let mut built = 0u64;
+    let mut offsets = Vec::new();
     let mut games_in_rows = 0usize;
     let mut error = None;
     loop {
@@ -383,8 +429,15 @@ fn read_any(
                     Record::Game(g) => g,
                     other @ Record::Position(_) => other.to_game().value,
                 };
-                rows.append(*next_id + built, &mut game, &opts.filter);
+                rows.append(built, &mut game, &opts.filter);
                 built += 1;
+                // Formats without offsets (0 past the first record): the
+                // record number stands in (see lineage::UNKNOWN).
+                offsets.push(if item.offset == 0 && item.number > 1 {
+                    lineage::UNKNOWN | item.number
+                } else {
+                    item.offset
+                });
                 games_in_rows += 1;
                 false
             }
@@ -393,9 +446,20 @@ fn read_any(
             let problems = reader.take_diagnostics();
             let failed = problems.iter().filter(|d| is_error(d)).count() as u64;
             let batch = std::mem::replace(&mut rows, Rows::new(opts.table)).finish();
+            let games = opts.table == Table::Games;
+            let batch = match lineage::append(batch, games, &input.name, &offsets) {
+                Ok(b) => renumber(b, *next_id),
+                Err(e) => {
+                    let e =
+                        OpenError::new(input.name.clone(), std::io::Error::other(e.to_string()));
+                    tx.send(Err(e)).ok(); // the consumer may be gone: stop either way
+                    return ControlFlow::Break(());
+                }
+            };
+            offsets.clear();
             let decoded = Decoded {
                 batch,
-                games: built,
+                games: built + failed,
                 failed,
                 problems,
             };
@@ -416,6 +480,88 @@ fn read_any(
         return ControlFlow::Break(());
     }
     ControlFlow::Continue(())
+}
+
+/// Reads a Parquet table of games: a lichess dataset file (`movetext`
+/// and tag columns, [`crate::hf`]) or a gamerec games table; `offset` is
+/// the row number. `Break` when the consumer is gone.
+fn read_table(
+    input: &Input,
+    path: &Path,
+    opts: &Options,
+    next_id: &mut u64,
+    tx: &std::sync::mpsc::SyncSender<Result<Decoded, InputError>>,
+) -> ControlFlow<()> {
+    let fail = |e: crate::Error| {
+        let e = OpenError::new(input.name.clone(), std::io::Error::other(e.to_string()));
+        if tx.send(Err(e)).is_err() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let batches = match crate::hf::open(path) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let games = opts.table == Table::Games;
+    let mut first_row = 0u64;
+    for batch in batches {
+        let batch = match batch {
+            Ok(b) => b,
+            Err(e) => return fail(e),
+        };
+        let rows_in = batch.num_rows() as u64;
+        let part = if batch.schema().column_with_name("game_id").is_some() {
+            own_table_part(&batch, opts, first_row)
+        } else {
+            crate::hf::decode(&batch, opts, &input.name, first_row)
+        };
+        let part = match part {
+            Ok(p) => p,
+            Err(e) => return fail(e),
+        };
+        first_row += rows_in;
+        let given = part.rows.len() as u64;
+        let batch = match lineage::append(part.batch, games, &input.name, &part.rows) {
+            Ok(b) => renumber(b, *next_id),
+            Err(e) => return fail(e.into()),
+        };
+        *next_id += given;
+        let decoded = Decoded {
+            batch,
+            games: part.games,
+            failed: part.failed,
+            problems: part.problems,
+        };
+        if tx.send(Ok(decoded)).is_err() {
+            return ControlFlow::Break(());
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// The rows of a batch of a gamerec games table read as input.
+fn own_table_part(
+    batch: &RecordBatch,
+    opts: &Options,
+    first_row: u64,
+) -> Result<crate::hf::Part, crate::Error> {
+    let games = crate::read::games_of_batch(batch)?;
+    let mut rows = Rows::new(opts.table);
+    let mut given = Vec::with_capacity(games.len());
+    let n = games.len() as u64;
+    for (i, (_, mut game)) in games.into_iter().enumerate() {
+        rows.append(i as u64, &mut game, &opts.filter);
+        given.push(first_row + i as u64);
+    }
+    Ok(crate::hf::Part {
+        batch: rows.finish(),
+        games: n,
+        failed: 0,
+        rows: given,
+        problems: Vec::new(),
+    })
 }
 
 /// Whether a diagnostic is an error (its game was left out).

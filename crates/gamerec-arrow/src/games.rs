@@ -2,10 +2,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    Date32Builder, Int32Builder, MapBuilder, StringBuilder, Time32MillisecondBuilder,
-    UInt32Builder, UInt64Builder,
-};
+use arrow_array::builder::{Date32Builder, Int32Builder, Int64Builder, MapBuilder, StringBuilder};
 use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema};
@@ -20,20 +17,21 @@ enum TagColumn {
     Text(StringBuilder),
     Int(Int32Builder),
     Date(Date32Builder),
-    Time(Time32MillisecondBuilder),
+    /// Milliseconds since midnight.
+    Time(Int32Builder),
 }
 
 /// Builds one record batch of the games table, from [`Game`]s
 /// ([`GamesBuilder::append`]) or straight from the reader's events
 /// ([`crate::visit::GamesVisitor`]).
 pub struct GamesBuilder {
-    game_id: UInt64Builder,
+    game_id: Int64Builder,
     tag_columns: Vec<TagColumn>,
     tc_base: Int32Builder,
     tc_increment: Int32Builder,
     tags: MapBuilder<StringBuilder, StringBuilder>,
     game_result: StringBuilder,
-    ply_count: UInt32Builder,
+    ply_count: Int32Builder,
     /// Where each row's plies start in the per-ply columns (one more entry
     /// than rows): every per-ply list shares these offsets.
     plies: Vec<i32>,
@@ -68,21 +66,21 @@ impl GamesBuilder {
     /// An empty batch builder.
     pub fn new() -> GamesBuilder {
         GamesBuilder {
-            game_id: UInt64Builder::new(),
+            game_id: Int64Builder::new(),
             tag_columns: TAG_COLUMNS
                 .iter()
                 .map(|&(_, _, kind)| match kind {
                     Kind::Text => TagColumn::Text(StringBuilder::new()),
                     Kind::Int | Kind::Signed => TagColumn::Int(Int32Builder::new()),
                     Kind::Date => TagColumn::Date(Date32Builder::new()),
-                    Kind::Time => TagColumn::Time(Time32MillisecondBuilder::new()),
+                    Kind::Time => TagColumn::Time(Int32Builder::new()),
                 })
                 .collect(),
             tc_base: Int32Builder::new(),
             tc_increment: Int32Builder::new(),
             tags: MapBuilder::new(None, StringBuilder::new(), StringBuilder::new()),
             game_result: StringBuilder::new(),
-            ply_count: UInt32Builder::new(),
+            ply_count: Int32Builder::new(),
             plies: vec![0],
             uci: Strings::default(),
             san: Strings::default(),
@@ -186,12 +184,12 @@ impl GamesBuilder {
         result: Option<&str>,
     ) {
         self.rows += 1;
-        self.game_id.append_value(game_id);
+        self.game_id.append_value(game_id as i64);
         self.append_tags(tags);
         self.game_result.append_option(result);
         let start = *self.plies.last().unwrap_or(&0);
         let end = offset(self.uci.len());
-        self.ply_count.append_value((end - start) as u32);
+        self.ply_count.append_value(end - start);
         self.plies.push(end);
         self.movetext.end_value();
     }

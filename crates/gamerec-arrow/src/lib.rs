@@ -18,6 +18,8 @@
 mod columns;
 pub mod decode;
 pub mod games;
+mod hf;
+pub mod lineage;
 pub mod positions;
 pub mod read;
 pub mod schema;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_array::types::{Int32Type, Int64Type, UInt32Type, UInt64Type};
+use arrow_array::types::{Int32Type, Int64Type};
 use gamerec::model::{Game, play_ply};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode, Piece, Position, Role, Square};
@@ -25,6 +25,11 @@ pub struct PositionFilter {
 }
 
 impl PositionFilter {
+    /// Whether the filter takes every game.
+    pub fn is_none(&self) -> bool {
+        self.min_rating.is_none() && self.time_control.is_none()
+    }
+
     /// Whether `game` passes the filter.
     pub fn accepts(&self, game: &Game) -> bool {
         self.accepts_tags(|name| game.tags.get(name))
@@ -55,8 +60,8 @@ impl PositionFilter {
 /// Builds one record batch of the positions table, from [`Game`]s
 /// ([`PositionsBuilder::append`]) or straight from the reader's events.
 pub struct PositionsBuilder {
-    game_id: Vec<u64>,
-    ply: Vec<u32>,
+    game_id: Vec<i64>,
+    ply: Vec<i32>,
     fen: Strings,
     pub(crate) uci: Strings,
     pub(crate) san: Strings,
@@ -174,8 +179,8 @@ impl PositionsBuilder {
         let from = self.game_id.len();
         let to = self.uci.len();
         for n in from..to {
-            self.game_id.push(game_id);
-            self.ply.push((n - from + 1) as u32);
+            self.game_id.push(game_id as i64);
+            self.ply.push((n - from + 1) as i32);
             self.result.push(values.result.map(str::as_bytes));
             self.white_elo.push(values.white_elo);
             self.black_elo.push(values.black_elo);
@@ -210,14 +215,12 @@ impl PositionsBuilder {
         batch(vec![
             (
                 "game_id",
-                Arc::new(arrow_array::PrimitiveArray::<UInt64Type>::from(
-                    self.game_id,
-                )),
+                Arc::new(arrow_array::PrimitiveArray::<Int64Type>::from(self.game_id)),
                 false,
             ),
             (
                 "ply",
-                Arc::new(arrow_array::PrimitiveArray::<UInt32Type>::from(self.ply)),
+                Arc::new(arrow_array::PrimitiveArray::<Int32Type>::from(self.ply)),
                 false,
             ),
             ("fen", Arc::new(self.fen.finish()), false),

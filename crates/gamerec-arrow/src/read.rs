@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::Path;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Date32Type, Int32Type, Time32MillisecondType, UInt64Type};
+use arrow_array::types::{Date32Type, Int32Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use gamerec::model::{Game, GameResult};
 use gamerec::pgn::read_games;
@@ -57,8 +57,8 @@ fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a dyn Array, Error
 /// tags from the tag columns and map, the moves from `movetext`.
 pub fn games_of_batch(batch: &RecordBatch) -> Result<Vec<(u64, Game)>, Error> {
     let ids = column(batch, "game_id")?
-        .as_primitive_opt::<UInt64Type>()
-        .ok_or_else(|| Error::Table("game_id is not UInt64".into()))?;
+        .as_primitive_opt::<Int64Type>()
+        .ok_or_else(|| Error::Table("game_id is not Int64".into()))?;
     let movetext = column(batch, "movetext")?
         .as_string_opt::<i32>()
         .ok_or_else(|| Error::Table("movetext is not Utf8".into()))?;
@@ -85,9 +85,9 @@ pub fn games_of_batch(batch: &RecordBatch) -> Result<Vec<(u64, Game)>, Error> {
                 Kind::Int => array.as_primitive::<Int32Type>().value(row).to_string(),
                 Kind::Signed => values::write_signed(array.as_primitive::<Int32Type>().value(row)),
                 Kind::Date => values::write_date(array.as_primitive::<Date32Type>().value(row)),
-                Kind::Time => values::write_time(
-                    array.as_primitive::<Time32MillisecondType>().value(row) / 1000,
-                ),
+                Kind::Time => {
+                    values::write_time(array.as_primitive::<Int32Type>().value(row) / 1000)
+                }
             };
             push_tag(&mut text, tag, &value);
         }
@@ -115,7 +115,7 @@ pub fn games_of_batch(batch: &RecordBatch) -> Result<Vec<(u64, Game)>, Error> {
         } else {
             marker.value(row).parse::<GameResult>().ok()
         };
-        out.push((ids.value(row), game));
+        out.push((ids.value(row) as u64, game));
     }
     Ok(out)
 }

@@ -1,8 +1,6 @@
 //! The tables' column names, their tag sources and their Arrow schemas.
 
-use std::sync::Arc;
-
-use arrow_schema::{Schema, SchemaRef};
+use arrow_schema::SchemaRef;
 
 /// How a tag column is typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,7 +13,9 @@ pub enum Kind {
     Signed,
     /// `Date32`: [`crate::values::parse_date`].
     Date,
-    /// `Time32(Millisecond)` (Parquet `TIME(MILLIS)`): [`crate::values::parse_time`] × 1000.
+    /// `Int32`: milliseconds since midnight, [`crate::values::parse_time`]
+    /// × 1000 (plain int32, not Parquet `TIME(MILLIS)`, which Spark
+    /// rejects).
     Time,
 }
 
@@ -46,18 +46,21 @@ pub const TAG_COLUMNS: [(&str, &str, Kind); 21] = [
     ("fen", "FEN", Kind::Text),
 ];
 
-/// The games table's schema.
+/// The games table's schema (with the lineage columns: `lichess_id`,
+/// `game_key`, `source`, `offset`; see [`crate::lineage`]).
 pub fn games() -> SchemaRef {
-    Arc::new(Schema::clone(
+    crate::lineage::extend(
         crate::games::GamesBuilder::new().finish().schema_ref(),
-    ))
+        true,
+    )
 }
 
-/// The positions table's schema.
+/// The positions table's schema (with `game_key`, `source`, `offset`).
 pub fn positions() -> SchemaRef {
-    Arc::new(Schema::clone(
+    crate::lineage::extend(
         crate::positions::PositionsBuilder::new()
             .finish()
             .schema_ref(),
-    ))
+        false,
+    )
 }

@@ -137,6 +137,19 @@ pub fn speed(value: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether `value` can select games by time control: a speed class
+/// ([`speed`]'s names) or a `TimeControl` tag value (`300+3`, `-`,
+/// `40/7200:3600`, `*`, `?`). Anything else (a misspelt class) selects
+/// nothing and is refused by the callers.
+pub fn is_time_control_filter(value: &str) -> bool {
+    const SPEEDS: [&str; 5] = ["ultrabullet", "bullet", "blitz", "rapid", "classical"];
+    SPEEDS.contains(&value)
+        || (!value.is_empty()
+            && value
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b"+-/:*?".contains(&b)))
+}
+
 /// The typed annotations of one ply: from `[%clk]`, `[%emt]` and `[%eval]`
 /// in the comments after its move (the first of each kind counts).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

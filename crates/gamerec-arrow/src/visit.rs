@@ -121,6 +121,49 @@ impl Sink for GamesBuilder {
     }
 }
 
+/// The games table with a filter: the games it leaves out get no row.
+pub(crate) struct GameRows<'a> {
+    pub(crate) rows: GamesBuilder,
+    pub(crate) filter: &'a PositionFilter,
+}
+
+impl Sink for GameRows<'_> {
+    fn reserve_for(&mut self, bytes: usize) {
+        self.rows.reserve_for(bytes);
+    }
+    fn mark(&mut self) -> Mark {
+        self.rows.mark()
+    }
+    fn rollback(&mut self, mark: Mark) {
+        self.rows.truncate(mark);
+    }
+    fn accepts(&self, tags: &TagList<'_>) -> bool {
+        self.filter.accepts_tags(|name| tags.get(name))
+    }
+    fn movetext(&mut self) -> &mut Strings {
+        &mut self.rows.movetext
+    }
+    fn san(&mut self) -> &mut Strings {
+        &mut self.rows.san
+    }
+    fn uci(&mut self) -> &mut Strings {
+        &mut self.rows.uci
+    }
+    fn before_move(&mut self, _: &Chess) {}
+    fn push_notes(&mut self, notes: &PlyNotes, nags: &[u8]) {
+        self.rows.push_notes(notes, nags);
+    }
+    fn end_row(&mut self, id: u64, tags: &TagList<'_>, marker: Option<GameResult>) {
+        self.rows
+            .end_row(id, tags.iter(), marker.map(|r| r.as_str()));
+    }
+    fn append_model(&mut self, id: u64, game: &mut Game) {
+        if self.filter.accepts(game) {
+            self.rows.append(id, game);
+        }
+    }
+}
+
 /// The positions table with its filter.
 pub(crate) struct PositionRows<'a> {
     pub(crate) rows: PositionsBuilder,
@@ -197,6 +240,8 @@ pub(crate) struct RowsVisitor<'c, S: Sink> {
     pub(crate) out: S,
     /// Rows appended (the next row's id).
     pub(crate) rows: u64,
+    /// Where each game given an id starts in the input (by id).
+    pub(crate) offsets: Vec<u64>,
     mark: Mark,
     /// Unescaped tag names and values, end to end, and their ranges.
     tag_bytes: Vec<u8>,
@@ -242,6 +287,7 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
             chunk,
             out,
             rows: 0,
+            offsets: Vec::new(),
             mark: Mark::default(),
             tag_bytes: Vec::new(),
             tags: Vec::new(),
@@ -312,6 +358,7 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         }
         self.out.append_model(self.rows, &mut game);
         self.rows += 1;
+        self.offsets.push(end.offset);
         Outcome::Row
     }
 
@@ -600,6 +647,7 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
         }
         if self.skip {
             self.rows += 1;
+            self.offsets.push(end.offset);
             return Outcome::Row;
         }
         // The model path exports the movetext without the tags, so a game
@@ -616,6 +664,7 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
         };
         self.out.end_row(self.rows, &tags, end.result);
         self.rows += 1;
+        self.offsets.push(end.offset);
         Outcome::Row
     }
 }

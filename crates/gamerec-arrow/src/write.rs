@@ -1,5 +1,6 @@
 //! Streaming record batches to a Parquet or Arrow IPC file.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -23,7 +24,8 @@ use crate::Error;
 pub enum FileKind {
     /// Apache Parquet (`.parquet`), zstd-compressed row groups.
     Parquet,
-    /// Arrow IPC file format (`.arrow`, `.feather`, `.ipc`).
+    /// Arrow IPC file format (`.arrow`, `.feather`, `.ipc`), record
+    /// batches zstd-compressed.
     ArrowIpc,
 }
 
@@ -50,6 +52,12 @@ enum Sink<W: Write + Send> {
     Ipc(FileWriter<W>),
 }
 
+/// Rows handed to the column writers at a time: one parquet mini-batch
+/// (its default `write_batch_size`), at fixed places in each row group
+/// whatever the batches that come in, so pages and row groups fall at the
+/// same rows and the file is the same on any number of threads.
+const STEP: usize = 1024;
+
 /// A Parquet file written a row group at a time, the columns of each
 /// encoded (dictionary, levels, zstd) on several threads.
 struct ParquetSink<W: Write + Send> {
@@ -61,27 +69,68 @@ struct ParquetSink<W: Write + Send> {
     group: usize,
     rows: usize,
     per_group: usize,
+    /// A row group is closed once its column writers hold this many bytes.
+    max_bytes: usize,
     threads: usize,
+    /// Rows received but not yet handed to the column writers.
+    pending: VecDeque<RecordBatch>,
+    pending_rows: usize,
 }
 
 impl<W: Write + Send> ParquetSink<W> {
     fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
-        let mut offset = 0;
-        while offset < batch.num_rows() {
-            let take = (self.per_group - self.rows).min(batch.num_rows() - offset);
-            let part = batch.slice(offset, take);
-            let mut leaves = Vec::new();
-            for (field, column) in self.schema.fields().iter().zip(part.columns()) {
-                leaves.extend(compute_leaves(field, column)?);
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.pending_rows += batch.num_rows();
+        self.pending.push_back(batch.clone());
+        loop {
+            let want = STEP.min(self.per_group - self.rows);
+            if self.pending_rows < want {
+                return Ok(());
             }
-            let jobs: Vec<_> = self.columns.iter_mut().zip(leaves).collect();
-            in_parallel(jobs, self.threads, |(writer, leaf)| writer.write(&leaf))?;
-            self.rows += take;
-            offset += take;
-            let bytes: usize = self.columns.iter().map(|c| c.memory_size()).sum();
-            if self.rows >= self.per_group || bytes >= MAX_GROUP_BYTES {
-                self.flush()?;
+            let part = self.take(want)?;
+            self.write_part(&part)?;
+        }
+    }
+
+    /// The next `n` pending rows as one batch (a slice when one batch
+    /// holds them).
+    fn take(&mut self, n: usize) -> Result<RecordBatch, Error> {
+        let mut parts = Vec::new();
+        let mut need = n;
+        while need > 0 {
+            let Some(batch) = self.pending.pop_front() else {
+                break;
+            };
+            if batch.num_rows() <= need {
+                need -= batch.num_rows();
+                parts.push(batch);
+            } else {
+                parts.push(batch.slice(0, need));
+                self.pending
+                    .push_front(batch.slice(need, batch.num_rows() - need));
+                need = 0;
             }
+        }
+        self.pending_rows -= n - need;
+        if parts.len() == 1 {
+            return Ok(parts.pop().expect("one part"));
+        }
+        Ok(arrow_select::concat::concat_batches(&self.schema, &parts)?)
+    }
+
+    fn write_part(&mut self, part: &RecordBatch) -> Result<(), Error> {
+        let mut leaves = Vec::new();
+        for (field, column) in self.schema.fields().iter().zip(part.columns()) {
+            leaves.extend(compute_leaves(field, column)?);
+        }
+        let jobs: Vec<_> = self.columns.iter_mut().zip(leaves).collect();
+        in_parallel(jobs, self.threads, |(writer, leaf)| writer.write(&leaf))?;
+        self.rows += part.num_rows();
+        let bytes: usize = self.columns.iter().map(|c| c.memory_size()).sum();
+        if self.rows >= self.per_group || bytes >= self.max_bytes {
+            self.flush()?;
         }
         Ok(())
     }
@@ -105,6 +154,11 @@ impl<W: Write + Send> ParquetSink<W> {
     }
 
     fn finish(mut self) -> Result<W, Error> {
+        while self.pending_rows > 0 {
+            let want = STEP.min(self.per_group - self.rows).min(self.pending_rows);
+            let part = self.take(want)?;
+            self.write_part(&part)?;
+        }
         self.flush()?;
         Ok(self.file.into_inner()?)
     }
@@ -219,10 +273,19 @@ impl<W: Write + Send> TableWriter<W> {
                     group: 0,
                     rows: 0,
                     per_group,
+                    max_bytes: MAX_GROUP_BYTES,
                     threads: 1,
+                    pending: VecDeque::new(),
+                    pending_rows: 0,
                 })
             }
-            FileKind::ArrowIpc => Sink::Ipc(FileWriter::try_new(out, &schema)?),
+            FileKind::ArrowIpc => {
+                // zstd record batch bodies (Arrow IPC's own compression:
+                // pyarrow, Polars and DuckDB read it).
+                let options = arrow_ipc::writer::IpcWriteOptions::default()
+                    .try_with_compression(Some(arrow_ipc::CompressionType::ZSTD))?;
+                Sink::Ipc(FileWriter::try_new_with_options(out, &schema, options)?)
+            }
         };
         Ok(TableWriter { sink, rows: 0 })
     }
@@ -232,6 +295,17 @@ impl<W: Write + Send> TableWriter<W> {
     pub fn with_threads(mut self, threads: usize) -> Self {
         if let Sink::Parquet(sink) = &mut self.sink {
             sink.threads = threads.max(1);
+        }
+        self
+    }
+
+    /// Closes Parquet row groups at `rows` rows or `bytes` buffered
+    /// (checked every 1,024 rows) instead of the defaults (16,384 games or
+    /// 262,144 plies, 64 MB).
+    pub fn with_row_groups(mut self, rows: usize, bytes: usize) -> Self {
+        if let Sink::Parquet(sink) = &mut self.sink {
+            sink.per_group = rows.max(1);
+            sink.max_bytes = bytes.max(1);
         }
         self
     }

@@ -150,7 +150,7 @@ fn game_ids_run_across_inputs_and_a_missing_input_is_reported_once() {
                 let col = decoded.batch.column(0);
                 let col = col
                     .as_any()
-                    .downcast_ref::<arrow_array::UInt64Array>()
+                    .downcast_ref::<arrow_array::Int64Array>()
                     .expect("game_id");
                 ids.extend(col.values().iter().copied());
             }
@@ -162,7 +162,7 @@ fn game_ids_run_across_inputs_and_a_missing_input_is_reported_once() {
     }
     assert_eq!(errors, 1);
     assert!(ids.len() > 3000);
-    assert_eq!(ids, (0..ids.len() as u64).collect::<Vec<_>>());
+    assert_eq!(ids, (0..ids.len() as i64).collect::<Vec<_>>());
 }
 
 #[test]
@@ -190,4 +190,88 @@ fn parquet_columns_encoded_on_two_threads_give_the_same_file() {
         assert!(files[0].len() > 100_000, "{table:?}");
         assert!(files[0] == files[1], "{table:?}: the files differ");
     }
+}
+
+/// The whole pipeline (decode and encode) on 1 thread and on 2 gives the
+/// same Parquet bytes, though the decode hands over batches cut at other
+/// places: rows reach the column writers in fixed steps, and a group is
+/// closed at a fixed row. Small row groups make the files span many groups;
+/// the games table's are closed by their size, the positions' by rows.
+#[test]
+fn parquet_written_on_two_threads_is_the_one_thread_file_across_row_groups() {
+    let dir = temp_dir("arrow-parquet-deterministic");
+    let inputs = vec![
+        corpus("pgn/lichess_db_1000k.pgn"),
+        corpus("pgn/twic1599_1000k.pgn"),
+        corpus("pgn/tcec-2011-2021.pgn.zst"),
+    ];
+    for (table, per_group, bytes) in [
+        (Table::Games, 16_384, 4 << 20),
+        (Table::Positions, 100_000, 4 << 20),
+    ] {
+        let mut files = Vec::new();
+        let mut cuts = Vec::new();
+        for threads in [1, 2] {
+            let batches = all_batches(inputs.clone(), table, threads);
+            cuts.push(batches.iter().map(|b| b.num_rows()).collect::<Vec<_>>());
+            let out = dir.join(format!("t{threads}.parquet"));
+            let mut writer = TableWriter::create(&out, FileKind::Parquet, batches[0].schema())
+                .expect("create")
+                .with_threads(threads)
+                .with_row_groups(per_group, bytes);
+            for batch in &batches {
+                writer.write(batch).expect("write");
+            }
+            writer.finish().expect("finish");
+            files.push(std::fs::read(&out).expect("read"));
+            let groups = parquet::file::reader::SerializedFileReader::new(
+                std::fs::File::open(&out).expect("open"),
+            )
+            .map(|r| parquet::file::reader::FileReader::metadata(&r).num_row_groups())
+            .expect("parquet");
+            assert!(groups >= 3, "{table:?}: {groups} row groups");
+        }
+        assert_ne!(cuts[0], cuts[1], "{table:?}: the decodes cut batches alike");
+        assert!(files[0] == files[1], "{table:?}: the files differ");
+    }
+}
+
+/// Formats without byte offsets (CBF) still give every game its own
+/// `game_key`; their `offset` is null past the first game.
+#[test]
+fn game_keys_are_unique_in_a_format_without_offsets() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+
+    let dir = temp_dir("arrow-keys-cbf");
+    let cbf = dir.join("games.cbf");
+    let games = reference_games(&corpus("pgn/lichess_db_1000k.pgn"));
+    let opts = gamerec::io::WriteOptions::default();
+    let mut writer =
+        gamerec::io::GameWriter::create(&cbf, gamerec::io::Format::Cbf, &opts).expect("create");
+    for (i, game) in games.into_iter().take(50).enumerate() {
+        let item = gamerec::io::Item {
+            record: gamerec::io::Record::Game(game),
+            number: i as u64 + 1,
+            line: 0,
+            offset: 0,
+        };
+        writer.write(&item, "lichess").expect("write");
+    }
+    writer.finish().expect("finish");
+    let batches = all_batches(vec![cbf.clone()], Table::Games, 1);
+    let mut keys = std::collections::HashSet::new();
+    let mut rows = 0;
+    for batch in &batches {
+        let column = batch.column_by_name("game_key").expect("game_key");
+        keys.extend(column.as_primitive::<Int64Type>().values().iter().copied());
+        rows += batch.num_rows();
+        let source = batch.column_by_name("source").expect("source");
+        assert_eq!(
+            source.as_string::<i32>().value(0),
+            cbf.display().to_string()
+        );
+    }
+    assert_eq!(rows, 50);
+    assert_eq!(keys.len(), 50);
 }

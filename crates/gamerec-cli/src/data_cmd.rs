@@ -62,6 +62,7 @@ pub fn convert(
             table: Table::Games,
             threads: threads(threads_arg),
             filter: PositionFilter::default(),
+            names: Vec::new(),
         };
         return Some(write_table(paths, output, opts, quiet));
     }
@@ -79,6 +80,14 @@ pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
             args.output.display()
         );
     }
+    if let Some(tc) = &args.time_control
+        && !gamerec_arrow::values::is_time_control_filter(tc)
+    {
+        anyhow::bail!(
+            "--time-control {tc}: expected a TimeControl value such as 300+3 or a speed class \
+             (ultrabullet, bullet, blitz, rapid, classical)"
+        );
+    }
     let opts = Options {
         table: Table::Positions,
         threads: threads(args.threads),
@@ -86,6 +95,7 @@ pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
             min_rating: args.min_rating,
             time_control: args.time_control,
         },
+        names: Vec::new(),
     };
     let paths = args.inputs.iter().map(PathBuf::from).collect();
     write_table(paths, &args.output, opts, args.quiet)
@@ -112,7 +122,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
                     let error = gamerec_arrow::decode::is_error(problem);
                     errors += u64::from(error);
                     if error || !quiet {
-                        let _ = writeln!(stderr.lock(), "{problem}");
+                        writeln!(stderr.lock(), "{problem}").context("writing to stderr")?;
                     }
                 }
                 writer
@@ -122,7 +132,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
             }
             Err(e) => {
                 bad_inputs += 1;
-                let _ = writeln!(stderr.lock(), "gamerec: {e}");
+                writeln!(stderr.lock(), "gamerec: {e}").context("writing to stderr")?;
             }
         }
     }
@@ -131,9 +141,16 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
     writer
         .finish()
         .with_context(|| format!("{}", output.display()))?;
+    // Games counted as `gamerec check` counts them: those that failed
+    // (and those a filter left out) included.
     if !quiet {
+        let not_read = match bad_inputs {
+            0 => String::new(),
+            1 => ", 1 file not read".into(),
+            n => format!(", {n} files not read"),
+        };
         eprintln!(
-            "{}: {rows} rows from {games} games ({failed} with errors)",
+            "{}: {rows} rows from {games} games ({failed} with errors){not_read}",
             output.display()
         );
     }

@@ -121,7 +121,7 @@ fn a_game_with_an_error_is_left_out_and_reported() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("bad.pgn:7:"), "{stderr}");
     assert!(
-        stderr.contains("1 rows from 1 games (1 with errors)"),
+        stderr.contains("1 rows from 2 games (1 with errors)"),
         "{stderr}"
     );
 }
@@ -144,4 +144,173 @@ fn binary_data_read_as_pgn_is_reported_with_exit_1() {
             "{verb}: {stderr}"
         );
     }
+}
+
+/// `check`'s summary figures: games read and errors.
+fn check_counts(path: &Path, threads: &str) -> (u64, u64) {
+    let (_, stdout, stderr) = code_and_text(&gamerec(&["check", "--threads", threads, s(path)]));
+    let last = stdout.lines().last().unwrap_or("");
+    let mut words = last.split(' ');
+    let games = words.next().and_then(|n| n.parse().ok());
+    let errors = last
+        .split(", ")
+        .nth(2)
+        .and_then(|e| e.split(' ').next())
+        .and_then(|n| n.parse().ok());
+    match (games, errors) {
+        (Some(g), Some(e)) => (g, e),
+        _ => panic!("no check summary in {stdout}{stderr}"),
+    }
+}
+
+/// `N rows from G games (F with errors)` of a table-writing verb.
+fn table_counts(stderr: &str) -> (u64, u64, u64) {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(" rows from "))
+        .unwrap_or_else(|| panic!("no summary in {stderr}"));
+    let numbers: Vec<u64> = line
+        .rsplit(": ")
+        .next()
+        .unwrap_or("")
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    (numbers[0], numbers[1], numbers[2])
+}
+
+/// `convert -o T.parquet` and `positions` count games as `check` does (a
+/// game that fails is read, counted and reported), at any thread count,
+/// and exit non-zero when a game was left out.
+#[test]
+fn table_verbs_count_games_as_check_does() {
+    let dir = temp_dir("data-cli-counts");
+    let illegal = dir.join("illegal.pgn");
+    std::fs::write(
+        &illegal,
+        "[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. e4 Ke7 *\n\n[Event \"c\"]\n\n1. d4 d5 *\n",
+    )
+    .expect("write");
+    let junk = dir.join("junk.pgn");
+    std::fs::write(&junk, [0u8, 1, 2, 3, 0xff, 0xfe].repeat(500)).expect("write");
+    let nul = dir.join("nul.pgn");
+    std::fs::write(
+        &nul,
+        b"[Event \"a\0b\"]\n\n1. e4 *\n\n[Event \"c\"]\n\n1. d4 *\n",
+    )
+    .expect("write");
+    // A NUL makes the whole file binary data: one error, no game.
+    for (input, games, rows) in [(&illegal, 3, 2), (&junk, 0, 0), (&nul, 0, 0)] {
+        for threads in ["1", "2"] {
+            let (check_games, check_errors) = check_counts(input, threads);
+            assert_eq!(check_games, games, "{}", input.display());
+            assert!(check_errors > 0, "{}", input.display());
+            let out = dir.join("t.parquet");
+            let (code, _, stderr) = code_and_text(&gamerec(&[
+                "convert",
+                s(input),
+                "-o",
+                s(&out),
+                "-t",
+                threads,
+            ]));
+            assert_eq!(code, 1, "{stderr}");
+            let (written, read, failed) = table_counts(&stderr);
+            assert_eq!((written, read), (rows, check_games), "{stderr}");
+            assert_eq!(read - failed, rows, "{stderr}");
+            let errors = stderr.lines().filter(|l| l.contains(": error: ")).count() as u64;
+            assert_eq!(errors, check_errors, "{stderr}");
+            let (code, _, stderr) = code_and_text(&gamerec(&[
+                "positions",
+                s(input),
+                "-o",
+                s(&out),
+                "-t",
+                threads,
+            ]));
+            assert_eq!(code, 1, "{stderr}");
+            assert_eq!(table_counts(&stderr).1, check_games, "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn an_unknown_time_control_is_refused() {
+    let dir = temp_dir("data-cli-tc");
+    let source = corpus("pgn/lichess_db_1000k.pgn");
+    let out = dir.join("p.parquet");
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "positions",
+        s(&source),
+        "--time-control",
+        "blits",
+        "-o",
+        s(&out),
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--time-control blits"), "{stderr}");
+    assert!(!out.exists());
+}
+
+/// The TCEC file (46 MB of Parquet) converted on 1 and on 2 threads gives
+/// the same bytes, for both tables (the decode cuts batches differently).
+#[test]
+#[ignore = "slow: converts all of TCEC four times"]
+fn parquet_of_tcec_on_two_threads_is_the_one_thread_file() {
+    let dir = temp_dir("data-cli-tcec");
+    let source = corpus("pgn/tcec-2011-2021.pgn.zst");
+    for verb in ["convert", "positions"] {
+        let mut files = Vec::new();
+        for threads in ["1", "2"] {
+            let out = dir.join(format!("{verb}-{threads}.parquet"));
+            let run = gamerec(&[verb, s(&source), "-o", s(&out), "-t", threads, "-q"]);
+            assert_success(&run, verb);
+            files.push(std::fs::read(&out).expect("read"));
+        }
+        assert!(files[0].len() > 1_000_000, "{verb}");
+        assert!(files[0] == files[1], "{verb}: the files differ");
+    }
+}
+
+/// A games table is an input too: `convert games.parquet -o again.parquet`
+/// and `positions games.parquet` give the rows of the PGN.
+#[test]
+fn a_games_table_converts_to_tables_again() {
+    let dir = temp_dir("data-cli-table-input");
+    let source = corpus("pgn/lichess_db_1000k.pgn");
+    let games = dir.join("games.parquet");
+    assert_success(
+        &gamerec(&["convert", s(&source), "-o", s(&games)]),
+        "pgn to table",
+    );
+    let again = dir.join("again.parquet");
+    let out = gamerec(&["convert", s(&games), "-o", s(&again)]);
+    assert_success(&out, "table to table");
+    let (_, _, stderr) = code_and_text(&out);
+    assert!(
+        stderr.contains("438 rows from 438 games (0 with errors)"),
+        "{stderr}"
+    );
+    let plies = dir.join("plies.parquet");
+    let direct = dir.join("direct.parquet");
+    let from_table = code_and_text(&gamerec(&["positions", s(&games), "-o", s(&plies)])).2;
+    let from_pgn = code_and_text(&gamerec(&["positions", s(&source), "-o", s(&direct)])).2;
+    let rows = |text: &str| {
+        text.split(" rows")
+            .next()
+            .map(|t| t.rsplit(' ').next().map(str::to_owned))
+    };
+    assert_eq!(
+        rows(&from_table),
+        rows(&from_pgn),
+        "{from_table} / {from_pgn}"
+    );
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&dir.join("nope.parquet")),
+        "-o",
+        s(&dir.join("x.parquet")),
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.matches("nope.parquet").count(), 1, "{stderr}");
 }
