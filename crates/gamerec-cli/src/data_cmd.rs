@@ -112,6 +112,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
         .with_threads(opts.threads);
     let progress = Progress::new(None);
     let (mut games, mut failed, mut bad_inputs, mut errors) = (0u64, 0u64, 0u64, 0u64);
+    let mut warnings = 0u64;
     let stderr = std::io::stderr();
     for item in Batches::new(paths, opts) {
         match item {
@@ -121,6 +122,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
                 for problem in &decoded.problems {
                     let error = gamerec_arrow::decode::is_error(problem);
                     errors += u64::from(error);
+                    warnings += u64::from(!error);
                     if error || !quiet {
                         writeln!(stderr.lock(), "{problem}").context("writing to stderr")?;
                     }
@@ -154,6 +156,17 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
             output.display()
         );
     }
+    // The one summary line every verb prints.
+    let tally = gamerec::io::pipeline::Tally {
+        inputs_not_read: bad_inputs,
+        games,
+        games_with_errors: failed,
+        errors,
+        warnings,
+        written: Some(rows),
+        ..Default::default()
+    };
+    eprintln!("gamerec convert: {tally}");
     Ok(if bad_inputs > 0 {
         ExitCode::from(2)
     } else if failed > 0 || errors > 0 {
