@@ -169,6 +169,9 @@ pub struct MatchArgs {
     /// Serve the live spectator page on PORT (127.0.0.1) or HOST:PORT.
     #[arg(long, value_name = "PORT")]
     http: Option<String>,
+    /// The referee's address, HOST:PORT (default 127.0.0.1 and any free port).
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
     /// Match directory (default: a new temporary directory).
     #[arg(long)]
     dir: Option<PathBuf>,
@@ -438,6 +441,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         http,
         verbose: args.verbose,
         live: !args.quiet,
+        listen: args.listen.clone(),
     };
     let outcome = match app::run_match(&config, &run) {
         Ok(o) => o,

@@ -1027,6 +1027,8 @@ pub struct RunMatch {
     pub verbose: bool,
     /// Print the live line after every game.
     pub live: bool,
+    /// The referee's address (default `127.0.0.1:0`, any free port).
+    pub listen: Option<String>,
 }
 
 /// Restarts a crashed engine at most this many times per bridge.
@@ -1213,12 +1215,16 @@ pub async fn run(
         },
     };
 
-    let listener = TcpListener::bind("127.0.0.1:0")
+    let listen = run.listen.as_deref().unwrap_or("127.0.0.1:0");
+    let listener = TcpListener::bind(listen)
         .await
-        .map_err(|e| EventError(format!("cannot listen on 127.0.0.1: {e}")))?;
+        .map_err(|e| EventError(format!("cannot listen on {listen}: {e}")))?;
     let addr = listener
         .local_addr()
         .map_err(|e| EventError(e.to_string()))?;
+    if run.listen.is_some() {
+        eprintln!("match: referee at {addr}");
+    }
     let live = Live::default();
     let http_cancel = tokio_util::sync::CancellationToken::new();
     if let Some(http) = &run.http {
