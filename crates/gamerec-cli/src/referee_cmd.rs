@@ -253,6 +253,12 @@ pub fn referee(args: RefereeArgs) -> ExitCode {
     match app::serve(options) {
         Ok(summary) => {
             print!("{}", summary.standings.to_text());
+            if !summary.errors.is_empty() {
+                return fail(format!(
+                    "the event's record is incomplete: {}",
+                    summary.errors.join("; ")
+                ));
+            }
             if summary.finished == summary.total {
                 ExitCode::SUCCESS
             } else {
@@ -447,6 +453,14 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
+    if !outcome.errors.is_empty() {
+        eprint!("{}", outcome.report);
+        return fail(format!(
+            "the match's record is incomplete ({} failed writes): {}",
+            outcome.errors.len(),
+            outcome.errors.join("; ")
+        ));
+    }
     let pgn = match std::fs::read_to_string(outcome.dir.join("games.pgn")) {
         Ok(p) => p,
         Err(e) => return fail(format!("{}: {e}", outcome.dir.display())),
