@@ -169,6 +169,9 @@ pub struct MatchArgs {
     /// Serve the live spectator page on PORT (127.0.0.1) or HOST:PORT.
     #[arg(long, value_name = "PORT")]
     http: Option<String>,
+    /// The referee's address, HOST:PORT (default 127.0.0.1 and any free port).
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
     /// Match directory (default: a new temporary directory).
     #[arg(long)]
     dir: Option<PathBuf>,
@@ -250,6 +253,12 @@ pub fn referee(args: RefereeArgs) -> ExitCode {
     match app::serve(options) {
         Ok(summary) => {
             print!("{}", summary.standings.to_text());
+            if !summary.errors.is_empty() {
+                return fail(format!(
+                    "the event's record is incomplete: {}",
+                    summary.errors.join("; ")
+                ));
+            }
             if summary.finished == summary.total {
                 ExitCode::SUCCESS
             } else {
@@ -438,11 +447,20 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         http,
         verbose: args.verbose,
         live: !args.quiet,
+        listen: args.listen.clone(),
     };
     let outcome = match app::run_match(&config, &run) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
+    if !outcome.errors.is_empty() {
+        eprint!("{}", outcome.report);
+        return fail(format!(
+            "the match's record is incomplete ({} failed writes): {}",
+            outcome.errors.len(),
+            outcome.errors.join("; ")
+        ));
+    }
     let pgn = match std::fs::read_to_string(outcome.dir.join("games.pgn")) {
         Ok(p) => p,
         Err(e) => return fail(format!("{}: {e}", outcome.dir.display())),

@@ -43,11 +43,33 @@ fn runtime() -> Result<tokio::runtime::Runtime, EventError> {
         .map_err(|e| EventError(format!("cannot start the runtime: {e}")))
 }
 
+/// Cancels `cancel` on Ctrl-C (SIGINT) or SIGTERM: games in flight are
+/// saved as they stand and the run ends cleanly.
 fn ctrl_c(cancel: CancellationToken) {
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            cancel.cancel();
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            match signal(SignalKind::terminate()) {
+                Ok(mut term) => {
+                    tokio::select! {
+                        r = tokio::signal::ctrl_c() => if r.is_err() { return },
+                        _ = term.recv() => {}
+                    }
+                }
+                Err(_) => {
+                    if tokio::signal::ctrl_c().await.is_err() {
+                        return;
+                    }
+                }
+            }
         }
+        #[cfg(not(unix))]
+        if tokio::signal::ctrl_c().await.is_err() {
+            return;
+        }
+        eprintln!("argus: stopping: games in flight are saved");
+        cancel.cancel();
     });
 }
 

@@ -5,12 +5,15 @@
 //! duplex for built-in engines), so every transport shares one code path.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::limits::{Budget, Limits, Ticket};
 use crate::lobby::{Inbound, Lobby, Origin, Seat, SignedOn};
 use crate::log::EventLog;
 use crate::wire::{MAX_RECORD_LEN, Record, WireError, read_record, refcom, refreq};
@@ -94,9 +97,6 @@ fn client_name(record: &Record) -> Option<String> {
 /// `refreq sign_on; tcsi "ADDRESS" "NAME"; Secret "SECRET";`.
 pub const SECRET_OPCODE: &str = "Secret";
 
-/// How long a refused sign-on waits before its answer (slows guessing).
-pub const REFUSAL_DELAY: std::time::Duration = std::time::Duration::from_millis(300);
-
 fn client_secret(record: &Record) -> Option<String> {
     record
         .op(SECRET_OPCODE)
@@ -144,6 +144,32 @@ pub async fn handle_client_from<S>(
 ) where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
+    handle_client_limited(stream, origin, lobby, log, cancel, None, &Limits::default()).await;
+}
+
+/// Milliseconds since `base`, for the activity stamp shared by a
+/// connection's reader and writer.
+fn stamp(base: Instant) -> u64 {
+    base.elapsed().as_millis() as u64
+}
+
+/// [`handle_client_from`] under `limits`, holding `ticket` (its place at
+/// the server's [`crate::limits::Gate`]; eviction closes the connection).
+///
+/// Every task of the connection ends when it closes: the writer sends what
+/// is queued and shuts the socket down, the seat left in the lobby is
+/// removed, and the name is freed.
+pub async fn handle_client_limited<S>(
+    stream: S,
+    origin: Origin,
+    lobby: Arc<Lobby>,
+    log: EventLog,
+    cancel: CancellationToken,
+    mut ticket: Option<Ticket>,
+    limits: &Limits,
+) where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
     let (reader, mut writer) = tokio::io::split(stream);
     let mut reader = BufReader::new(reader);
     let (out_tx, mut out_rx) = mpsc::channel::<Record>(64);
@@ -152,14 +178,26 @@ pub async fn handle_client_from<S>(
     let writer_log = log.clone();
     let name_for_writer = writer_name.clone();
     let writer_cancel = cancel.clone();
+    // `closing`: the reader is done; the writer sends what is queued and ends.
+    let closing = CancellationToken::new();
+    let writer_closing = closing.clone();
+    let base = Instant::now();
+    let activity = Arc::new(AtomicU64::new(0));
+    let writer_activity = activity.clone();
+    let write_timeout = limits.write_timeout;
     let writer_task = tokio::spawn(async move {
         loop {
             let record = tokio::select! {
+                biased;
                 r = out_rx.recv() => match r {
                     Some(r) => r,
                     None => break,
                 },
                 () = writer_cancel.cancelled() => disconnect_record(),
+                () = writer_closing.cancelled() => match out_rx.try_recv() {
+                    Ok(r) => r,
+                    Err(_) => break,
+                },
             };
             let line = format!("{record}\n");
             let who = name_for_writer
@@ -167,25 +205,82 @@ pub async fn handle_client_from<S>(
                 .map(|n| n.clone())
                 .unwrap_or_default();
             writer_log.sent(&who, &record);
-            if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err() {
+            let wrote = tokio::time::timeout(write_timeout, async {
+                writer.write_all(line.as_bytes()).await?;
+                writer.flush().await
+            })
+            .await;
+            if !matches!(wrote, Ok(Ok(()))) {
                 break;
             }
+            writer_activity.store(stamp(base), Ordering::Relaxed);
             if refcom(&record) == Some("disconnect") {
                 break;
             }
         }
-        let _ = writer.shutdown().await;
+        // Dropping the receiver closes the seat (`Seat::is_open` is false).
+        drop(out_rx);
+        writer_closing.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(1), writer.shutdown()).await;
     });
 
+    let evicted = ticket
+        .as_ref()
+        .map_or_else(CancellationToken::new, |t| t.evicted.clone());
     let mut inbox: Option<mpsc::Sender<Inbound>> = None;
-    let mut _signed_on: Option<SignedOn> = None;
+    let mut signed_on: Option<SignedOn> = None;
     let mut buf = Vec::with_capacity(256);
+    let sign_on_by = base + limits.sign_on_timeout;
+    let mut lines_before_sign_on = 0u32;
+    let mut budget = Budget::new(limits.records_per_second, limits.record_burst);
     loop {
+        let idle_until =
+            base + Duration::from_millis(activity.load(Ordering::Relaxed)) + limits.idle_timeout;
+        let deadline = if inbox.is_none() {
+            sign_on_by.min(idle_until)
+        } else {
+            idle_until
+        };
         let line = tokio::select! {
             r = read_line_bounded(&mut reader, &mut buf, MAX_RECORD_LEN) => r,
             () = cancel.cancelled() => break,
+            () = closing.cancelled() => break,
+            () = evicted.cancelled() => {
+                log.note(&format!("{peer}: closed to make room (no sign-on yet)"));
+                break;
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                let last = base + Duration::from_millis(activity.load(Ordering::Relaxed));
+                if inbox.is_some() && last + limits.idle_timeout > Instant::now() {
+                    continue;
+                }
+                let why = if inbox.is_none() {
+                    format!("no sign-on within {:?}", limits.sign_on_timeout)
+                } else {
+                    format!("no traffic for {:?}", limits.idle_timeout)
+                };
+                log.note(&format!("{peer}: closed: {why}"));
+                let _ = out_tx.try_send(fault_record(&why));
+                break;
+            }
         };
         let received_at = Instant::now();
+        activity.store(stamp(base), Ordering::Relaxed);
+        if inbox.is_none() {
+            lines_before_sign_on += 1;
+            if lines_before_sign_on > limits.max_lines_before_sign_on {
+                log.note(&format!(
+                    "{peer}: closed: more than {} lines before sign-on",
+                    limits.max_lines_before_sign_on
+                ));
+                break;
+            }
+        } else if !budget.take() {
+            let why = format!("more than {} records a second", limits.records_per_second);
+            log.note(&format!("{peer}: closed: {why}"));
+            let _ = out_tx.try_send(fault_record(&why));
+            break;
+        }
         let who = writer_name.lock().map(|n| n.clone()).unwrap_or_default();
         let parsed = match line {
             Err(_) | Ok(None) => break,
@@ -210,8 +305,22 @@ pub async fn handle_client_from<S>(
             (None, Ok(record)) if refreq(&record) == Some("sign_on") => {
                 let name = client_name(&record).unwrap_or_else(|| peer.clone());
                 let secret = client_secret(&record);
-                match lobby.sign_on(&name, secret.as_deref(), origin) {
-                    Ok(granted) => _signed_on = Some(granted),
+                let granted = lobby.sign_on(&name, secret.as_deref(), origin);
+                let admitted = granted.is_err() || ticket.as_mut().is_none_or(Ticket::sign_on);
+                match granted {
+                    Ok(granted) if admitted => signed_on = Some(granted),
+                    Ok(_) => {
+                        log.note(&format!(
+                            "sign-on as '{}' refused: too many clients from this address",
+                            gamerec::excerpt::excerpt(&name)
+                        ));
+                        let _ = out_tx
+                            .send(fault_record(
+                                "sign on refused: too many clients from this address",
+                            ))
+                            .await;
+                        break;
+                    }
                     Err(refusal) => {
                         let from = match origin {
                             Origin::Network(ip) => ip.to_string(),
@@ -221,7 +330,13 @@ pub async fn handle_client_from<S>(
                             "sign-on as '{}' from {from} refused: {refusal}",
                             gamerec::excerpt::excerpt(&name)
                         ));
-                        tokio::time::sleep(REFUSAL_DELAY).await;
+                        // The guesser waits longer with every failure; a
+                        // client giving the right secret never waits.
+                        let delay = lobby.refusal_delay(&name, origin);
+                        tokio::select! {
+                            () = tokio::time::sleep(delay) => {}
+                            () = cancel.cancelled() => {}
+                        }
                         let _ = out_tx
                             .send(fault_record(&format!("sign on refused: {refusal}")))
                             .await;
@@ -233,7 +348,7 @@ pub async fn handle_client_from<S>(
                 }
                 let (tx, rx) = mpsc::channel(64);
                 inbox = Some(tx);
-                log.note(&format!("{name} signed on"));
+                log.note(&format!("{} signed on", gamerec::excerpt::excerpt(&name)));
                 lobby.put(Seat {
                     name,
                     out: out_tx.clone(),
@@ -242,13 +357,15 @@ pub async fn handle_client_from<S>(
             }
             (None, Ok(record)) if refreq(&record) == Some("sign_off") => break,
             (None, _) => {
-                let _ = out_tx
-                    .send(fault_record("sign on first: refreq sign_on"))
-                    .await;
+                let _ = out_tx.try_send(fault_record("sign on first: refreq sign_on"));
             }
             (Some(tx), Ok(record)) => {
                 let sign_off = refreq(&record) == Some("sign_off");
-                let _ = tx.send(Inbound::Record(record, received_at)).await;
+                // A full inbox is a seat nobody reads (idle in the lobby):
+                // what it receives is dropped, never kept for a later game.
+                if tx.try_send(Inbound::Record(record, received_at)).is_err() && !sign_off {
+                    log.note(&format!("{who}: record dropped (not in a game)"));
+                }
                 if sign_off {
                     log.note(&format!("{who} signed off"));
                     break;
@@ -256,36 +373,43 @@ pub async fn handle_client_from<S>(
             }
             (Some(tx), Err(WireError::Malformed(error))) => {
                 log.note(&format!("{who}: malformed record: {error}"));
-                let _ = tx
-                    .send(Inbound::Malformed {
-                        error,
-                        at: received_at,
-                    })
-                    .await;
+                let _ = tx.try_send(Inbound::Malformed {
+                    error,
+                    at: received_at,
+                });
             }
             (Some(tx), Err(WireError::IllegalMove { mv, message })) => {
                 log.note(&format!("{who}: illegal move '{mv}': {message}"));
-                let _ = tx
-                    .send(Inbound::IllegalMove {
-                        mv,
-                        error: message,
-                        at: received_at,
-                    })
-                    .await;
+                let _ = tx.try_send(Inbound::IllegalMove {
+                    mv,
+                    error: message,
+                    at: received_at,
+                });
             }
         }
     }
     if let Some(tx) = inbox {
-        let _ = tx.send(Inbound::Closed).await;
+        // The game (if any) learns at once; an idle seat is dropped below.
+        let _ = tx.try_send(Inbound::Closed);
     }
     drop(out_tx);
-    if cancel.is_cancelled() {
-        // The writer sends `disconnect` and ends by itself.
+    // On `cancel` the writer sends `disconnect` first (its select is biased).
+    closing.cancel();
+    // Queued records (a final conclude, a fault) go out, but never wait
+    // long: the writer is aborted after that and the socket closes.
+    let mut writer_task = writer_task;
+    if tokio::time::timeout(Duration::from_secs(2), &mut writer_task)
+        .await
+        .is_err()
+    {
+        writer_task.abort();
         let _ = writer_task.await;
-    } else {
-        // Let queued records (a final conclude) go out, but do not wait forever.
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer_task).await;
     }
+    if let Some(granted) = &signed_on {
+        lobby.remove_closed(granted.name());
+    }
+    drop(signed_on);
+    drop(ticket);
 }
 
 #[cfg(test)]

@@ -241,6 +241,9 @@ pub struct EventSummary {
     pub finished: u32,
     /// Games scheduled.
     pub total: u32,
+    /// Writes that failed (state, PGN, standings, log): the event's record
+    /// is incomplete when this is not empty.
+    pub errors: Vec<String>,
 }
 
 /// A supervisor command, as typed on the console.
@@ -298,7 +301,48 @@ fn state_path(dir: &Path, number: u32) -> PathBuf {
     dir.join("state").join(format!("game-{number:04}.json"))
 }
 
-fn save(dir: &Path, spec: &GameSpec, state: &GameState) {
+/// The writes that failed during an event: each is an error in the log
+/// (and on stderr), in the standings and in the exit code.
+#[derive(Debug, Clone, Default)]
+pub struct Failures(Arc<Mutex<(Vec<String>, u64)>>);
+
+/// Failures kept word for word (later ones are counted only).
+const MAX_FAILURES_KEPT: usize = 20;
+
+impl Failures {
+    /// Records a failed write: logged, and told on stderr (the first few,
+    /// then every hundredth, so a full disk does not flood the terminal).
+    pub fn add(&self, log: &EventLog, what: &str) {
+        log.note(&format!("error: {what}"));
+        let Ok(mut f) = self.0.lock() else { return };
+        f.1 += 1;
+        if f.1 <= 10 || f.1.is_multiple_of(100) {
+            eprintln!("argus: error: {what}");
+        }
+        if f.0.len() < MAX_FAILURES_KEPT {
+            f.0.push(what.to_owned());
+        }
+    }
+
+    /// The failures kept, and a line counting the rest.
+    pub fn list(&self) -> Vec<String> {
+        let Ok(f) = self.0.lock() else {
+            return vec!["internal: failures lock poisoned".into()];
+        };
+        let mut out = f.0.clone();
+        if f.1 > out.len() as u64 {
+            out.push(format!("... {} failed writes in all", f.1));
+        }
+        out
+    }
+
+    /// Whether any write failed.
+    pub fn any(&self) -> bool {
+        self.0.lock().map_or(true, |f| f.1 > 0)
+    }
+}
+
+fn save(dir: &Path, spec: &GameSpec, state: &GameState) -> std::io::Result<()> {
     let saved = SavedGame {
         number: spec.number,
         white: spec.white.clone(),
@@ -315,22 +359,37 @@ fn save(dir: &Path, spec: &GameSpec, state: &GameState) {
             .collect(),
         ending: state.ending().cloned(),
     };
-    if let Ok(text) = serde_json::to_string(&saved) {
-        let _ = write_atomic(&state_path(dir, spec.number), text.as_bytes());
-    }
+    let text = serde_json::to_string(&saved).map_err(std::io::Error::other)?;
+    write_atomic(&state_path(dir, spec.number), text.as_bytes())
 }
 
-/// Replaces `path` with `bytes` through a temporary file and a rename, so a
-/// reader (the test, a takeover, a tool polling the event directory) sees
-/// the old file or the new one, never a truncated one.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".{}.tmp", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+/// Replaces `path` with `bytes` through a temporary file, fsync and a
+/// rename ([`gamerec::io::AtomicFile`]), so a reader (a restart, a
+/// takeover, a tool polling the event directory) sees the old file or the
+/// new one, never a truncated one, even after a crash. Errors name the path.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = gamerec::io::AtomicFile::create(path)?;
+    file.write_all(bytes)
+        .map_err(|e| gamerec::io::atomic::path_error(path, e))?;
+    file.commit()
+}
+
+/// Reads a game's saved state: `None` if there is none; an error (the
+/// event must not resume) if the file cannot be read or is damaged, since
+/// replaying a finished game would lose it.
+pub fn read_saved(dir: &Path, number: u32) -> Result<Option<SavedGame>, EventError> {
+    let path = state_path(dir, number);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+            EventError(format!(
+                "{}: damaged state file ({e}); refusing to resume: repair it, or move it away to play game {number} again from its start",
+                path.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(EventError(format!("{}: {e}", path.display()))),
+    }
 }
 
 /// Rebuilds a game from its saved moves (or from its opening if new).
@@ -377,6 +436,8 @@ struct Records {
     players: Vec<String>,
     finished: BTreeMap<u32, (GameSpec, GameState)>,
     export: ExportOptions,
+    failures: Failures,
+    log: EventLog,
 }
 
 impl Records {
@@ -396,20 +457,39 @@ impl Records {
     }
 
     /// Writes `games.pgn`, then `standings.txt` and `standings.json`, each
-    /// atomically: once the standings count a game, the PGN holds it.
+    /// atomically: once the standings count a game, the PGN holds it. A
+    /// failed write is recorded in `failures` and the standings say so.
     fn write(&self) -> Standings {
         let mut pgn = String::new();
         for (spec, state) in self.finished.values() {
             pgn.push_str(&game_pgn_with(spec, state, self.export));
         }
-        let _ = write_atomic(&self.dir.join("games.pgn"), pgn.as_bytes());
-        let standings = self.standings();
-        let _ = write_atomic(
-            &self.dir.join("standings.txt"),
-            standings.to_text().as_bytes(),
-        );
-        if let Ok(json) = serde_json::to_string_pretty(&standings) {
-            let _ = write_atomic(&self.dir.join("standings.json"), (json + "\n").as_bytes());
+        let pgn_ok = match write_atomic(&self.dir.join("games.pgn"), pgn.as_bytes()) {
+            Ok(()) => true,
+            Err(e) => {
+                self.failures
+                    .add(&self.log, &format!("cannot save the games: {e}"));
+                false
+            }
+        };
+        let mut standings = self.standings();
+        standings.unsaved = self.failures.list();
+        if pgn_ok {
+            // Standings never count a game the PGN does not hold.
+            let json = serde_json::to_string_pretty(&standings).map_err(std::io::Error::other);
+            let written = write_atomic(
+                &self.dir.join("standings.txt"),
+                standings.to_text().as_bytes(),
+            )
+            .and(json)
+            .and_then(|json| {
+                write_atomic(&self.dir.join("standings.json"), (json + "\n").as_bytes())
+            });
+            if let Err(e) = written {
+                self.failures
+                    .add(&self.log, &format!("cannot save the standings: {e}"));
+                standings.unsaved = self.failures.list();
+            }
         }
         standings
     }
@@ -496,12 +576,13 @@ pub async fn run_event_with(
         players: config.players.iter().map(|p| p.name.clone()).collect(),
         finished: BTreeMap::new(),
         export: hooks.export,
+        failures: Failures::default(),
+        log: log.clone(),
     };
+    let failures = records.failures.clone();
     let mut pending = Vec::new();
     for spec in &specs {
-        let saved: Option<SavedGame> = std::fs::read_to_string(state_path(dir, spec.number))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok());
+        let saved = read_saved(dir, spec.number)?;
         let state = restore(spec, saved.as_ref())?;
         if state.ending().is_some() {
             live.update(spec, &state);
@@ -579,12 +660,15 @@ pub async fn run_event_with(
     let dir_owned = dir.to_owned();
     let live_hook = live.clone();
     let observer = hooks.observer.clone();
+    let (hook_failures, hook_log) = (failures.clone(), log.clone());
     let ctx = GameContext {
         lobby: lobby.clone(),
         timing,
         log: log.clone(),
         hook: Arc::new(move |spec, state| {
-            save(&dir_owned, spec, state);
+            if let Err(e) = save(&dir_owned, spec, state) {
+                hook_failures.add(&hook_log, &format!("cannot save game {}: {e}", spec.number));
+            }
             live_hook.update(spec, state);
             if let Some(observe) = &observer {
                 observe(spec, state);
@@ -678,10 +762,24 @@ pub async fn run_event_with(
         "event ends: {} of {} games finished",
         standings.games_played, r.total
     ));
+    let mut errors = failures.list();
+    if log.has_failed() {
+        errors.push(format!(
+            "{}: log lines were lost",
+            dir.join("log.txt").display()
+        ));
+    }
+    if !errors.is_empty() {
+        log.note(&format!(
+            "event ends with {} failed writes: its record is incomplete",
+            errors.len()
+        ));
+    }
     Ok(EventSummary {
         finished: standings.games_played,
         total: r.total,
         standings,
+        errors,
     })
 }
 

@@ -63,6 +63,21 @@ impl Seat {
     pub fn is_open(&self) -> bool {
         !self.out.is_closed()
     }
+
+    /// Drops whatever the client sent while the seat was idle (a game
+    /// never starts with records from before it); `false` if the
+    /// connection has closed.
+    pub fn drain(&mut self) -> bool {
+        loop {
+            match self.inbox.try_recv() {
+                Ok(Inbound::Closed) | Err(mpsc::error::TryRecvError::Disconnected) => {
+                    return false;
+                }
+                Ok(_) => {}
+                Err(mpsc::error::TryRecvError::Empty) => return self.is_open(),
+            }
+        }
+    }
 }
 
 /// Who may sign on as whom: the players' secrets and the names of the
@@ -84,11 +99,15 @@ pub enum Origin {
     Local,
 }
 
-/// Failed sign-ons a source may make within [`FAILURE_WINDOW`]; further
-/// attempts are refused until the window has passed.
+/// Failed sign-ons after which the refusal delay stops growing.
 pub const MAX_FAILED_SIGN_ONS: u32 = 5;
 /// The window over which failed sign-ons are counted.
 pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
+/// The refusal delay after the first failure; it doubles with each
+/// further failure of the same source and name (up to 2^5 times this).
+pub const REFUSAL_DELAY: Duration = Duration::from_millis(300);
+/// Sources × names whose failures are remembered (bounded memory).
+const MAX_TRACKED_FAILURES: usize = 4096;
 
 /// Why a sign-on was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +118,7 @@ pub enum Refusal {
     BadSecret,
     /// The name belongs to an engine the referee runs itself.
     EngineName,
-    /// Too many failed attempts from this source lately.
+    /// The referee's identity table is unusable (a poisoned lock).
     Throttled,
 }
 
@@ -109,7 +128,7 @@ impl std::fmt::Display for Refusal {
             Refusal::NameTaken => "the name is signed on already",
             Refusal::BadSecret => "missing or wrong secret",
             Refusal::EngineName => "the name belongs to an engine run by the referee",
-            Refusal::Throttled => "too many failed sign-ons: try again later",
+            Refusal::Throttled => "the referee cannot check identities now",
         })
     }
 }
@@ -119,8 +138,8 @@ struct Registry {
     /// Names signed on, with their connections' ids.
     signed_on: HashMap<String, Vec<u64>>,
     next_id: u64,
-    /// Failed attempts per source: count and when the window started.
-    failures: HashMap<Origin, (u32, std::time::Instant)>,
+    /// Failed attempts per source and name: count and when the window started.
+    failures: HashMap<(Origin, String), (u32, std::time::Instant)>,
 }
 
 /// A granted sign-on; dropping it (the connection ends) frees the name.
@@ -195,16 +214,20 @@ impl Lobby {
         origin: Origin,
     ) -> Result<SignedOn, Refusal> {
         let mut reg = self.registry.lock().map_err(|_| Refusal::Throttled)?;
-        let now = std::time::Instant::now();
-        if let Some((count, since)) = reg.failures.get(&origin).copied() {
-            if now.duration_since(since) >= FAILURE_WINDOW {
-                reg.failures.remove(&origin);
-            } else if count >= MAX_FAILED_SIGN_ONS {
-                return Err(Refusal::Throttled);
-            }
-        }
         if let Err(refusal) = self.judge(&reg, name, secret, origin) {
-            let entry = reg.failures.entry(origin).or_insert((0, now));
+            let now = std::time::Instant::now();
+            if reg.failures.len() >= MAX_TRACKED_FAILURES {
+                reg.failures
+                    .retain(|_, (_, since)| now.duration_since(*since) < FAILURE_WINDOW);
+                if reg.failures.len() >= MAX_TRACKED_FAILURES {
+                    reg.failures.clear();
+                }
+            }
+            let key = (origin, gamerec::excerpt::excerpt(name).to_string());
+            let entry = reg.failures.entry(key).or_insert((0, now));
+            if now.duration_since(entry.1) >= FAILURE_WINDOW {
+                *entry = (0, now);
+            }
             entry.0 += 1;
             return Err(refusal);
         }
@@ -245,6 +268,42 @@ impl Lobby {
         Ok(())
     }
 
+    /// How long a refused sign-on from `origin` as `name` waits before its
+    /// answer: [`REFUSAL_DELAY`] doubled for each earlier failure of the
+    /// same source and name within [`FAILURE_WINDOW`]. It slows the one
+    /// guessing; other clients on the address, and anyone giving the right
+    /// secret, are not held up.
+    pub fn refusal_delay(&self, name: &str, origin: Origin) -> Duration {
+        let key = (origin, gamerec::excerpt::excerpt(name).to_string());
+        let failures = self
+            .registry
+            .lock()
+            .ok()
+            .and_then(|reg| reg.failures.get(&key).map(|(n, _)| *n))
+            .unwrap_or(1);
+        REFUSAL_DELAY * (1 << failures.clamp(1, MAX_FAILED_SIGN_ONS + 1).saturating_sub(1))
+    }
+
+    /// Removes `name`'s idle seats whose connections have closed (called
+    /// when a connection ends, so the lobby holds no dead seats).
+    pub fn remove_closed(&self, name: &str) {
+        if let Ok(mut idle) = self.idle.lock()
+            && let Some(q) = idle.get_mut(name)
+        {
+            q.retain(Seat::is_open);
+            if q.is_empty() {
+                idle.remove(name);
+            }
+        }
+    }
+
+    /// Idle seats held now (open or not yet removed).
+    pub fn idle_seats(&self) -> usize {
+        self.idle
+            .lock()
+            .map_or(0, |idle| idle.values().map(VecDeque::len).sum())
+    }
+
     /// Names signed on now (each once).
     pub fn signed_on_names(&self) -> Vec<String> {
         let Ok(reg) = self.registry.lock() else {
@@ -275,8 +334,8 @@ impl Lobby {
     pub fn try_take(&self, name: &str) -> Option<Seat> {
         let mut idle = self.idle.lock().ok()?;
         let queue = idle.get_mut(name)?;
-        while let Some(seat) = queue.pop_front() {
-            if seat.is_open() {
+        while let Some(mut seat) = queue.pop_front() {
+            if seat.drain() {
                 return Some(seat);
             }
         }
@@ -314,7 +373,7 @@ impl Lobby {
         let mut idle = self.idle.lock().ok()?;
         for name in [white, black] {
             if let Some(q) = idle.get_mut(name) {
-                q.retain(Seat::is_open);
+                q.retain_mut(Seat::drain);
             }
         }
         let have = |n: &str| idle.get(n).map_or(0, VecDeque::len);
@@ -416,21 +475,22 @@ mod tests {
     }
 
     #[test]
-    fn failed_attempts_are_throttled_per_source() {
+    fn failed_attempts_slow_the_guesser_only() {
         let l = lobby();
-        for _ in 0..MAX_FAILED_SIGN_ONS {
+        assert_eq!(l.refusal_delay("bob", NET), REFUSAL_DELAY);
+        for _ in 0..MAX_FAILED_SIGN_ONS + 3 {
             assert_eq!(
                 l.sign_on("bob", Some("guess"), NET).unwrap_err(),
                 Refusal::BadSecret
             );
         }
-        // Even the right secret waits for the window to pass now ...
-        assert_eq!(
-            l.sign_on("bob", Some("bob-secret"), NET).unwrap_err(),
-            Refusal::Throttled
-        );
-        // ... but only from that source.
-        assert!(l.sign_on("bob", Some("bob-secret"), OTHER).is_ok());
+        // The guesser waits longer and longer, up to a cap ...
+        assert_eq!(l.refusal_delay("bob", NET), REFUSAL_DELAY * 32);
+        // ... but the right secret from the same address is never refused,
+        assert!(l.sign_on("bob", Some("bob-secret"), NET).is_ok());
+        // and other names and sources are not slowed.
+        assert_eq!(l.refusal_delay("carol", NET), REFUSAL_DELAY);
+        assert_eq!(l.refusal_delay("bob", OTHER), REFUSAL_DELAY);
     }
 
     #[test]

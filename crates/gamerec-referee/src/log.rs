@@ -13,6 +13,7 @@ use crate::wire::Record;
 pub struct EventLog {
     sink: Option<Arc<Mutex<BufWriter<File>>>>,
     echo: bool,
+    failed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl EventLog {
@@ -30,20 +31,37 @@ impl EventLog {
         Ok(EventLog {
             sink: Some(Arc::new(Mutex::new(BufWriter::new(file)))),
             echo,
+            failed: Arc::default(),
         })
     }
 
     fn line(&self, text: &str) {
-        let line = format!("{} {text}\n", utc_timestamp(SystemTime::now()));
+        let line = format!(
+            "{} {}\n",
+            utc_timestamp(SystemTime::now()),
+            escape_controls(text)
+        );
         if self.echo {
             eprint!("{line}");
         }
         if let Some(sink) = &self.sink
             && let Ok(mut w) = sink.lock()
         {
-            let _ = w.write_all(line.as_bytes());
-            let _ = w.flush();
+            // A log that cannot be written (a full disk) must not stop the
+            // event; the failure is counted and told once on stderr.
+            if w.write_all(line.as_bytes())
+                .and_then(|()| w.flush())
+                .is_err()
+                && !self.failed.swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                eprintln!("argus: the log cannot be written; lines are lost");
+            }
         }
+    }
+
+    /// Whether a write to the log has failed.
+    pub fn has_failed(&self) -> bool {
+        self.failed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// A record sent to `client`.
@@ -60,6 +78,26 @@ impl EventLog {
     pub fn note(&self, text: &str) {
         self.line(&format!("** {text}"));
     }
+}
+
+/// `text` with control characters (ESC, BEL, CR, LF, ...) escaped as
+/// `\xNN` / `\u{NN}`, so a client's bytes cannot drive the terminal or
+/// forge log lines.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_ascii_control() {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for `t`.
@@ -104,6 +142,15 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape_controls("plain"), "plain");
+        assert_eq!(
+            escape_controls("a\x1b[2Jb\x07c\rd\u{85}"),
+            "a\\x1b[2Jb\\x07c\\x0dd\\u{85}"
+        );
+    }
 
     #[test]
     fn timestamps() {

@@ -8,6 +8,9 @@
 //! | `/state` | a JSON snapshot `{"games": [...], "standings": {...}}` |
 //! | `/events` | `text/event-stream`: the snapshot on every change |
 
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -15,24 +18,104 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use crate::director::Live;
+use crate::limits::Limits;
 
 /// Largest request head accepted.
 const MAX_REQUEST: usize = 8192;
 
-/// Serves the page until `cancel` fires.
+/// Serves the page until `cancel` fires, under the default [`Limits`].
 pub async fn serve_http(listener: TcpListener, live: Live, cancel: CancellationToken) {
+    serve_http_limited(listener, live, cancel, Limits::default()).await;
+}
+
+/// Connections open now: in all, per address, and `/events` streams.
+#[derive(Debug, Default)]
+struct Open {
+    total: usize,
+    streams: usize,
+    per_ip: HashMap<IpAddr, usize>,
+}
+
+/// A connection's place; dropping it frees the place.
+struct Place {
+    open: Arc<Mutex<Open>>,
+    ip: IpAddr,
+    stream: bool,
+}
+
+impl Place {
+    /// Counts the connection as an event stream; `false` at the cap.
+    fn stream(&mut self, max: usize) -> bool {
+        let Ok(mut o) = self.open.lock() else {
+            return false;
+        };
+        if o.streams >= max {
+            return false;
+        }
+        o.streams += 1;
+        self.stream = true;
+        true
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Ok(mut o) = self.open.lock() {
+            o.total -= 1;
+            if self.stream {
+                o.streams -= 1;
+            }
+            if let Some(n) = o.per_ip.get_mut(&self.ip) {
+                *n -= 1;
+                if *n == 0 {
+                    o.per_ip.remove(&self.ip);
+                }
+            }
+        }
+    }
+}
+
+/// [`serve_http`] under `limits`: connections over the caps (in all, per
+/// address) are closed at once, `/events` over its cap is answered 503;
+/// a write that stalls for [`Limits::write_timeout`] ends the connection.
+pub async fn serve_http_limited(
+    listener: TcpListener,
+    live: Live,
+    cancel: CancellationToken,
+    limits: Limits,
+) {
+    let open: Arc<Mutex<Open>> = Arc::default();
+    let limits = Arc::new(limits);
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
             () = cancel.cancelled() => return,
         };
-        let Ok((socket, _)) = accepted else {
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        let Ok((socket, peer)) = accepted else {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(50)) => {}
+                () = cancel.cancelled() => return,
+            }
             continue;
         };
-        let (live, cancel) = (live.clone(), cancel.clone());
+        let place = {
+            let Ok(mut o) = open.lock() else { return };
+            let here = o.per_ip.get(&peer.ip()).copied().unwrap_or(0);
+            if o.total >= limits.max_http_connections || here >= limits.max_http_per_address {
+                drop(socket);
+                continue;
+            }
+            o.total += 1;
+            *o.per_ip.entry(peer.ip()).or_default() += 1;
+            Place {
+                open: open.clone(),
+                ip: peer.ip(),
+                stream: false,
+            }
+        };
+        let (live, cancel, limits) = (live.clone(), cancel.clone(), limits.clone());
         tokio::spawn(async move {
-            let _ = handle(socket, live, cancel).await;
+            let _ = handle(socket, live, cancel, place, &limits).await;
         });
     }
 }
@@ -54,6 +137,8 @@ async fn handle(
     mut socket: TcpStream,
     live: Live,
     cancel: CancellationToken,
+    mut place: Place,
+    limits: &Limits,
 ) -> std::io::Result<()> {
     let head = tokio::time::timeout(Duration::from_secs(5), read_head(&mut socket))
         .await
@@ -82,7 +167,18 @@ async fn handle(
             )
             .await
         }
-        "/events" => events(socket, live, cancel).await,
+        "/events" if place.stream(limits.max_event_streams) => {
+            events(socket, live, cancel, limits.write_timeout).await
+        }
+        "/events" => {
+            respond(
+                &mut socket,
+                "503 Service Unavailable",
+                "text/plain",
+                "too many event streams; try /state\n",
+            )
+            .await
+        }
         _ => respond(&mut socket, "404 Not Found", "text/plain", "not found\n").await,
     }
 }
@@ -97,25 +193,35 @@ async fn respond(
         "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    socket.write_all(head.as_bytes()).await?;
-    socket.write_all(body.as_bytes()).await?;
-    socket.shutdown().await
+    let write = async {
+        socket.write_all(head.as_bytes()).await?;
+        socket.write_all(body.as_bytes()).await?;
+        socket.shutdown().await
+    };
+    tokio::time::timeout(Limits::default().write_timeout, write)
+        .await
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "write stalled"))?
 }
 
 async fn events(
     mut socket: TcpStream,
     live: Live,
     cancel: CancellationToken,
+    write_timeout: Duration,
 ) -> std::io::Result<()> {
-    socket
-        .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n")
-        .await?;
+    let stalled = || std::io::Error::new(std::io::ErrorKind::TimedOut, "write stalled");
+    tokio::time::timeout(write_timeout, socket.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"))
+        .await
+        .map_err(|_| stalled())??;
     let mut changes = live.subscribe();
     loop {
-        socket
-            .write_all(format!("data: {}\n\n", live.snapshot_json()).as_bytes())
-            .await?;
-        socket.flush().await?;
+        let data = format!("data: {}\n\n", live.snapshot_json());
+        tokio::time::timeout(write_timeout, async {
+            socket.write_all(data.as_bytes()).await?;
+            socket.flush().await
+        })
+        .await
+        .map_err(|_| stalled())??;
         tokio::select! {
             r = changes.recv() => {
                 if matches!(r, Err(tokio::sync::broadcast::error::RecvError::Closed)) {

@@ -37,6 +37,9 @@ pub struct Standings {
     pub games_total: u32,
     /// Lines, best first.
     pub players: Vec<Standing>,
+    /// Writes that failed (the event's files may lack games counted here).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unsaved: Vec<String>,
 }
 
 /// Accumulates results.
@@ -104,6 +107,7 @@ impl Table {
             games_played: self.played,
             games_total,
             players,
+            unsaved: Vec::new(),
         }
     }
 }
@@ -136,6 +140,9 @@ impl Standings {
                 "{:>4}  {:<width$}  {:>6.1}  {:>5}  {:>4}  {:>4}  {:>4}\n",
                 p.rank, p.name, p.points, p.games, p.wins, p.draws, p.losses
             ));
+        }
+        for e in &self.unsaved {
+            out.push_str(&format!("NOT SAVED: {e}\n"));
         }
         out
     }

@@ -25,7 +25,6 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Position};
 
 use crate::clock::parse_time_control;
-use crate::director::SavedGame;
 use crate::event::{EventError, load_openings};
 use crate::game::{GameState, Outcome};
 use crate::runner::GameSpec;
@@ -703,6 +702,7 @@ pub fn merge_reports(
 pub struct EventStream {
     out: Option<Arc<Mutex<std::fs::File>>>,
     seen: Arc<Mutex<HashMap<u32, (usize, bool)>>>,
+    failed: Arc<Mutex<Option<String>>>,
 }
 
 fn now_ms() -> u128 {
@@ -727,7 +727,13 @@ impl EventStream {
         Ok(EventStream {
             out,
             seen: Arc::default(),
+            failed: Arc::default(),
         })
+    }
+
+    /// The first write error, if a write failed.
+    pub fn failure(&self) -> Option<String> {
+        self.failed.lock().ok().and_then(|f| f.clone())
     }
 
     /// Writes one event: `value` with `"type"` and `"time_ms"` added.
@@ -737,8 +743,13 @@ impl EventStream {
             map.insert("type".into(), kind.into());
             map.insert("time_ms".into(), serde_json::Value::from(now_ms() as u64));
         }
-        if let Ok(mut f) = out.lock() {
-            let _ = writeln!(f, "{value}");
+        if let Ok(mut f) = out.lock()
+            && let Err(e) = writeln!(f, "{value}")
+            && let Ok(mut failed) = self.failed.lock()
+            && failed.is_none()
+        {
+            eprintln!("match: error: the event stream cannot be written: {e}");
+            *failed = Some(format!("event stream: {e}"));
         }
     }
 
@@ -806,27 +817,26 @@ impl EventStream {
 }
 
 /// Reads the finished games of `dir/state` into `tally` (resume). Returns
-/// the game numbers whose saved state is unfinished.
-pub fn load_finished(dir: &Path, games: &[Scheduled], tally: &mut Tally) -> Vec<u32> {
+/// the game numbers whose saved state is unfinished; a state file that
+/// cannot be read or is damaged stops the resume (an error naming it).
+pub fn load_finished(
+    dir: &Path,
+    games: &[Scheduled],
+    tally: &mut Tally,
+) -> Result<Vec<u32>, EventError> {
     let mut unfinished = Vec::new();
     for g in games {
-        let path = dir
-            .join("state")
-            .join(format!("game-{:04}.json", g.spec.number));
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Some(saved) = crate::director::read_saved(dir, g.spec.number)? else {
             continue;
         };
-        match serde_json::from_str::<SavedGame>(&text) {
-            Ok(saved) => match saved.ending {
-                Some(e) if e.outcome != Outcome::Unfinished => {
-                    tally.add(g, e.outcome);
-                }
-                _ => unfinished.push(g.spec.number),
-            },
-            Err(_) => unfinished.push(g.spec.number),
+        match saved.ending {
+            Some(e) if e.outcome != Outcome::Unfinished => {
+                tally.add(g, e.outcome);
+            }
+            _ => unfinished.push(g.spec.number),
         }
     }
-    unfinished
+    Ok(unfinished)
 }
 
 /// Per-game lookups for the observer.
@@ -1004,6 +1014,8 @@ pub struct MatchOutcome {
     pub finished: usize,
     /// The SPRT's decision, if it stopped the match.
     pub decision: Option<SprtDecision>,
+    /// Writes that failed: the match's record is incomplete.
+    pub errors: Vec<String>,
 }
 
 impl MatchOutcome {
@@ -1027,6 +1039,8 @@ pub struct RunMatch {
     pub verbose: bool,
     /// Print the live line after every game.
     pub live: bool,
+    /// The referee's address (default `127.0.0.1:0`, any free port).
+    pub listen: Option<String>,
 }
 
 /// Restarts a crashed engine at most this many times per bridge.
@@ -1050,15 +1064,31 @@ pub async fn run(
     let io = |e: std::io::Error| EventError(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir.join("state")).map_err(io)?;
     let saved = dir.join("match.json");
-    let text = serde_json::to_string_pretty(config).map_err(|e| EventError(e.to_string()))?;
-    std::fs::write(&saved, text + "\n").map_err(io)?;
+    let text = serde_json::to_string_pretty(config).map_err(|e| EventError(e.to_string()))? + "\n";
+    // A directory holding another match is not taken over: its games
+    // would be credited to these engines.
+    match std::fs::read_to_string(&saved) {
+        Ok(old) if old == text => {}
+        Ok(old) if serde_json::from_str::<MatchConfig>(&old).ok().as_ref() == Some(config) => {}
+        Ok(_) => {
+            return Err(EventError(format!(
+                "{} holds another match (its match.json differs): resume it with --resume, or give a new --dir",
+                dir.display()
+            )));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            crate::director::write_atomic(&saved, text.as_bytes()).map_err(io)?;
+        }
+        Err(e) => return Err(io(e)),
+    }
 
     let games = schedule(config)?;
     let mut tally = Tally::new(config);
     // Games in flight when a previous run stopped start again from their
     // opening: a game is played by one pair of engine processes, start to end.
-    for n in load_finished(dir, &games, &mut tally) {
-        let _ = std::fs::remove_file(dir.join("state").join(format!("game-{n:04}.json")));
+    for n in load_finished(dir, &games, &mut tally)? {
+        let path = dir.join("state").join(format!("game-{n:04}.json"));
+        std::fs::remove_file(&path).map_err(|e| EventError(format!("{}: {e}", path.display())))?;
     }
     let resumed = tally.games();
     let stream = EventStream::open(run.events.as_deref())?;
@@ -1110,12 +1140,18 @@ pub async fn run(
             .filter(|d| *d != SprtDecision::Continue)
     };
     let scheduled = games.len();
+    let report_failure: Arc<Mutex<Option<String>>> = Arc::default();
     let write_report = |t: &Tally| {
         let report = ReportFile::new(&config.event, scheduled, &t.pairings, sprt);
-        if let Ok(text) = serde_json::to_string_pretty(&report) {
-            let tmp = dir.join("report.json.tmp");
-            if std::fs::write(&tmp, text + "\n").is_ok() {
-                let _ = std::fs::rename(&tmp, dir.join("report.json"));
+        let written = serde_json::to_string_pretty(&report)
+            .map_err(std::io::Error::other)
+            .and_then(|text| {
+                crate::director::write_atomic(&dir.join("report.json"), (text + "\n").as_bytes())
+            });
+        if let Err(e) = written {
+            eprintln!("match: error: cannot save the report: {e}");
+            if let Ok(mut f) = report_failure.lock() {
+                f.get_or_insert_with(|| format!("cannot save the report: {e}"));
             }
         }
     };
@@ -1138,6 +1174,7 @@ pub async fn run(
             scheduled,
             finished: tally.games(),
             decision,
+            errors: Vec::new(),
         }
     };
     if already.is_some() {
@@ -1155,6 +1192,7 @@ pub async fn run(
         let (stream, tally, lookup, live) =
             (stream.clone(), tally.clone(), lookup.clone(), run.live);
         let (event, dir) = (config.event.clone(), dir.clone());
+        let report_failure = report_failure.clone();
         Arc::new(move |spec: &GameSpec, state: &GameState| {
             stream.game(spec, state);
             let Some(ending) = state.ending() else { return };
@@ -1170,11 +1208,20 @@ pub async fn run(
                 eprintln!("{}", live_line(p, sprt.as_ref()));
             }
             let report = ReportFile::new(&event, scheduled, &t.pairings, sprt);
-            if let Ok(text) = serde_json::to_string_pretty(&report) {
-                let tmp = dir.join("report.json.tmp");
-                if std::fs::write(&tmp, text + "\n").is_ok() {
-                    let _ = std::fs::rename(&tmp, dir.join("report.json"));
-                }
+            let written = serde_json::to_string_pretty(&report)
+                .map_err(std::io::Error::other)
+                .and_then(|text| {
+                    crate::director::write_atomic(
+                        &dir.join("report.json"),
+                        (text + "\n").as_bytes(),
+                    )
+                });
+            if let Err(e) = written
+                && let Ok(mut f) = report_failure.lock()
+                && f.is_none()
+            {
+                eprintln!("match: error: cannot save the report: {e}");
+                *f = Some(format!("cannot save the report: {e}"));
             }
             stream.emit(
                 "report",
@@ -1213,12 +1260,16 @@ pub async fn run(
         },
     };
 
-    let listener = TcpListener::bind("127.0.0.1:0")
+    let listen = run.listen.as_deref().unwrap_or("127.0.0.1:0");
+    let listener = TcpListener::bind(listen)
         .await
-        .map_err(|e| EventError(format!("cannot listen on 127.0.0.1: {e}")))?;
+        .map_err(|e| EventError(format!("cannot listen on {listen}: {e}")))?;
     let addr = listener
         .local_addr()
         .map_err(|e| EventError(e.to_string()))?;
+    if run.listen.is_some() {
+        eprintln!("match: referee at {addr}");
+    }
     let live = Live::default();
     let http_cancel = tokio_util::sync::CancellationToken::new();
     if let Some(http) = &run.http {
@@ -1311,13 +1362,21 @@ pub async fn run(
     bridge_cancel.cancel();
     http_cancel.cancel();
     while bridges.join_next().await.is_some() {}
-    summary?;
+    let summary = summary?;
     let t = tally
         .lock()
         .map_err(|_| EventError("internal: lock".into()))?;
     write_report(&t);
     let decision = decided(&t);
-    Ok(finish(&t, decision))
+    let mut outcome = finish(&t, decision);
+    outcome.errors = summary.errors;
+    if let Ok(Some(f)) = report_failure.lock().map(|f| f.clone()) {
+        outcome.errors.push(f);
+    }
+    if let Some(f) = stream.failure() {
+        outcome.errors.push(f);
+    }
+    Ok(outcome)
 }
 
 /// Reads `dir/match.json` (for `--resume`).
