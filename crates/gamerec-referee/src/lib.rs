@@ -15,6 +15,7 @@ pub mod director;
 pub mod event;
 pub mod export;
 pub mod game;
+pub mod go_match;
 pub mod lobby;
 pub mod log;
 pub mod runner;
