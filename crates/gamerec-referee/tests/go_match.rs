@@ -46,7 +46,10 @@ fn gnugo(level: u32) -> Option<String> {
 }
 
 /// Per game: (RE, moves, BL/WL values in order with their colour).
-fn read_games(dir: &Path) -> Vec<(String, usize, Vec<(char, f64)>)> {
+/// A game read back: RE, moves, and the BL/WL values with their colour.
+type ReadGame = (String, usize, Vec<(char, f64)>);
+
+fn read_games(dir: &Path) -> Vec<ReadGame> {
     let mut out = Vec::new();
     for path in gamerec_testkit::files_with_extension(&dir.join("games"), "sgf") {
         let bytes = std::fs::read(&path).unwrap();
@@ -131,7 +134,7 @@ for g in games:
     assert!(!stdout.trim().is_empty());
 }
 
-fn check_clocks(games: &[(String, usize, Vec<(char, f64)>)], main: f64) {
+fn check_clocks(games: &[ReadGame], main: f64) {
     for (re, _, clocks) in games {
         assert!(!re.ends_with("+T"), "a time loss: {re}");
         for c in ['B', 'W'] {
