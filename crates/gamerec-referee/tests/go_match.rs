@@ -253,7 +253,7 @@ fn openings_and_handicap_are_played() {
     std::fs::remove_file(openings).unwrap();
 }
 
-/// GNU Go against the weak player (fast), then GNU Go at two levels and
+/// GNU Go against the weak player on 7x7 (fast), then GNU Go at two levels and
 /// the weak player in a round robin (slow): legal games that sgfmill
 /// replays, scored with GNU Go's dead stones, clocks consistent and no
 /// time losses at 60 s sudden death.
@@ -263,6 +263,7 @@ fn gnugo_beats_the_weak_player() {
     gnugo_match(
         &[("gnugo0", &g0), ("weak", "weak:9")],
         "go-match-gnugo-weak",
+        7,
     );
 }
 
@@ -275,12 +276,14 @@ fn gnugo_round_robin() {
     gnugo_match(
         &[("gnugo0", &g0), ("gnugo1", &g1), ("weak", "weak:9")],
         "go-match-gnugo",
+        9,
     );
 }
 
-fn gnugo_match(engines: &[(&str, &str)], name: &str) {
+fn gnugo_match(engines: &[(&str, &str)], name: &str, size: u32) {
     let dir = temp(name);
-    let c = config(engines, 2, "60");
+    let mut c = config(engines, 2, "60");
+    c.size = size;
     let n = engines.len() * (engines.len() - 1);
     let outcome = run(&c, &dir, false, Arc::new(AtomicBool::new(false))).unwrap();
     assert!(outcome.complete(), "{}", outcome.report);
