@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod builtin;
+pub mod gtp;
 pub mod mate;
 pub mod notation;
 mod process;

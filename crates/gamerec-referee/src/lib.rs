@@ -15,6 +15,7 @@ pub mod director;
 pub mod event;
 pub mod export;
 pub mod game;
+pub mod go_match;
 pub mod limits;
 pub mod lobby;
 pub mod log;

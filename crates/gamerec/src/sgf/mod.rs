@@ -5,7 +5,7 @@
 //! * [`write`] writes a collection back (file's own FF, or FF\[4\] after
 //!   [`upgrade`]); `parse(write(x)) == x`.
 //! * [`go`] and [`othello`] hold the board rules; [`replay`] plays a game to
-//!   any node and checks every move.
+//!   any node and checks every move; [`score`] counts a finished game.
 
 pub mod charset;
 pub mod go;
@@ -14,6 +14,7 @@ pub mod othello;
 pub mod parser;
 pub mod props;
 pub mod replay;
+pub mod score;
 pub mod tree;
 pub mod upgrade;
 pub mod writer;
