@@ -173,16 +173,10 @@ enum EpdCommand {
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-<<<<<<< HEAD
-=======
-    if let Some(check) = plain_check_args(&args) {
-        return finish(check_cmd::check(check));
-    }
     // Go matches (`gtp:`/`random`/`weak` engines) and `sgf analyze`.
     if let Some(code) = go_cmd::dispatch(&args) {
         return code;
     }
->>>>>>> gtp
     let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Check(args) => check_cmd::check(args),
