@@ -737,6 +737,39 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             Err(e) => return usage(e),
         };
         let moves = index.tree(&pos);
+        let totals = index.totals(&pos);
+        if args.to == Some(Format::Json) {
+            // The lichess opening explorer's shape, plus the games reaching
+            // the position and those ending in it.
+            // SAN and UCI hold no character JSON escapes.
+            let list: Vec<String> = moves
+                .iter()
+                .map(|m| {
+                    format!(
+                        r#"{{"uci":"{}","san":"{}","averageRating":{},"white":{},"draws":{},"black":{},"games":{}}}"#,
+                        m.uci,
+                        m.san,
+                        m.average_elo.map_or("null".to_string(), |e| e.to_string()),
+                        m.white,
+                        m.draws,
+                        m.black,
+                        m.games
+                    )
+                })
+                .collect();
+            let doc = format!(
+                r#"{{"white":{},"draws":{},"black":{},"games":{},"ended":{},"moves":[{}]}}"#,
+                totals.white,
+                totals.draws,
+                totals.black,
+                totals.games,
+                totals.ended,
+                list.join(",")
+            );
+            writeln!(out, "{doc}")?;
+            out.flush()?;
+            return Ok(ExitCode::SUCCESS);
+        }
         let total: u64 = moves.iter().map(|m| m.games).sum();
         writeln!(
             out,
@@ -757,6 +790,10 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             )?;
         }
         writeln!(out, "{:<8} {total:>9}", "total")?;
+        // Games reaching the position without a continuation are counted,
+        // not dropped.
+        writeln!(out, "{:<8} {:>9}", "ended", totals.ended)?;
+        writeln!(out, "{:<8} {:>9}", "reached", totals.games)?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -712,6 +712,8 @@ impl std::fmt::Debug for Index {
 pub struct TreeMove {
     /// The move in SAN.
     pub san: String,
+    /// The move in UCI (`0000` for a null move).
+    pub uci: String,
     /// Games that played it.
     pub games: u64,
     /// Of those: White wins, draws, Black wins.
@@ -720,8 +722,26 @@ pub struct TreeMove {
     pub draws: u64,
     /// Black wins.
     pub black: u64,
-    /// Average Elo of the players (games with ratings), `None` if none.
+    /// Average Elo of the players (games with ratings, rounded to the
+    /// nearest), `None` if none.
     pub average_elo: Option<u32>,
+}
+
+/// The games reaching a position, by result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Totals {
+    /// Games reaching the position (each counted once).
+    pub games: u64,
+    /// Of those: White wins.
+    pub white: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Black wins.
+    pub black: u64,
+    /// Games whose main line ends in the position.
+    pub ended: u64,
+    /// Games that could not be read (not indexed by position: never here).
+    pub unknown_result: u64,
 }
 
 impl Index {
@@ -1015,6 +1035,10 @@ impl Index {
             let (mut i, mut j) = (0, 0);
             let mut t = TreeMove {
                 san: gamerec::san::write_san(pos, m),
+                uci: match m {
+                    PlyMove::Move(mv) => mv.to_uci(shakmaty::CastlingMode::Standard).to_string(),
+                    PlyMove::Null => "0000".into(),
+                },
                 games: 0,
                 white: 0,
                 draws: 0,
@@ -1050,12 +1074,34 @@ impl Index {
                 }
             }
             if t.games > 0 {
-                t.average_elo = (elo_n > 0).then(|| (elo_sum / elo_n) as u32);
+                t.average_elo = (elo_n > 0).then(|| ((elo_sum + elo_n / 2) / elo_n) as u32);
                 out.push(t);
             }
         }
         out.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
         out
+    }
+}
+
+impl Index {
+    /// Every game reaching the position (at its first ply there), by
+    /// result, and how many end there.
+    pub fn totals(&self, pos: &Chess) -> Totals {
+        let mut t = Totals::default();
+        for (g, ply) in self.find(pos) {
+            t.games += 1;
+            let Some(info) = self.game(g) else { continue };
+            match info.result() {
+                Some(GameResult::WhiteWins) => t.white += 1,
+                Some(GameResult::BlackWins) => t.black += 1,
+                Some(GameResult::Draw) => t.draws += 1,
+                _ => t.unknown_result += 1,
+            }
+            if info.plies == ply {
+                t.ended += 1;
+            }
+        }
+        t
     }
 }
 
