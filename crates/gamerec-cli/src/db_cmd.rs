@@ -562,14 +562,71 @@ fn default_index(db: &std::path::Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// The command that brings `index` up to date with `db`.
+fn index_command(db: &std::path::Path, index: &std::path::Path, append: bool) -> String {
+    let mut c = format!("gamerec index {}", db.display());
+    if index != default_index(db) {
+        c.push_str(&format!(" -o {}", index.display()));
+    }
+    if append {
+        c.push_str(" --append");
+    }
+    c
+}
+
+/// Opens the index of `db` and checks it against the database (with `full`,
+/// the hash of every byte); the error says what changed and what to run.
+fn open_checked(
+    db: &std::path::Path,
+    index_path: &std::path::Path,
+    full: bool,
+) -> Result<gamerec_db::index::Index> {
+    use gamerec_db::index::{Index, IndexError};
+    let index = Index::open(index_path).map_err(|e| match e {
+        IndexError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::anyhow!(
+            "{}: no index; run `{}`",
+            index_path.display(),
+            index_command(db, index_path, false)
+        ),
+        e => anyhow::anyhow!("{}: {e}", index_path.display()),
+    })?;
+    match index.check_database(db, full) {
+        Ok(()) => Ok(index),
+        Err(IndexError::Stale { what, append }) => bail!(
+            "{}: the index {} does not match the database: {what}; run `{}`",
+            db.display(),
+            index_path.display(),
+            index_command(db, index_path, append)
+        ),
+        Err(e) => Err(anyhow::anyhow!("{}: {e}", db.display())),
+    }
+}
+
 /// `gamerec index`.
 pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
+    use gamerec_db::identity::DbIdentity;
     use gamerec_db::index::{BuildOptions, Index, build, skip_to};
     let out = args
         .output
         .clone()
         .unwrap_or_else(|| default_index(&args.db));
     let input = Input::from_arg(args.db.as_os_str());
+    let start = std::time::Instant::now();
+    let previous = if args.append {
+        let old = Index::open(&out).with_context(|| format!("opening {}", out.display()))?;
+        if let Err(e) = old.check_prefix(&args.db) {
+            bail!(
+                "{}: cannot append: {e}; run `{}`",
+                args.db.display(),
+                index_command(&args.db, &out, false)
+            );
+        }
+        Some(std::sync::Arc::new(old))
+    } else {
+        None
+    };
+    let identity =
+        DbIdentity::of_file(&args.db).with_context(|| format!("reading {}", args.db.display()))?;
     let opts = BuildOptions {
         threads: args
             .threads
@@ -580,13 +637,8 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
             .filter(|p| !p.as_os_str().is_empty())
             .map_or_else(|| PathBuf::from("."), PathBuf::from),
         run_entries: gamerec_db::index::RUN_ENTRIES,
-    };
-    let start = std::time::Instant::now();
-    let previous = if args.append {
-        let old = Index::open(&out).with_context(|| format!("opening {}", out.display()))?;
-        Some(std::sync::Arc::new(old))
-    } else {
-        None
+        database: Some(identity),
+        database_path: Some(args.db.clone()),
     };
     let reader = input.open(None)?;
     let stats = match &previous {
@@ -663,11 +715,15 @@ pub struct FindArgs {
     /// Move notation of PGN output.
     #[arg(long, value_enum, default_value = "san")]
     notation: NotationArg,
+    /// Hash every byte of the database to check it is the one indexed (by
+    /// default: its size, sampled blocks, and every byte when its
+    /// modification time changed).
+    #[arg(long)]
+    full_check: bool,
 }
 
 /// `gamerec find`.
 pub fn run_find(args: FindArgs) -> Result<ExitCode> {
-    use gamerec_db::index::Index;
     use gamerec_db::material::{MaterialSpec, unpack_signature};
     use gamerec_db::pattern::Pattern;
     use gamerec_db::position::parse_query_fen;
@@ -675,8 +731,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         .index
         .clone()
         .unwrap_or_else(|| default_index(&args.db));
-    let index =
-        Index::open(&index_path).with_context(|| format!("opening {}", index_path.display()))?;
+    let index = open_checked(&args.db, &index_path, args.full_check)?;
     let mut out = open_output(args.output.as_deref())?;
     let usage = |e: String| -> Result<ExitCode> {
         eprintln!("gamerec find: {e}");
@@ -688,6 +743,39 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             Err(e) => return usage(e),
         };
         let moves = index.tree(&pos);
+        let totals = index.totals(&pos);
+        if args.to == Some(Format::Json) {
+            // The lichess opening explorer's shape, plus the games reaching
+            // the position and those ending in it.
+            // SAN and UCI hold no character JSON escapes.
+            let list: Vec<String> = moves
+                .iter()
+                .map(|m| {
+                    format!(
+                        r#"{{"uci":"{}","san":"{}","averageRating":{},"white":{},"draws":{},"black":{},"games":{}}}"#,
+                        m.uci,
+                        m.san,
+                        m.average_elo.map_or("null".to_string(), |e| e.to_string()),
+                        m.white,
+                        m.draws,
+                        m.black,
+                        m.games
+                    )
+                })
+                .collect();
+            let doc = format!(
+                r#"{{"white":{},"draws":{},"black":{},"games":{},"ended":{},"moves":[{}]}}"#,
+                totals.white,
+                totals.draws,
+                totals.black,
+                totals.games,
+                totals.ended,
+                list.join(",")
+            );
+            writeln!(out, "{doc}")?;
+            out.flush()?;
+            return Ok(ExitCode::SUCCESS);
+        }
         let total: u64 = moves.iter().map(|m| m.games).sum();
         writeln!(
             out,
@@ -708,6 +796,10 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             )?;
         }
         writeln!(out, "{:<8} {total:>9}", "total")?;
+        // Games reaching the position without a continuation are counted,
+        // not dropped.
+        writeln!(out, "{:<8} {:>9}", "ended", totals.ended)?;
+        writeln!(out, "{:<8} {:>9}", "reached", totals.games)?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -809,7 +901,11 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         let mut buf = Vec::new();
         for (g, _) in &candidates {
             let Some(info) = index.game(*g) else { continue };
-            let end = index.game(g + 1).map_or(len, |n| n.offset).min(len);
+            let end = g
+                .checked_add(1)
+                .and_then(|n| index.game(n))
+                .map_or(len, |n| n.offset)
+                .min(len);
             if info.offset >= end {
                 continue;
             }

@@ -57,19 +57,26 @@ fn check_db(db: &Path) {
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     ]))
     .unwrap();
-    let total: u64 = tree
-        .lines()
-        .last()
-        .unwrap()
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
+    let line = |name: &str| -> u64 {
+        tree.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let total = line("total");
+    assert!(total + line("ended") <= line("reached"), "{tree}");
     let sum: u64 = tree
         .lines()
         .skip(1)
-        .filter(|l| !l.starts_with("total"))
+        .filter(|l| {
+            !["total", "ended", "reached"]
+                .iter()
+                .any(|w| l.starts_with(w))
+        })
         .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, sum);
@@ -84,6 +91,43 @@ fn check_db(db: &Path) {
         "games with a first move from the start position"
     );
     assert!(tree.contains("e4 "), "{tree}");
+    // --to json: the same rows, the lichess explorer's field names.
+    let json = gamerec(&[
+        "find",
+        d,
+        "--tree",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "--to",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let moves = v["moves"].as_array().unwrap();
+    let rows: Vec<&str> = tree
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            !["total", "ended", "reached"]
+                .iter()
+                .any(|w| l.starts_with(w))
+        })
+        .collect();
+    assert_eq!(moves.len(), rows.len());
+    for (m, row) in moves.iter().zip(&rows) {
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(m["san"].as_str().unwrap(), cols[0]);
+        let games = m["games"].as_u64().unwrap();
+        assert_eq!(games.to_string(), cols[1]);
+        let (w, dr, b) = (
+            m["white"].as_u64().unwrap(),
+            m["draws"].as_u64().unwrap(),
+            m["black"].as_u64().unwrap(),
+        );
+        assert!(w + dr + b <= games);
+        assert_eq!(m["averageRating"].to_string().replace("null", "-"), cols[5]);
+        assert_eq!(m["uci"].as_str().unwrap().len(), 4);
+    }
+    assert_eq!(v["games"].as_u64().unwrap(), line("reached"));
+    assert_eq!(v["ended"].as_u64().unwrap(), line("ended"));
 }
 
 #[test]

@@ -2,7 +2,10 @@
 //! streaming pass, queried through a memory map.
 //!
 //! ```text
-//! header (128 bytes): magic, game count, database bytes indexed, 5 sections
+//! header (256 bytes): magic, game count, database bytes indexed, 5 sections
+//!            (offset, length, XXH3-64), the database's identity (size on
+//!            disk, modification time, hash of all bytes, hash of sampled
+//!            blocks), XXH3-64 of the header's first 248 bytes
 //! positions  fst map: Zobrist key (8 bytes, big-endian) -> postings
 //! postings   per key: varint count, then (game delta, ply) varint pairs
 //! games      32 bytes per game: byte offset, White/Black pawn squares ever
@@ -19,6 +22,10 @@
 //! runs of [`RUN_ENTRIES`], spilled to temporary files and merged into the
 //! fst. Appending merges the old index's postings with the new games' runs
 //! into a new file (an index is never modified in place).
+//!
+//! Opening checks the header's and every section's checksum, so a damaged
+//! index is refused before any byte of it is used; [`Index::check_database`]
+//! compares the recorded identity with the database file.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -32,14 +39,32 @@ use gamerec::model::{Game, GameResult, PlyMove};
 use memmap2::Mmap;
 use shakmaty::{Bitboard, Chess, Color, Position, Role};
 
+use crate::identity::{DbIdentity, checksum, prefix_hash, sample_hash, stat};
 use crate::material::signature;
 use crate::position::{key, mainline};
 use crate::source::for_each_game;
 
-const MAGIC: &[u8; 8] = b"GRIDX\x00\x01\x00";
-const HEADER_LEN: u64 = 128;
+const MAGIC: &[u8; 8] = b"GRIDX\x00\x02\x00";
+/// The magic of version 1 (no checksums, no identity).
+const MAGIC_V1: &[u8; 8] = b"GRIDX\x00\x01\x00";
+const HEADER_LEN: u64 = 256;
+/// Header field offsets.
+const H_SUMS: usize = 104;
+const H_DB: usize = 144;
+const H_FLAGS: usize = 176;
+const H_CHECK: usize = 248;
+/// Header flag: the database identity is recorded.
+const HAS_IDENTITY: u8 = 1;
 const GAME_RECORD: usize = 32;
 const SINGLE: u64 = 1 << 63;
+/// Section names, for messages.
+const SECTION_NAMES: [&str; 5] = [
+    "positions",
+    "postings",
+    "games",
+    "material",
+    "material postings",
+];
 /// Entries per sorted run (16 bytes each in memory).
 pub const RUN_ENTRIES: usize = 4 << 20;
 /// Result byte of a game that could not be read.
@@ -52,6 +77,14 @@ pub enum IndexError {
     Io(io::Error),
     /// The file is not an index of this version, or is damaged.
     Format(String),
+    /// The database is not the one the index was built from.
+    Stale {
+        /// What changed.
+        what: String,
+        /// The recorded bytes are unchanged and more follow: `--append`
+        /// brings the index up to date.
+        append: bool,
+    },
 }
 
 impl std::fmt::Display for IndexError {
@@ -59,6 +92,9 @@ impl std::fmt::Display for IndexError {
         match self {
             IndexError::Io(e) => write!(f, "{e}"),
             IndexError::Format(m) => write!(f, "not a valid index: {m}"),
+            IndexError::Stale { what, .. } => {
+                write!(f, "the database changed since the index was built: {what}")
+            }
         }
     }
 }
@@ -320,6 +356,12 @@ pub struct BuildOptions {
     pub temp_dir: PathBuf,
     /// Entries per run before spilling.
     pub run_entries: usize,
+    /// The identity of the database file to record (see [`DbIdentity`]).
+    pub database: Option<DbIdentity>,
+    /// The database file: its size and modification time are checked again
+    /// before the index is put in place (a database written to while read
+    /// fails the build).
+    pub database_path: Option<PathBuf>,
 }
 
 /// What a build did.
@@ -492,35 +534,56 @@ fn build_in(
         post.flush()?;
     }
 
-    // Assemble the file: header, then the sections.
+    // Assemble the file: header, then the sections, written under a
+    // temporary name and renamed into place on success.
     let parts = [fst_path, post_path, games_path, mfst_path, mpost_path];
-    let tmp_out = out.with_extension("idx.partial");
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp_out)?);
     let mut header = vec![0u8; HEADER_LEN as usize];
     header[0..8].copy_from_slice(MAGIC);
     header[8..16].copy_from_slice(&stats.games.to_le_bytes());
     let mut offset = HEADER_LEN;
-    let mut lens = Vec::new();
-    for p in &parts {
+    for (i, p) in parts.iter().enumerate() {
         let len = std::fs::metadata(p)?.len();
-        lens.push((offset, len));
+        let sum = file_checksum(p)?;
+        header[24 + i * 16..32 + i * 16].copy_from_slice(&offset.to_le_bytes());
+        header[32 + i * 16..40 + i * 16].copy_from_slice(&len.to_le_bytes());
+        header[H_SUMS + i * 8..H_SUMS + 8 + i * 8].copy_from_slice(&sum.to_le_bytes());
         offset += len;
-    }
-    for (i, (o, l)) in lens.iter().enumerate() {
-        header[24 + i * 16..32 + i * 16].copy_from_slice(&o.to_le_bytes());
-        header[32 + i * 16..40 + i * 16].copy_from_slice(&l.to_le_bytes());
     }
     let db_len = base_offset + read.load(std::sync::atomic::Ordering::Relaxed);
     header[16..24].copy_from_slice(&db_len.to_le_bytes());
+    if let Some(id) = opts.database {
+        for (i, v) in [id.size, id.mtime_ns, id.hash, id.sample]
+            .iter()
+            .enumerate()
+        {
+            header[H_DB + i * 8..H_DB + 8 + i * 8].copy_from_slice(&v.to_le_bytes());
+        }
+        header[H_FLAGS] = HAS_IDENTITY;
+    }
+    let sum = checksum(&header[..H_CHECK]);
+    header[H_CHECK..H_CHECK + 8].copy_from_slice(&sum.to_le_bytes());
+    let mut w = gamerec::io::AtomicFile::create(out)?;
     w.write_all(&header)?;
     for p in &parts {
         io::copy(&mut File::open(p)?, &mut w)?;
     }
-    w.flush()?;
-    w.get_ref().sync_all()?;
-    drop(w);
-    std::fs::rename(&tmp_out, out)?;
+    if let (Some(path), Some(id)) = (&opts.database_path, opts.database)
+        && stat(path)? != (id.size, id.mtime_ns)
+    {
+        return Err(IndexError::Stale {
+            what: format!("{} changed while it was indexed", path.display()),
+            append: false,
+        });
+    }
+    w.commit()?;
     Ok(stats)
+}
+
+/// XXH3-64 of a whole file.
+fn file_checksum(path: &Path) -> io::Result<u64> {
+    let len = std::fs::metadata(path)?.len();
+    prefix_hash(&mut File::open(path)?, len)?
+        .ok_or_else(|| io::Error::other(format!("{}: shrank while read", path.display())))
 }
 
 /// Counts the bytes read through it.
@@ -649,6 +712,8 @@ impl std::fmt::Debug for Index {
 pub struct TreeMove {
     /// The move in SAN.
     pub san: String,
+    /// The move in UCI (`0000` for a null move).
+    pub uci: String,
     /// Games that played it.
     pub games: u64,
     /// Of those: White wins, draws, Black wins.
@@ -657,47 +722,102 @@ pub struct TreeMove {
     pub draws: u64,
     /// Black wins.
     pub black: u64,
-    /// Average Elo of the players (games with ratings), `None` if none.
+    /// Average Elo of the players (games with ratings, rounded to the
+    /// nearest), `None` if none.
     pub average_elo: Option<u32>,
 }
 
+/// The games reaching a position, by result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Totals {
+    /// Games reaching the position (each counted once).
+    pub games: u64,
+    /// Of those: White wins.
+    pub white: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Black wins.
+    pub black: u64,
+    /// Games whose main line ends in the position.
+    pub ended: u64,
+    /// Games that could not be read (not indexed by position: never here).
+    pub unknown_result: u64,
+}
+
 impl Index {
-    /// Opens and maps an index file.
+    /// Opens and maps an index file, checking the header's and every
+    /// section's checksum: a damaged index is refused, never read.
     pub fn open(path: &Path) -> Result<Index, IndexError> {
         let file = File::open(path)?;
         // SAFETY: the index is immutable once written (builds write a new
         // file and rename it into place); a file truncated under us would
         // fault, as with any mapped reader.
         let map = Arc::new(unsafe { Mmap::map(&file)? });
-        if map.len() < HEADER_LEN as usize || &map[0..8] != MAGIC {
-            return Err(IndexError::Format(format!("{}: bad magic", path.display())));
+        let bad = |m: String| IndexError::Format(format!("{}: {m}", path.display()));
+        let rebuild = "; rebuild it with `gamerec index`";
+        if map.len() >= 8 && &map[0..8] == MAGIC_V1 {
+            return Err(bad(format!(
+                "an index of an older version (no checksums){rebuild}"
+            )));
         }
-        let u64_at = |i: usize| u64::from_le_bytes(map[i..i + 8].try_into().unwrap_or([0; 8]));
+        if map.len() < 8 || &map[0..8] != MAGIC {
+            return Err(bad("not a gamerec index (bad magic)".into()));
+        }
+        if map.len() < HEADER_LEN as usize {
+            return Err(bad(format!(
+                "truncated: {} bytes, shorter than the header{rebuild}",
+                map.len()
+            )));
+        }
+        let u64_at = |i: usize| {
+            map.get(i..i + 8)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        if checksum(&map[..H_CHECK]) != u64_at(H_CHECK) {
+            return Err(bad(format!("header checksum mismatch (damaged){rebuild}")));
+        }
         let games = u64_at(8);
         let mut sections = [(0usize, 0usize); 5];
+        let mut expect = HEADER_LEN;
         for (i, s) in sections.iter_mut().enumerate() {
             let (o, l) = (u64_at(24 + i * 16), u64_at(32 + i * 16));
-            let end = o
-                .checked_add(l)
-                .filter(|&e| e <= map.len() as u64)
-                .ok_or_else(|| {
-                    IndexError::Format(format!("{}: section {i} out of bounds", path.display()))
-                })?;
+            let end = o.checked_add(l).filter(|_| o == expect);
+            let Some(end) = end.filter(|&e| e <= map.len() as u64) else {
+                return Err(bad(format!(
+                    "{} section ends at byte {}, the file has {} (truncated?){rebuild}",
+                    SECTION_NAMES[i],
+                    o.saturating_add(l),
+                    map.len()
+                )));
+            };
             *s = (o as usize, end as usize);
+            expect = end;
         }
-        if (sections[2].1 - sections[2].0) as u64 != games * GAME_RECORD as u64 {
-            return Err(IndexError::Format(format!(
-                "{}: games section size",
-                path.display()
+        if expect != map.len() as u64 {
+            return Err(bad(format!(
+                "{} bytes, the header describes {expect}{rebuild}",
+                map.len()
             )));
+        }
+        if Some((sections[2].1 - sections[2].0) as u64) != games.checked_mul(GAME_RECORD as u64) {
+            return Err(bad(format!("games section size{rebuild}")));
+        }
+        for (i, &(a, b)) in sections.iter().enumerate() {
+            if checksum(&map[a..b]) != u64_at(H_SUMS + i * 8) {
+                return Err(bad(format!(
+                    "{} section checksum mismatch (damaged){rebuild}",
+                    SECTION_NAMES[i]
+                )));
+            }
         }
         let slice = |i: usize| Slice {
             map: map.clone(),
             start: sections[i].0,
             end: sections[i].1,
         };
-        let positions = Map::new(slice(0))?;
-        let materials = Map::new(slice(3))?;
+        let positions = Map::new(slice(0)).map_err(|e| bad(e.to_string()))?;
+        let materials = Map::new(slice(3)).map_err(|e| bad(e.to_string()))?;
         Ok(Index {
             map,
             sections,
@@ -705,6 +825,78 @@ impl Index {
             positions,
             materials,
         })
+    }
+
+    fn u64_at(&self, i: usize) -> u64 {
+        self.map
+            .get(i..i + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_le_bytes)
+    }
+
+    /// The database identity the index records, `None` if it records none.
+    pub fn database(&self) -> Option<DbIdentity> {
+        (self.map.get(H_FLAGS).copied().unwrap_or(0) & HAS_IDENTITY != 0).then(|| DbIdentity {
+            size: self.u64_at(H_DB),
+            mtime_ns: self.u64_at(H_DB + 8),
+            hash: self.u64_at(H_DB + 16),
+            sample: self.u64_at(H_DB + 24),
+        })
+    }
+
+    /// Checks that `db` is the file the index was built from: same size and
+    /// sampled hash; when its modification time changed (or with `full`),
+    /// the hash of all its bytes too.
+    pub fn check_database(&self, db: &Path, full: bool) -> Result<(), IndexError> {
+        let Some(id) = self.database() else {
+            return Err(IndexError::Stale {
+                what: "the index records no database identity".into(),
+                append: false,
+            });
+        };
+        let (size, mtime) = stat(db)?;
+        let mut f = File::open(db)?;
+        if size != id.size {
+            let append = size > id.size && prefix_hash(&mut f, id.size)? == Some(id.hash);
+            let what = if size < id.size {
+                format!("it has shrunk from {} to {size} bytes", id.size)
+            } else if append {
+                format!(
+                    "{} bytes were added after the {} indexed",
+                    size - id.size,
+                    id.size
+                )
+            } else {
+                format!(
+                    "it has grown from {} to {size} bytes and its first {} bytes differ",
+                    id.size, id.size
+                )
+            };
+            return Err(IndexError::Stale { what, append });
+        }
+        let edited = || IndexError::Stale {
+            what: format!("its bytes differ (same size, {size} bytes)"),
+            append: false,
+        };
+        if sample_hash(&mut f, size)? != Some(id.sample) {
+            return Err(edited());
+        }
+        if (full || mtime != id.mtime_ns)
+            && size > crate::identity::SAMPLE_WHOLE
+            && prefix_hash(&mut f, size)? != Some(id.hash)
+        {
+            return Err(edited());
+        }
+        Ok(())
+    }
+
+    /// For appending: checks that the first bytes of `db` are the ones the
+    /// index was built from (more may follow).
+    pub fn check_prefix(&self, db: &Path) -> Result<(), IndexError> {
+        match self.check_database(db, true) {
+            Err(IndexError::Stale { append: true, .. }) | Ok(()) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     fn section(&self, i: usize) -> &[u8] {
@@ -726,7 +918,7 @@ impl Index {
 
     /// Bytes of the (decompressed) database the index covers.
     pub fn db_len(&self) -> u64 {
-        u64::from_le_bytes(self.map[16..24].try_into().unwrap_or([0; 8]))
+        self.u64_at(16)
     }
 
     /// Size of the index file.
@@ -738,7 +930,8 @@ impl Index {
     pub fn game(&self, g: u32) -> Option<GameInfo> {
         let s = self.section(2);
         let at = g as usize * GAME_RECORD;
-        s.get(at..at + GAME_RECORD).map(GameInfo::from_bytes)
+        s.get(at..at.checked_add(GAME_RECORD)?)
+            .map(GameInfo::from_bytes)
     }
 
     fn decode(&self, value: u64) -> Vec<(u32, u16)> {
@@ -746,7 +939,7 @@ impl Index {
             return vec![(((value & !SINGLE) >> 16) as u32, value as u16)];
         }
         let data = self.section(1);
-        let mut at = value as usize;
+        let mut at = usize::try_from(value).unwrap_or(usize::MAX);
         let Some(n) = get_varint(data, &mut at) else {
             return Vec::new();
         };
@@ -756,7 +949,10 @@ impl Index {
             let (Some(d), Some(p)) = (get_varint(data, &mut at), get_varint(data, &mut at)) else {
                 break;
             };
-            game += d;
+            let Some(g) = game.checked_add(d).filter(|&g| g <= u64::from(u32::MAX)) else {
+                break;
+            };
+            game = g;
             out.push((game as u32, p as u16));
         }
         out
@@ -764,7 +960,7 @@ impl Index {
 
     fn decode_games(&self, value: u64) -> Vec<u32> {
         let data = self.section(4);
-        let mut at = value as usize;
+        let mut at = usize::try_from(value).unwrap_or(usize::MAX);
         let Some(n) = get_varint(data, &mut at) else {
             return Vec::new();
         };
@@ -774,7 +970,13 @@ impl Index {
             let Some(d) = get_varint(data, &mut at) else {
                 break;
             };
-            next += d;
+            let Some(n) = next
+                .checked_add(d)
+                .filter(|&n| n >= 1 && n <= u64::from(u32::MAX) + 1)
+            else {
+                break;
+            };
+            next = n;
             out.push((next - 1) as u32);
         }
         out
@@ -833,6 +1035,10 @@ impl Index {
             let (mut i, mut j) = (0, 0);
             let mut t = TreeMove {
                 san: gamerec::san::write_san(pos, m),
+                uci: match m {
+                    PlyMove::Move(mv) => mv.to_uci(shakmaty::CastlingMode::Standard).to_string(),
+                    PlyMove::Null => "0000".into(),
+                },
                 games: 0,
                 white: 0,
                 draws: 0,
@@ -868,12 +1074,34 @@ impl Index {
                 }
             }
             if t.games > 0 {
-                t.average_elo = (elo_n > 0).then(|| (elo_sum / elo_n) as u32);
+                t.average_elo = (elo_n > 0).then(|| ((elo_sum + elo_n / 2) / elo_n) as u32);
                 out.push(t);
             }
         }
         out.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
         out
+    }
+}
+
+impl Index {
+    /// Every game reaching the position (at its first ply there), by
+    /// result, and how many end there.
+    pub fn totals(&self, pos: &Chess) -> Totals {
+        let mut t = Totals::default();
+        for (g, ply) in self.find(pos) {
+            t.games += 1;
+            let Some(info) = self.game(g) else { continue };
+            match info.result() {
+                Some(GameResult::WhiteWins) => t.white += 1,
+                Some(GameResult::BlackWins) => t.black += 1,
+                Some(GameResult::Draw) => t.draws += 1,
+                _ => t.unknown_result += 1,
+            }
+            if info.plies == ply {
+                t.ended += 1;
+            }
+        }
+        t
     }
 }
 

@@ -12,6 +12,7 @@
 //! | [`eco`] | ECO classification against a PGN file of opening lines |
 //! | [`source`] | reading games in parallel, in input order (the one place that reads) |
 //! | [`index`] | the position index file: build, append, query, opening tree |
+//! | [`identity`] | what an index records of its database (size, time, hashes) |
 //!
 //! Positions are compared as FIDE's repetition rule compares them: piece
 //! placement, side to move, castling rights and a legal en passant capture.
@@ -20,6 +21,7 @@ pub mod dedup;
 pub mod eco;
 pub mod ending;
 pub mod filter;
+pub mod identity;
 pub mod index;
 pub mod material;
 pub mod pattern;

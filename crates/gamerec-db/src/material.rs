@@ -54,9 +54,13 @@ fn role_index(role: Role) -> usize {
     ROLES.iter().position(|&r| r == role).unwrap_or(0)
 }
 
+/// The most of one piece a side can have (a count above is refused).
+const MAX_COUNT: u8 = 10;
+
 fn parse_side(text: &str) -> Result<Side, String> {
     let mut counts = [Count::Range(0, 0); 6];
     counts[role_index(Role::King)] = Count::Range(1, 1);
+    let mut seen = [false; 6];
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -68,9 +72,16 @@ fn parse_side(text: &str) -> Result<Side, String> {
         let role = Role::from_char(c.to_ascii_lowercase() as char)
             .ok_or_else(|| format!("unknown piece letter {:?} in {text:?}", c as char))?;
         i += 1;
-        let mut digit = None;
-        if let Some(&d) = bytes.get(i).filter(|d| d.is_ascii_digit()) {
-            digit = Some(d - b'0');
+        let mut digit: Option<u8> = None;
+        while let Some(&d) = bytes.get(i).filter(|d| d.is_ascii_digit()) {
+            let v = u32::from(digit.unwrap_or(0)) * 10 + u32::from(d - b'0');
+            if v > MAX_COUNT.into() {
+                return Err(format!(
+                    "count {v} of {} in {text:?}: a side has at most {MAX_COUNT} of a piece",
+                    c as char
+                ));
+            }
+            digit = Some(v as u8);
             i += 1;
         }
         let count = match (digit, bytes.get(i)) {
@@ -109,7 +120,31 @@ fn parse_side(text: &str) -> Result<Side, String> {
             (Some(d), _) => Count::Range(d, d),
             (None, _) => Count::Range(1, 1),
         };
-        counts[role_index(role)] = count;
+        let r = role_index(role);
+        if role == Role::King {
+            if seen[r] || count != Count::Range(1, 1) {
+                return Err(format!("{text:?}: a side has exactly one king"));
+            }
+        } else if seen[r] {
+            // A letter repeated adds up: `RR` is two rooks, `RR*` one or more.
+            counts[r] = match (counts[r], count) {
+                (Count::Range(a, b), Count::Range(c, d)) if a.saturating_add(c) <= MAX_COUNT => {
+                    Count::Range(a + c, b.saturating_add(d))
+                }
+                (Count::Range(..), Count::Range(..)) => {
+                    return Err(format!("{text:?}: more than {MAX_COUNT} of {}", c as char));
+                }
+                _ => {
+                    return Err(format!(
+                        "{text:?}: {} is given twice with a comparison",
+                        c as char
+                    ));
+                }
+            };
+            continue;
+        }
+        seen[r] = true;
+        counts[r] = count;
     }
     Ok(Side { counts })
 }
@@ -274,6 +309,35 @@ mod tests {
                 .unwrap()
                 .matches(&krp_kn)
         );
+        let krr_k = board("8/8/4k3/8/8/8/8/RR2K3 w - - 0 1");
+        let kr_k = board("8/8/4k3/8/8/8/8/R3K3 w - - 0 1");
+        for spec in ["KRRvK", "KR2vK", "RRvK", "KR R v K", "KRR*vK", "KR*RvK"] {
+            let s = MaterialSpec::parse(spec, false).unwrap();
+            assert!(s.matches(&krr_k), "{spec}");
+        }
+        for spec in ["KRRvK", "KR2vK", "KRR+vK"] {
+            let s = MaterialSpec::parse(spec, false).unwrap();
+            assert!(!s.matches(&kr_k), "{spec}");
+        }
+        assert!(MaterialSpec::parse("KRvK", false).unwrap().matches(&kr_k));
+        assert!(!MaterialSpec::parse("KRvK", false).unwrap().matches(&krr_k));
+        let ten = MaterialSpec::parse("KQQQQQQQQQQvK", false).unwrap();
+        assert_eq!(ten.minimum()[0][4], 10);
+        assert!(!ten.matches(&board("8/8/4k3/8/8/8/8/Q3K3 w - - 0 1")));
+        assert_eq!(
+            MaterialSpec::parse("KQ10vK", false).unwrap().minimum()[0][4],
+            10
+        );
+        for bad in [
+            "KQQQQQQQQQQQvK",
+            "KQ11vK",
+            "KKvK",
+            "K2vK",
+            "KR=RvKR",
+            "KP99vK",
+        ] {
+            assert!(MaterialSpec::parse(bad, false).is_err(), "{bad}");
+        }
         assert!(MaterialSpec::parse("kq", false).is_err());
         assert!(MaterialSpec::parse("KXvK", false).is_err());
     }

@@ -64,6 +64,8 @@ fn build_index(data: &[u8], dir: &Path, name: &str) -> Index {
         temp_dir: dir.to_path_buf(),
         // Small runs: spills and multi-way merges happen on every file.
         run_entries: 5000,
+        database: None,
+        database_path: None,
     };
     build(data, None, &out, &opts).unwrap();
     Index::open(&out).unwrap()
@@ -245,6 +247,8 @@ fn appending_equals_building_whole() {
         threads: 2,
         temp_dir: dir.clone(),
         run_entries: 7000,
+        database: None,
+        database_path: None,
     };
     build(&data[..cut], None, &first, &opts).unwrap();
     let old = Arc::new(Index::open(&first).unwrap());

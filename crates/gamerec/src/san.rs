@@ -1160,6 +1160,12 @@ fn read_slow(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, S
                 }
             }
         }
+        // A king move that is also a Chess960 castling's king path (`Kd8-c8`,
+        // `d8c8` with the rook on a8): the plain move. Writers spell castling
+        // `O-O`/`O-O-O` or king takes rook, never as such a move.
+        if found.len() > 1 && found.iter().any(|(m, _)| !m.is_castle()) {
+            found.retain(|(m, _)| !m.is_castle());
+        }
         match found.len() {
             0 => continue,
             1 => {

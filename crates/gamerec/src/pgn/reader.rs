@@ -528,7 +528,9 @@ impl<'a> SliceReader<'a> {
                         st.result = Some(result);
                         return;
                     }
-                    if token.iter().all(u8::is_ascii_digit) {
+                    // `0000` not followed by a period: UCI's null move.
+                    let uci_null = token == b"0000" && data.get(end) != Some(&b'.');
+                    if token.iter().all(u8::is_ascii_digit) && !uci_null {
                         continue; // move number
                     }
                     // Castling with zeros and the like: a move.
