@@ -185,8 +185,20 @@ pub fn convert_games(
             }
         }
     }
-    for d in writer.finish()? {
-        report.show(&d);
+    if unreadable {
+        // An input could not be read (exit 2): the old output stays as it
+        // was and nothing is left beside it.
+        writer.discard();
+        if let Some(path) = output {
+            eprintln!(
+                "gamerec: {}: not written: an input could not be read",
+                path.display()
+            );
+        }
+    } else {
+        for d in writer.finish()? {
+            report.show(&d);
+        }
     }
     report.finish();
     let _ = std::io::stderr().flush();

@@ -97,9 +97,8 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
         Table::Games => schema::games(),
         Table::Positions => schema::positions(),
     };
-    let mut writer = TableWriter::create(output, kind, table_schema)
-        .with_context(|| format!("{}", output.display()))?
-        .with_threads(opts.threads);
+    // Errors name the output (gamerec::io::AtomicFile).
+    let mut writer = TableWriter::create(output, kind, table_schema)?.with_threads(opts.threads);
     let progress = Progress::new(None);
     let (mut games, mut failed, mut bad_inputs, mut errors) = (0u64, 0u64, 0u64, 0u64);
     let stderr = std::io::stderr();
@@ -115,9 +114,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
                         let _ = writeln!(stderr.lock(), "{problem}");
                     }
                 }
-                writer
-                    .write(&decoded.batch)
-                    .with_context(|| format!("{}", output.display()))?;
+                writer.write(&decoded.batch)?;
                 progress.update(games);
             }
             Err(e) => {
@@ -128,9 +125,15 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
     }
     progress.finish();
     let rows = writer.rows();
-    writer
-        .finish()
-        .with_context(|| format!("{}", output.display()))?;
+    if bad_inputs > 0 {
+        // An input could not be read (exit 2): the old output stays.
+        eprintln!(
+            "gamerec: {}: not written: {bad_inputs} input(s) could not be read",
+            output.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    writer.commit()?;
     if !quiet {
         eprintln!(
             "{}: {rows} rows from {games} games ({failed} with errors)",

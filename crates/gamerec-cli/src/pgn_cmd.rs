@@ -310,7 +310,10 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     )?;
     let flushed = match write_failed {
         Some(e) => Err(e),
-        None => out.flush(),
+        // An input could not be read (exit 2): the old output is left as
+        // it was (dropping `out` removes what was written).
+        None if unreadable > 0 => Ok(()),
+        None => out.finish(),
     };
     if let Err(e) = flushed {
         if is_broken_pipe(&e) {
