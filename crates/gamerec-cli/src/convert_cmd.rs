@@ -188,7 +188,7 @@ pub fn convert_games(
     if unreadable {
         // An input could not be read (exit 2): the old output stays as it
         // was and nothing is left beside it.
-        writer.discard();
+        writer.discard()?;
         if let Some(path) = output {
             eprintln!(
                 "gamerec: {}: not written: an input could not be read",

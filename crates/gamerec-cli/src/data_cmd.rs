@@ -188,7 +188,12 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
             failed = true;
         }
     }
-    losses.extend(writer.finish().context("writing games")?);
+    if failed {
+        // A table could not be read (exit 2): the old output stays.
+        writer.discard()?;
+    } else {
+        losses.extend(writer.finish()?);
+    }
     if !quiet {
         for loss in &losses {
             eprintln!("{loss}");

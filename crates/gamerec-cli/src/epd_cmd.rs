@@ -113,11 +113,10 @@ fn open_output(path: &Option<PathBuf>) -> Result<Output> {
     Ok(Output::open(path.as_deref())?)
 }
 
-/// Puts the output into place unless an input could not be read.
+/// Puts the output into place unless an input could not be read (then a
+/// file output is not put into place; stdout is flushed).
 fn finish(out: Output, unreadable: u64) -> Result<()> {
-    if unreadable == 0 {
-        out.finish()?;
-    }
+    out.finish_if(unreadable == 0)?;
     Ok(())
 }
 

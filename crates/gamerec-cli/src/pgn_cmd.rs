@@ -310,10 +310,9 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     )?;
     let flushed = match write_failed {
         Some(e) => Err(e),
-        // An input could not be read (exit 2): the old output is left as
-        // it was (dropping `out` removes what was written).
-        None if unreadable > 0 => Ok(()),
-        None => out.finish(),
+        // An input could not be read (exit 2): a file output is not put
+        // into place, the old one stays.
+        None => out.finish_if(unreadable == 0),
     };
     if let Err(e) = flushed {
         if is_broken_pipe(&e) {

@@ -160,13 +160,11 @@ fn exit_code(code: u8) -> ExitCode {
 pub fn run_sort(args: SortArgs) -> Result<ExitCode> {
     let (mut games, errors) = load(&args.inputs, args.quiet)?;
     sort_games(&mut games, |g| (&g.roster, g.movetext()));
-    if errors >= 2 {
-        // An input could not be read: the old output is left as it was.
-        return Ok(exit_code(errors));
-    }
     let mut out = open_output(args.output.as_deref())?;
     write_games(&mut out, &games).context("writing sorted games")?;
-    out.finish().context("writing sorted games")?;
+    // An input could not be read (exit 2): a file output is not put into
+    // place, the old one stays.
+    out.finish_if(errors < 2).context("writing sorted games")?;
     Ok(exit_code(errors))
 }
 

@@ -306,6 +306,23 @@ impl Output {
             Output::File(f) => f.commit(),
         }
     }
+
+    /// The run failed: stdout is flushed (what was written stays written),
+    /// a file is removed and its old target left as it was.
+    pub fn abandon(self) -> io::Result<()> {
+        match self {
+            Output::Stdout(mut s) => s.flush(),
+            Output::File(f) => {
+                f.discard();
+                Ok(())
+            }
+        }
+    }
+
+    /// [`Output::finish`] when `ok`, else [`Output::abandon`].
+    pub fn finish_if(self, ok: bool) -> io::Result<()> {
+        if ok { self.finish() } else { self.abandon() }
+    }
 }
 
 impl Write for Output {
@@ -389,6 +406,58 @@ mod tests {
         assert!(commit_all(vec![fa, fb]).is_err());
         assert_eq!(fs::read_to_string(&a).unwrap(), "old a");
         assert_eq!(listing(&d), vec!["g.cbf", "g.cbi"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_in_place_links_followed_and_modes_kept() {
+        use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
+        // /dev/null stays the device: nothing is renamed onto it.
+        let mut f = AtomicFile::create("/dev/null").unwrap();
+        f.write_all(b"x").unwrap();
+        f.commit().unwrap();
+        assert!(
+            fs::metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+        let d = dir();
+        let real = d.join("real.pgn");
+        let link = d.join("link.pgn");
+        fs::write(&real, "old").unwrap();
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
+        symlink(&real, &link).unwrap();
+        let mut f = AtomicFile::create(&link).unwrap();
+        f.write_all(b"new").unwrap();
+        f.commit().unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        let mode = fs::metadata(&real).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(listing(&d), vec!["link.pgn", "real.pgn"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn output_abandoned_keeps_the_old_file() {
+        let d = dir();
+        let t = d.join("out.pgn");
+        fs::write(&t, "old").unwrap();
+        let mut o = Output::open(Some(&t)).unwrap();
+        o.write_all(b"new").unwrap();
+        o.finish_if(false).unwrap();
+        assert_eq!(fs::read_to_string(&t).unwrap(), "old");
+        assert_eq!(listing(&d), vec!["out.pgn"]);
+        write_atomic(&t, "new").unwrap();
+        assert_eq!(fs::read_to_string(&t).unwrap(), "new");
+        assert_eq!(listing(&d), vec!["out.pgn"]);
         fs::remove_dir_all(d).unwrap();
     }
 

@@ -323,8 +323,14 @@ impl<'w> GameWriter<'w> {
     }
 
     /// Gives up: a file's target (and a CBF's CBI) is left as it was and
-    /// the temporary files are removed, as when the writer is dropped.
-    pub fn discard(self) {}
+    /// the temporary files are removed, as when the writer is dropped; a
+    /// stream is flushed (what was written stays written).
+    pub fn discard(self) -> io::Result<()> {
+        match self.target {
+            Target::Stream(mut out) => out.flush(),
+            Target::File(_) | Target::Pair { .. } => Ok(()),
+        }
+    }
 }
 
 /// A binary writer's issue about the game `item` of input `source`, named
