@@ -70,7 +70,11 @@ fn listing(dir: &Path) -> Vec<String> {
 fn inputs() -> Vec<String> {
     ["pgn/lichess_db_1000k.pgn", "pgn/twic1599_1000k.pgn"]
         .iter()
-        .map(|p| gamerec_testkit::corpus(p).display().to_string())
+        .map(|p| {
+            let path = gamerec_testkit::corpus(p);
+            assert!(path.is_file(), "{}: corpus file missing", path.display());
+            path.display().to_string()
+        })
         .collect()
 }
 
@@ -90,10 +94,10 @@ fn count(text: &str, needle: &str) -> usize {
 
 #[test]
 fn a_full_filesystem_keeps_the_old_output_and_leaves_nothing() {
+    let inputs = inputs();
     let Some(fs) = SmallFs::mount("full-disk") else {
         return;
     };
-    let inputs = inputs();
     // Old outputs: what a previous run left, smaller than the space.
     let old = b"[Event \"old\"]\n\n1. e4 *\n".repeat(100);
     let cases: [(&str, &[&str]); 6] = [
@@ -169,9 +173,7 @@ fn a_full_filesystem_keeps_the_old_output_and_leaves_nothing() {
 #[test]
 fn a_failed_convert_leaves_no_file() {
     let dir = gamerec_testkit::temp_dir("failed-convert");
-    let good = gamerec_testkit::corpus("pgn/lichess_db_1000k.pgn")
-        .display()
-        .to_string();
+    let good = inputs().swap_remove(0);
     let missing = dir.join("nope.pgn").display().to_string();
     for ext in ["pgn", "cbf", "parquet", "pgc", "fbk", "json"] {
         // An input that cannot be read, alone or after a good one: exit 2,
