@@ -1,14 +1,14 @@
 //! Streaming record batches to a Parquet or Arrow IPC file.
 
 use std::collections::VecDeque;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::FileWriter;
 use arrow_schema::DataType;
 use arrow_schema::SchemaRef;
+use gamerec::io::AtomicFile;
 use std::sync::Mutex;
 
 use parquet::arrow::ArrowWriter;
@@ -209,16 +209,24 @@ fn in_parallel<T: Send, R: Send>(
 /// (bounded memory: a group is flushed once full or at 64 MB buffered; its
 /// columns encoded on [`TableWriter::with_threads`] threads), or Arrow IPC
 /// one batch at a time.
-pub struct TableWriter<W: Write + Send = BufWriter<File>> {
+pub struct TableWriter<W: Write + Send = AtomicFile> {
     sink: Sink<W>,
     rows: u64,
 }
 
-impl TableWriter<BufWriter<File>> {
-    /// Creates `path` as a `kind` file of `schema`.
+impl TableWriter<AtomicFile> {
+    /// Creates `path` as a `kind` file of `schema`, written beside it under
+    /// a temporary name until [`TableWriter::commit`] (dropped without it,
+    /// the old file stays as it was and nothing is left beside it). Errors
+    /// name the path.
     pub fn create(path: &Path, kind: FileKind, schema: SchemaRef) -> Result<Self, Error> {
-        let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
-        TableWriter::new(file, kind, schema)
+        TableWriter::new(AtomicFile::create(path)?, kind, schema)
+    }
+
+    /// Writes the footer and puts the file into place.
+    pub fn commit(self) -> Result<(), Error> {
+        self.finish()?.commit()?;
+        Ok(())
     }
 }
 

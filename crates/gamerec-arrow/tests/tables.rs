@@ -46,7 +46,7 @@ fn write_table(inputs: Vec<PathBuf>, table: Table, threads: usize, out: &Path) -
         writer.write(&item.expect("input").batch).expect("write");
     }
     let rows = writer.rows();
-    writer.finish().expect("finish");
+    writer.commit().expect("finish");
     rows
 }
 
@@ -184,7 +184,7 @@ fn parquet_columns_encoded_on_two_threads_give_the_same_file() {
             for batch in &batches {
                 writer.write(batch).expect("write");
             }
-            writer.finish().expect("finish");
+            writer.commit().expect("finish");
             files.push(std::fs::read(&out).expect("read"));
         }
         assert!(files[0].len() > 100_000, "{table:?}");

@@ -152,9 +152,21 @@ pub fn convert_games(
     if let Some(e) = write_error {
         return Err(e.into());
     }
-    for d in writer.finish()? {
-        report.losses += 1;
-        report.show(&d);
+    if ran.tally.inputs_not_read > 0 {
+        // An input could not be read (exit 2): the old output stays as it
+        // was and nothing is left beside it.
+        writer.discard()?;
+        if let Some(path) = output {
+            eprintln!(
+                "gamerec: {}: not written: an input could not be read",
+                path.display()
+            );
+        }
+    } else {
+        for d in writer.finish()? {
+            report.losses += 1;
+            report.show(&d);
+        }
     }
     report.finish();
     let mut tally = ran.tally;

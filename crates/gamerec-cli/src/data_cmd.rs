@@ -107,9 +107,8 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
         Table::Games => schema::games(),
         Table::Positions => schema::positions(),
     };
-    let mut writer = TableWriter::create(output, kind, table_schema)
-        .with_context(|| format!("{}", output.display()))?
-        .with_threads(opts.threads);
+    // Errors name the output (gamerec::io::AtomicFile).
+    let mut writer = TableWriter::create(output, kind, table_schema)?.with_threads(opts.threads);
     let progress = Progress::new(None);
     let (mut games, mut failed, mut bad_inputs, mut errors) = (0u64, 0u64, 0u64, 0u64);
     let mut warnings = 0u64;
@@ -127,9 +126,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
                         writeln!(stderr.lock(), "{problem}").context("writing to stderr")?;
                     }
                 }
-                writer
-                    .write(&decoded.batch)
-                    .with_context(|| format!("{}", output.display()))?;
+                writer.write(&decoded.batch)?;
                 progress.update(games);
             }
             Err(e) => {
@@ -140,9 +137,26 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
     }
     progress.finish();
     let rows = writer.rows();
-    writer
-        .finish()
-        .with_context(|| format!("{}", output.display()))?;
+    // The one summary line every verb prints.
+    let tally = gamerec::io::pipeline::Tally {
+        inputs_not_read: bad_inputs,
+        games,
+        games_with_errors: failed,
+        errors,
+        warnings,
+        written: Some(if bad_inputs > 0 { 0 } else { rows }),
+        ..Default::default()
+    };
+    eprintln!("gamerec convert: {tally}");
+    if bad_inputs > 0 {
+        // An input could not be read (exit 2): the old output stays.
+        eprintln!(
+            "gamerec: {}: not written: {bad_inputs} input(s) could not be read",
+            output.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    writer.commit()?;
     // Games counted as `gamerec check` counts them: those that failed
     // (and those a filter left out) included.
     if !quiet {
@@ -156,17 +170,7 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
             output.display()
         );
     }
-    // The one summary line every verb prints.
-    let tally = gamerec::io::pipeline::Tally {
-        inputs_not_read: bad_inputs,
-        games,
-        games_with_errors: failed,
-        errors,
-        warnings,
-        written: Some(rows),
-        ..Default::default()
-    };
-    eprintln!("gamerec convert: {tally}");
+
     Ok(if bad_inputs > 0 {
         ExitCode::from(2)
     } else if failed > 0 || errors > 0 {
@@ -215,7 +219,12 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
             failed = true;
         }
     }
-    losses.extend(writer.finish().context("writing games")?);
+    if failed {
+        // A table could not be read (exit 2): the old output stays.
+        writer.discard()?;
+    } else {
+        losses.extend(writer.finish()?);
+    }
     if !quiet {
         for loss in &losses {
             eprintln!("{loss}");

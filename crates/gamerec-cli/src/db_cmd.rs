@@ -139,7 +139,7 @@ impl GameWriter {
 /// Where the games go: a byte stream for PGN and JSON, `gamerec::io`'s
 /// writer for the other formats (with the losses it reports on stderr).
 struct Output {
-    stream: Option<Box<dyn Write + Send>>,
+    stream: Option<gamerec::io::Output>,
     io: Option<gamerec::io::GameWriter<'static>>,
     written: u64,
 }
@@ -191,8 +191,8 @@ impl Output {
     }
 
     fn finish(self) -> Result<()> {
-        if let Some(mut s) = self.stream {
-            s.flush()?;
+        if let Some(s) = self.stream {
+            s.finish()?;
         }
         if let Some(w) = self.io {
             for d in w.finish()? {
@@ -800,7 +800,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         // not dropped.
         writeln!(out, "{:<8} {:>9}", "ended", totals.ended)?;
         writeln!(out, "{:<8} {:>9}", "reached", totals.games)?;
-        out.flush()?;
+        out.finish()?;
         return Ok(ExitCode::SUCCESS);
     }
     // Candidates (game, ply if known) and the expression that verifies them.
@@ -863,7 +863,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         for (g, p) in &candidates {
             writeln!(out, "{}\t{}", g + 1, p.unwrap_or(0))?;
         }
-        out.flush()?;
+        out.finish()?;
         return Ok(ExitCode::SUCCESS);
     }
     // Read the candidates from the database, verify, write.
@@ -960,8 +960,14 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
     for (g, p) in ids_out {
         writeln!(out, "{}\t{p}", g + 1)?;
     }
-    out.flush()?;
-    games_out.finish()?;
+    // Both name the same output: the one written is put into place.
+    if args.ids {
+        drop(games_out);
+        out.finish()?;
+    } else {
+        drop(out);
+        games_out.finish()?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -206,7 +206,7 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
             skip = i + 1;
         }
         // Drop a partial last line.
-        fs::write(out, complete).with_context(|| format!("writing {}", out.display()))?;
+        gamerec::io::write_atomic(out, complete)?;
     }
     let todo: Vec<String> = lines[skip..].to_vec();
     let mut sink: Box<dyn Write> = match &args.output {
@@ -330,8 +330,7 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     {
         return Err(e).context("writing stdout");
     }
-    fs::write(&args.output, report::html_report(&args.title, &runs))
-        .with_context(|| format!("writing {}", args.output.display()))?;
+    gamerec::io::write_atomic(&args.output, report::html_report(&args.title, &runs))?;
     eprintln!("wrote {}", args.output.display());
     Ok(ExitCode::SUCCESS)
 }

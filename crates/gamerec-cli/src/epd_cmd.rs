@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::Subcommand;
 use gamerec::diag::{Diagnostic, Severity};
 use gamerec::epd::{self, LineRead};
+use gamerec::io::Output;
 
 /// EPD data verbs (EPD specification section 7).
 #[derive(Subcommand, Debug)]
@@ -106,13 +107,17 @@ fn read_inputs(files: &[PathBuf], unreadable: &mut u64) -> Result<Vec<Input>> {
     Ok(inputs)
 }
 
-fn open_output(path: &Option<PathBuf>) -> Result<Box<dyn Write>> {
-    Ok(match path {
-        Some(p) => Box::new(io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-        )),
-        None => Box::new(io::BufWriter::new(io::stdout().lock())),
-    })
+/// The output: a file put into place by [`Output::finish`] (not called
+/// when an input could not be read: the old file stays), or stdout.
+fn open_output(path: &Option<PathBuf>) -> Result<Output> {
+    Ok(Output::open(path.as_deref())?)
+}
+
+/// Puts the output into place unless an input could not be read (then a
+/// file output is not put into place; stdout is flushed).
+fn finish(out: Output, unreadable: u64) -> Result<()> {
+    out.finish_if(unreadable == 0)?;
+    Ok(())
 }
 
 fn with_path(mut d: Diagnostic, name: &str) -> Diagnostic {
@@ -123,6 +128,7 @@ fn with_path(mut d: Diagnostic, name: &str) -> Diagnostic {
 /// Rewrites every record with `edit`; returns whether no error was found.
 fn rewrite(
     inputs: &[Input],
+    unreadable: u64,
     output: &Option<PathBuf>,
     warnings: bool,
     mut edit: impl FnMut(&mut epd::EpdRecord) -> String,
@@ -147,7 +153,7 @@ fn rewrite(
             }
         }
     }
-    out.flush()?;
+    finish(out, unreadable)?;
     Ok(clean)
 }
 
@@ -178,6 +184,7 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
             let inputs = read_inputs(&files, unreadable)?;
             rewrite(
                 &inputs,
+                *unreadable,
                 &output,
                 warnings,
                 |r| epd::normalized_line(r),
@@ -198,6 +205,7 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
             let inputs = read_inputs(&inputs, unreadable)?;
             rewrite(
                 &inputs,
+                *unreadable,
                 &output,
                 warnings,
                 |r| {
@@ -230,7 +238,7 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
                 }
             }
             writeln!(out, "{records} records, {errors} errors")?;
-            out.flush()?;
+            finish(out, *unreadable)?;
             Ok(errors == 0)
         }
     }

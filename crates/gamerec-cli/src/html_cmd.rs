@@ -74,14 +74,13 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
             (gamerec_view::viewer::pgn_page(&title, &games), games.len())
         };
         let file = format!("{stem}.html");
-        std::fs::write(args.output.join(&file), html)
-            .with_context(|| args.output.join(&file).display().to_string())?;
+        gamerec::io::write_atomic(args.output.join(&file), html)?;
         pages.push((file, title, count));
     }
     let index = index_page(&pages);
     let index_path = args.output.join("index.html");
     if !pages.iter().any(|(f, _, _)| f == "index.html") {
-        std::fs::write(&index_path, index).with_context(|| index_path.display().to_string())?;
+        gamerec::io::write_atomic(&index_path, index)?;
     }
     for (file, _, count) in &pages {
         eprintln!("{}: {count} game(s)", args.output.join(file).display());

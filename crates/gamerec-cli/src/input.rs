@@ -2,26 +2,19 @@
 //! ([`gamerec::io::Input`], formats by [`gamerec::io::Format`]); this file
 //! only opens the output and reads PGN games for the verbs that sort them.
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
 pub use gamerec::io::Input;
-use gamerec::io::{ReadOptions, Reader, Record};
+use gamerec::io::{Output, ReadOptions, Reader, Record};
 
-/// Opens the output: a file, or stdout for `None` or `-`.
-pub fn open_output(path: Option<&Path>) -> io::Result<Box<dyn Write + Send>> {
-    match path {
-        Some(p) if p != Path::new("-") => Ok(Box::new(io::BufWriter::with_capacity(
-            1 << 16,
-            File::create(p)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
-        ))),
-        _ => Ok(Box::new(io::BufWriter::with_capacity(
-            1 << 16,
-            io::stdout(),
-        ))),
-    }
+/// Opens the output: a file written beside its target under a temporary
+/// name, or stdout for `None` or `-`. Call [`gamerec::io::Output::finish`]
+/// on success to put the file into place; dropped without it (an error, a
+/// failed run), the old file is left as it was and nothing beside it.
+/// Errors name the file.
+pub fn open_output(path: Option<&Path>) -> io::Result<Output> {
+    Output::open(path)
 }
 
 /// Whether an I/O error is a closed pipe (which the CLI treats as success).

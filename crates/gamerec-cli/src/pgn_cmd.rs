@@ -326,7 +326,9 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     progress.finish();
     let flushed = match write_failed {
         Some(e) => Err(e),
-        None => out.flush(),
+        // An input could not be read (exit 2): a file output is not put
+        // into place, the old one stays.
+        None => out.finish_if(ran.tally.inputs_not_read == 0),
     };
     if let Err(e) = flushed {
         if is_broken_pipe(&e) {

@@ -466,7 +466,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         Err(e) => return fail(format!("{}: {e}", outcome.dir.display())),
     };
     let written = match &args.out {
-        Some(path) => std::fs::write(path, &pgn),
+        Some(path) => gamerec::io::write_atomic(path, &pgn),
         None => {
             use std::io::Write;
             match std::io::stdout().write_all(pgn.as_bytes()) {

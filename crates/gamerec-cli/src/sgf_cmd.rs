@@ -246,9 +246,7 @@ pub fn read_input(path: &str) -> Result<Vec<u8>> {
 /// Writes to a file, or stdout (a closed pipe is not an error).
 pub fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<()> {
     match path {
-        Some(p) if p != "-" => {
-            std::fs::write(p, bytes).with_context(|| format!("cannot write {p}"))
-        }
+        Some(p) if p != "-" => Ok(gamerec::io::write_atomic(p, bytes)?),
         _ => match io::stdout().lock().write_all(bytes) {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
             r => r.context("writing stdout"),

@@ -162,6 +162,9 @@ pub fn run_sort(args: SortArgs) -> Result<ExitCode> {
     sort_games(&mut games, |g| (&g.roster, g.movetext()));
     let mut out = open_output(args.output.as_deref())?;
     write_games(&mut out, &games).context("writing sorted games")?;
+    // An input could not be read (exit 2): a file output is not put into
+    // place, the old one stays.
+    out.finish_if(errors < 2).context("writing sorted games")?;
     Ok(exit_code(errors))
 }
 
@@ -173,6 +176,10 @@ pub fn run_split(args: SplitArgs) -> Result<ExitCode> {
         Per::Day => ArchiveGranularity::Day,
     };
     let (games, errors) = load(&args.inputs, args.quiet)?;
+    if errors >= 2 {
+        // An input could not be read: no archive file is written.
+        return Ok(exit_code(errors));
+    }
     let total = games.len();
     let mut files: BTreeMap<PathBuf, Vec<Exported>> = BTreeMap::new();
     for g in games {
@@ -202,7 +209,8 @@ pub fn run_split(args: SplitArgs) -> Result<ExitCode> {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         let mut out = open_output(Some(&path))?;
-        write_games(&mut out, &games).with_context(|| format!("writing {}", path.display()))?;
+        write_games(&mut out, &games)?;
+        out.finish()?;
     }
     eprintln!("{total} games in {} files", files.len());
     Ok(exit_code(errors))

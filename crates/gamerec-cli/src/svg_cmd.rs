@@ -349,7 +349,7 @@ fn write(args: &SvgArgs, svg: &str) -> Result<()> {
         svg.as_bytes().to_vec()
     };
     match &args.output {
-        Some(path) => std::fs::write(path, &bytes).with_context(|| path.display().to_string())?,
+        Some(path) => gamerec::io::write_atomic(path, &bytes)?,
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(&bytes)?;

@@ -467,28 +467,54 @@ use crate::pgn::tags::SEVEN_TAG_ROSTER as ROSTER;
 
 /// Writes `games` as PGC. A game that cannot be stored (a null move, a
 /// Chess960 start) is left out with an error; comments and cut strings are
-/// reported as warnings.
+/// reported as warnings. [`PgcWriter`] does the same game by game.
 pub fn write_pgc(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
     let mut out = Vec::new();
     let mut issues = Vec::new();
-    for (i, game) in games.iter().enumerate() {
+    let mut writer = PgcWriter::default();
+    for game in games {
+        issues.extend(writer.write(game, &mut out));
+    }
+    (out, issues)
+}
+
+/// Writes PGC one game at a time (memory: one game), numbering the games
+/// from 1 and counting the bytes written for the issues' offsets.
+#[derive(Debug, Clone, Default)]
+pub struct PgcWriter {
+    games: usize,
+    offset: u64,
+}
+
+impl PgcWriter {
+    /// Appends `game`'s records to `out` (nothing if it cannot be stored:
+    /// an error issue says so); returns its issues.
+    pub fn write(&mut self, game: &Game, out: &mut Vec<u8>) -> Vec<Issue> {
+        self.games += 1;
         let mut w = PgcGameWriter {
-            number: i + 1,
-            offset: out.len() as u64,
+            number: self.games,
+            offset: self.offset,
             issues: Vec::new(),
         };
         match w.write(game) {
-            Ok(bytes) => out.extend_from_slice(&bytes),
+            Ok(bytes) => {
+                self.offset += bytes.len() as u64;
+                out.extend_from_slice(&bytes);
+            }
             Err(msg) => w.issues.push(Issue::error(
                 FileKind::Data,
                 w.offset,
-                Some(i + 1),
+                Some(self.games),
                 format!("{msg}; game left out"),
             )),
         }
-        issues.extend(w.issues);
+        w.issues
     }
-    (out, issues)
+
+    /// Bytes written so far.
+    pub fn bytes(&self) -> u64 {
+        self.offset
+    }
 }
 
 struct PgcGameWriter {

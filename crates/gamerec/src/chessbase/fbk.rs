@@ -17,7 +17,7 @@
 use shakmaty::{Chess, Move, Position, Role, Square};
 
 use super::{FileKind, Issue, ReadItem, ReadOutcome, Sink};
-use crate::model::{Game, GameResult, MoveTree, NodeId, Ply, PlyMove};
+use crate::model::{Game, GameResult, NodeId, Ply, PlyMove};
 use crate::san::write_san;
 
 /// The NAG a weak move reads as.
@@ -213,13 +213,101 @@ fn walk<T: Copy>(
 /// Merges `games` into one opening tree and writes it as an FBK file.
 /// Games from another start position, and null moves, cannot be stored
 /// (error issues); tags, comments, NAGs other than `$2`/`$4` and
-/// under-promotions are reported as dropped.
+/// under-promotions are reported as dropped. [`FbkWriter`] does the same
+/// game by game.
 pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
+    let mut writer = FbkWriter::new();
     let mut issues = Vec::new();
-    let mut tree = MoveTree::new();
-    let mut weak: Vec<bool> = vec![false];
-    for (gi, game) in games.iter().enumerate() {
-        let number = Some(gi + 1);
+    for game in games {
+        issues.extend(writer.add(game));
+    }
+    (writer.finish(), issues)
+}
+
+/// No node.
+const NONE: u32 = u32::MAX;
+
+/// A node of the merged tree: the move leading to it, its first and last
+/// child and its next sibling (children in the order first seen).
+#[derive(Debug, Clone, Copy)]
+struct TreeNode {
+    mv: Option<Move>,
+    first: u32,
+    last: u32,
+    next: u32,
+    weak: bool,
+}
+
+/// Merges games into one FBK opening tree as they come. Memory is a small
+/// fixed record (about 24 bytes) per distinct line of moves in the tree,
+/// whatever the number of games or their tags and comments.
+#[derive(Debug, Clone)]
+pub struct FbkWriter {
+    nodes: Vec<TreeNode>,
+    games: usize,
+}
+
+impl Default for FbkWriter {
+    fn default() -> Self {
+        FbkWriter::new()
+    }
+}
+
+impl FbkWriter {
+    /// An empty tree.
+    pub fn new() -> FbkWriter {
+        FbkWriter {
+            nodes: vec![TreeNode {
+                mv: None,
+                first: NONE,
+                last: NONE,
+                next: NONE,
+                weak: false,
+            }],
+            games: 0,
+        }
+    }
+
+    /// Nodes of the merged tree, the root included.
+    pub fn nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The child of `parent` reached by `mv`, added if new.
+    fn child(&mut self, parent: u32, mv: Move) -> u32 {
+        let mut c = self.nodes[parent as usize].first;
+        while c != NONE {
+            let node = &self.nodes[c as usize];
+            if node.mv == Some(mv) {
+                return c;
+            }
+            c = node.next;
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes.push(TreeNode {
+            mv: Some(mv),
+            first: NONE,
+            last: NONE,
+            next: NONE,
+            weak: false,
+        });
+        let p = &mut self.nodes[parent as usize];
+        let last = p.last;
+        p.last = id;
+        if last == NONE {
+            p.first = id;
+        } else {
+            self.nodes[last as usize].next = id;
+        }
+        id
+    }
+
+    /// Merges `game` into the tree; returns its issues (numbered from 1 in
+    /// the order games are added).
+    pub fn add(&mut self, game: &Game) -> Vec<Issue> {
+        self.games += 1;
+        let number = Some(self.games);
+        let mut issues = Vec::new();
         let warn = |issues: &mut Vec<Issue>, msg: String| {
             issues.push(Issue::warning(FileKind::Data, 0, number, msg));
         };
@@ -230,7 +318,7 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
                 number,
                 "FBK holds games from the standard start position only; game left out",
             ));
-            continue;
+            return issues;
         }
         let extra_tags = game
             .tags
@@ -247,8 +335,8 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
         let mut nags = Vec::new();
         let mut underpromotions = 0;
         let mut nulls = 0;
-        // map from game node to merged node
-        let mut map = vec![NodeId::ROOT; game.tree.len()];
+        // From game node to merged node; 0 (the root) below a null move.
+        let mut map = vec![0u32; game.tree.len()];
         comments += game.tree.root().comments_before.len() + game.tree.root().comments_after.len();
         for id in game.tree.preorder() {
             let node = game.tree.node(id);
@@ -261,30 +349,17 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
                 continue;
             };
             let mparent = map[parent.0 as usize];
-            if parent != NodeId::ROOT && mparent == NodeId::ROOT {
+            if parent != NodeId::ROOT && mparent == 0 {
                 continue; // below a null move
             }
             if matches!(mv.promotion(), Some(r) if r != Role::Queen) {
                 underpromotions += 1;
             }
-            let existing = tree
-                .node(mparent)
-                .children()
-                .iter()
-                .copied()
-                .find(|&c| tree.node(c).ply.as_ref().map(|p| p.mv) == Some(ply.mv));
-            let mid = match existing {
-                Some(c) => c,
-                None => {
-                    let c = tree.add_child(mparent, ply.clone());
-                    weak.push(false);
-                    c
-                }
-            };
+            let mid = self.child(mparent, mv);
             map[id.0 as usize] = mid;
             for &n in &node.nags {
                 if n == 2 || n == 4 {
-                    weak[mid.0 as usize] = true;
+                    self.nodes[mid as usize].weak = true;
                 } else {
                     nags.push(n);
                 }
@@ -325,44 +400,52 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
                 ),
             );
         }
+        issues
     }
-    // Pre-order walk without recursion.
-    let mut out = Vec::new();
-    let mut stack: Vec<NodeId> = tree.root().children().iter().rev().copied().collect();
-    while let Some(id) = stack.pop() {
-        let node = tree.node(id);
-        let Some(PlyMove::Move(mv)) = node.ply.as_ref().map(|p| p.mv) else {
-            continue;
-        };
-        let (from, to) = match mv {
-            Move::Castle { king, .. } => {
-                let side = mv
-                    .castling_side()
-                    .unwrap_or(shakmaty::CastlingSide::KingSide);
-                (king, Square::from_coords(side.king_to_file(), king.rank()))
+
+    /// The FBK file of the tree: its moves in pre-order, two bytes each.
+    pub fn finish(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(2 * (self.nodes.len() - 1));
+        let mut stack: Vec<u32> = Vec::new();
+        if self.nodes[0].first != NONE {
+            stack.push(self.nodes[0].first);
+        }
+        // Pre-order without recursion: a node, then its children, then its
+        // later siblings.
+        while let Some(id) = stack.pop() {
+            let node = self.nodes[id as usize];
+            if node.next != NONE {
+                stack.push(node.next);
             }
-            _ => (mv.from().unwrap_or(Square::A1), mv.to()),
-        };
-        let has_later_sibling = node
-            .parent()
-            .map(|p| tree.node(p).children().last() != Some(&id))
-            .unwrap_or(false);
-        let mut b1 = from as u8;
-        if !has_later_sibling {
-            b1 |= 0x40;
+            if node.first != NONE {
+                stack.push(node.first);
+            }
+            let Some(mv) = node.mv else { continue };
+            let (from, to) = match mv {
+                Move::Castle { king, .. } => {
+                    let side = mv
+                        .castling_side()
+                        .unwrap_or(shakmaty::CastlingSide::KingSide);
+                    (king, Square::from_coords(side.king_to_file(), king.rank()))
+                }
+                _ => (mv.from().unwrap_or(Square::A1), mv.to()),
+            };
+            let mut b1 = from as u8;
+            if node.next == NONE {
+                b1 |= 0x40;
+            }
+            if node.first == NONE {
+                b1 |= 0x80;
+            }
+            let mut b2 = to as u8;
+            if node.weak {
+                b2 |= 0x80;
+            }
+            out.push(b1);
+            out.push(b2);
         }
-        if node.children().is_empty() {
-            b1 |= 0x80;
-        }
-        let mut b2 = to as u8;
-        if weak[id.0 as usize] {
-            b2 |= 0x80;
-        }
-        out.push(b1);
-        out.push(b2);
-        stack.extend(node.children().iter().rev().copied());
+        out
     }
-    (out, issues)
 }
 
 #[cfg(test)]

@@ -43,9 +43,9 @@ pub mod writer;
 
 use std::fmt;
 
-pub use fbk::{FbkCheck, check_fbk, read_fbk, write_fbk};
+pub use fbk::{FbkCheck, FbkWriter, check_fbk, read_fbk, write_fbk};
 pub use reader::{read_cbf, read_cbf_each, read_cbf_game, read_cbf_while};
-pub use writer::{CbfFiles, write_cbf};
+pub use writer::{CbfFiles, CbfWriter, write_cbf};
 
 use crate::diag::Severity;
 #[cfg(doc)]

@@ -83,44 +83,76 @@ pub fn move_count(game: &Game) -> u8 {
 
 /// Writes `games` as a CBF game file and its CBI index. A game that cannot
 /// be stored at all (an error issue) is left out; the others are written
-/// with a warning for each thing that did not fit.
+/// with a warning for each thing that did not fit. [`CbfWriter`] does the
+/// same game by game.
 pub fn write_cbf(games: &[Game]) -> CbfFiles {
     let mut files = CbfFiles::default();
-    let mut offsets = Vec::with_capacity(games.len());
-    for (i, game) in games.iter().enumerate() {
-        let offset = files.cbf.len() as u64;
+    let mut writer = CbfWriter::default();
+    for game in games {
+        let issues = writer.write(game, &mut files.cbf);
+        files.issues.extend(issues);
+    }
+    files.written = writer.written();
+    files.cbi = writer.index();
+    files
+}
+
+/// Writes a CBF game file one game at a time and keeps only what its CBI
+/// index needs (4 bytes a game), given by [`CbfWriter::index`] at the end.
+#[derive(Debug, Clone, Default)]
+pub struct CbfWriter {
+    games: usize,
+    len: u64,
+    offsets: Vec<u32>,
+}
+
+impl CbfWriter {
+    /// Appends `game` to the game file's bytes `out` (nothing if it cannot
+    /// be stored: an error issue says so); returns its issues, with the
+    /// game's offset in the game file.
+    pub fn write(&mut self, game: &Game, out: &mut Vec<u8>) -> Vec<Issue> {
+        self.games += 1;
+        let number = self.games;
+        let offset = self.len;
         let mut w = GameWriter {
             game,
-            number: i + 1,
+            number,
             offset,
             issues: Vec::new(),
         };
         match w.write() {
-            Ok(bytes) => {
-                let Ok(at) = u32::try_from(offset) else {
-                    files.issues.push(Issue::error(
-                        FileKind::Data,
-                        offset,
-                        Some(i + 1),
-                        "game file would exceed 4 GiB; game left out",
-                    ));
-                    continue;
-                };
-                offsets.push(at);
-                files.cbf.extend_from_slice(&bytes);
-                files.written += 1;
-            }
+            Ok(bytes) => match u32::try_from(offset + bytes.len() as u64) {
+                Ok(_) => {
+                    self.offsets.push(offset as u32);
+                    self.len += bytes.len() as u64;
+                    out.extend_from_slice(&bytes);
+                }
+                Err(_) => w.issues.push(Issue::error(
+                    FileKind::Data,
+                    offset,
+                    Some(number),
+                    "game file would exceed 4 GiB; game left out",
+                )),
+            },
             Err(msg) => w.issues.push(Issue::error(
                 FileKind::Data,
                 offset,
-                Some(i + 1),
+                Some(number),
                 format!("{msg}; game left out"),
             )),
         }
-        files.issues.extend(w.issues);
+        w.issues
     }
-    files.cbi = write_index(&offsets, files.cbf.len() as u32);
-    files
+
+    /// Games written (games with an error are left out).
+    pub fn written(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// The CBI index of the games written so far.
+    pub fn index(&self) -> Vec<u8> {
+        write_index(&self.offsets, self.len as u32)
+    }
 }
 
 struct GameWriter<'a> {

@@ -24,8 +24,14 @@ pub fn path_error(path: &Path, err: io::Error) -> io::Error {
 /// A file written under a temporary name and renamed onto its target on
 /// [`AtomicFile::commit`]. Buffered; every write error names the target.
 #[derive(Debug)]
+#[must_use = "dropped without commit, an AtomicFile removes what was written"]
 pub struct AtomicFile {
+    /// The path as given, for messages.
     target: PathBuf,
+    /// Where the file is renamed to: the target, or the file a symbolic
+    /// link names.
+    dest: PathBuf,
+    /// The temporary file; empty once renamed, or when writing in place.
     tmp: PathBuf,
     out: Option<BufWriter<File>>,
 }
@@ -46,24 +52,64 @@ fn temp_name(target: &Path, tag: &str) -> PathBuf {
 impl AtomicFile {
     /// Starts writing `target`: creates the temporary file beside it.
     pub fn create(target: impl AsRef<Path>) -> io::Result<AtomicFile> {
+        let target = target.as_ref();
+        AtomicFile::create_unnamed(target).map_err(|e| path_error(target, e))
+    }
+
+    /// [`AtomicFile::create`] with the operating system's error as it is
+    /// (for callers that name the file themselves); later errors name it.
+    ///
+    /// A target that exists and is not a regular file (`/dev/null`, a
+    /// pipe) is written in place: there is nothing to rename. A symbolic
+    /// link is followed: the file it names is replaced, the link kept. The
+    /// new file takes an existing target's permissions.
+    pub fn create_unnamed(target: impl AsRef<Path>) -> io::Result<AtomicFile> {
         let target = target.as_ref().to_path_buf();
-        if target.is_dir() {
-            return Err(path_error(
-                &target,
-                io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
-            ));
+        let existing = fs::metadata(&target).ok();
+        if let Some(meta) = &existing {
+            if meta.is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "is a directory",
+                ));
+            }
+            if !meta.is_file() {
+                let file = OpenOptions::new().write(true).open(&target)?;
+                return Ok(AtomicFile {
+                    dest: target.clone(),
+                    target,
+                    tmp: PathBuf::new(),
+                    out: Some(BufWriter::with_capacity(1 << 16, file)),
+                });
+            }
         }
-        let tmp = temp_name(&target, "tmp");
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| path_error(&target, e))?;
-        Ok(AtomicFile {
+        let dest = match fs::symlink_metadata(&target) {
+            Ok(m) if m.file_type().is_symlink() => fs::canonicalize(&target)?,
+            _ => target.clone(),
+        };
+        let tmp = temp_name(&dest, "tmp");
+        let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let file = AtomicFile {
             target,
+            dest,
             tmp,
             out: Some(BufWriter::with_capacity(1 << 16, file)),
-        })
+        };
+        if let Some(meta) = existing {
+            // Dropping `file` removes the temporary file on error.
+            file.out
+                .as_ref()
+                .expect("open")
+                .get_ref()
+                .set_permissions(meta.permissions())?;
+        }
+        Ok(file)
+    }
+
+    /// Whether the file is written in place (not a regular file: nothing
+    /// to rename).
+    fn in_place(&self) -> bool {
+        self.tmp.as_os_str().is_empty()
     }
 
     /// The path this file will have once committed.
@@ -71,7 +117,7 @@ impl AtomicFile {
         &self.target
     }
 
-    /// The temporary path being written.
+    /// The temporary path being written (empty when written in place).
     pub fn temp_path(&self) -> &Path {
         &self.tmp
     }
@@ -85,11 +131,14 @@ impl AtomicFile {
 
     /// Flushes and syncs the temporary file without renaming it.
     fn finish_data(&mut self) -> io::Result<()> {
+        let in_place = self.in_place();
         let out = self.out.as_mut().expect("open until committed");
         out.flush().map_err(|e| path_error(&self.target, e))?;
-        out.get_ref()
-            .sync_all()
-            .map_err(|e| path_error(&self.target, e))?;
+        if !in_place {
+            out.get_ref()
+                .sync_all()
+                .map_err(|e| path_error(&self.target, e))?;
+        }
         Ok(())
     }
 
@@ -97,8 +146,11 @@ impl AtomicFile {
     pub fn commit(mut self) -> io::Result<()> {
         self.finish_data()?;
         self.out = None;
-        fs::rename(&self.tmp, &self.target).map_err(|e| path_error(&self.target, e))?;
-        sync_dir(&self.target);
+        if self.in_place() {
+            return Ok(());
+        }
+        fs::rename(&self.tmp, &self.dest).map_err(|e| path_error(&self.target, e))?;
+        sync_dir(&self.dest);
         // Renamed: nothing to remove on drop.
         self.tmp = PathBuf::new();
         Ok(())
@@ -135,7 +187,7 @@ impl io::Seek for AtomicFile {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         self.out = None;
-        if !self.tmp.as_os_str().is_empty() {
+        if !self.in_place() {
             let _ = fs::remove_file(&self.tmp);
         }
     }
@@ -177,9 +229,13 @@ pub fn commit_all(files: Vec<AtomicFile>) -> io::Result<()> {
         }
     };
     for f in &mut files {
-        let backup = if f.target.exists() {
-            let b = temp_name(&f.target, "old");
-            if let Err(e) = fs::hard_link(&f.target, &b) {
+        if f.in_place() {
+            f.out = None;
+            continue;
+        }
+        let backup = if f.dest.exists() {
+            let b = temp_name(&f.dest, "old");
+            if let Err(e) = fs::hard_link(&f.dest, &b) {
                 restore(&backups);
                 return Err(path_error(&f.target, e));
             }
@@ -188,7 +244,7 @@ pub fn commit_all(files: Vec<AtomicFile>) -> io::Result<()> {
             None
         };
         f.out = None;
-        if let Err(e) = fs::rename(&f.tmp, &f.target) {
+        if let Err(e) = fs::rename(&f.tmp, &f.dest) {
             if let Some(b) = &backup {
                 let _ = fs::remove_file(b);
             }
@@ -196,7 +252,7 @@ pub fn commit_all(files: Vec<AtomicFile>) -> io::Result<()> {
             return Err(path_error(&f.target, e));
         }
         f.tmp = PathBuf::new();
-        backups.push((f.target.clone(), backup));
+        backups.push((f.dest.clone(), backup));
     }
     for (target, backup) in &backups {
         if let Some(b) = backup {
@@ -205,6 +261,14 @@ pub fn commit_all(files: Vec<AtomicFile>) -> io::Result<()> {
         sync_dir(target);
     }
     Ok(())
+}
+
+/// Writes `bytes` to `path` whole or not at all (as [`std::fs::write`],
+/// through an [`AtomicFile`]); the error names the path.
+pub fn write_atomic(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> io::Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes.as_ref())?;
+    file.commit()
 }
 
 /// Where a verb writes: stdout, or a file put into place whole on success.
@@ -241,6 +305,23 @@ impl Output {
             Output::Stdout(mut s) => s.flush(),
             Output::File(f) => f.commit(),
         }
+    }
+
+    /// The run failed: stdout is flushed (what was written stays written),
+    /// a file is removed and its old target left as it was.
+    pub fn abandon(self) -> io::Result<()> {
+        match self {
+            Output::Stdout(mut s) => s.flush(),
+            Output::File(f) => {
+                f.discard();
+                Ok(())
+            }
+        }
+    }
+
+    /// [`Output::finish`] when `ok`, else [`Output::abandon`].
+    pub fn finish_if(self, ok: bool) -> io::Result<()> {
+        if ok { self.finish() } else { self.abandon() }
     }
 }
 
@@ -325,6 +406,58 @@ mod tests {
         assert!(commit_all(vec![fa, fb]).is_err());
         assert_eq!(fs::read_to_string(&a).unwrap(), "old a");
         assert_eq!(listing(&d), vec!["g.cbf", "g.cbi"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_in_place_links_followed_and_modes_kept() {
+        use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
+        // /dev/null stays the device: nothing is renamed onto it.
+        let mut f = AtomicFile::create("/dev/null").unwrap();
+        f.write_all(b"x").unwrap();
+        f.commit().unwrap();
+        assert!(
+            fs::metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+        let d = dir();
+        let real = d.join("real.pgn");
+        let link = d.join("link.pgn");
+        fs::write(&real, "old").unwrap();
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
+        symlink(&real, &link).unwrap();
+        let mut f = AtomicFile::create(&link).unwrap();
+        f.write_all(b"new").unwrap();
+        f.commit().unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        let mode = fs::metadata(&real).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(listing(&d), vec!["link.pgn", "real.pgn"]);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn output_abandoned_keeps_the_old_file() {
+        let d = dir();
+        let t = d.join("out.pgn");
+        fs::write(&t, "old").unwrap();
+        let mut o = Output::open(Some(&t)).unwrap();
+        o.write_all(b"new").unwrap();
+        o.finish_if(false).unwrap();
+        assert_eq!(fs::read_to_string(&t).unwrap(), "old");
+        assert_eq!(listing(&d), vec!["out.pgn"]);
+        write_atomic(&t, "new").unwrap();
+        assert_eq!(fs::read_to_string(&t).unwrap(), "new");
+        assert_eq!(listing(&d), vec!["out.pgn"]);
         fs::remove_dir_all(d).unwrap();
     }
 

@@ -41,7 +41,7 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::path::Path;
 
-pub use atomic::{AtomicFile, Output, commit_all, path_error};
+pub use atomic::{AtomicFile, Output, commit_all, path_error, write_atomic};
 pub use binary::{BinaryCheck, check_binary, read_binary_each};
 pub use files::{Opener, read_file_into};
 pub use input::{Input, OpenError, decompress};

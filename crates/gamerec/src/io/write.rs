@@ -1,17 +1,18 @@
 //! One writer for every chess format, stating what each target cannot hold.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::path::Path;
 
-use crate::chessbase;
+use crate::chessbase::{CbfWriter, FbkWriter, Issue};
 use crate::diag::{Code, Diagnostic, LineCol, Severity};
 use crate::epd::{self, convert::GameToEpd};
 use crate::model::Game;
-use crate::pgc;
+use crate::pgc::PgcWriter;
 use crate::pgn::{self, Encoding};
 
 use super::Format;
+use super::atomic::{AtomicFile, commit_all};
 use super::input::OpenError;
 use super::read::{Item, Record, cbf_pair, issue_diagnostic};
 
@@ -27,14 +28,39 @@ pub struct WriteOptions {
 }
 
 enum Target<'w> {
+    /// Stdout or a buffer.
     Stream(Box<dyn Write + Send + 'w>),
-    /// A CBF pair, written at [`GameWriter::finish`].
-    Pair(PathBuf),
+    /// A file put into place by [`GameWriter::finish`].
+    File(AtomicFile),
+    /// A CBF game file and its CBI index, put into place together.
+    Pair { cbf: AtomicFile, cbi: AtomicFile },
 }
 
-/// Writes games and records in one chess format. Text formats (PGN, JSON,
-/// EPD, FEN) are written as they come; binary ones (PGC, CBF, FBK; an FBK
-/// merges all games into one tree) are written at [`GameWriter::finish`].
+impl Target<'_> {
+    fn out(&mut self) -> &mut dyn Write {
+        match self {
+            Target::Stream(out) => out,
+            Target::File(file) | Target::Pair { cbf: file, .. } => file,
+        }
+    }
+}
+
+/// The state of a binary format's writer between games.
+enum Binary {
+    Text,
+    Pgc(PgcWriter),
+    Cbf(CbfWriter),
+    Fbk(Box<FbkWriter>),
+}
+
+/// Writes games and records in one chess format, game by game: memory holds
+/// one game whatever the input's size (an FBK file is one tree merged from
+/// all games, written at [`GameWriter::finish`]: memory grows with the
+/// tree's distinct lines only; a CBF's index is written at the end from 4
+/// bytes a game). A file is written beside its target under a temporary
+/// name and put into place by [`GameWriter::finish`] (a CBF and its CBI
+/// together); dropped without `finish`, or by [`GameWriter::discard`], the
+/// writer leaves the old files as they were and nothing beside them.
 /// Every call returns the losses: [`Code::Loss`] warnings naming the input,
 /// game number and line of what the target could not hold.
 ///
@@ -53,18 +79,17 @@ enum Target<'w> {
 /// ```
 pub struct GameWriter<'w> {
     format: Format,
-    target: Option<Target<'w>>,
+    target: Target<'w>,
     opts: WriteOptions,
-    /// Games of binary formats until `finish`, and where each came from.
-    pending: Vec<Game>,
-    sources: Vec<(String, u64, u64)>,
+    binary: Binary,
     name: String,
     buf: Vec<u8>,
 }
 
 impl GameWriter<'static> {
     /// A writer creating `path` in `format` (a CBF path writes the `.cbf`
-    /// and its `.cbi`). SGF is not a chess format and is refused.
+    /// and its `.cbi`), beside it under a temporary name until
+    /// [`GameWriter::finish`]. SGF is not a chess format and is refused.
     pub fn create(
         path: &Path,
         format: Format,
@@ -80,11 +105,17 @@ impl GameWriter<'static> {
                 ),
             ));
         }
+        let open = |p: &Path| {
+            AtomicFile::create_unnamed(p).map_err(|e| OpenError::new(p.display().to_string(), e))
+        };
         let target = if format == Format::Cbf {
-            Target::Pair(path.to_path_buf())
+            let (cbf, cbi) = cbf_pair(path);
+            Target::Pair {
+                cbf: open(&cbf)?,
+                cbi: open(&cbi)?,
+            }
         } else {
-            let file = File::create(path).map_err(|e| OpenError::new(name.clone(), e))?;
-            Target::Stream(Box::new(BufWriter::with_capacity(1 << 16, file)))
+            Target::File(open(path)?)
         };
         Ok(GameWriter::new(name, format, target, opts))
     }
@@ -124,12 +155,17 @@ impl<'w> GameWriter<'w> {
         target: Target<'w>,
         opts: &WriteOptions,
     ) -> GameWriter<'w> {
+        let binary = match format {
+            Format::Pgc => Binary::Pgc(PgcWriter::default()),
+            Format::Cbf => Binary::Cbf(CbfWriter::default()),
+            Format::Fbk => Binary::Fbk(Box::default()),
+            _ => Binary::Text,
+        };
         GameWriter {
             format,
-            target: Some(target),
+            target,
             opts: opts.clone(),
-            pending: Vec::new(),
-            sources: Vec::new(),
+            binary,
             name,
             buf: Vec::new(),
         }
@@ -227,89 +263,101 @@ impl<'w> GameWriter<'w> {
                         self.buf.extend_from_slice(text.as_bytes());
                     }
                     _ => {
-                        self.pending.push(game);
-                        self.sources
-                            .push((source.to_string(), item.number, item.line));
+                        let issues = match &mut self.binary {
+                            Binary::Pgc(w) => w.write(&game, &mut self.buf),
+                            Binary::Cbf(w) => w.write(&game, &mut self.buf),
+                            Binary::Fbk(w) => w.add(&game),
+                            Binary::Text => Vec::new(),
+                        };
+                        for issue in &issues {
+                            losses.push(binary_diagnostic(
+                                issue,
+                                self.format,
+                                &self.name,
+                                source,
+                                item,
+                            ));
+                        }
                     }
                 }
             }
         }
-        if !self.buf.is_empty()
-            && let Some(Target::Stream(out)) = &mut self.target
-        {
-            out.write_all(&self.buf)?;
+        if !self.buf.is_empty() {
+            self.target.out().write_all(&self.buf)?;
         }
         Ok(losses)
     }
 
-    fn prepared(&self, game: &Game) -> Game {
-        let mut game = game.clone();
-        if self.opts.strip_commands {
-            pgn::commands::strip_game_commands(&mut game);
+    fn prepared<'g>(&self, game: &'g Game) -> Cow<'g, Game> {
+        if !self.opts.strip_commands {
+            return Cow::Borrowed(game);
         }
-        game
+        let mut game = game.clone();
+        pgn::commands::strip_game_commands(&mut game);
+        Cow::Owned(game)
     }
 
-    /// Writes what is pending (binary formats) and flushes; returns the
-    /// binary writer's losses and left-out games, naming the input game.
+    /// Writes what is left (an FBK tree, a CBF's index), flushes, and puts
+    /// a file into place (a CBF and its CBI together). Losses were returned
+    /// game by game; this returns none and is kept for callers that gather
+    /// them.
     pub fn finish(mut self) -> io::Result<Vec<Diagnostic>> {
-        let target = self.target.take();
-        let issues = match (self.format, target) {
-            (Format::Cbf, Some(Target::Pair(path))) => {
-                let (cbf, cbi) = cbf_pair(&path);
-                let files = chessbase::write_cbf(&self.pending);
-                write_file(&cbf, &files.cbf)?;
-                write_file(&cbi, &files.cbi)?;
-                files.issues
+        match &self.binary {
+            Binary::Fbk(w) => {
+                let bytes = w.finish();
+                self.target.out().write_all(&bytes)?;
             }
-            (Format::Pgc | Format::Fbk, Some(Target::Stream(mut out))) => {
-                let (bytes, issues) = if self.format == Format::Pgc {
-                    pgc::write_pgc(&self.pending)
-                } else {
-                    chessbase::write_fbk(&self.pending)
-                };
-                out.write_all(&bytes)?;
-                out.flush()?;
-                issues
-            }
-            (_, Some(Target::Stream(mut out))) => {
-                out.flush()?;
-                Vec::new()
-            }
-            _ => Vec::new(),
-        };
-        Ok(issues
-            .iter()
-            .map(|issue| {
-                let mut d = issue_diagnostic(issue, &self.name, None);
-                // Name the game by its input, number and line.
-                if let Some(g) = issue.game
-                    && let Some((source, number, line)) = self.sources.get(g.wrapping_sub(1))
-                {
-                    d.path = Some(source.clone());
-                    d.location = LineCol {
-                        line: *line,
-                        column: u64::from(*line > 0),
-                    };
-                    d.game = Some(*number);
-                    d.message = format!(
-                        "{} game {number}: {} (writing {})",
-                        self.format, issue.message, self.name
-                    );
-                    d.offset = None;
-                    if issue.severity == Severity::Warning {
-                        d.code = Code::Loss;
-                    }
+            Binary::Cbf(w) => {
+                if let Target::Pair { cbi, .. } = &mut self.target {
+                    cbi.write_all(&w.index())?;
                 }
-                d
-            })
-            .collect())
+            }
+            Binary::Pgc(_) | Binary::Text => {}
+        }
+        match self.target {
+            Target::Stream(mut out) => out.flush()?,
+            Target::File(file) => file.commit()?,
+            Target::Pair { cbf, cbi } => commit_all(vec![cbf, cbi])?,
+        }
+        Ok(Vec::new())
+    }
+
+    /// Gives up: a file's target (and a CBF's CBI) is left as it was and
+    /// the temporary files are removed, as when the writer is dropped; a
+    /// stream is flushed (what was written stays written).
+    pub fn discard(self) -> io::Result<()> {
+        match self.target {
+            Target::Stream(mut out) => out.flush(),
+            Target::File(_) | Target::Pair { .. } => Ok(()),
+        }
     }
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    std::fs::write(path, bytes)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+/// A binary writer's issue about the game `item` of input `source`, named
+/// by that input, game number and line.
+fn binary_diagnostic(
+    issue: &Issue,
+    format: Format,
+    output: &str,
+    source: &str,
+    item: &Item,
+) -> Diagnostic {
+    let mut d = issue_diagnostic(issue, output, None);
+    d.path = Some(source.to_string());
+    d.location = LineCol {
+        line: item.line,
+        column: u64::from(item.line > 0),
+    };
+    d.game = Some(item.number);
+    d.message = format!(
+        "{format} game {}: {} (writing {output})",
+        item.number, issue.message
+    );
+    d.offset = None;
+    if issue.severity == Severity::Warning {
+        d.code = Code::Loss;
+    }
+    d
 }
 
 /// The warning for characters the output encoding cannot hold, naming
