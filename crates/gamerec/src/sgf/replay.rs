@@ -299,28 +299,10 @@ pub fn play_to(coll: &Collection, node: NodeId) -> Option<(State, Vec<(u32, Stri
         n = p;
     }
     let mut errors = Vec::new();
-    place_implied_handicap(coll, root, &mut state);
     for &id in path.iter().rev() {
         apply_node(coll, id, &mut state, &mut errors);
     }
     Some((state, errors))
-}
-
-/// `HA` without `AB`: the standard handicap points are assumed.
-fn place_implied_handicap(coll: &Collection, root: NodeId, state: &mut State) -> bool {
-    if let Position::Go(b) = &mut state.position
-        && let Some(Value::Number(ha)) = coll.get(root, Prop::HA).map(|p| p.value())
-        && ha >= 2
-        && coll.get(root, Prop::AB).is_none()
-        && b.width() == b.height()
-        && let Some(pts) = go::handicap_points(b.width(), ha as u32)
-    {
-        let changes: Vec<_> = pts.into_iter().map(|p| (p, Some(Color::Black))).collect();
-        let _ = b.setup(&changes);
-        state.to_play = Color::White;
-        return true;
-    }
-    false
 }
 
 /// Checks every move and setup of the game under `root` (all variations).
@@ -351,7 +333,6 @@ fn check_game_with(
     let Some(mut state) = initial(coll, root) else {
         return out;
     };
-    place_implied_handicap(coll, root, &mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
     let mut errors = Vec::new();
     let mut node = root;
