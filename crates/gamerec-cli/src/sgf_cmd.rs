@@ -104,7 +104,11 @@ pub fn check_sgf(
     let mut diags = std::mem::take(&mut parsed.diagnostics);
     for e in rule_errors {
         diags.push(parsed.diagnostic_at(
-            Severity::Error,
+            if e.warning {
+                Severity::Warning
+            } else {
+                Severity::Error
+            },
             e.offset as u64,
             format!("{}: {}", e.path, e.message),
         ));

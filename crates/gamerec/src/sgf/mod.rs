@@ -14,6 +14,7 @@ pub mod othello;
 pub mod parser;
 pub mod props;
 pub mod replay;
+pub mod rules;
 pub mod score;
 pub mod tree;
 pub mod upgrade;

@@ -1114,9 +1114,26 @@ impl<'a> Parser<'a> {
     /// normalised (soft breaks removed; hard breaks `\n`, or spaces in
     /// SimpleText; other white space becomes a space).
     fn push_text(&mut self, raw: &[u8], simple: bool, ctx: &mut TypeCtx) -> Str {
+        let start = self.coll.text.len() as u32;
+        if let Some(enc) = ctx.enc
+            && charset::must_decode_whole_file(enc)
+            && raw.contains(&b'\\')
+        {
+            // A game in a multi-byte charset read byte by byte (not the
+            // file's first game): as SGFC and sgfmill do, the escapes are
+            // bytes (a trail byte `\` or `]` of a character was escaped as
+            // a byte), so they are removed before the value is decoded.
+            let bytes = unescape_bytes(raw);
+            let (s, bad) = charset::decode(&bytes, Some(enc));
+            ctx.malformed_charset |= bad;
+            normalise_breaks_into(&s, simple, &mut self.coll.text);
+            return Str {
+                start,
+                len: self.coll.text.len() as u32 - start,
+            };
+        }
         let (s, bad) = charset::decode(raw, ctx.enc);
         ctx.malformed_charset |= bad;
-        let start = self.coll.text.len() as u32;
         let out = &mut self.coll.text;
         if !s.bytes().any(|b| b == b'\\' || b < b' ') {
             out.push_str(&s);
@@ -1242,6 +1259,60 @@ struct TypeCtx {
     info: GameInfo,
     enc: Option<&'static Encoding>,
     malformed_charset: bool,
+}
+
+/// Removes SGF escapes from raw bytes: `\\` and a line break (with its
+/// CRLF/LFCR partner) is a soft break, removed; `\\` and any other byte is
+/// that byte.
+fn unescape_bytes(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        i += 1;
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        match raw.get(i) {
+            Some(&n @ (b'\n' | b'\r')) => {
+                i += 1;
+                if let Some(&m) = raw.get(i)
+                    && (m == b'\n' || m == b'\r')
+                    && m != n
+                {
+                    i += 1;
+                }
+            }
+            Some(&n) => {
+                out.push(n);
+                i += 1;
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// Text already unescaped: hard line breaks become `\n` (a space in
+/// SimpleText), other white space a space.
+fn normalise_breaks_into(s: &str, simple: bool, out: &mut String) {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\r' => {
+                if let Some(&m) = chars.peek()
+                    && (m == '\n' || m == '\r')
+                    && m != c
+                {
+                    chars.next();
+                }
+                out.push(if simple { ' ' } else { '\n' });
+            }
+            '\t' | '\x0b' | '\x0c' => out.push(' '),
+            c => out.push(c),
+        }
+    }
 }
 
 /// Unescapes SGF text into `out` (see [`Parser::push_text`]).

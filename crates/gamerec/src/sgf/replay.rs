@@ -9,6 +9,7 @@
 use super::go;
 use super::othello;
 use super::props::Prop;
+use super::rules::{Ko, Rules};
 use super::tree::{Collection, Color, NONE, Node, NodeId, Point, Value};
 
 /// A position of a supported game.
@@ -49,6 +50,10 @@ pub struct State {
     pub moves: u32,
     /// The last move played, if any (`None` inside = pass).
     pub last_move: Option<(Color, Option<Point>)>,
+    /// The Go rules from the root's `RU` (suicide, ko).
+    pub rules: Rules,
+    /// Hashes of the positions of the line so far (superko rules only).
+    history: Vec<u64>,
 }
 
 /// A rule broken by a move or setup.
@@ -62,6 +67,8 @@ pub struct RuleError {
     pub offset: u32,
     /// What is wrong.
     pub message: String,
+    /// A note (unknown rules), not a broken rule.
+    pub warning: bool,
 }
 
 /// Whether GM is a game with rules here.
@@ -85,12 +92,69 @@ pub fn initial(coll: &Collection, root: NodeId) -> Option<State> {
         }
         _ => return None,
     };
+    let rules = match coll.text_of(root, Prop::RU) {
+        Some(ru) if info.gm == 1 => Rules::from_ru(ru).unwrap_or_else(|(r, _)| r),
+        _ => Rules::DEFAULT,
+    };
     Some(State {
         position,
         to_play: Color::Black,
         moves: 0,
         last_move: None,
+        rules,
+        history: Vec::new(),
     })
+}
+
+/// A Zobrist-style hash of a Go position (with the player to move for
+/// situational superko).
+fn position_hash(b: &go::Board, next: Option<Color>) -> u64 {
+    let mut h: u64 = match next {
+        Some(Color::Black) => 0x9e37_79b9_7f4a_7c15,
+        Some(Color::White) => 0x6a09_e667_f3bc_c909,
+        None => 0,
+    };
+    for y in 0..b.height() {
+        for x in 0..b.width() {
+            if let Some(c) = b.get(Point::new(x as u8, y as u8)) {
+                let k = (u64::from(y) * 64 + u64::from(x)) * 2 + u64::from(c == Color::White);
+                // splitmix64 of the (point, colour) index.
+                let mut z = k.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                h ^= z ^ (z >> 31);
+            }
+        }
+    }
+    h
+}
+
+/// Records the position for superko; returns whether it repeats an
+/// earlier one of the line.
+fn superko_repeats(state: &mut State, mover: Color) -> bool {
+    let Position::Go(b) = &state.position else {
+        return false;
+    };
+    let next = match state.rules.ko {
+        Ko::Simple => return false,
+        Ko::PositionalSuperko => None,
+        Ko::SituationalSuperko => Some(mover.opponent()),
+    };
+    let h = position_hash(b, next);
+    let repeats = state.history.contains(&h);
+    state.history.push(h);
+    repeats
+}
+
+/// Starts the superko history with the position after setup.
+fn superko_setup(state: &mut State) {
+    if state.rules.ko == Ko::Simple {
+        return;
+    }
+    if let Position::Go(b) = &state.position {
+        let next = (state.rules.ko == Ko::SituationalSuperko).then_some(state.to_play);
+        state.history.push(position_hash(b, next));
+    }
 }
 
 fn points(v: Value, out: &mut Vec<Point>) {
@@ -192,6 +256,7 @@ pub fn apply_node(
                 }
             }
         }
+        superko_setup(state);
     }
     if let Some((color, value, offset)) = mv {
         play_move(state, color, value, offset, forced, errors);
@@ -223,6 +288,9 @@ fn quick_go_move(
     let Value::Point(point) = coll.values[p.values_start as usize] else {
         return false;
     };
+    if state.rules.ko != Ko::Simple || state.rules.suicide {
+        return false;
+    }
     let Position::Go(b) = &mut state.position else {
         return false;
     };
@@ -263,7 +331,22 @@ fn play_move(
     match &mut state.position {
         Position::Go(b) => {
             let out = b.play(color, point);
-            if let Some(why) = out.illegal
+            let mut why = out.illegal.map(|w| w.to_string());
+            if out.illegal == Some(go::Illegal::Suicide) && state.rules.suicide {
+                why = None;
+            }
+            if point.is_some() && superko_repeats(state, color) && why.is_none() {
+                why = Some(format!(
+                    "it repeats an earlier position ({} superko under {} rules)",
+                    if state.rules.ko == Ko::PositionalSuperko {
+                        "positional"
+                    } else {
+                        "situational"
+                    },
+                    state.rules
+                ));
+            }
+            if let Some(why) = why
                 && !forced
             {
                 errors.push((
@@ -299,28 +382,11 @@ pub fn play_to(coll: &Collection, node: NodeId) -> Option<(State, Vec<(u32, Stri
         n = p;
     }
     let mut errors = Vec::new();
-    place_implied_handicap(coll, root, &mut state);
+    superko_setup(&mut state);
     for &id in path.iter().rev() {
         apply_node(coll, id, &mut state, &mut errors);
     }
     Some((state, errors))
-}
-
-/// `HA` without `AB`: the standard handicap points are assumed.
-fn place_implied_handicap(coll: &Collection, root: NodeId, state: &mut State) -> bool {
-    if let Position::Go(b) = &mut state.position
-        && let Some(Value::Number(ha)) = coll.get(root, Prop::HA).map(|p| p.value())
-        && ha >= 2
-        && coll.get(root, Prop::AB).is_none()
-        && b.width() == b.height()
-        && let Some(pts) = go::handicap_points(b.width(), ha as u32)
-    {
-        let changes: Vec<_> = pts.into_iter().map(|p| (p, Some(Color::Black))).collect();
-        let _ = b.setup(&changes);
-        state.to_play = Color::White;
-        return true;
-    }
-    false
 }
 
 /// Checks every move and setup of the game under `root` (all variations).
@@ -351,7 +417,20 @@ fn check_game_with(
     let Some(mut state) = initial(coll, root) else {
         return out;
     };
-    place_implied_handicap(coll, root, &mut state);
+    if let Some(ru) = coll.get(root, Prop::RU)
+        && coll.game_info(root).gm == 1
+        && let Some(text) = coll.text_of(root, Prop::RU)
+        && let Err((_, note)) = Rules::from_ru(text)
+    {
+        out.push(RuleError {
+            node: root,
+            path: node_path(coll, root, game_number),
+            offset: ru.offset(),
+            message: note,
+            warning: true,
+        });
+    }
+    superko_setup(&mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
     let mut errors = Vec::new();
     let mut node = root;
@@ -367,6 +446,7 @@ fn check_game_with(
                     path: node_path(coll, node, game_number),
                     offset,
                     message,
+                    warning: false,
                 });
             }
         }
