@@ -222,7 +222,7 @@ fn parquet_written_on_two_threads_is_the_one_thread_file_across_row_groups() {
             for batch in &batches {
                 writer.write(batch).expect("write");
             }
-            writer.finish().expect("finish");
+            writer.commit().expect("commit");
             files.push(std::fs::read(&out).expect("read"));
             let groups = parquet::file::reader::SerializedFileReader::new(
                 std::fs::File::open(&out).expect("open"),
