@@ -145,10 +145,21 @@ pub fn dispatch(args: &[std::ffi::OsString]) -> Option<ExitCode> {
                 .position(|w| w == "--resume")
                 .and_then(|i| rest.get(i + 1))
                 .is_some_and(|d| go_match::is_go_match_dir(std::path::Path::new(d)));
+            // An engine is a positional word: not the value of an option
+            // (`--openings-order random` names no engine).
+            const FLAGS: [&str; 4] = [
+                "--quiet",
+                "--pgn-engine-data",
+                "--ponder",
+                "--openings-random",
+            ];
+            let positional = |i: usize| {
+                i == 0 || !rest[i - 1].starts_with('-') || FLAGS.contains(&rest[i - 1].as_str())
+            };
             let go = resumes_go
-                || rest
-                    .iter()
-                    .any(|w| GoEngineSpec::looks_like(w) || w == "--game=go")
+                || rest.iter().enumerate().any(|(i, w)| {
+                    (positional(i) && GoEngineSpec::looks_like(w)) || w == "--game=go"
+                })
                 || rest.windows(2).any(|w| w[0] == "--game" && w[1] == "go");
             if !go || rest.first().is_some_and(|w| w == "report") {
                 return None;

@@ -231,7 +231,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         ..WriteOptions::default()
     };
     // A game rendered, and the warning of what its encoding could not hold.
-    let render = |item: &gamerec::io::Item| -> (Vec<u8>, Option<String>) {
+    let render = |item: &gamerec::io::Item| -> (Vec<u8>, Option<(String, String)>) {
         let gamerec::io::Record::Game(game) = &item.record else {
             return (Vec::new(), None);
         };
@@ -249,7 +249,16 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
             To::Pgn => {
                 let text = export_string(game, &opts);
                 if opts.encoding.encode_to(&text, &mut out) > 0 {
-                    return (out, Some(unrepresentable_warning(opts.encoding, &text)));
+                    // The note names the game by its first line, as the
+                    // reader's diagnostics do.
+                    let first = game
+                        .tags
+                        .iter()
+                        .next()
+                        .map(|t| format!("[{} \"{}\"]", t.name, t.value))
+                        .unwrap_or_default();
+                    let warning = unrepresentable_warning(opts.encoding, &text);
+                    return (out, Some((warning, first)));
                 }
             }
             To::Json => {
@@ -292,10 +301,10 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         |o| {
             progress.update(o.overall);
             let (text, loss) = o.value;
-            if let Some(message) = loss {
+            if let Some((message, first)) = loss {
                 losses += 1;
                 if !args.quiet {
-                    let d = gamerec::diag::Diagnostic::new(
+                    let mut d = gamerec::diag::Diagnostic::new(
                         Severity::Warning,
                         gamerec::diag::LineCol {
                             line: o.line,
@@ -306,6 +315,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
                     .with_path(inputs[o.input].name.as_str())
                     .with_code(Code::Loss)
                     .with_game(o.number);
+                    d.note = Some(format!("game {}, line {}: {first}", o.number, o.line).into());
                     let _ = writeln!(stderr.lock(), "{d}");
                 }
             }
