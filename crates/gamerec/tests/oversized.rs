@@ -11,13 +11,16 @@ use gamerec::pgn::Chunker;
 
 const BOUND: u64 = 256 << 10;
 
+/// An error as the tests compare it: code, line and game number.
+type Found = (Code, u64, Option<u64>);
+
 fn game(n: usize, filler: &str) -> String {
     format!("[Event \"g{n}\"]\n[Result \"1-0\"]\n\n1. e4 {filler} e5 2. Nf3 1-0\n\n")
 }
 
 /// What the sequential reader makes of `text`: event names of the games
 /// read, and (code, line, game number) of every error.
-fn sequential(text: &[u8]) -> (Vec<String>, Vec<(Code, u64, Option<u64>)>) {
+fn sequential(text: &[u8]) -> (Vec<String>, Vec<Found>) {
     let opts = ReadOptions {
         format: Some(Format::Pgn),
         max_game_bytes: BOUND,
@@ -41,7 +44,7 @@ fn sequential(text: &[u8]) -> (Vec<String>, Vec<(Code, u64, Option<u64>)>) {
 }
 
 /// The same through the parallel reader, with small chunks on `threads`.
-fn parallel(text: &[u8], threads: usize) -> (Vec<String>, Vec<(Code, u64, Option<u64>)>, u64) {
+fn parallel(text: &[u8], threads: usize) -> (Vec<String>, Vec<Found>, u64) {
     let opts = parallel::Options {
         threads,
         chunk_size: Some(4096),

@@ -83,7 +83,7 @@ impl Default for ReadOptions {
 const MAX_LINE: usize = 64 << 20;
 
 enum Source {
-    Pgn(PgnStream),
+    Pgn(Box<PgnStream>),
     Lines {
         input: Box<dyn BufRead + Send>,
         line: u64,
@@ -400,7 +400,7 @@ impl Reader {
 
     fn text_source(format: Format, stream: Box<dyn BufRead + Send>, opts: &ReadOptions) -> Source {
         match format {
-            Format::Pgn => Source::Pgn(PgnStream {
+            Format::Pgn => Source::Pgn(Box::new(PgnStream {
                 chunker: Chunker::new(stream).max_game_bytes(opts.max_game_bytes),
                 max_game: opts.max_game_bytes,
                 oversized: Vec::new(),
@@ -410,7 +410,7 @@ impl Reader {
                 games: 0,
                 line_base: 0,
                 index: None,
-            }),
+            })),
             _ => Source::Lines {
                 input: stream,
                 line: 0,
