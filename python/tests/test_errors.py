@@ -60,7 +60,9 @@ def damaged_inputs(tmp_path, corpus_dir):
     return out
 
 
-CHECK_SUMMARY = re.compile(r"^(\d+) games, (\d+) moves, (\d+) errors(?:, (\d+) files? not read)?$")
+CHECK_SUMMARY = re.compile(
+    r"^(\d+) games, (\d+) moves, (\d+) errors(?:, (\d+) files? not read)?(?:; .*)?$"
+)
 DIAGNOSTIC = re.compile(r"^(.*?):(\d+):(\d+): (error|warning): (.*)$")
 
 
