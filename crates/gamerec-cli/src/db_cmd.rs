@@ -254,14 +254,6 @@ fn each_game<T: Send>(
     Ok(ran.tally)
 }
 
-fn exit(failures: u64) -> ExitCode {
-    if failures > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
 /// Prints the tally (with `written`) as the last line on stderr, and
 /// returns the exit code it calls for.
 fn finish(verb: &str, mut tally: Tally, written: u64) -> ExitCode {
@@ -554,6 +546,9 @@ pub struct IndexArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     threads: Option<usize>,
+    /// Skip (and report) a game larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
+    max_game_bytes: u64,
 }
 
 fn default_index(db: &std::path::Path) -> PathBuf {
@@ -605,7 +600,7 @@ fn open_checked(
 /// `gamerec index`.
 pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
     use gamerec_db::identity::DbIdentity;
-    use gamerec_db::index::{BuildOptions, Index, build, skip_to};
+    use gamerec_db::index::{BuildOptions, Index, IndexError, build};
     let out = args
         .output
         .clone()
@@ -639,16 +634,25 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
         run_entries: gamerec_db::index::RUN_ENTRIES,
         database: Some(identity),
         database_path: Some(args.db.clone()),
+        max_game_bytes: args.max_game_bytes,
     };
-    let reader = input.open(None)?;
-    let stats = match &previous {
-        Some(p) => {
-            let from = p.db_len();
-            build(skip_to(reader, from)?, previous.clone(), &out, &opts)
+    // Diagnostics as every verb prints them, then one summary line.
+    let before = previous.as_ref().map_or(0, |p| p.games());
+    let built = build(&input, previous, &out, &opts, |d| eprintln!("{d}"));
+    let (stats, tally) = match built {
+        Ok(done) => done,
+        Err(IndexError::NotRead(name, tally)) => {
+            let mut tally = *tally;
+            tally.written = Some(0);
+            eprintln!("gamerec index: {tally}");
+            eprintln!(
+                "gamerec: {}: not written: {name} was not read to its end",
+                out.display()
+            );
+            return Ok(ExitCode::from(tally.exit_code()));
         }
-        None => build(reader, None, &out, &opts),
-    }
-    .with_context(|| format!("indexing {}", args.db.display()))?;
+        Err(e) => return Err(e).with_context(|| format!("indexing {}", args.db.display())),
+    };
     let size = std::fs::metadata(&out).map_or(0, |m| m.len());
     eprintln!(
         "{}: {} games ({} unreadable), {} positions, {} postings, {} bytes, {:.1} s",
@@ -660,7 +664,10 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
         size,
         start.elapsed().as_secs_f64()
     );
-    Ok(exit(stats.failed))
+    let mut tally = tally;
+    tally.written = Some(stats.games - before);
+    eprintln!("gamerec index: {tally}");
+    Ok(ExitCode::from(tally.exit_code()))
 }
 
 /// Find games in an indexed database.
@@ -928,11 +935,16 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
     } else {
         let wanted: std::collections::HashSet<u32> = candidates.iter().map(|c| c.0).collect();
         let mut n = 0u32;
-        let reader = Input::from_arg(args.db.as_os_str()).open(None)?;
+        let input = Input::from_arg(args.db.as_os_str());
+        let reading = pipeline::Options {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ..pipeline::Options::default()
+        };
         let mut err = None;
-        for_each_game(
-            reader,
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
+        // Problems were reported when the index was built: not again.
+        let tally = for_each_game(
+            &input,
+            &reading,
             |r| Some(r.game.clone()),
             |o| {
                 let g = n;
@@ -952,7 +964,11 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
                 }
                 Ok(true)
             },
+            |_| {},
         )?;
+        if tally.inputs_not_read > 0 {
+            bail!("{}: could not be read to its end", args.db.display());
+        }
         if let Some(e) = err {
             return Err(e);
         }

@@ -43,6 +43,10 @@ use crate::identity::{DbIdentity, checksum, prefix_hash, sample_hash, stat};
 use crate::material::signature;
 use crate::position::{key, mainline};
 use crate::source::for_each_game;
+use gamerec::diag::Diagnostic;
+use gamerec::io::Input;
+use gamerec::io::parallel::Resume;
+use gamerec::io::pipeline::{self, Tally};
 
 const MAGIC: &[u8; 8] = b"GRIDX\x00\x02\x00";
 /// The magic of version 1 (no checksums, no identity).
@@ -77,6 +81,9 @@ pub enum IndexError {
     Io(io::Error),
     /// The file is not an index of this version, or is damaged.
     Format(String),
+    /// The database could not be read to its end (the diagnostics say
+    /// why): its name, and what was read.
+    NotRead(String, Box<Tally>),
     /// The database is not the one the index was built from.
     Stale {
         /// What changed.
@@ -92,6 +99,9 @@ impl std::fmt::Display for IndexError {
         match self {
             IndexError::Io(e) => write!(f, "{e}"),
             IndexError::Format(m) => write!(f, "not a valid index: {m}"),
+            IndexError::NotRead(name, _) => {
+                write!(f, "{name}: not read to its end: no index written")
+            }
             IndexError::Stale { what, .. } => {
                 write!(f, "the database changed since the index was built: {what}")
             }
@@ -362,6 +372,9 @@ pub struct BuildOptions {
     /// before the index is put in place (a database written to while read
     /// fails the build).
     pub database_path: Option<PathBuf>,
+    /// The bound on one game's bytes (see
+    /// [`gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES`]).
+    pub max_game_bytes: u64,
 }
 
 /// What a build did.
@@ -382,29 +395,31 @@ pub struct BuildStats {
 /// `input` must give the bytes after those, and the new index holds the
 /// old games and the new ones.
 pub fn build(
-    input: impl Read,
+    input: &Input,
     previous: Option<Arc<Index>>,
     out: &Path,
     opts: &BuildOptions,
-) -> Result<BuildStats, IndexError> {
+    diagnostic: impl FnMut(Diagnostic),
+) -> Result<(BuildStats, Tally), IndexError> {
     let tmp = opts.temp_dir.join(format!(
         "gamerec-index-{}-{}",
         std::process::id(),
         out.file_name().map_or("x".into(), |n| n.to_string_lossy())
     ));
     std::fs::create_dir_all(&tmp)?;
-    let result = build_in(input, previous, out, opts, &tmp);
+    let result = build_in(input, previous, out, opts, &tmp, diagnostic);
     let _ = std::fs::remove_dir_all(&tmp);
     result
 }
 
 fn build_in(
-    input: impl Read,
+    input: &Input,
     previous: Option<Arc<Index>>,
     out: &Path,
     opts: &BuildOptions,
     tmp: &Path,
-) -> Result<BuildStats, IndexError> {
+    diagnostic: impl FnMut(Diagnostic),
+) -> Result<(BuildStats, Tally), IndexError> {
     let base_offset = previous.as_ref().map_or(0, |p| p.db_len());
     let first_game = previous.as_ref().map_or(0, |p| p.games());
     let mut stats = BuildStats {
@@ -431,16 +446,23 @@ fn build_in(
     }
     let mut run: Vec<Entry> = Vec::with_capacity(opts.run_entries.min(1 << 20));
     let mut runs: Vec<PathBuf> = Vec::new();
-    let read = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let input = Counting {
-        inner: input,
-        read: read.clone(),
+    // The reading goes on from the end of the indexed part.
+    let read = Arc::new(std::sync::atomic::AtomicU64::new(base_offset));
+    let reading = pipeline::Options {
+        threads: opts.threads.max(1),
+        max_game_bytes: opts.max_game_bytes,
+        resume: Resume {
+            offset: base_offset,
+            games: first_game,
+        },
+        decoded_to: Some(read.clone()),
+        ..pipeline::Options::default()
     };
     let mut io_err: Option<io::Error> = None;
     let mut game = first_game;
-    for_each_game(
+    let tally = for_each_game(
         input,
-        opts.threads,
+        &reading,
         |r| {
             let mut e = game_entries(&r.game);
             e.info.offset = r.offset;
@@ -451,7 +473,7 @@ fn build_in(
                 u32::try_from(game).map_err(|_| io::Error::other("more than 4 billion games"))?;
             let info = match outcome {
                 Ok((offset, mut e)) => {
-                    e.info.offset = base_offset + offset;
+                    e.info.offset = offset;
                     for &(key, ply) in &e.positions {
                         run.push(Entry { key, game: g, ply });
                     }
@@ -466,7 +488,7 @@ fn build_in(
                 Err(f) => {
                     stats.failed += 1;
                     GameInfo {
-                        offset: base_offset + f.offset,
+                        offset: f.offset,
                         result: FAILED,
                         ..GameInfo::default()
                     }
@@ -486,9 +508,15 @@ fn build_in(
             }
             Ok(true)
         },
+        diagnostic,
     )?;
     if let Some(e) = io_err {
         return Err(e.into());
+    }
+    if tally.inputs_not_read > 0 {
+        // Cut short (a truncated compressed file) or not opened: the
+        // messages said why; the old index stays.
+        return Err(IndexError::NotRead(input.name.clone(), Box::new(tally)));
     }
     games_out.flush()?;
     drop(games_out);
@@ -549,7 +577,7 @@ fn build_in(
         header[H_SUMS + i * 8..H_SUMS + 8 + i * 8].copy_from_slice(&sum.to_le_bytes());
         offset += len;
     }
-    let db_len = base_offset + read.load(std::sync::atomic::Ordering::Relaxed);
+    let db_len = read.load(std::sync::atomic::Ordering::Relaxed);
     header[16..24].copy_from_slice(&db_len.to_le_bytes());
     if let Some(id) = opts.database {
         for (i, v) in [id.size, id.mtime_ns, id.hash, id.sample]
@@ -576,7 +604,7 @@ fn build_in(
         });
     }
     w.commit()?;
-    Ok(stats)
+    Ok((stats, tally))
 }
 
 /// XXH3-64 of a whole file.
@@ -584,21 +612,6 @@ fn file_checksum(path: &Path) -> io::Result<u64> {
     let len = std::fs::metadata(path)?.len();
     prefix_hash(&mut File::open(path)?, len)?
         .ok_or_else(|| io::Error::other(format!("{}: shrank while read", path.display())))
-}
-
-/// Counts the bytes read through it.
-struct Counting<R> {
-    inner: R,
-    read: Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read
-            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
-        Ok(n)
-    }
 }
 
 fn sig_to_bytes(s: u64) -> [u8; 5] {
@@ -1103,11 +1116,4 @@ impl Index {
         }
         t
     }
-}
-
-/// Reads `data` into a stream for [`build`] starting at byte `from`
-/// (appending reads only what follows the indexed part).
-pub fn skip_to(mut input: impl Read, from: u64) -> io::Result<impl Read> {
-    io::copy(&mut (&mut input).take(from), &mut io::sink())?;
-    Ok(input)
 }

@@ -1,18 +1,18 @@
-//! Reading games in parallel while keeping input order: the one place that
-//! reads game files (an adapter over `gamerec::pgn`'s chunker, reader and
-//! builder).
-//!
-//! The input is cut into chunks of whole games; each batch of chunks is
-//! parsed (and the caller's per-game work done) on `threads` threads, and
-//! the results are handed back on the calling thread in input order. Memory
-//! stays at about `2 × threads` chunks. A chunk whose last game was cut off
-//! is joined to the next one and done again.
+//! Reading the games of a database in order, with every unreadable game in
+//! its place: an adapter over the library's one pipeline
+//! ([`gamerec::io::pipeline::read_games`]) for the index and `find`, which
+//! number games by their place in the file.
 
-use std::io::{self, Read};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io;
+use std::ops::ControlFlow;
 
-use gamerec::diag::Severity;
+use gamerec::diag::Diagnostic;
+use gamerec::io::pipeline::{self, Tally};
+use gamerec::io::read::Record as Read;
+use gamerec::io::{Format, Input};
 use gamerec::model::Game;
-use gamerec::pgn::{Chunk, Chunker, GameBuilder, SliceReader};
 
 /// One game read, with where it starts.
 #[derive(Debug)]
@@ -35,142 +35,114 @@ pub struct Failure {
 /// What the sink is given per game, in input order.
 pub type Outcome<T> = Result<(u64, T), Failure>;
 
-struct Done<T> {
-    items: Vec<Outcome<T>>,
-    truncated: bool,
-}
-
-fn process<T>(chunk: &Chunk, work: &(impl Fn(&Record) -> T + Sync)) -> Done<T> {
-    let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
-    let mut builder = GameBuilder::default();
-    let mut items = Vec::new();
-    let mut truncated = false;
-    while let Some(game) = reader.read_game(&mut builder) {
-        truncated = reader.truncated();
-        match game {
-            Some(game) => {
-                let record = Record {
-                    game,
-                    offset: reader.game_offset(),
-                };
-                items.push(Ok((record.offset, work(&record))));
+/// Reads every game of the PGN `input` through the pipeline (`opts`: threads,
+/// the bound on one game, where to start), runs `work` on each on the
+/// reading threads, and gives `sink` the results in input order (with the
+/// game's byte offset), or the failure of a game that could not be read, so
+/// that the n-th outcome is the file's n-th game. Every diagnostic goes to
+/// `diagnostic`. `sink` returning `false` stops the reading. Returns the
+/// pipeline's tally (an input not read to its end shows in
+/// `inputs_not_read`).
+pub fn for_each_game<T: Send>(
+    input: &Input,
+    opts: &pipeline::Options,
+    work: impl Fn(&Record) -> T + Sync,
+    sink: impl FnMut(Outcome<T>) -> io::Result<bool>,
+    mut diagnostic: impl FnMut(Diagnostic),
+) -> io::Result<Tally> {
+    let mut opts = opts.clone();
+    // Games are found again by byte offset: the database is PGN.
+    opts.format = Some(Format::Pgn);
+    struct State<S> {
+        sink: S,
+        /// The number of the next game owed to the sink.
+        next: u64,
+        /// First error of games not read: game number -> (offset, message).
+        failed: BTreeMap<u64, (u64, String)>,
+        error: Option<io::Error>,
+        stopped: bool,
+    }
+    impl<S> State<S> {
+        /// Hands on the games before `number` that were not read.
+        fn fill<T>(&mut self, number: u64) -> ControlFlow<()>
+        where
+            S: FnMut(Outcome<T>) -> io::Result<bool>,
+        {
+            while self.next < number {
+                let (offset, message) = self
+                    .failed
+                    .remove(&self.next)
+                    .unwrap_or_else(|| (0, "unreadable game".into()));
+                self.next += 1;
+                if self.give(Err(Failure { offset, message })).is_break() {
+                    return ControlFlow::Break(());
+                }
             }
-            None => {
-                let problem = reader
-                    .problems()
-                    .iter()
-                    .find(|p| p.severity == Severity::Error)
-                    .cloned();
-                items.push(Err(Failure {
-                    offset: problem.as_ref().map_or(reader.game_offset(), |p| p.offset),
-                    message: problem.map_or_else(|| "unreadable game".into(), |p| p.message),
-                }));
+            ControlFlow::Continue(())
+        }
+
+        fn give<T>(&mut self, outcome: Outcome<T>) -> ControlFlow<()>
+        where
+            S: FnMut(Outcome<T>) -> io::Result<bool>,
+        {
+            match (self.sink)(outcome) {
+                Ok(true) => ControlFlow::Continue(()),
+                Ok(false) => {
+                    self.stopped = true;
+                    ControlFlow::Break(())
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    ControlFlow::Break(())
+                }
             }
         }
     }
-    Done { items, truncated }
-}
-
-/// Reads every game of `input` (PGN), runs `work` on each on one of
-/// `threads` threads, and gives `sink` the results in input order (with the
-/// game's byte offset), or the failure of a game that could not be read.
-/// `sink` returning `false` stops the reading.
-pub fn for_each_game<T: Send>(
-    input: impl Read,
-    threads: usize,
-    work: impl Fn(&Record) -> T + Sync,
-    sink: impl FnMut(Outcome<T>) -> io::Result<bool>,
-) -> io::Result<()> {
-    let size = if threads > 1 { 256 << 10 } else { 1 << 20 };
-    for_each_game_with(input, threads, size, work, sink)
-}
-
-/// [`for_each_game`] with a chosen chunk size in bytes.
-pub fn for_each_game_with<T: Send>(
-    input: impl Read,
-    threads: usize,
-    chunk_size: usize,
-    work: impl Fn(&Record) -> T + Sync,
-    mut sink: impl FnMut(Outcome<T>) -> io::Result<bool>,
-) -> io::Result<()> {
-    let threads = threads.max(1);
-    let mut chunker = Chunker::with_size(input, chunk_size);
-    let mut pending: Option<Chunk> = None;
-    loop {
-        // A batch of chunks.
-        let mut batch: Vec<Chunk> = Vec::with_capacity(threads * 2);
-        if let Some(c) = pending.take() {
-            batch.push(c);
-        }
-        while batch.len() < threads * 2 {
-            match chunker.next_chunk()? {
-                Some(c) => batch.push(c),
-                None => break,
+    let state = RefCell::new(State {
+        sink,
+        next: opts.resume.games + 1,
+        failed: BTreeMap::new(),
+        error: None,
+        stopped: false,
+    });
+    let ran = pipeline::read_games(
+        std::slice::from_ref(input),
+        &opts,
+        |item| match item.record {
+            Read::Game(game) => Some(work(&Record {
+                game,
+                offset: item.offset,
+            })),
+            Read::Position(_) => None,
+        },
+        |out| {
+            let mut state = state.borrow_mut();
+            state.fill::<T>(out.number)?;
+            state.next = out.number + 1;
+            match out.value {
+                Some(value) => state.give(Ok((out.offset, value))),
+                None => ControlFlow::Continue(()),
             }
-        }
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let done: Vec<Done<T>> = if threads == 1 || batch.len() == 1 {
-            batch.iter().map(|c| process(c, &work)).collect()
-        } else {
-            let work = &work;
-            let batch = &batch;
-            let mut slots: Vec<Option<Done<T>>> = (0..batch.len()).map(|_| None).collect();
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|t| {
-                        scope.spawn(move || {
-                            (t..batch.len())
-                                .step_by(threads)
-                                .map(|i| (i, process(&batch[i], work)))
-                                .collect::<Vec<_>>()
-                        })
-                    })
-                    .collect();
-                for h in handles {
-                    // A worker that panicked leaves its slots empty; the
-                    // panic is re-raised below.
-                    match h.join() {
-                        Ok(list) => {
-                            for (i, d) in list {
-                                slots[i] = Some(d);
-                            }
-                        }
-                        Err(p) => std::panic::resume_unwind(p),
-                    }
-                }
-            });
-            slots
-                .into_iter()
-                .map(|s| s.expect("every chunk done"))
-                .collect()
-        };
-        let mut chunks = batch.into_iter();
-        for d in done {
-            let chunk = chunks.next().expect("one chunk per result");
-            if d.truncated && !chunk.last {
-                // Join the cut-off chunk to the rest of the batch and the
-                // input, and do it all again from there.
-                let mut joined = chunk;
-                for c in chunks.by_ref() {
-                    joined.append(c);
-                }
-                if let Some(next) = chunker.next_chunk()? {
-                    joined.append(next);
-                } else {
-                    joined.last = true;
-                }
-                pending = Some(joined);
-                break;
+        },
+        |d| {
+            if d.is_error()
+                && let Some(game) = d.game
+            {
+                let first = (d.offset.unwrap_or(0), d.message.clone());
+                state.borrow_mut().failed.entry(game).or_insert(first);
             }
-            for item in d.items {
-                if !sink(item)? {
-                    return Ok(());
-                }
-            }
-            chunker.pool().give(chunk.data);
-        }
+            diagnostic(d);
+            ControlFlow::Continue(())
+        },
+    );
+    let mut state = state.into_inner();
+    if !ran.stopped {
+        // Games not read at the end.
+        let _ = state.fill::<T>(opts.resume.games + ran.tally.games + 1);
+    }
+    match state.error {
+        Some(e) => Err(e),
+        None => Ok(ran.tally),
     }
 }
 
@@ -190,29 +162,45 @@ mod tests {
                 ));
             }
         }
+        let dir = std::env::temp_dir().join(format!("gamerec-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.pgn");
+        std::fs::write(&path, &text).unwrap();
         for threads in [1, 2, 3] {
             let mut seen = Vec::new();
-            let mut failures = 0;
-            for_each_game_with(
-                text.as_bytes(),
+            let mut failures = Vec::new();
+            let mut errors = 0;
+            let opts = pipeline::Options {
                 threads,
-                4096,
+                chunk_size: Some(4096),
+                ..pipeline::Options::default()
+            };
+            let tally = for_each_game(
+                &Input::file(&path),
+                &opts,
                 |r| r.game.tags.get("Event").unwrap_or("").to_string(),
                 |o| {
                     match o {
                         Ok((_, e)) => seen.push(e),
-                        Err(_) => failures += 1,
+                        Err(f) => failures.push(f),
                     }
                     Ok(true)
                 },
+                |d| errors += u64::from(d.is_error()),
             )
             .unwrap();
-            assert_eq!(failures, 5);
+            assert_eq!(failures.len(), 5);
+            assert!(
+                failures.iter().all(|f| f.message.contains("e5")),
+                "{failures:?}"
+            );
+            assert_eq!((tally.games, tally.games_with_errors, errors), (3000, 5, 5));
             let expected: Vec<String> = (0..3000)
                 .filter(|i| i % 700 != 5)
                 .map(|i| i.to_string())
                 .collect();
             assert_eq!(seen, expected, "threads {threads}");
         }
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -4,10 +4,23 @@
 
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Arc;
 
 use gamerec_db::identity::DbIdentity;
 use gamerec_db::index::{BuildOptions, Index, IndexError, build};
 use gamerec_testkit::{corpus, temp_dir};
+
+/// Builds an index of `data` (written to a file beside `out`).
+fn build_bytes(
+    data: &[u8],
+    previous: Option<Arc<Index>>,
+    out: &Path,
+    opts: &BuildOptions,
+) -> Result<(), gamerec_db::index::IndexError> {
+    let db = out.with_extension("pgn");
+    std::fs::write(&db, data).unwrap();
+    build(&gamerec::io::Input::file(&db), previous, out, opts, |_| {}).map(|_| ())
+}
 
 /// xorshift64*: deterministic random numbers.
 struct Rng(u64);
@@ -61,8 +74,9 @@ fn build_small(dir: &Path) -> (Vec<u8>, std::path::PathBuf) {
         run_entries: 3000,
         database: Some(DbIdentity::of_bytes(&data)),
         database_path: None,
+        max_game_bytes: gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES,
     };
-    build(&data[..], None, &out, &opts).unwrap();
+    build_bytes(&data[..], None, &out, &opts).unwrap();
     (std::fs::read(&out).unwrap(), out)
 }
 

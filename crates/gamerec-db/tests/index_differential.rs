@@ -16,6 +16,18 @@ use gamerec_db::position::{key, mainline};
 use gamerec_testkit::{corpus, files_with_extension, temp_dir};
 use shakmaty::Chess;
 
+/// Builds an index of `data` (written to a file beside `out`).
+fn build_bytes(
+    data: &[u8],
+    previous: Option<Arc<Index>>,
+    out: &Path,
+    opts: &BuildOptions,
+) -> Result<(), gamerec_db::index::IndexError> {
+    let db = out.with_extension("pgn");
+    std::fs::write(&db, data).unwrap();
+    build(&gamerec::io::Input::file(&db), previous, out, opts, |_| {}).map(|_| ())
+}
+
 /// Every corpus PGN, as (name, bytes).
 fn corpus_pgns() -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -43,17 +55,28 @@ fn corpus_pgns() -> Vec<(String, Vec<u8>)> {
 
 /// The games as the index numbers them (unreadable games as `None`).
 fn games_of(data: &[u8]) -> Vec<Option<Game>> {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let dir = temp_dir("db-games-of");
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("{n}.pgn"));
+    std::fs::write(&path, data).unwrap();
+    let opts = gamerec::io::pipeline::Options {
+        threads: 1,
+        ..gamerec::io::pipeline::Options::default()
+    };
     let mut games = Vec::new();
     gamerec_db::source::for_each_game(
-        data,
-        1,
+        &gamerec::io::Input::file(&path),
+        &opts,
         |r| r.game.clone(),
         |o| {
             games.push(o.ok().map(|(_, g)| g));
             Ok(true)
         },
+        |_| {},
     )
     .unwrap();
+    std::fs::remove_file(&path).ok();
     games
 }
 
@@ -66,8 +89,9 @@ fn build_index(data: &[u8], dir: &Path, name: &str) -> Index {
         run_entries: 5000,
         database: None,
         database_path: None,
+        max_game_bytes: gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES,
     };
-    build(data, None, &out, &opts).unwrap();
+    build_bytes(data, None, &out, &opts).unwrap();
     Index::open(&out).unwrap()
 }
 
@@ -249,14 +273,25 @@ fn appending_equals_building_whole() {
         run_entries: 7000,
         database: None,
         database_path: None,
+        max_game_bytes: gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES,
     };
-    build(&data[..cut], None, &first, &opts).unwrap();
+    build_bytes(&data[..cut], None, &first, &opts).unwrap();
     let old = Arc::new(Index::open(&first).unwrap());
     assert_eq!(old.db_len(), cut as u64);
     let appended = dir.join("appended.idx");
-    build(&data[cut..], Some(old), &appended, &opts).unwrap();
+    // Read on from where the old index ends, in the whole file.
+    let db = dir.join("appended.pgn");
+    std::fs::write(&db, &data).unwrap();
+    build(
+        &gamerec::io::Input::file(&db),
+        Some(old),
+        &appended,
+        &opts,
+        |_| {},
+    )
+    .unwrap();
     let whole = dir.join("whole.idx");
-    build(&data[..], None, &whole, &opts).unwrap();
+    build_bytes(&data[..], None, &whole, &opts).unwrap();
     let (a, w) = (
         Index::open(&appended).unwrap(),
         Index::open(&whole).unwrap(),

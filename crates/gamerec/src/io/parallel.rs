@@ -68,6 +68,22 @@ pub struct Options {
     /// ([`Code::TooLarge`]) and left out, and the rest is read
     /// ([`DEFAULT_MAX_GAME_BYTES`]).
     pub max_game_bytes: u64,
+    /// Where to start: the bytes before `resume.offset` are skipped (game
+    /// numbers, lines and offsets still count from the input's start).
+    pub resume: Resume,
+    /// Where the reading is in the decompressed input: the end of the last
+    /// chunk handed on (at the end, the input's decompressed length).
+    pub decoded_to: Option<Arc<AtomicU64>>,
+}
+
+/// A place in an input to read on from: its byte offset (of the
+/// decompressed bytes; a game starts there) and the games before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Resume {
+    /// Bytes before the place.
+    pub offset: u64,
+    /// Games before the place.
+    pub games: u64,
 }
 
 /// The default bound on one game's bytes: 64 MiB.
@@ -82,6 +98,8 @@ impl Default for Options {
             chunk_size: None,
             max_errors: 20,
             max_game_bytes: DEFAULT_MAX_GAME_BYTES,
+            resume: Resume::default(),
+            decoded_to: None,
         }
     }
 }
@@ -702,24 +720,30 @@ where
         } else {
             DEFAULT_CHUNK_SIZE
         });
-        source.planned = Some((plan, RangePlanner::new(plan.bytes().len() as u64, size)));
+        let planner = RangePlanner::new(plan.bytes().len() as u64, size);
+        source.planned = Some((plan, planner.starting_at(opts.resume.offset)));
     }
-    if let Some(stream) = stream {
+    let mut lines = LineCount {
+        lines: 0,
+        counted_to: 0,
+    };
+    if let Some(mut stream) = stream {
+        if opts.resume.offset > 0 {
+            // Read past the bytes before the place, counting their lines.
+            lines.lines = skip_counting_lines(&mut stream, opts.resume.offset).map_err(fail)?;
+            lines.counted_to = opts.resume.offset;
+        }
         source.chunker = Some(chunker_for(
             stream,
             elide_comments,
             pool.clone(),
-            0,
+            opts.resume.offset,
             opts.chunk_size,
             opts.max_game_bytes,
         ));
     }
     let map = plan.map_or(&[][..], |p| p.bytes());
-    let mut lines = LineCount {
-        lines: 0,
-        counted_to: 0,
-    };
-    let mut game_base = 0u64;
+    let mut game_base = opts.resume.games;
     let (mut errors_seen, mut clean_games) = (0u64, 0u64);
     let mut carry: Option<Piece> = None;
     let mut unreleased: Option<u64> = None;
@@ -765,6 +789,9 @@ where
             });
         }
         let (start, end) = (view.offset, view.offset + view.input_len());
+        if let Some(to) = &opts.decoded_to {
+            to.store(end, Ordering::Relaxed);
+        }
         let counted_before = lines.counted_to;
         let line_base = match counted {
             Some(_) => lines.before(start, map),
@@ -974,6 +1001,30 @@ where
         });
     }
     Ok(())
+}
+
+/// Reads and drops the first `n` bytes of `stream`; returns their lines.
+/// An input shorter than `n` is an error.
+fn skip_counting_lines(stream: &mut (dyn io::Read + Send + '_), n: u64) -> io::Result<u64> {
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut left, mut lines) = (n, 0u64);
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let got = match stream.read(&mut buf[..want]) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("the input ends before byte {n}, where the reading was to go on"),
+                ));
+            }
+            Ok(got) => got,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        lines += count_lines(&buf[..got]);
+        left -= got as u64;
+    }
+    Ok(lines)
 }
 
 /// Mapped pages are given back once this many bytes are done with.

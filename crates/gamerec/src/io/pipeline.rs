@@ -205,6 +205,12 @@ pub struct Options {
     pub read_bytes: Option<Arc<AtomicU64>>,
     /// Chunk size for the parallel reader (tests use small ones).
     pub chunk_size: Option<usize>,
+    /// Where to start in each PGN input (an index appending to itself
+    /// reads on from the games it has).
+    pub resume: parallel::Resume,
+    /// Where the reading of a PGN input is in its decompressed bytes (see
+    /// [`parallel::Options::decoded_to`]).
+    pub decoded_to: Option<Arc<AtomicU64>>,
 }
 
 impl Default for Options {
@@ -216,6 +222,8 @@ impl Default for Options {
             max_errors: 20,
             read_bytes: None,
             chunk_size: None,
+            resume: parallel::Resume::default(),
+            decoded_to: None,
         }
     }
 }
@@ -311,6 +319,8 @@ where
                 chunk_size: opts.chunk_size,
                 max_errors: opts.max_errors,
                 max_game_bytes: opts.max_game_bytes,
+                resume: opts.resume,
+                decoded_to: opts.decoded_to.clone(),
             };
             let job = |chunk: ChunkView<'_>| -> Report<Vec<Out<T>>> {
                 let games = parallel::games_job(chunk);
@@ -377,6 +387,16 @@ where
                 let d = cut_short(&e, tally.games, "games");
                 stop |= report(d, &mut tally, &mut errs);
             }
+        } else if opts.resume != parallel::Resume::default() {
+            let d = Diagnostic::new(
+                Severity::Error,
+                LineCol::default(),
+                "reading on from a byte offset works on PGN only",
+            )
+            .with_path(input.name.as_str())
+            .with_code(Code::WrongFormat);
+            tally.inputs_not_read += 1;
+            stop |= report(d, &mut tally, &mut errs);
         } else {
             let ropts = ReadOptions {
                 format: Some(format),

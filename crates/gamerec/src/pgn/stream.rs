@@ -576,6 +576,13 @@ impl RangePlanner {
         }
     }
 
+    /// Plans from `offset` on (the bytes before it are not read): for an
+    /// input read again from where an earlier reading stopped.
+    pub fn starting_at(mut self, offset: u64) -> RangePlanner {
+        self.next = offset.min(self.len);
+        self
+    }
+
     /// Where the next cut is first looked for: the next chunk's nominal
     /// end (the input's length at most). The bytes just before it are the
     /// ones [`RangePlanner::next_range`] reads first.
