@@ -319,6 +319,7 @@ fn options(
             time_control,
         },
         names: Vec::new(),
+        ..Options::default()
     })
 }
 
@@ -374,6 +375,7 @@ fn check(
             time_control: None,
         },
         names,
+        ..Options::default()
     };
     let tally = py.detach(|| {
         let mut tally = Tally::default();

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import os
 import re
 import subprocess
@@ -57,6 +59,23 @@ def damaged_inputs(tmp_path, corpus_dir):
         ).stdout
         out["cut-zst"] = tmp_path / "cut.pgn.zst"
         out["cut-zst"].write_bytes(packed[: len(packed) // 2])
+        text = lichess.read_bytes()[: 1 << 20]
+        out["cut-gz"] = tmp_path / "cut.pgn.gz"
+        packed = gzip.compress(text)
+        out["cut-gz"].write_bytes(packed[: len(packed) * 3 // 5])
+        out["cut-bz2"] = tmp_path / "cut.pgn.bz2"
+        packed = bz2.compress(text)
+        out["cut-bz2"].write_bytes(packed[: len(packed) * 3 // 5])
+    # A comment larger than the default bound on one game (64 MiB): that
+    # game is reported and left out, the games around it are read.
+    huge = (
+        ILLEGAL
+        + '\n[Event "huge"]\n\n1. e4 {'
+        + "comment " * (9 << 20)
+        + '} e5 *\n\n[Event "after"]\n\n1. c4 1-0\n'
+    )
+    out["huge-comment"] = tmp_path / "huge.pgn.gz"
+    out["huge-comment"].write_bytes(gzip.compress(huge.encode(), compresslevel=1))
     return out
 
 
@@ -183,7 +202,7 @@ def test_an_input_not_read(tmp_path, illegal):
     assert gamerec.problems(missing).inputs_not_read == 1
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [1, 2, 8])
 def test_python_counts_equal_gamerec_check(tmp_path, corpus, threads):
     from conftest import corpus_dir
 

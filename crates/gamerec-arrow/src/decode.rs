@@ -60,6 +60,9 @@ pub struct Options {
     /// Names for the inputs, by position, in messages and the `source`
     /// column (a URL whose local copy is read); the path where missing.
     pub names: Vec<String>,
+    /// The bound on one game's bytes: a larger game is reported and left
+    /// out ([`parallel::DEFAULT_MAX_GAME_BYTES`]).
+    pub max_game_bytes: u64,
 }
 
 impl Default for Options {
@@ -69,6 +72,7 @@ impl Default for Options {
             threads: 1,
             filter: PositionFilter::default(),
             names: Vec::new(),
+            max_game_bytes: parallel::DEFAULT_MAX_GAME_BYTES,
         }
     }
 }
@@ -295,6 +299,7 @@ impl Batches {
         std::thread::spawn(move || {
             let read_opts = parallel::Options {
                 threads,
+                max_game_bytes: opts.max_game_bytes,
                 ..parallel::Options::default()
             };
             let mut next_id = 0u64;
@@ -317,13 +322,22 @@ impl Batches {
                     }
                 }
                 let mut stopped = false;
+                let mut met = 0u64;
+                let mut error_games = gamerec::io::pipeline::ErrorGames::default();
                 let read = parallel::read_pgn(
                     &input,
                     &read_opts,
                     |chunk| decode(chunk, &opts),
                     |settled| {
+                        met += settled.games;
                         let part = settled.value;
-                        let failed = part.failed;
+                        // Games with errors as the pipeline counts them:
+                        // a game too large to decode counts too.
+                        let failed = settled
+                            .diagnostics
+                            .iter()
+                            .filter(|d| error_games.is_new(d))
+                            .count() as u64;
                         let batch = match part.batch {
                             Some(b) => {
                                 match lineage::append(b, games, &input.name, &part.offsets) {
@@ -366,7 +380,7 @@ impl Batches {
                     return;
                 }
                 if let Err(e) = read
-                    && tx.send(Err(e)).is_err()
+                    && tx.send(Err(cut_short(e, met))).is_err()
                 {
                     return;
                 }
@@ -389,6 +403,17 @@ impl Iterator for Batches {
     }
 }
 
+/// An input read part of the way: the error says how many games were read
+/// first (as [`gamerec::io::pipeline::cut_short`] does).
+fn cut_short(e: InputError, met: u64) -> InputError {
+    if met == 0 {
+        return e;
+    }
+    let kind = e.source.kind();
+    let message = format!("{} (after {met} games read)", e.source);
+    OpenError::new(e.name, std::io::Error::new(kind, message))
+}
+
 /// Games per batch when reading formats other than PGN.
 const GAMES_PER_BATCH: usize = 1024;
 
@@ -401,7 +426,11 @@ fn read_any(
     next_id: &mut u64,
     tx: &std::sync::mpsc::SyncSender<Result<Decoded, InputError>>,
 ) -> ControlFlow<()> {
-    let mut reader = match Reader::open(input, &ReadOptions::default()) {
+    let ropts = ReadOptions {
+        max_game_bytes: opts.max_game_bytes,
+        ..ReadOptions::default()
+    };
+    let mut reader = match Reader::open(input, &ropts) {
         Ok(r) => r,
         Err(e) => {
             return if tx.send(Err(e)).is_err() {

@@ -32,6 +32,9 @@ pub struct PositionsArgs {
     /// Decoding threads (default: all cores).
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
+    /// Skip (and report) a game larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
+    pub max_game_bytes: u64,
     /// Print errors only.
     #[arg(short, long)]
     pub quiet: bool,
@@ -53,6 +56,7 @@ pub fn convert(
     inputs: &[OsString],
     output: Option<&Path>,
     threads_arg: Option<usize>,
+    max_game_bytes: u64,
     quiet: bool,
 ) -> Option<Result<ExitCode>> {
     let paths: Vec<PathBuf> = inputs.iter().map(PathBuf::from).collect();
@@ -63,8 +67,9 @@ pub fn convert(
             threads: threads(threads_arg),
             filter: PositionFilter::default(),
             names: Vec::new(),
+            max_game_bytes,
         };
-        return Some(write_table(paths, output, opts, quiet));
+        return Some(write_table("convert", paths, output, opts, quiet));
     }
     if !paths.is_empty() && paths.iter().all(|p| is_table(p)) {
         return Some(tables_to_games(&paths, output, quiet));
@@ -96,12 +101,19 @@ pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
             time_control: args.time_control,
         },
         names: Vec::new(),
+        max_game_bytes: args.max_game_bytes,
     };
     let paths = args.inputs.iter().map(PathBuf::from).collect();
-    write_table(paths, &args.output, opts, args.quiet)
+    write_table("positions", paths, &args.output, opts, args.quiet)
 }
 
-fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -> Result<ExitCode> {
+fn write_table(
+    verb: &str,
+    paths: Vec<PathBuf>,
+    output: &Path,
+    opts: Options,
+    quiet: bool,
+) -> Result<ExitCode> {
     let kind = FileKind::of_path(output).context("not a table extension")?;
     let table_schema = match opts.table {
         Table::Games => schema::games(),
@@ -110,15 +122,21 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
     // Errors name the output (gamerec::io::AtomicFile).
     let mut writer = TableWriter::create(output, kind, table_schema)?.with_threads(opts.threads);
     let progress = Progress::new(None);
-    let (mut games, mut failed, mut bad_inputs, mut errors) = (0u64, 0u64, 0u64, 0u64);
+    let (mut games, mut bad_inputs, mut errors) = (0u64, 0u64, 0u64);
     let mut warnings = 0u64;
+    let mut error_games = gamerec::io::pipeline::ErrorGames::default();
+    let mut with_errors = 0u64;
     let stderr = std::io::stderr();
     for item in Batches::new(paths, opts) {
         match item {
             Ok(decoded) => {
                 games += decoded.games;
-                failed += decoded.failed;
                 for problem in &decoded.problems {
+                    // Games with errors counted as the pipeline counts
+                    // them (a game too large to decode included).
+                    if error_games.is_new(problem) {
+                        with_errors += 1;
+                    }
                     let error = gamerec_arrow::decode::is_error(problem);
                     errors += u64::from(error);
                     warnings += u64::from(!error);
@@ -131,7 +149,9 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
             }
             Err(e) => {
                 bad_inputs += 1;
-                writeln!(stderr.lock(), "gamerec: {e}").context("writing to stderr")?;
+                // As every verb says it: `PATH: error: what`.
+                let d = gamerec::io::pipeline::open_error(&e);
+                writeln!(stderr.lock(), "{d}").context("writing to stderr")?;
             }
         }
     }
@@ -141,13 +161,13 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
     let tally = gamerec::io::pipeline::Tally {
         inputs_not_read: bad_inputs,
         games,
-        games_with_errors: failed,
+        games_with_errors: with_errors,
         errors,
         warnings,
         written: Some(if bad_inputs > 0 { 0 } else { rows }),
         ..Default::default()
     };
-    eprintln!("gamerec convert: {tally}");
+    eprintln!("gamerec {verb}: {tally}");
     if bad_inputs > 0 {
         // An input could not be read (exit 2): the old output stays.
         eprintln!(
@@ -166,14 +186,14 @@ fn write_table(paths: Vec<PathBuf>, output: &Path, opts: Options, quiet: bool) -
             n => format!(", {n} files not read"),
         };
         eprintln!(
-            "{}: {rows} rows from {games} games ({failed} with errors){not_read}",
+            "{}: {rows} rows from {games} games ({with_errors} with errors){not_read}",
             output.display()
         );
     }
 
     Ok(if bad_inputs > 0 {
         ExitCode::from(2)
-    } else if failed > 0 || errors > 0 {
+    } else if with_errors > 0 || errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -182,7 +182,13 @@ fn main() -> ExitCode {
         Command::Check(args) => check_cmd::check(args),
         Command::Convert(args) => {
             let output = args.output.as_deref();
-            match data_cmd::convert(&args.inputs, output, args.threads, args.quiet) {
+            match data_cmd::convert(
+                &args.inputs,
+                output,
+                args.threads,
+                args.max_game_bytes,
+                args.quiet,
+            ) {
                 Some(result) => result,
                 None => check_cmd::convert(args),
             }

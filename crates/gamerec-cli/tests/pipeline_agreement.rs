@@ -1,7 +1,10 @@
 //! One pipeline under every verb: on damaged inputs (cut gzip, zstd and
 //! bzip2 files, junk, an illegal move, a NUL in a tag, a huge comment) every
-//! verb that reads chess games, at every thread count, meets the same games,
-//! finds the same errors, prints the same summary and exits non-zero.
+//! verb that reads chess games (check, convert to every format and to
+//! tables, filter, dedup, eco, positions, index), at every thread count,
+//! meets the same games, finds the same errors, prints the same summary and
+//! exits non-zero. Python's `to_arrow` and `problems()` are held to `check`
+//! on the same kinds of input in python/tests/test_errors.py.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -157,6 +160,9 @@ fn every_verb_at_every_thread_count_agrees_on_damaged_inputs() {
             let out_cbf = dir.join("out.cbf");
             let out_fbk = dir.join("out.fbk");
             let out_json = dir.join("out.json");
+            let out_parquet = dir.join("out.parquet");
+            let out_arrow = dir.join("plies.arrow");
+            let out_idx = dir.join("out.idx");
             let runs: Vec<(String, Vec<&str>)> = vec![
                 ("check".into(), vec!["check", "-t", threads]),
                 (
@@ -199,6 +205,18 @@ fn every_verb_at_every_thread_count_agrees_on_damaged_inputs() {
                         out_pgn.to_str().unwrap(),
                     ],
                 ),
+                (
+                    "convert parquet".into(),
+                    vec!["convert", "-t", threads, "-o", out_parquet.to_str().unwrap()],
+                ),
+                (
+                    "positions".into(),
+                    vec!["positions", "-t", threads, "-o", out_arrow.to_str().unwrap()],
+                ),
+                (
+                    "index".into(),
+                    vec!["index", "-j", threads, "-o", out_idx.to_str().unwrap()],
+                ),
             ];
             for (verb, mut args) in runs {
                 args.extend(["--max-game-bytes", BOUND, path]);
@@ -233,12 +251,18 @@ fn one_summary_shape_for_every_verb() {
     let out = dir.join("o.pgn");
     let out = out.to_str().unwrap();
     let eco = corpus("pgn/eco.pgn");
+    let parquet = dir.join("o.parquet").to_str().unwrap().to_string();
+    let plies = dir.join("o.arrow").to_str().unwrap().to_string();
+    let idx = dir.join("o.idx").to_str().unwrap().to_string();
     for args in [
         vec!["check", path],
         vec!["convert", "-o", out, path],
         vec!["filter", "-o", out, path],
         vec!["dedup", "-o", out, path],
         vec!["eco", "-e", eco.to_str().unwrap(), "-o", out, path],
+        vec!["convert", "-o", &parquet, path],
+        vec!["positions", "-o", &plies, path],
+        vec!["index", "-o", &idx, path],
     ] {
         let (code, stdout, stderr) = gamerec(&args);
         assert_eq!(code, 0, "{args:?}:\n{stdout}{stderr}");
