@@ -30,12 +30,17 @@ pub enum FileKind {
 }
 
 impl FileKind {
-    /// The kind named by `path`'s extension, if any.
+    /// The kind named by `path`'s extension, if any (the library's one
+    /// format decision, [`gamerec::io::Format`]).
     pub fn of_path(path: &Path) -> Option<FileKind> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "parquet" | "pq" => Some(FileKind::Parquet),
-            "arrow" | "feather" | "ipc" | "arrows" => Some(FileKind::ArrowIpc),
+        FileKind::of_format(gamerec::io::Format::from_path(path)?)
+    }
+
+    /// The kind of a table format (`None` for game formats).
+    pub fn of_format(format: gamerec::io::Format) -> Option<FileKind> {
+        match format {
+            gamerec::io::Format::Parquet => Some(FileKind::Parquet),
+            gamerec::io::Format::Arrow => Some(FileKind::ArrowIpc),
             _ => None,
         }
     }

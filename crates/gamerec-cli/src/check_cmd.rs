@@ -5,6 +5,7 @@
 
 use std::ffi::OsString;
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -182,8 +183,10 @@ fn check_one(
     };
     // Plain `.sgf` files (the common case in bulk checks) skip the other
     // formats' tests.
-    let plain_sgf = Format::from_plain_name(path) == Some(Format::Sgf);
-    if plain_sgf {
+    let format = Format::of_arg(path.as_ref());
+    let compressed =
+        gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
+    if format == Some(Format::Sgf) && path != "-" && !compressed {
         return match gamerec::io::read_file_into(path, opener, buf) {
             Ok(n) => match sgf_cmd::check_sgf(path, &buf[..n], opts, &mut out, parse) {
                 Ok(s) => (out, s, None),
@@ -192,7 +195,6 @@ fn check_one(
             Err(e) => failed(format!("{path}: {e}")),
         };
     }
-    let format = input_format(path.as_ref());
     if matches!(
         format,
         Some(Format::Pgc | Format::Cbf | Format::Fbk | Format::Json | Format::Fen)
@@ -216,8 +218,6 @@ fn check_one(
     if !matches!(format, Some(Format::Sgf | Format::Epd)) {
         return failed(format!("{}", unsupported(path)));
     }
-    let compressed =
-        gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
     let owned;
     let bytes: &[u8] = if compressed || path == "-" {
         match sgf_cmd::read_input(path) {
@@ -244,23 +244,13 @@ fn check_one(
     }
 }
 
-/// The format of an input argument: by extension, or for `-` (stdin) by
-/// its first bytes (SGF and EPD are recognised; anything else is PGN).
-pub fn input_format(arg: &std::ffi::OsStr) -> Option<Format> {
-    // Plain names (most of a bulk check) without building an input.
-    if let Some(f) = arg.to_str().and_then(Format::from_plain_name) {
-        return Some(f);
-    }
-    crate::input::Input::from_arg(arg).format()
-}
-
 /// `gamerec check`: SGF and EPD files are checked file by file, everything
 /// else as PGN; each group prints its own summary line.
 pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     let files = std::mem::take(&mut a.files);
     let (sgf, other): (Vec<OsString>, Vec<OsString>) = files.into_iter().partition(|f| {
         matches!(
-            input_format(f),
+            Format::of_arg(f),
             Some(
                 Format::Sgf
                     | Format::Epd
@@ -315,62 +305,30 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipel
     };
     let threads = a
         .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, 64);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel();
+        .unwrap_or_else(gamerec::io::parallel::default_threads);
     let mut total = sgf_cmd::Summary::default();
     let mut with_errors = (0u64, 0u64);
     let mut stdout = std::io::stdout().lock();
     let mut pipe_closed = false;
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (next, opts) = (&next, &opts);
-            scope.spawn(move || {
-                let mut scratch = Scratch::default();
-                // Batches of files per message keep thread wake-ups rare.
-                const BATCH: usize = 32;
-                loop {
-                    let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
-                    if start >= files.len() {
-                        break;
-                    }
-                    let end = (start + BATCH).min(files.len());
-                    let batch: Vec<_> = files[start..end]
-                        .iter()
-                        .map(|path| check_one(path, opts, &mut scratch))
-                        .collect();
-                    if tx.send((start, batch)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        // Print in input order.
-        let mut pending = std::collections::BTreeMap::new();
-        let mut want = 0;
-        for (i, batch) in rx {
-            pending.insert(i, batch);
-            while let Some(batch) = pending.remove(&want) {
-                want += batch.len();
-                for (out, s, err) in batch {
-                    total.add(&s);
-                    let w = self::with_errors(&s);
-                    with_errors.0 += w.0;
-                    with_errors.1 += w.1;
-                    if let Some(e) = err {
-                        eprintln!("{e}");
-                    }
-                    if !pipe_closed && stdout.write_all(&out).is_err() {
-                        pipe_closed = true;
-                    }
-                }
+    // The library's ordered parallel map: results printed in input order.
+    gamerec::io::pipeline::map_in_order(
+        files,
+        threads,
+        |path: &String, scratch: &mut Scratch| check_one(path, &opts, scratch),
+        |(out, s, err)| {
+            total.add(&s);
+            let w = self::with_errors(&s);
+            with_errors.0 += w.0;
+            with_errors.1 += w.1;
+            if let Some(e) = err {
+                eprintln!("{e}");
             }
-        }
-    });
-    let _ = pipe_closed;
+            if !pipe_closed && stdout.write_all(&out).is_err() {
+                pipe_closed = true;
+            }
+            ControlFlow::Continue(())
+        },
+    );
     Ok(gamerec::io::pipeline::Tally {
         inputs: total.files + total.unreadable,
         inputs_not_read: total.unreadable,
@@ -410,27 +368,12 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     use gamerec::io::Format as F;
     let inputs = gamerec::io::Input::from_args(&a.inputs);
     let output = a.output.as_deref().filter(|p| *p != Path::new("-"));
-    let to = a.to.and_then(|t| F::from_name(t.name()));
-    let named = output.map(|p| (p, F::from_path(p)));
-    let target = match (to, named) {
-        (Some(t), Some((p, Some(f)))) if t != f => anyhow::bail!(
-            "{}: the file name says {f} but --to says {t}: name it .{} or drop --to",
-            p.display(),
-            t.extension()
-        ),
-        (Some(t), _) => t,
-        (None, Some((_, Some(f)))) => f,
-        (None, Some((p, None))) => anyhow::bail!(
-            "{}: no known extension to choose the output format: add --to FORMAT \
-             (pgn, json, epd, fen, pgc, cbf, fbk, sgf)",
-            p.display()
-        ),
-        // FEN input alone converts to EPD (FEN to FEN would be a copy).
-        (None, None) => match inputs[0].format().unwrap_or(F::Pgn) {
-            F::Fen => F::Epd,
-            f => f,
-        },
-    };
+    let to =
+        a.to.map(|t| t.name().parse::<F>())
+            .transpose()
+            .map_err(anyhow::Error::msg)?;
+    let target =
+        gamerec::io::output_format(to, output, inputs[0].format()).map_err(anyhow::Error::msg)?;
     let formats: Vec<Option<F>> = inputs.iter().map(|i| i.format()).collect();
     let any_sgf = formats.contains(&Some(F::Sgf));
     if any_sgf || target == F::Sgf {

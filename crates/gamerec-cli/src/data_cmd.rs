@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use gamerec::io::{Format, GameWriter, Item, Record, WriteOptions};
+use gamerec::io::{GameWriter, Item, Record, WriteOptions};
 use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWriter, schema};
 
 use crate::progress::Progress;
@@ -45,7 +45,12 @@ fn threads(requested: Option<usize>) -> usize {
 }
 
 fn is_table(path: &Path) -> bool {
-    FileKind::of_path(path).is_some()
+    table_kind(path).is_some()
+}
+
+/// The table kind of a path (the library's format decision).
+fn table_kind(path: &Path) -> Option<FileKind> {
+    FileKind::of_format(gamerec::io::Input::file(path).format_by_name()?)
 }
 
 /// The `convert` cases this module handles: writing a `.parquet`/`.arrow`
@@ -114,7 +119,7 @@ fn write_table(
     opts: Options,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let kind = FileKind::of_path(output).context("not a table extension")?;
+    let kind = table_kind(output).context("not a table extension")?;
     let table_schema = match opts.table {
         Table::Games => schema::games(),
         Table::Positions => schema::positions(),
@@ -201,7 +206,7 @@ fn write_table(
 }
 
 fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Result<ExitCode> {
-    let format = output.and_then(Format::from_path).unwrap_or(Format::Pgn);
+    let format = gamerec::io::output_format(None, output, None).map_err(anyhow::Error::msg)?;
     let opts = WriteOptions::default();
     let mut writer = match output {
         Some(path) => GameWriter::create(path, format, &opts)?,

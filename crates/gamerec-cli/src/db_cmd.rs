@@ -29,11 +29,11 @@ use crate::input::open_output;
 
 /// An output format name (`--to`): any chess format of `gamerec::io`.
 fn parse_format(name: &str) -> Result<Format, String> {
-    match Format::from_name(name) {
-        Some(Format::Sgf) | None => Err(format!(
+    match name.parse::<Format>() {
+        Ok(f) if f.is_chess() && !f.is_table() => Ok(f),
+        _ => Err(format!(
             "unknown chess format {name:?}: pgn, json, epd, fen, pgc, cbf, fbk"
         )),
-        Some(f) => Ok(f),
     }
 }
 
@@ -81,10 +81,10 @@ impl IoArgs {
     }
 
     fn writer(&self) -> GameWriter {
-        let to = self
-            .to
-            .or_else(|| self.output.as_deref().and_then(Format::from_path))
-            .unwrap_or(Format::Pgn);
+        // --to, else the output's name, else PGN; a name that says no
+        // format is written as PGN.
+        let to = gamerec::io::output_format(self.to, self.output.as_deref(), Some(Format::Pgn))
+            .unwrap_or(self.to.unwrap_or(Format::Pgn));
         GameWriter {
             to,
             opts: WriteOptions {

@@ -49,7 +49,8 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
             .as_deref()
             .and_then(Path::file_name)
             .map_or_else(|| "games".to_owned(), |n| n.to_string_lossy().into_owned());
-        let is_sgf = input.format_by_name().or_else(|| Format::sniff(&data)) == Some(Format::Sgf);
+        let name = input.path.as_deref().unwrap_or(Path::new(""));
+        let is_sgf = Format::of_data(name, &data) == Some(Format::Sgf);
         let (html, count) = if is_sgf {
             let parsed = gamerec::sgf::parse(&data, &gamerec::sgf::ParseOptions::default());
             for d in &parsed.diagnostics {

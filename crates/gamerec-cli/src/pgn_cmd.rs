@@ -223,7 +223,7 @@ pub enum Checked {
 pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let inputs = Input::from_args(&args.inputs);
     let to = args.to.unwrap_or_else(|| match &args.output {
-        Some(p) if Format::from_path(p) == Some(Format::Json) => To::Json,
+        Some(p) if gamerec::io::output_format(None, Some(p), None) == Ok(Format::Json) => To::Json,
         _ => To::Pgn,
     });
     let opts = WriteOptions {

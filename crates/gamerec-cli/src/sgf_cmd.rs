@@ -58,7 +58,8 @@ pub struct CheckOptions {
 
 /// Whether a path names an SGF file (by extension).
 pub fn is_sgf(path: &str) -> bool {
-    gamerec::io::Format::from_path(std::path::Path::new(path)) == Some(gamerec::io::Format::Sgf)
+    gamerec::io::Input::file(std::path::Path::new(path)).format_by_name()
+        == Some(gamerec::io::Format::Sgf)
 }
 
 fn parse_options(charset_name: Option<&str>) -> Result<ParseOptions> {

@@ -108,14 +108,14 @@ enum Source {
 /// first bytes (SGF, an EPD/FEN line, else PGN); any other argument is a FEN.
 fn source(args: &SvgArgs) -> Result<(Source, String)> {
     let path = Path::new(&args.input);
-    let format = Format::from_path(path);
+    let by_name = Input::file(path).format_by_name();
     let is_file = path.is_file() || args.input == "-";
-    if !is_file && !matches!(format, Some(Format::Pgn | Format::Sgf | Format::Epd)) {
+    if !is_file && !matches!(by_name, Some(Format::Pgn | Format::Sgf | Format::Epd)) {
         return Ok((Source::Fen(args.input.clone()), "<argument>".to_owned()));
     }
     let input = Input::from_arg(OsStr::new(&args.input));
     let data = input.read_all().with_context(|| input.name.clone())?;
-    let format = format.or_else(|| Format::sniff(&data));
+    let format = Format::of_data(path, &data);
     let source = match format {
         Some(Format::Sgf) => Source::Sgf(data),
         Some(Format::Epd | Format::Fen) => {

@@ -207,11 +207,23 @@ fn every_verb_at_every_thread_count_agrees_on_damaged_inputs() {
                 ),
                 (
                     "convert parquet".into(),
-                    vec!["convert", "-t", threads, "-o", out_parquet.to_str().unwrap()],
+                    vec![
+                        "convert",
+                        "-t",
+                        threads,
+                        "-o",
+                        out_parquet.to_str().unwrap(),
+                    ],
                 ),
                 (
                     "positions".into(),
-                    vec!["positions", "-t", threads, "-o", out_arrow.to_str().unwrap()],
+                    vec![
+                        "positions",
+                        "-t",
+                        threads,
+                        "-o",
+                        out_arrow.to_str().unwrap(),
+                    ],
                 ),
                 (
                     "index".into(),

@@ -70,6 +70,12 @@ pub enum Format {
     Fbk,
     /// Smart Game Format (`.sgf`): not chess; read with [`read_sgf`].
     Sgf,
+    /// An Apache Parquet table of games or positions (`.parquet`, `.pq`):
+    /// read and written by the `gamerec-arrow` crate, not by [`Reader`].
+    Parquet,
+    /// An Arrow IPC table of games or positions (`.arrow`, `.feather`,
+    /// `.ipc`, `.arrows`): read and written by `gamerec-arrow`.
+    Arrow,
 }
 
 impl Format {
@@ -95,6 +101,8 @@ impl Format {
             "cbf" | "cbi" => Format::Cbf,
             "fbk" => Format::Fbk,
             "sgf" => Format::Sgf,
+            "parquet" | "pq" => Format::Parquet,
+            "arrow" | "feather" | "ipc" | "arrows" => Format::Arrow,
             _ => return None,
         })
     }
@@ -178,7 +186,31 @@ impl Format {
             Format::Cbf => "cbf",
             Format::Fbk => "fbk",
             Format::Sgf => "sgf",
+            Format::Parquet => "parquet",
+            Format::Arrow => "arrow",
         }
+    }
+
+    /// Whether the format is a table (Parquet, Arrow IPC), read and written
+    /// by `gamerec-arrow`.
+    pub fn is_table(self) -> bool {
+        matches!(self, Format::Parquet | Format::Arrow)
+    }
+
+    /// The format of a command-line input argument: by its name (plain
+    /// names without allocating, then through `.gz`/`.bz2`/`.zst`), or for
+    /// `-` (stdin) by its first bytes, which stay buffered for the reader.
+    pub fn of_arg(arg: &OsStr) -> Option<Format> {
+        if let Some(f) = arg.to_str().and_then(Format::from_plain_name) {
+            return Some(f);
+        }
+        Input::from_arg(arg).format()
+    }
+
+    /// The format of data already read: by its name, else by its first
+    /// bytes.
+    pub fn of_data(name: &Path, data: &[u8]) -> Option<Format> {
+        Format::from_path(name).or_else(|| Format::sniff(data))
     }
 
     /// Whether the format is binary (PGC, CBF, FBK).
@@ -219,7 +251,49 @@ impl fmt::Display for Format {
             Format::Cbf => "CBF",
             Format::Fbk => "FBK",
             Format::Sgf => "SGF",
+            Format::Parquet => "Parquet",
+            Format::Arrow => "Arrow IPC",
         })
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    /// A format by its name or extension (`pgn`, `jsonl`, `parquet`, ...).
+    fn from_str(name: &str) -> Result<Format, String> {
+        Format::from_name(name).ok_or_else(|| format!("unknown format {name:?}"))
+    }
+}
+
+/// The format to write: `to` (`--to`), else what the output's name says,
+/// else (no output file) what the first input is (FEN alone becomes EPD).
+/// An output name that disagrees with `to`, or names no format, is an
+/// error saying what to do.
+pub fn output_format(
+    to: Option<Format>,
+    output: Option<&Path>,
+    first_input: Option<Format>,
+) -> Result<Format, String> {
+    let named = output.map(|p| (p, Format::from_path(p)));
+    match (to, named) {
+        (Some(t), Some((p, Some(f)))) if t != f => Err(format!(
+            "{}: the file name says {f} but --to says {t}: name it .{} or drop --to",
+            p.display(),
+            t.extension()
+        )),
+        (Some(t), _) => Ok(t),
+        (None, Some((_, Some(f)))) => Ok(f),
+        (None, Some((p, None))) => Err(format!(
+            "{}: no known extension to choose the output format: add --to FORMAT \
+             (pgn, json, epd, fen, pgc, cbf, fbk, sgf, parquet, arrow)",
+            p.display()
+        )),
+        // FEN input alone converts to EPD (FEN to FEN would be a copy).
+        (None, None) => Ok(match first_input.unwrap_or(Format::Pgn) {
+            Format::Fen => Format::Epd,
+            f => f,
+        }),
     }
 }
 

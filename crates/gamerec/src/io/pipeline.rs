@@ -468,6 +468,68 @@ where
     ran
 }
 
+/// Runs `work` on each of `items` on `threads` threads (each thread with
+/// its own scratch state `S`, kept between items), and hands the results to
+/// `emit` in the items' order. `emit` may stop the run with
+/// `ControlFlow::Break`. For inputs read whole, one per item (bulk checks of
+/// many small SGF, EPD or binary files); items are handed out in batches so
+/// threads seldom wake one another.
+pub fn map_in_order<I, S, T, W, E>(items: &[I], threads: usize, work: W, mut emit: E)
+where
+    I: Sync,
+    S: Default,
+    T: Send,
+    W: Fn(&I, &mut S) -> T + Sync,
+    E: FnMut(T) -> ControlFlow<()>,
+{
+    const BATCH: usize = 32;
+    let threads = threads.clamp(1, 64);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<T>)>(threads * 2);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, stop, work) = (&next, &stop, &work);
+            scope.spawn(move || {
+                let mut scratch = S::default();
+                while !stop.load(Ordering::Relaxed) {
+                    let start = next.fetch_add(BATCH, Ordering::Relaxed);
+                    if start >= items.len() {
+                        break;
+                    }
+                    let end = (start + BATCH).min(items.len());
+                    let batch: Vec<T> = items[start..end]
+                        .iter()
+                        .map(|item| work(item, &mut scratch))
+                        .collect();
+                    if tx.send((start, batch)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // In input order.
+        let mut pending = std::collections::BTreeMap::new();
+        let mut want = 0;
+        'recv: for (i, batch) in rx.iter() {
+            pending.insert(i, batch);
+            while let Some(batch) = pending.remove(&want) {
+                want += batch.len();
+                for result in batch {
+                    if emit(result).is_break() {
+                        stop.store(true, Ordering::Relaxed);
+                        break 'recv;
+                    }
+                }
+            }
+        }
+        // Dropping the receiver (end of scope) lets blocked senders go.
+        drop(rx);
+    });
+}
+
 /// Whether the format's unit is a record (EPD, FEN) rather than a game.
 pub fn is_record_format(format: Format) -> bool {
     matches!(format, Format::Epd | Format::Fen)

@@ -301,6 +301,18 @@ impl Reader {
     /// (PGN when nothing fits).
     pub fn open(input: &Input, opts: &ReadOptions) -> Result<Reader, OpenError> {
         let by_name = opts.format.or_else(|| input.format_by_name());
+        if let Some(table) = by_name.filter(|f| f.is_table()) {
+            return Err(OpenError::new(
+                input.name.clone(),
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "a {table} table: tables are read by `gamerec convert` (to games), \
+                         `gamerec positions` and the Python package"
+                    ),
+                ),
+            ));
+        }
         if matches!(by_name, Some(Format::Cbf | Format::Fbk | Format::Pgc)) {
             return Reader::open_binary(input, by_name.unwrap_or(Format::Pgc), opts);
         }
@@ -366,7 +378,7 @@ impl Reader {
                 };
                 reader.loaded(out, None);
             }
-            Format::Cbf | Format::Sgf => reader.push(
+            Format::Cbf | Format::Sgf | Format::Parquet | Format::Arrow => reader.push(
                 Diagnostic::new(
                     Severity::Error,
                     LineCol::default(),

@@ -96,6 +96,15 @@ impl GameWriter<'static> {
         opts: &WriteOptions,
     ) -> Result<GameWriter<'static>, OpenError> {
         let name = path.display().to_string();
+        if format.is_table() {
+            return Err(OpenError::new(
+                name,
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{format} tables are written by gamerec-arrow's TableWriter"),
+                ),
+            ));
+        }
         if format == Format::Sgf {
             return Err(OpenError::new(
                 name,
@@ -129,7 +138,7 @@ impl<'w> GameWriter<'w> {
         format: Format,
         opts: &WriteOptions,
     ) -> Result<GameWriter<'w>, OpenError> {
-        if matches!(format, Format::Cbf | Format::Sgf) {
+        if matches!(format, Format::Cbf | Format::Sgf) || format.is_table() {
             return Err(OpenError::new(
                 "<stdout>",
                 io::Error::new(
