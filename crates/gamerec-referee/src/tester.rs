@@ -410,6 +410,8 @@ impl PairingTally {
 pub struct Tally {
     /// Per pairing.
     pub pairings: Vec<PairingTally>,
+    /// Per engine, and the relay/latency figures.
+    pub counters: crate::counters::Counters,
     /// Half points of the first engine, by game number.
     results: HashMap<u32, u8>,
 }
@@ -427,8 +429,35 @@ impl Tally {
                     ..PairingTally::default()
                 })
                 .collect(),
+            counters: crate::counters::Counters::new(
+                config.engines.iter().map(|e| e.name.as_str()),
+            ),
             results: HashMap::new(),
         }
+    }
+
+    /// Counts a finished game's endings and move times per engine (call
+    /// once per game, after [`Tally::add`] returned true). `moves` are all
+    /// the game's moves, opening moves first (skipped).
+    pub fn count_engines(
+        &mut self,
+        game: &Scheduled,
+        ending: &crate::game::Ending,
+        moves: impl IntoIterator<Item = crate::counters::MoveTimes>,
+    ) {
+        let book = game.spec.opening.len();
+        let first = if book.is_multiple_of(2) {
+            game.spec.start.turn()
+        } else {
+            !game.spec.start.turn()
+        };
+        self.counters.add_game(
+            &game.spec.white,
+            &game.spec.black,
+            first,
+            ending,
+            moves.into_iter().skip(book),
+        );
     }
 
     /// Counts a finished game (a second call for the same game is ignored).
@@ -514,6 +543,20 @@ pub fn live_line(t: &PairingTally, sprt: Option<&Sprt>) -> String {
         line.push_str(&format!(" | LLR {:.2} ({lo:.2}, {hi:.2})", t.llr(s)));
     }
     line
+}
+
+/// How a game ended, as the live output tells it after each game:
+/// `Finished game 3 (a vs b): 0-1 {time forfeit: white lost on time (12 ms over)}`.
+pub fn finished_line(spec: &GameSpec, ending: &crate::game::Ending) -> String {
+    format!(
+        "Finished game {} ({} vs {}): {} {{{}: {}}}",
+        spec.number,
+        spec.white,
+        spec.black,
+        ending.outcome.result_str(),
+        ending.termination.as_str(),
+        crate::log::escape_controls(&ending.reason)
+    )
 }
 
 /// The final report of every pairing (see README "match report").
@@ -602,6 +645,17 @@ pub struct ReportFile {
     pub decision: Option<SprtDecision>,
     /// Per pairing: counts, then (output only) estimates.
     pub pairings: Vec<PairingReport>,
+    /// Per engine: results, timeouts, crashes, illegal moves, time per
+    /// move (`gamerec match`; ignored when merging).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", skip_deserializing)]
+    pub engines: Vec<crate::counters::EngineTally>,
+    /// The relay's overhead per move: the referee's measure less the
+    /// engine's own time (`go` written to `bestmove` read).
+    #[serde(default, skip_serializing_if = "Option::is_none", skip_deserializing)]
+    pub relay: Option<crate::counters::TimeSummary>,
+    /// The referee's latency per move: a reply in to the next `respond` out.
+    #[serde(default, skip_serializing_if = "Option::is_none", skip_deserializing)]
+    pub referee_latency: Option<crate::counters::TimeSummary>,
 }
 
 /// One pairing in `report.json`.
@@ -641,7 +695,18 @@ impl ReportFile {
                     llr: sprt.map(|s| t.llr(&s)),
                 })
                 .collect(),
+            engines: Vec::new(),
+            relay: None,
+            referee_latency: None,
         }
+    }
+
+    /// The report with a match's per-engine counters and relay figures.
+    pub fn with_counters(mut self, counters: &crate::counters::Counters) -> ReportFile {
+        self.engines = counters.engines.clone();
+        self.relay = counters.relay.summary();
+        self.referee_latency = counters.latency.summary();
+        self
     }
 }
 
@@ -831,7 +896,14 @@ pub fn load_finished(
         };
         match saved.ending {
             Some(e) if e.outcome != Outcome::Unfinished => {
-                tally.add(g, e.outcome);
+                if tally.add(g, e.outcome) {
+                    let moves = saved.moves.iter().map(|m| crate::counters::MoveTimes {
+                        charged: std::time::Duration::from_millis(m.ms),
+                        relay: m.relay_us.map(std::time::Duration::from_micros),
+                        latency: m.latency_us.map(std::time::Duration::from_micros),
+                    });
+                    tally.count_engines(g, &e, moves);
+                }
             }
             _ => unfinished.push(g.spec.number),
         }
@@ -1043,6 +1115,11 @@ pub struct RunMatch {
     pub listen: Option<String>,
 }
 
+/// How long past an engine's flag the referee waits for its reply to be
+/// relayed: the match's bridges report the engine's own time (`go` written
+/// to `bestmove` read), which is what its clock is charged.
+const RELAY_ALLOWANCE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Restarts a crashed engine at most this many times per bridge.
 const MAX_RESTARTS: u32 = 50;
 
@@ -1142,7 +1219,8 @@ pub async fn run(
     let scheduled = games.len();
     let report_failure: Arc<Mutex<Option<String>>> = Arc::default();
     let write_report = |t: &Tally| {
-        let report = ReportFile::new(&config.event, scheduled, &t.pairings, sprt);
+        let report =
+            ReportFile::new(&config.event, scheduled, &t.pairings, sprt).with_counters(&t.counters);
         let written = serde_json::to_string_pretty(&report)
             .map_err(std::io::Error::other)
             .and_then(|text| {
@@ -1159,13 +1237,15 @@ pub async fn run(
     let already = decided(&tally);
     let tally = Arc::new(Mutex::new(tally));
     let finish = |tally: &Tally, decision: Option<SprtDecision>| {
-        let report = report_text(&tally.pairings, sprt.as_ref(), scheduled);
+        let report =
+            report_text(&tally.pairings, sprt.as_ref(), scheduled) + &tally.counters.text();
         stream.emit(
             "match_end",
             serde_json::json!({
                 "games": tally.games(), "scheduled": scheduled,
                 "sprt": decision,
-                "report": ReportFile::new(&config.event, scheduled, &tally.pairings, sprt),
+                "report": ReportFile::new(&config.event, scheduled, &tally.pairings, sprt)
+                    .with_counters(&tally.counters),
             }),
         );
         MatchOutcome {
@@ -1203,11 +1283,19 @@ pub async fn run(
             if !t.add(game, ending.outcome) {
                 return;
             }
+            let moves = state.played().iter().map(|p| crate::counters::MoveTimes {
+                charged: p.elapsed,
+                relay: p.relay,
+                latency: p.latency,
+            });
+            t.count_engines(game, ending, moves);
             let p = &t.pairings[game.pairing];
             if live {
+                eprintln!("{}", finished_line(spec, ending));
                 eprintln!("{}", live_line(p, sprt.as_ref()));
             }
-            let report = ReportFile::new(&event, scheduled, &t.pairings, sprt);
+            let report =
+                ReportFile::new(&event, scheduled, &t.pairings, sprt).with_counters(&t.counters);
             let written = serde_json::to_string_pretty(&report)
                 .map_err(std::io::Error::other)
                 .and_then(|text| {
@@ -1258,6 +1346,7 @@ pub async fn run(
             engine_data: config.engine_data,
             game_duration: true,
         },
+        relay_allowance: Some(RELAY_ALLOWANCE),
     };
 
     let listen = run.listen.as_deref().unwrap_or("127.0.0.1:0");
