@@ -212,6 +212,12 @@ pub struct MatchReportArgs {
     /// Print the merged report as JSON (report.json's format).
     #[arg(long)]
     json: bool,
+    /// Merge the same run given twice (by path or by its run identity).
+    #[arg(long)]
+    allow_duplicates: bool,
+    /// Merge runs played at different time controls.
+    #[arg(long)]
+    allow_mixed_tc: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -389,10 +395,12 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
 
 /// `gamerec match report DIR...`.
 fn match_report(args: &MatchReportArgs) -> ExitCode {
-    let (tally, sprt, scheduled) = match tester::merge_reports(&args.dirs) {
-        Ok(m) => m,
-        Err(e) => return fail(e),
-    };
+    let (tally, sprt, scheduled) =
+        match tester::merge_reports_checked(&args.dirs, args.allow_duplicates, args.allow_mixed_tc)
+        {
+            Ok(m) => m,
+            Err(e) => return fail(e),
+        };
     if args.json {
         let report = tester::ReportFile::new("merged", scheduled, &tally, sprt);
         println!("{}", report.to_json());

@@ -315,5 +315,30 @@ fn relay_overhead_is_measured_and_not_charged() {
         moves.iter().filter(|m| m.get("relay_us").is_some()).count() >= moves.len() - 1,
         "{state}"
     );
+    // `match report` refuses the same run twice unless told; report.json
+    // names the run and its time control.
+    assert_eq!(report["time_control"], "10+0.1");
+    assert!(
+        report["run"].as_str().is_some_and(|r| r.len() == 32),
+        "{report}"
+    );
+    let run = dir.join("run");
+    let twice = Command::new(BIN)
+        .args(["match", "report"])
+        .arg(&run)
+        .arg(run.join("report.json"))
+        .output()
+        .unwrap();
+    assert!(!twice.status.success());
+    let why = String::from_utf8_lossy(&twice.stderr);
+    assert!(why.contains("given twice"), "{why}");
+    let allowed = Command::new(BIN)
+        .args(["match", "report", "--allow-duplicates"])
+        .arg(&run)
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(allowed.status.success());
+    assert!(String::from_utf8_lossy(&allowed.stdout).contains("Games: 8 of 8 scheduled"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

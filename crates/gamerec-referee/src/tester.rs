@@ -645,6 +645,13 @@ pub struct ReportFile {
     pub decision: Option<SprtDecision>,
     /// Per pairing: counts, then (output only) estimates.
     pub pairings: Vec<PairingReport>,
+    /// The match's time control (`gamerec match`), checked when merging.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<String>,
+    /// The run's identity (random, kept across resumes): `match report`
+    /// refuses the same run twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
     /// Per engine: results, timeouts, crashes, illegal moves, time per
     /// move (`gamerec match`; ignored when merging).
     #[serde(default, skip_serializing_if = "Vec::is_empty", skip_deserializing)]
@@ -698,7 +705,16 @@ impl ReportFile {
             engines: Vec::new(),
             relay: None,
             referee_latency: None,
+            time_control: None,
+            run: None,
         }
+    }
+
+    /// The report with the match's time control and run identity.
+    pub fn with_run(mut self, time_control: &str, run: &str) -> ReportFile {
+        self.time_control = Some(time_control.to_owned());
+        self.run = Some(run.to_owned());
+        self
     }
 
     /// The report with a match's per-engine counters and relay figures.
@@ -716,9 +732,23 @@ impl ReportFile {
 pub fn merge_reports(
     dirs: &[PathBuf],
 ) -> Result<(Vec<PairingTally>, Option<Sprt>, usize), EventError> {
+    merge_reports_checked(dirs, true, true)
+}
+
+/// [`merge_reports`] that refuses, unless allowed, the same run given twice
+/// (the same file, or two reports of one run: a copy) and reports of
+/// different time controls.
+pub fn merge_reports_checked(
+    dirs: &[PathBuf],
+    allow_duplicates: bool,
+    allow_mixed_tc: bool,
+) -> Result<(Vec<PairingTally>, Option<Sprt>, usize), EventError> {
     let mut merged: Vec<PairingTally> = Vec::new();
     let mut sprt = None;
     let mut scheduled = 0;
+    let mut seen_paths: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut seen_runs: HashMap<String, PathBuf> = HashMap::new();
+    let mut first_tc: Option<(String, PathBuf)> = None;
     for dir in dirs {
         let path = if dir.is_dir() {
             dir.join("report.json")
@@ -729,6 +759,38 @@ pub fn merge_reports(
             .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
         let report: ReportFile = serde_json::from_str(&text)
             .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        if !allow_duplicates {
+            let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if let Some(other) = seen_paths.insert(canonical, path.clone()) {
+                return Err(EventError(format!(
+                    "{} is given twice (also as {}): its games would count twice (--allow-duplicates to merge anyway)",
+                    path.display(),
+                    other.display()
+                )));
+            }
+            if let Some(run) = &report.run
+                && let Some(other) = seen_runs.insert(run.clone(), path.clone())
+            {
+                return Err(EventError(format!(
+                    "{} and {} are reports of the same run: its games would count twice (--allow-duplicates to merge anyway)",
+                    other.display(),
+                    path.display()
+                )));
+            }
+        }
+        if let Some(tc) = &report.time_control {
+            match &first_tc {
+                None => first_tc = Some((tc.clone(), path.clone())),
+                Some((first, at)) if first != tc && !allow_mixed_tc => {
+                    return Err(EventError(format!(
+                        "{} was played at {tc}, {} at {first}: different time controls (--allow-mixed-tc to merge anyway)",
+                        path.display(),
+                        at.display()
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
         sprt = sprt.or(report.sprt);
         scheduled += report.scheduled;
         for p in report.pairings {
@@ -1047,7 +1109,7 @@ mod tests {
         let (pa, pb) = (dir.join("a.json"), dir.join("b.json"));
         std::fs::write(&pa, a.to_json()).unwrap();
         std::fs::write(&pb, b.to_json()).unwrap();
-        let (merged, sprt, scheduled) = merge_reports(&[pa, pb]).unwrap();
+        let (merged, sprt, scheduled) = merge_reports(&[pa.clone(), pb]).unwrap();
         assert_eq!((merged.len(), sprt, scheduled), (1, None, 16));
         assert_eq!(
             merged[0].trinomial,
@@ -1059,6 +1121,22 @@ mod tests {
         );
         assert_eq!(merged[0].pentanomial.0, [0, 1, 2, 2, 3]);
         assert!(merge_reports(&[dir.join("missing.json")]).is_err());
+        // The same file twice, or two copies of one run, are refused unless
+        // allowed; so are different time controls.
+        let err = merge_reports_checked(&[pa.clone(), pa.clone()], false, false).unwrap_err();
+        assert!(err.0.contains("given twice"), "{err}");
+        let run = |r: &ReportFile, tc: &str, id: &str| r.clone().with_run(tc, id).to_json();
+        let (pc, pd) = (dir.join("c.json"), dir.join("d.json"));
+        std::fs::write(&pc, run(&a, "1+0.01", "r1")).unwrap();
+        std::fs::write(&pd, run(&a, "1+0.01", "r1")).unwrap();
+        let err = merge_reports_checked(&[pc.clone(), pd.clone()], false, false).unwrap_err();
+        assert!(err.0.contains("same run"), "{err}");
+        assert!(merge_reports_checked(&[pc.clone(), pd.clone()], true, false).is_ok());
+        std::fs::write(&pd, run(&b, "2+0.02", "r2")).unwrap();
+        let err = merge_reports_checked(&[pc.clone(), pd.clone()], false, false).unwrap_err();
+        assert!(err.0.contains("different time controls"), "{err}");
+        let (merged, _, _) = merge_reports_checked(&[pc, pd], false, true).unwrap();
+        assert_eq!(merged[0].trinomial.games(), 16);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1218,9 +1296,16 @@ pub async fn run(
     };
     let scheduled = games.len();
     let report_failure: Arc<Mutex<Option<String>>> = Arc::default();
+    // The run's identity, kept in report.json across resumes.
+    let run_id = std::fs::read_to_string(dir.join("report.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<ReportFile>(&t).ok())
+        .and_then(|r| r.run)
+        .unwrap_or_else(match_secret);
     let write_report = |t: &Tally| {
-        let report =
-            ReportFile::new(&config.event, scheduled, &t.pairings, sprt).with_counters(&t.counters);
+        let report = ReportFile::new(&config.event, scheduled, &t.pairings, sprt)
+            .with_counters(&t.counters)
+            .with_run(&config.time_control, &run_id);
         let written = serde_json::to_string_pretty(&report)
             .map_err(std::io::Error::other)
             .and_then(|text| {
@@ -1272,6 +1357,7 @@ pub async fn run(
         let (stream, tally, lookup, live) =
             (stream.clone(), tally.clone(), lookup.clone(), run.live);
         let (event, dir) = (config.event.clone(), dir.clone());
+        let (tc, run_id) = (config.time_control.clone(), run_id.clone());
         let report_failure = report_failure.clone();
         Arc::new(move |spec: &GameSpec, state: &GameState| {
             stream.game(spec, state);
@@ -1294,8 +1380,9 @@ pub async fn run(
                 eprintln!("{}", finished_line(spec, ending));
                 eprintln!("{}", live_line(p, sprt.as_ref()));
             }
-            let report =
-                ReportFile::new(&event, scheduled, &t.pairings, sprt).with_counters(&t.counters);
+            let report = ReportFile::new(&event, scheduled, &t.pairings, sprt)
+                .with_counters(&t.counters)
+                .with_run(&tc, &run_id);
             let written = serde_json::to_string_pretty(&report)
                 .map_err(std::io::Error::other)
                 .and_then(|text| {
