@@ -194,6 +194,15 @@ pub struct MatchArgs {
     /// (the overdraft is still charged).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     margin: u64,
+    /// Milliseconds each engine rests between its games.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    wait: u64,
+    /// Keep the colours in the second game of each pair (no swap).
+    #[arg(long)]
+    noswap: bool,
+    /// The second engine has White in the first game of each pair.
+    #[arg(long)]
+    reverse: bool,
 }
 
 /// `gamerec match report`.
@@ -390,6 +399,9 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         seed: args.seed,
         margin_ms: args.margin,
         ponder: args.ponder,
+        wait_ms: args.wait,
+        noswap: args.noswap,
+        reverse: args.reverse,
     })
 }
 

@@ -342,3 +342,47 @@ fn relay_overhead_is_measured_and_not_charged() {
     assert!(String::from_utf8_lossy(&allowed.stdout).contains("Games: 8 of 8 scheduled"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Milliseconds of a log line's timestamp (`2026-11-26T02:01:43.546Z ...`).
+fn log_ms(line: &str) -> u64 {
+    let t = &line[11..23]; // HH:MM:SS.mmm
+    let h: u64 = t[0..2].parse().unwrap();
+    let m: u64 = t[3..5].parse().unwrap();
+    let s: u64 = t[6..8].parse().unwrap();
+    let ms: u64 = t[9..12].parse().unwrap();
+    ((h * 60 + m) * 60 + s) * 1000 + ms
+}
+
+/// `--noswap` keeps the first engine White in both games of a pair;
+/// `--wait` rests the engines between games.
+#[test]
+fn noswap_and_wait() {
+    let dir = fresh_dir("noswap");
+    let out = Command::new(BIN)
+        .args(["match", "builtin:1", "builtin:1", "--names", "a,b"])
+        .args(["--games", "2", "--tc", "10+0.1", "--max-moves", "4"])
+        .args(["--noswap", "--wait", "400", "-q", "--dir"])
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let games = read_pgn(&dir.join("out.pgn"));
+    let whites: Vec<_> = games.iter().map(|g| g.tags.get("White")).collect();
+    assert_eq!(whites, [Some("a"), Some("a")]);
+    let log = std::fs::read_to_string(dir.join("run/log.txt")).unwrap();
+    let at = |what: &str| {
+        log.lines()
+            .find(|l| l.contains(what))
+            .map(log_ms)
+            .unwrap_or_else(|| panic!("no {what:?} in the log"))
+    };
+    let gap = at("game 2: a - b starts") - at("game 1: a - b ends");
+    assert!(gap >= 400, "{gap} ms between the games");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -190,6 +190,16 @@ pub struct MatchConfig {
     /// Engines ponder on the opponent's time (those that can: UCI).
     #[serde(default)]
     pub ponder: bool,
+    /// Milliseconds between a game's end and its engines' next game.
+    #[serde(default)]
+    pub wait_ms: u64,
+    /// The second game of a pair keeps the colours (fastchess `-noswap`).
+    #[serde(default)]
+    pub noswap: bool,
+    /// The pairing's second engine has White in a pair's first game
+    /// (fastchess `-reverse`).
+    #[serde(default)]
+    pub reverse: bool,
 }
 
 impl MatchConfig {
@@ -342,7 +352,13 @@ pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
         for (p, &(a, b)) in pairings.iter().enumerate() {
             let both = 2 * round as u32 + 2 <= config.games;
             let first_number = out.len() as u32 + 1;
-            for (g, first_is_white) in [true, false].into_iter().enumerate() {
+            let colours = match (config.reverse, config.noswap) {
+                (false, false) => [true, false],
+                (true, false) => [false, true],
+                (false, true) => [true, true],
+                (true, true) => [false, false],
+            };
+            for (g, first_is_white) in colours.into_iter().enumerate() {
                 if g == 1 && !both {
                     break;
                 }
@@ -1005,7 +1021,34 @@ mod tests {
             seed: 1,
             margin_ms: 0,
             ponder: false,
+            wait_ms: 0,
+            noswap: false,
+            reverse: false,
         }
+    }
+
+    #[test]
+    fn noswap_and_reverse_set_the_colours_of_each_pair() {
+        let whites = |reverse, noswap| {
+            let mut c = config(2, 4);
+            (c.reverse, c.noswap) = (reverse, noswap);
+            schedule(&c)
+                .unwrap()
+                .iter()
+                .map(|g| g.spec.white.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(whites(false, false), ["e0", "e1", "e0", "e1"]);
+        assert_eq!(whites(true, false), ["e1", "e0", "e1", "e0"]);
+        assert_eq!(whites(false, true), ["e0", "e0", "e0", "e0"]);
+        assert_eq!(whites(true, true), ["e1", "e1", "e1", "e1"]);
+        // Older match.json files (without the fields) still load.
+        let mut json: serde_json::Value = serde_json::to_value(config(2, 2)).unwrap();
+        for k in ["wait_ms", "noswap", "reverse"] {
+            json.as_object_mut().unwrap().remove(k);
+        }
+        let back: MatchConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(back, config(2, 2));
     }
 
     #[test]
@@ -1270,7 +1313,8 @@ pub async fn run(
         concurrency: Some(config.concurrency),
         listen: None,
         reset_delay: Some(0.05),
-        conclude_delay: Some(0.05),
+        // `--wait`: engines rest this long after each game.
+        conclude_delay: Some((config.wait_ms as f64 / 1000.0).max(0.05)),
         // A player that disconnects (its engine crashed) loses the game at
         // once; its bridge restarts the engine for the next game.
         grace: Some(0.0),
