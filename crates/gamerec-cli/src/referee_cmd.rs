@@ -203,6 +203,9 @@ pub struct MatchArgs {
     /// The second engine has White in the first game of each pair.
     #[arg(long)]
     reverse: bool,
+    /// Append every line sent to and read from the engines to this file.
+    #[arg(long, value_name = "FILE")]
+    engine_log: Option<PathBuf>,
 }
 
 /// `gamerec match report`.
@@ -426,6 +429,11 @@ fn match_report(args: &MatchReportArgs) -> ExitCode {
 pub fn run_match(args: MatchArgs) -> ExitCode {
     if let Some(MatchCommand::Report(r)) = &args.report {
         return match_report(r);
+    }
+    if let Some(path) = &args.engine_log
+        && let Err(e) = gamerec_engine::set_io_log(path)
+    {
+        return fail(e);
     }
     let (config, dir) = match &args.resume {
         Some(dir) => {

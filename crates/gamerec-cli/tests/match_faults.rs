@@ -122,6 +122,8 @@ fn run_match(
         .args(["--names", "py,builtin", "--games", "4", "--tc", tc])
         .args(["--max-moves", "12", "--events"])
         .arg(dir.join("events.jsonl"))
+        .arg("--engine-log")
+        .arg(dir.join("io.log"))
         .arg("--dir")
         .arg(dir.join("run"))
         .arg("-o")
@@ -315,6 +317,11 @@ fn relay_overhead_is_measured_and_not_charged() {
         moves.iter().filter(|m| m.get("relay_us").is_some()).count() >= moves.len() - 1,
         "{state}"
     );
+    // The engine I/O log has what the Python engine was sent and said.
+    let io = std::fs::read_to_string(dir.join("io.log")).unwrap();
+    assert!(io.lines().any(|l| l.ends_with(" > uci")), "{io}");
+    assert!(io.lines().any(|l| l.contains(" < bestmove ")), "{io}");
+    assert!(io.lines().any(|l| l.contains(" > go ")), "{io}");
     // `match report` refuses the same run twice unless told; report.json
     // names the run and its time control.
     assert_eq!(report["time_control"], "10+0.1");
@@ -354,14 +361,16 @@ fn log_ms(line: &str) -> u64 {
 }
 
 /// `--noswap` keeps the first engine White in both games of a pair;
-/// `--wait` rests the engines between games.
+/// `--wait` rests the engines between games; `--engine-log` is opened.
 #[test]
 fn noswap_and_wait() {
     let dir = fresh_dir("noswap");
     let out = Command::new(BIN)
         .args(["match", "builtin:1", "builtin:1", "--names", "a,b"])
         .args(["--games", "2", "--tc", "10+0.1", "--max-moves", "4"])
-        .args(["--noswap", "--wait", "400", "-q", "--dir"])
+        .args(["--noswap", "--wait", "400", "-q", "--engine-log"])
+        .arg(dir.join("io.log"))
+        .arg("--dir")
         .arg(dir.join("run"))
         .arg("-o")
         .arg(dir.join("out.pgn"))
@@ -384,5 +393,7 @@ fn noswap_and_wait() {
     };
     let gap = at("game 2: a - b starts") - at("game 1: a - b ends");
     assert!(gap >= 400, "{gap} ms between the games");
+    // The built-in engines have no process: the I/O log is created, empty.
+    assert!(dir.join("io.log").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

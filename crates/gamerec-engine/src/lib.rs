@@ -19,7 +19,7 @@ pub mod types;
 pub mod uci;
 pub mod xboard;
 
-pub use process::{EngineCommand, ExitWatch};
+pub use process::{EngineCommand, ExitWatch, set_io_log};
 pub use types::{
     Bound, Clock, EngineError, Info, Limits, PonderHandle, Result, Score, SearchResult, StopHandle,
 };

@@ -104,6 +104,46 @@ pub(crate) enum Line {
     Timeout,
 }
 
+/// The engine I/O log every engine process writes to, once set.
+static IO_LOG: std::sync::OnceLock<Mutex<std::io::LineWriter<std::fs::File>>> =
+    std::sync::OnceLock::new();
+
+/// Logs every line sent to and read from every engine process started from
+/// now on to `path` (appended): `TIME PID > line` for what the engine is
+/// sent, `TIME PID < line` for what it says (fastchess's `-log`). Can be
+/// set once per process.
+pub fn set_io_log(path: &std::path::Path) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    IO_LOG
+        .set(Mutex::new(std::io::LineWriter::new(file)))
+        .map_err(|_| std::io::Error::other("the engine I/O log is already set"))
+}
+
+/// Appends one line to the engine I/O log, if there is one. A failed write
+/// is reported once on stderr (the log is a debugging aid; the match goes on).
+fn io_log(pid: u32, dir: char, line: &str) {
+    static FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let Some(log) = IO_LOG.get() else { return };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    if let Ok(mut w) = log.lock()
+        && let Err(e) = writeln!(
+            w,
+            "{}.{:06} {pid} {dir} {line}",
+            now.as_secs(),
+            now.subsec_micros()
+        )
+        && !FAILED.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        eprintln!("engine I/O log: {e}");
+    }
+}
+
 /// What the reader and watcher threads hand to the driver.
 enum Msg {
     /// A line from stdout and when it was read from the pipe.
@@ -145,6 +185,8 @@ pub(crate) struct EngineProcess {
     drain_until: Option<Instant>,
     /// Every line sent and received, when tracing (`GAMEREC_ENGINE_TRACE=1`).
     trace: bool,
+    /// The process id, for the engine I/O log.
+    pid: u32,
 }
 
 impl EngineProcess {
@@ -173,13 +215,16 @@ impl EngineProcess {
             .ok_or_else(|| EngineError::Protocol("no stderr pipe".into()))?;
         let stdin = child.stdin.take();
 
+        let pid = child.id();
         let (tx, lines) = mpsc::channel();
         let exit_tx = tx.clone();
         thread::Builder::new()
             .name("engine-stdout".into())
             .spawn(move || {
                 read_lines(stdout, |line| {
-                    tx.send(Msg::Line(line, Instant::now())).is_ok()
+                    let at = Instant::now();
+                    io_log(pid, '<', &line);
+                    tx.send(Msg::Line(line, at)).is_ok()
                 })
             })?;
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
@@ -235,6 +280,7 @@ impl EngineProcess {
             last_line_at: Instant::now(),
             drain_until: None,
             trace: std::env::var("GAMEREC_ENGINE_TRACE").is_ok_and(|v| v == "1"),
+            pid,
         })
     }
 
@@ -253,6 +299,7 @@ impl EngineProcess {
         if self.trace {
             eprintln!("> {line}");
         }
+        io_log(self.pid, '>', line);
         if write_line(&self.stdin, line).is_err() {
             return Err(self.died());
         }
