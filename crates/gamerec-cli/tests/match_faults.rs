@@ -39,14 +39,15 @@ fn json(path: &Path) -> serde_json::Value {
 }
 
 /// A UCI engine in Python: plays the first legal move in UCI order (after
-/// captures), answers at once. With MODE `crash`, `stall` or `illegal` its
-/// first process (no MARKER file yet) fails at its third `go`: exits with
-/// status 3, stops reading and answering, or answers a move that is not
-/// legal (a piece moving onto its own piece).
+/// captures), answers at once (MODE `slow`: after a second). With MODE
+/// `crash`, `stall` or `illegal` its first process (no MARKER file yet)
+/// fails at its third `go`: exits with status 3, stops reading and
+/// answering, or answers a move that is not legal (a piece moving onto its
+/// own piece); with `idle-crash` it exits 0.2 s after its second move.
 const ENGINE: &str = r#"
-import os, sys, time, chess
+import os, sys, threading, time, chess
 mode, marker = sys.argv[1], sys.argv[2]
-faulty = mode != "none" and not os.path.exists(marker)
+faulty = mode not in ("none", "slow") and not os.path.exists(marker)
 if faulty:
     open(marker, "w").close()
 board = chess.Board()
@@ -71,6 +72,11 @@ for line in sys.stdin:
                 board.push_uci(m)
     elif words[0] == "go":
         searches += 1
+        if mode == "slow":
+            time.sleep(1.0)
+        if faulty and mode == "idle-crash" and searches == 2:
+            # Exits while the opponent thinks about its second move.
+            threading.Timer(0.2, lambda: os._exit(3)).start()
         if faulty and searches == 3:
             if mode == "crash":
                 os._exit(3)
@@ -395,5 +401,52 @@ fn noswap_and_wait() {
     assert!(gap >= 400, "{gap} ms between the games");
     // The built-in engines have no process: the I/O log is created, empty.
     assert!(dir.join("io.log").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An engine that exits while its opponent thinks is seen at once (its
+/// process is waited on), not at its next search: the game ends before the
+/// opponent's (slow) reply is played.
+#[test]
+fn a_crash_between_searches_is_seen_at_once() {
+    let Some(python) = python_chess() else {
+        eprintln!("skipped: no Python with python-chess (set GAMEREC_PYTHON)");
+        return;
+    };
+    let dir = fresh_dir("idle");
+    let script = engine_script(&dir);
+    let engine = |mode: &str| {
+        format!(
+            "uci:{} {} {mode} {}",
+            python.display(),
+            script.display(),
+            dir.join(format!("marker-{mode}")).display()
+        )
+    };
+    let out = Command::new(BIN)
+        .arg("match")
+        .args([engine("idle-crash"), engine("slow")])
+        .args(["--names", "crasher,slow", "--games", "2", "--tc", "20+0.1"])
+        .args(["--max-moves", "3", "-q", "--dir"])
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let games = read_pgn(&dir.join("out.pgn"));
+    assert_eq!(games.len(), 2);
+    let first = &games[0];
+    assert_eq!(first.tags.get("Termination"), Some("abandoned"));
+    assert_eq!(first.tags.get("Result"), Some("0-1"));
+    // crasher's two moves and slow's first: slow's second never came.
+    assert_eq!(first.tree.mainline().count(), 3, "{stderr}");
+    let comment = last_comment(first);
+    assert!(
+        comment.contains("white's engine crashed (exit status: 3)"),
+        "{comment:?}"
+    );
+    assert_ne!(games[1].tags.get("Termination"), Some("abandoned"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
