@@ -203,6 +203,10 @@ pub struct MatchArgs {
     /// The second engine has White in the first game of each pair.
     #[arg(long)]
     reverse: bool,
+    /// Engine options for every engine, `Name=Value|Name=Value` (as after
+    /// `|` in an engine spec; an engine's own options win).
+    #[arg(long, value_name = "OPTIONS")]
+    each: Option<String>,
     /// Append every line sent to and read from the engines to this file.
     #[arg(long, value_name = "FILE")]
     engine_log: Option<PathBuf>,
@@ -378,7 +382,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             .zip(names)
             .map(|(spec, name)| MatchEngine {
                 name,
-                spec: spec.clone(),
+                spec: with_each(spec, args.each.as_deref()),
             })
             .collect(),
         tournament: match args.tournament {
@@ -406,6 +410,18 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         noswap: args.noswap,
         reverse: args.reverse,
     })
+}
+
+/// `spec` with the `--each` options put before its own (set first, so the
+/// engine's own options win).
+fn with_each(spec: &str, each: Option<&str>) -> String {
+    match each.map(str::trim).filter(|e| !e.is_empty()) {
+        None => spec.to_owned(),
+        Some(each) => match spec.split_once('|') {
+            Some((head, own)) => format!("{head}|{each}|{own}"),
+            None => format!("{spec}|{each}"),
+        },
+    }
 }
 
 /// `gamerec match report DIR...`.

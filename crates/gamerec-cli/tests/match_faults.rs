@@ -450,3 +450,36 @@ fn a_crash_between_searches_is_seen_at_once() {
     assert_ne!(games[1].tags.get("Termination"), Some("abandoned"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--each` gives every engine the same options, before its own: a wrong
+/// one stops the match at the start, naming it; a right one is saved in
+/// match.json with each engine.
+#[test]
+fn each_sets_options_of_every_engine() {
+    let dir = fresh_dir("each");
+    let run = |each: &str, sub: &str| {
+        Command::new(BIN)
+            .args(["match", "builtin:1", "builtin:1|Hash=2", "--names", "a,b"])
+            .args(["--games", "2", "--tc", "10+0.1", "--max-moves", "2", "-q"])
+            .args(["--each", each, "--dir"])
+            .arg(dir.join(sub))
+            .arg("-o")
+            .arg(dir.join(format!("{sub}.pgn")))
+            .output()
+            .unwrap()
+    };
+    let bad = run("NoSuchOption=1", "bad");
+    assert!(!bad.status.success());
+    let why = String::from_utf8_lossy(&bad.stderr);
+    assert!(why.contains("NoSuchOption"), "{why}");
+    let good = run("Hash=1", "good");
+    assert!(
+        good.status.success(),
+        "{}",
+        String::from_utf8_lossy(&good.stderr)
+    );
+    let config = json(&dir.join("good/match.json"));
+    assert_eq!(config["engines"][0]["spec"], "builtin:1|Hash=1");
+    assert_eq!(config["engines"][1]["spec"], "builtin:1|Hash=1|Hash=2");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
