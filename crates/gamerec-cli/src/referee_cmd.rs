@@ -194,6 +194,22 @@ pub struct MatchArgs {
     /// (the overdraft is still charged).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     margin: u64,
+    /// Milliseconds each engine rests between its games.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    wait: u64,
+    /// Keep the colours in the second game of each pair (no swap).
+    #[arg(long)]
+    noswap: bool,
+    /// The second engine has White in the first game of each pair.
+    #[arg(long)]
+    reverse: bool,
+    /// Engine options for every engine, `Name=Value|Name=Value` (as after
+    /// `|` in an engine spec; an engine's own options win).
+    #[arg(long, value_name = "OPTIONS")]
+    each: Option<String>,
+    /// Append every line sent to and read from the engines to this file.
+    #[arg(long, value_name = "FILE")]
+    engine_log: Option<PathBuf>,
 }
 
 /// `gamerec match report`.
@@ -212,6 +228,12 @@ pub struct MatchReportArgs {
     /// Print the merged report as JSON (report.json's format).
     #[arg(long)]
     json: bool,
+    /// Merge the same run given twice (by path or by its run identity).
+    #[arg(long)]
+    allow_duplicates: bool,
+    /// Merge runs played at different time controls.
+    #[arg(long)]
+    allow_mixed_tc: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -360,7 +382,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             .zip(names)
             .map(|(spec, name)| MatchEngine {
                 name,
-                spec: spec.clone(),
+                spec: with_each(spec, args.each.as_deref()),
             })
             .collect(),
         tournament: match args.tournament {
@@ -384,15 +406,32 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         seed: args.seed,
         margin_ms: args.margin,
         ponder: args.ponder,
+        wait_ms: args.wait,
+        noswap: args.noswap,
+        reverse: args.reverse,
     })
+}
+
+/// `spec` with the `--each` options put before its own (set first, so the
+/// engine's own options win).
+fn with_each(spec: &str, each: Option<&str>) -> String {
+    match each.map(str::trim).filter(|e| !e.is_empty()) {
+        None => spec.to_owned(),
+        Some(each) => match spec.split_once('|') {
+            Some((head, own)) => format!("{head}|{each}|{own}"),
+            None => format!("{spec}|{each}"),
+        },
+    }
 }
 
 /// `gamerec match report DIR...`.
 fn match_report(args: &MatchReportArgs) -> ExitCode {
-    let (tally, sprt, scheduled) = match tester::merge_reports(&args.dirs) {
-        Ok(m) => m,
-        Err(e) => return fail(e),
-    };
+    let (tally, sprt, scheduled) =
+        match tester::merge_reports_checked(&args.dirs, args.allow_duplicates, args.allow_mixed_tc)
+        {
+            Ok(m) => m,
+            Err(e) => return fail(e),
+        };
     if args.json {
         let report = tester::ReportFile::new("merged", scheduled, &tally, sprt);
         println!("{}", report.to_json());
@@ -406,6 +445,11 @@ fn match_report(args: &MatchReportArgs) -> ExitCode {
 pub fn run_match(args: MatchArgs) -> ExitCode {
     if let Some(MatchCommand::Report(r)) = &args.report {
         return match_report(r);
+    }
+    if let Some(path) = &args.engine_log
+        && let Err(e) = gamerec_engine::set_io_log(path)
+    {
+        return fail(e);
     }
     let (config, dir) = match &args.resume {
         Some(dir) => {

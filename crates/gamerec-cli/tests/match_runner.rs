@@ -334,9 +334,17 @@ fn resume_after_sigkill_plays_every_game_once() {
         .sum();
     assert_eq!(pairs, games / 2);
 
-    // Merging the run with itself doubles every count.
-    let merged = Command::new(BIN)
+    // The same run twice is refused; told to, merging it with itself
+    // doubles every count.
+    let refused = Command::new(BIN)
         .args(["match", "report", "--json"])
+        .arg(&run)
+        .arg(run.join("report.json"))
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let merged = Command::new(BIN)
+        .args(["match", "report", "--json", "--allow-duplicates"])
         .arg(&run)
         .arg(run.join("report.json"))
         .output()

@@ -19,7 +19,7 @@ pub mod types;
 pub mod uci;
 pub mod xboard;
 
-pub use process::EngineCommand;
+pub use process::{EngineCommand, ExitWatch, set_io_log};
 pub use types::{
     Bound, Clock, EngineError, Info, Limits, PonderHandle, Result, Score, SearchResult, StopHandle,
 };
@@ -51,6 +51,12 @@ pub trait Engine: Send {
 
     /// Pondering, for engines that can (`None`: this engine does not ponder).
     fn ponder_handle(&self) -> Option<PonderHandle> {
+        None
+    }
+
+    /// Tells when the engine's process exits (`None`: no process to watch,
+    /// as for the built-in engine).
+    fn exit_watch(&self) -> Option<ExitWatch> {
         None
     }
 

@@ -104,16 +104,89 @@ pub(crate) enum Line {
     Timeout,
 }
 
+/// The engine I/O log every engine process writes to, once set.
+static IO_LOG: std::sync::OnceLock<Mutex<std::io::LineWriter<std::fs::File>>> =
+    std::sync::OnceLock::new();
+
+/// Logs every line sent to and read from every engine process started from
+/// now on to `path` (appended): `TIME PID > line` for what the engine is
+/// sent, `TIME PID < line` for what it says (fastchess's `-log`). Can be
+/// set once per process.
+pub fn set_io_log(path: &std::path::Path) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    IO_LOG
+        .set(Mutex::new(std::io::LineWriter::new(file)))
+        .map_err(|_| std::io::Error::other("the engine I/O log is already set"))
+}
+
+/// Appends one line to the engine I/O log, if there is one. A failed write
+/// is reported once on stderr (the log is a debugging aid; the match goes on).
+fn io_log(pid: u32, dir: char, line: &str) {
+    static FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let Some(log) = IO_LOG.get() else { return };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    if let Ok(mut w) = log.lock()
+        && let Err(e) = writeln!(
+            w,
+            "{}.{:06} {pid} {dir} {line}",
+            now.as_secs(),
+            now.subsec_micros()
+        )
+        && !FAILED.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        eprintln!("engine I/O log: {e}");
+    }
+}
+
+/// What the reader and watcher threads hand to the driver.
+enum Msg {
+    /// A line from stdout and when it was read from the pipe.
+    Line(String, Instant),
+    /// The child process has exited (seen by the watcher thread).
+    Exited,
+}
+
+/// How often the watcher thread asks whether the child has exited.
+const WATCH_EVERY: Duration = Duration::from_millis(10);
+/// How long stdout is still read after the child exited (its last words).
+const EXIT_DRAIN: Duration = Duration::from_millis(100);
+
+/// Tells whether an engine process has exited, as soon as it has (a
+/// watcher thread waits on the child), with its exit status.
+#[derive(Debug, Clone, Default)]
+pub struct ExitWatch(Arc<Mutex<Option<String>>>);
+
+impl ExitWatch {
+    /// The exit status (`exit status: 3`, `signal: 9 (SIGKILL)`) once the
+    /// process has exited; `None` while it runs.
+    pub fn exited(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|s| s.clone())
+    }
+}
+
 /// A running engine process.
 pub(crate) struct EngineProcess {
-    child: Child,
+    child: Arc<Mutex<Child>>,
     stdin: Arc<Mutex<Option<ChildStdin>>>,
-    lines: Receiver<String>,
+    lines: Receiver<Msg>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     command: String,
     closed: bool,
+    exit: ExitWatch,
+    /// When the last line handed out by `recv` was read from the pipe.
+    last_line_at: Instant,
+    /// Set once the watcher saw the exit: stdout is read until then.
+    drain_until: Option<Instant>,
     /// Every line sent and received, when tracing (`GAMEREC_ENGINE_TRACE=1`).
     trace: bool,
+    /// The process id, for the engine I/O log.
+    pid: u32,
 }
 
 impl EngineProcess {
@@ -142,10 +215,18 @@ impl EngineProcess {
             .ok_or_else(|| EngineError::Protocol("no stderr pipe".into()))?;
         let stdin = child.stdin.take();
 
+        let pid = child.id();
         let (tx, lines) = mpsc::channel();
+        let exit_tx = tx.clone();
         thread::Builder::new()
             .name("engine-stdout".into())
-            .spawn(move || read_lines(stdout, |line| tx.send(line).is_ok()))?;
+            .spawn(move || {
+                read_lines(stdout, |line| {
+                    let at = Instant::now();
+                    io_log(pid, '<', &line);
+                    tx.send(Msg::Line(line, at)).is_ok()
+                })
+            })?;
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = stderr_tail.clone();
         thread::Builder::new()
@@ -161,6 +242,33 @@ impl EngineProcess {
                     true
                 })
             })?;
+        // The watcher notices the child's exit at once, even when a
+        // grandchild keeps its stdout open, and ends with the child.
+        let child = Arc::new(Mutex::new(child));
+        let exit = ExitWatch::default();
+        let (watched, status) = (child.clone(), exit.0.clone());
+        thread::Builder::new()
+            .name("engine-wait".into())
+            .spawn(move || {
+                loop {
+                    thread::sleep(WATCH_EVERY);
+                    let got = match watched.lock() {
+                        Ok(mut c) => c.try_wait(),
+                        Err(_) => return,
+                    };
+                    match got {
+                        Ok(None) => {}
+                        Ok(Some(s)) => {
+                            if let Ok(mut st) = status.lock() {
+                                *st = Some(s.to_string());
+                            }
+                            let _ = exit_tx.send(Msg::Exited);
+                            return;
+                        }
+                        Err(_) => return,
+                    }
+                }
+            })?;
         Ok(EngineProcess {
             child,
             stdin: Arc::new(Mutex::new(stdin)),
@@ -168,7 +276,11 @@ impl EngineProcess {
             stderr_tail,
             command,
             closed: false,
+            exit,
+            last_line_at: Instant::now(),
+            drain_until: None,
             trace: std::env::var("GAMEREC_ENGINE_TRACE").is_ok_and(|v| v == "1"),
+            pid,
         })
     }
 
@@ -187,33 +299,60 @@ impl EngineProcess {
         if self.trace {
             eprintln!("> {line}");
         }
+        io_log(self.pid, '>', line);
         if write_line(&self.stdin, line).is_err() {
             return Err(self.died());
         }
         Ok(())
     }
 
+    /// The exit watch of this process.
+    pub(crate) fn exit_watch(&self) -> ExitWatch {
+        self.exit.clone()
+    }
+
+    /// When the last line `recv` returned was read from the engine's pipe.
+    pub(crate) fn last_line_at(&self) -> Instant {
+        self.last_line_at
+    }
+
     /// Receives the next line, or [`Line::Timeout`] at `deadline`.
-    /// A closed stdout is reported as [`EngineError::Died`].
+    /// A closed stdout, or the process's exit (the lines it wrote before
+    /// are still read), is reported as [`EngineError::Died`].
     pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Result<Line> {
-        let got = match deadline {
-            None => self
-                .lines
-                .recv()
-                .map_err(|_| RecvTimeoutError::Disconnected),
-            Some(d) => self
-                .lines
-                .recv_timeout(d.saturating_duration_since(Instant::now())),
-        };
-        match got {
-            Ok(line) => {
-                if self.trace {
-                    eprintln!("< {line}");
+        loop {
+            let until = match (deadline, self.drain_until) {
+                (Some(d), Some(e)) => Some(d.min(e)),
+                (d, e) => d.or(e),
+            };
+            let got = match until {
+                None => self
+                    .lines
+                    .recv()
+                    .map_err(|_| RecvTimeoutError::Disconnected),
+                Some(d) => self
+                    .lines
+                    .recv_timeout(d.saturating_duration_since(Instant::now())),
+            };
+            match got {
+                Ok(Msg::Line(line, at)) => {
+                    if self.trace {
+                        eprintln!("< {line}");
+                    }
+                    self.last_line_at = at;
+                    return Ok(Line::Text(line));
                 }
-                Ok(Line::Text(line))
+                Ok(Msg::Exited) => {
+                    self.drain_until = Some(Instant::now() + EXIT_DRAIN);
+                }
+                Err(RecvTimeoutError::Timeout)
+                    if self.drain_until.is_some_and(|e| Instant::now() >= e) =>
+                {
+                    return Err(self.died());
+                }
+                Err(RecvTimeoutError::Timeout) => return Ok(Line::Timeout),
+                Err(RecvTimeoutError::Disconnected) => return Err(self.died()),
             }
-            Err(RecvTimeoutError::Timeout) => Ok(Line::Timeout),
-            Err(RecvTimeoutError::Disconnected) => Err(self.died()),
         }
     }
 
@@ -250,7 +389,14 @@ impl EngineProcess {
     pub(crate) fn died(&mut self) -> EngineError {
         let deadline = Instant::now() + Duration::from_millis(500);
         let status = loop {
-            match self.child.try_wait() {
+            if let Some(s) = self.exit.exited() {
+                break s;
+            }
+            let got = match self.child.lock() {
+                Ok(mut c) => c.try_wait(),
+                Err(_) => Ok(None),
+            };
+            match got {
                 Ok(Some(s)) => break s.to_string(),
                 Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
                 Ok(None) => {
@@ -281,8 +427,10 @@ impl EngineProcess {
         if let Ok(mut s) = self.stdin.lock() {
             s.take();
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Ok(mut c) = self.child.lock() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
         self.closed = true;
     }
 
@@ -297,7 +445,7 @@ impl EngineProcess {
         }
         let deadline = Instant::now() + grace;
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if let Ok(Ok(Some(_))) = self.child.lock().map(|mut c| c.try_wait()) {
                 self.closed = true;
                 return;
             }

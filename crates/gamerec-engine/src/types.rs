@@ -179,7 +179,8 @@ pub struct SearchResult {
     pub ponder: Option<Move>,
     /// The last main-line info (score, pv, depth), merged with the last counters.
     pub info: Info,
-    /// Wall-clock time the search took, measured by the driver.
+    /// Wall-clock time the search took, measured by the driver (UCI and
+    /// XBoard: from writing `go` to reading the best move).
     pub elapsed: Duration,
 }
 
@@ -345,8 +346,15 @@ pub enum EngineError {
     Died { status: String, stderr: String },
     /// The engine did not answer in time and was killed.
     Timeout { waiting_for: String, stderr: String },
-    /// The engine said something we cannot use (an illegal best move…).
+    /// The engine said something we cannot use.
     Protocol(String),
+    /// The engine's best move is not legal in the position searched.
+    IllegalMove {
+        /// The move as the engine wrote it.
+        mv: String,
+        /// The engine's name.
+        engine: String,
+    },
     /// The caller asked for something invalid (unknown option…).
     Usage(String),
 }
@@ -379,6 +387,12 @@ impl fmt::Display for EngineError {
                 )
             }
             EngineError::Protocol(m) => write!(f, "engine protocol error: {m}"),
+            EngineError::IllegalMove { mv, engine } => {
+                write!(
+                    f,
+                    "engine protocol error: illegal best move `{mv}` from {engine}"
+                )
+            }
             EngineError::Usage(m) => write!(f, "{m}"),
         }
     }

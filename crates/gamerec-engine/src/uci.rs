@@ -373,7 +373,6 @@ impl Engine for UciEngine {
 
     fn go(&mut self, limits: &Limits, on_info: &mut dyn FnMut(&Info)) -> Result<SearchResult> {
         let pos = self.current();
-        let started = Instant::now();
         self.stop.reset();
         let cmd = self.position_command();
         self.proc.send(&cmd)?;
@@ -390,6 +389,8 @@ impl Engine for UciEngine {
         } else {
             self.proc.send(&go_command(limits))?;
         }
+        // The engine's own time: from `go` written to `bestmove` read.
+        let go_at = Instant::now();
         let budget = limits
             .time_budget(pos.turn().is_white())
             .or(self.opts.search_timeout);
@@ -447,10 +448,10 @@ impl Engine for UciEngine {
                             None
                         } else {
                             Some(read_uci_pv(&pos, [best]).first().copied().ok_or_else(|| {
-                                EngineError::Protocol(format!(
-                                    "illegal best move `{best}` from {}",
-                                    self.name
-                                ))
+                                EngineError::IllegalMove {
+                                    mv: best.to_owned(),
+                                    engine: self.name.clone(),
+                                }
                             })?)
                         };
                         let ponder = match (words.next(), words.next(), best_move) {
@@ -469,7 +470,7 @@ impl Engine for UciEngine {
                             best_move,
                             ponder,
                             info: summary,
-                            elapsed: started.elapsed(),
+                            elapsed: self.proc.last_line_at().saturating_duration_since(go_at),
                         });
                     }
                     // Anything else is junk or chatter: ignored.
@@ -480,6 +481,10 @@ impl Engine for UciEngine {
 
     fn stop_handle(&self) -> StopHandle {
         self.stop.clone()
+    }
+
+    fn exit_watch(&self) -> Option<crate::ExitWatch> {
+        Some(self.proc.exit_watch())
     }
 
     fn ponder_handle(&self) -> Option<PonderHandle> {

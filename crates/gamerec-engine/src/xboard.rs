@@ -511,6 +511,8 @@ impl Engine for XboardEngine {
         }
         self.sync(&mut |_| {})?;
         self.proc.send("go")?;
+        // The engine's own time: from `go` written to its move read.
+        let go_at = Instant::now();
         let budget = limits
             .time_budget(pos.turn().is_white())
             .or(self.opts.search_timeout);
@@ -541,9 +543,11 @@ impl Engine for XboardEngine {
                         .or_else(|| t.strip_prefix("My move is :"));
                     if let Some(mv) = mv_text {
                         let mv = mv.trim();
-                        let best = read_engine_move(&pos, mv).ok_or_else(|| {
-                            EngineError::Protocol(format!("illegal move `{mv}` from {}", self.name))
-                        })?;
+                        let best =
+                            read_engine_move(&pos, mv).ok_or_else(|| EngineError::IllegalMove {
+                                mv: mv.to_owned(),
+                                engine: self.name.clone(),
+                            })?;
                         self.proc.send("force")?;
                         if summary.pv.first() != Some(&best) {
                             summary.pv = vec![best];
@@ -553,7 +557,7 @@ impl Engine for XboardEngine {
                             best_move: Some(best),
                             ponder,
                             info: summary,
-                            elapsed: started.elapsed(),
+                            elapsed: self.proc.last_line_at().saturating_duration_since(go_at),
                         });
                     }
                     if t == "resign" || t.starts_with("tellopponent resign") {
@@ -562,7 +566,7 @@ impl Engine for XboardEngine {
                             best_move: best,
                             ponder: None,
                             info: summary,
-                            elapsed: started.elapsed(),
+                            elapsed: self.proc.last_line_at().saturating_duration_since(go_at),
                         });
                     }
                     if t.starts_with(|c: char| c.is_ascii_digit())
@@ -574,6 +578,10 @@ impl Engine for XboardEngine {
                 }
             }
         }
+    }
+
+    fn exit_watch(&self) -> Option<crate::ExitWatch> {
+        Some(self.proc.exit_watch())
     }
 
     fn stop_handle(&self) -> StopHandle {

@@ -359,7 +359,7 @@ done"#;
     e.set_position(&Chess::default(), &[]).unwrap();
     assert!(matches!(
         e.go(&Limits::depth(1), &mut |_| {}),
-        Err(EngineError::Protocol(_))
+        Err(EngineError::IllegalMove { .. })
     ));
 }
 

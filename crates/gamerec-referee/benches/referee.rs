@@ -115,6 +115,7 @@ async fn one_game() -> (Duration, Duration) {
             grace: Duration::from_secs(5),
             silence: Duration::from_secs(30),
             margin: Duration::ZERO,
+            relay_allowance: None,
         },
         log: EventLog::disabled(),
         hook: Arc::new(|_, _| {}),

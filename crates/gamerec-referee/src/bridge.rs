@@ -355,6 +355,9 @@ where
         untimed_depth,
         ponder,
     } = player;
+    // The engine's process, watched so its exit is told at once (even
+    // while it is not searching): the game in progress is lost by a crash.
+    let exit_watch = engine.exit_watch();
     let mut engine = Some(engine);
     let mut pondering: Option<Ponder> = None;
     let start_fields = epd_fields(&Chess::default());
@@ -384,6 +387,9 @@ where
             None => {
                 let line = tokio::select! {
                     l = lines.recv() => l,
+                    status = exited(exit_watch.as_ref()) => {
+                        return Err(crashed(&mut writer, &game.pos, &status).await);
+                    }
                     () = cancel.cancelled() => {
                         let _ = writer
                             .write_all(format!("{} refreq sign_off;\n", epd_fields(&game.pos)).as_bytes())
@@ -449,15 +455,21 @@ where
                     engine = Some(e);
                     pondered = result;
                 }
+                let was_pondered = pondered.is_some();
                 let result = match pondered {
                     Some(result) => result,
                     None => {
                         let searching = take(&mut engine)?;
                         let stop = searching.stop_handle();
                         let limits = limits.clone();
-                        let search = run_blocking(searching, move |e| {
-                            e.set_position(&start, &moves)?;
-                            e.go(&limits, &mut |_| {})
+                        // The engine comes back with the search's error, so
+                        // an illegal best move does not cost the engine.
+                        let mut searching = searching;
+                        let search = tokio::task::spawn_blocking(move || {
+                            let r = searching
+                                .set_position(&start, &moves)
+                                .and_then(|()| searching.go(&limits, &mut |_| {}));
+                            (searching, r)
                         });
                         tokio::pin!(search);
                         let mut superseded = false;
@@ -474,7 +486,7 @@ where
                                     + STOP_WAIT
                             });
                             tokio::select! {
-                                r = &mut search => break r?,
+                                r = &mut search => break r.map_err(std::io::Error::other)?,
                                 () = async {
                                     match stop_by {
                                         Some(t) => tokio::time::sleep_until(t).await,
@@ -510,6 +522,27 @@ where
                                     superseded = true;
                                     stop.stop();
                                 }
+                            }
+                        };
+                        let result = match result {
+                            Ok(r) => r,
+                            Err(EngineError::IllegalMove { mv, .. }) if !superseded => {
+                                // The referee rules on it (a rules
+                                // infraction naming the move).
+                                engine = Some(e);
+                                send_illegal(&mut writer, &game.pos, &mv).await?;
+                                continue;
+                            }
+                            Err(err) => {
+                                drop(e);
+                                return Err(engine_failed(
+                                    err,
+                                    &mut writer,
+                                    &game.pos,
+                                    &pending,
+                                    &mut lines,
+                                )
+                                .await);
                             }
                         };
                         engine = Some(e);
@@ -552,6 +585,14 @@ where
                         }
                         if let Some(nodes) = info.nodes.and_then(|n| i64::try_from(n).ok()) {
                             reply.set(Operation::integer(Opcode::Acn, nodes));
+                        }
+                        // The engine's own time, `go` written to `bestmove`
+                        // read (a ponder hit's search began earlier: none).
+                        if !was_pondered {
+                            reply.set(Operation::new(
+                                Opcode::Other(ENGINE_TIME_OPCODE.into()),
+                                vec![Operand::Raw(result.elapsed.as_micros().to_string())],
+                            ));
                         }
                         summary.moves += 1;
                     }
@@ -599,6 +640,116 @@ where
                 return Ok(summary);
             }
             _ => {}
+        }
+    }
+}
+
+/// The opcode of the engine's own time for a move, sent with `reply` by
+/// gamerec's bridges: `engine_us N`, microseconds from writing `go` to the
+/// engine to reading its `bestmove`. A referee that trusts the client
+/// (the match runner's own bridges) charges that instead of its own
+/// measure, which includes the relay.
+pub const ENGINE_TIME_OPCODE: &str = "engine_us";
+
+/// How often an idle bridge looks at its engine's exit watch.
+const EXIT_POLL: Duration = Duration::from_millis(20);
+
+/// Resolves with the exit status once the engine's process has exited
+/// (never for an engine without a process).
+async fn exited(watch: Option<&gamerec_engine::ExitWatch>) -> String {
+    let Some(watch) = watch else {
+        return std::future::pending().await;
+    };
+    loop {
+        if let Some(status) = watch.exited() {
+            return status;
+        }
+        tokio::time::sleep(EXIT_POLL).await;
+    }
+}
+
+/// A record's text operand: printable ASCII without quotes or backslashes,
+/// at most 200 characters.
+fn plain(text: &str) -> String {
+    text.chars()
+        .filter(|c| (' '..='~').contains(c) && *c != '"' && *c != '\\')
+        .take(200)
+        .collect()
+}
+
+/// Tells the referee the engine crashed (a `fault` naming the exit
+/// status, which ends the game as abandoned by a crash) and builds the
+/// bridge's error (its caller restarts the engine).
+async fn crashed<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    pos: &Chess,
+    status: &str,
+) -> std::io::Error {
+    let why = plain(&format!("engine crashed ({status})"));
+    let line = format!("{} refreq fault; c0 \"{why}\";\n", epd_fields(pos));
+    if let Err(e) = writer.write_all(line.as_bytes()).await {
+        return e;
+    }
+    if let Err(e) = writer.flush().await {
+        return e;
+    }
+    std::io::Error::other(why)
+}
+
+/// Sends an engine's illegal best move as its move: the referee rules the
+/// infraction and names the move.
+async fn send_illegal<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    pos: &Chess,
+    mv: &str,
+) -> std::io::Result<()> {
+    let mut text: String = mv
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '=' | '+' | '#'))
+        .take(16)
+        .collect();
+    // A text the referee would read as a legal move (SAN, or a move that
+    // is not UCI) must not be played for the engine.
+    if text.is_empty() || parse_move(pos, &text).is_ok() {
+        text = format!("illegal-{text}");
+    }
+    let line = format!("{} refreq reply; sm {text};\n", epd_fields(pos));
+    writer.write_all(line.as_bytes()).await?;
+    writer.flush().await
+}
+
+/// A search that failed: a crash is told as one, and an engine its driver
+/// gave up on (it did not answer in time) stays until the referee ends the
+/// game, which is then lost on time, not by abandonment. Returns the
+/// bridge's error either way (its caller restarts the engine).
+async fn engine_failed<W: AsyncWrite + Unpin>(
+    error: EngineError,
+    writer: &mut W,
+    pos: &Chess,
+    pending: &std::collections::VecDeque<String>,
+    lines: &mut tokio::sync::mpsc::Receiver<std::io::Result<Option<Line>>>,
+) -> std::io::Error {
+    let concluded = pending.iter().any(|t| {
+        read_record(t).is_ok_and(|r| matches!(refcom(&r), Some("conclude" | "disconnect")))
+    });
+    match &error {
+        EngineError::Died { status, .. } if !concluded => crashed(writer, pos, status).await,
+        EngineError::Timeout { .. } if !concluded => {
+            wait_for_conclude(lines).await;
+            std::io::Error::other(error)
+        }
+        _ => std::io::Error::other(error),
+    }
+}
+
+/// Reads the referee's lines until the game is concluded (or the
+/// connection ends), dropping them.
+async fn wait_for_conclude(lines: &mut tokio::sync::mpsc::Receiver<std::io::Result<Option<Line>>>) {
+    while let Some(Ok(Some(line))) = lines.recv().await {
+        if let Line::Text(t) = line
+            && read_record(&t).is_ok_and(|r| matches!(refcom(&r), Some("conclude" | "disconnect")))
+        {
+            return;
         }
     }
 }

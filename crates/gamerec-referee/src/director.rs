@@ -46,6 +46,11 @@ pub struct SavedMove {
     /// reply's arrival to the opponent's `respond`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_us: Option<u64>,
+    /// The relay's overhead for the move in microseconds (the referee's
+    /// measure less the engine's own time), when the engine's time was
+    /// charged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay_us: Option<u64>,
     /// What the mover's engine reported (`ce`, `depth`, `nodes`; absent
     /// when not reported).
     #[serde(flatten)]
@@ -354,6 +359,7 @@ fn save(dir: &Path, spec: &GameSpec, state: &GameState) -> std::io::Result<()> {
                 san: p.san.clone(),
                 ms: p.elapsed.as_millis() as u64,
                 latency_us: p.latency.map(|l| l.as_micros() as u64),
+                relay_us: p.relay.map(|l| l.as_micros() as u64),
                 engine: p.engine,
             })
             .collect(),
@@ -409,6 +415,9 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
                     .map_err(|e| EventError(format!("state of game {}: {e}", spec.number)))?;
                 if let Some(us) = m.latency_us {
                     state.set_last_latency(Duration::from_micros(us));
+                }
+                if let Some(us) = m.relay_us {
+                    state.set_last_relay(Duration::from_micros(us));
                 }
                 state.annotate_last(m.engine);
             }
@@ -506,6 +515,10 @@ pub struct EventHooks {
     pub adjudicator: Option<Adjudicator>,
     /// What `games.pgn` adds (engine data, GameDuration).
     pub export: ExportOptions,
+    /// Charge the clients' own engine times, with this allowance for the
+    /// relay ([`crate::runner::Timing::relay_allowance`]; the match
+    /// runner, whose bridges are its own).
+    pub relay_allowance: Option<Duration>,
 }
 
 impl std::fmt::Debug for EventHooks {
@@ -515,6 +528,7 @@ impl std::fmt::Debug for EventHooks {
             .field("observer", &self.observer.is_some())
             .field("adjudicator", &self.adjudicator.is_some())
             .field("export", &self.export)
+            .field("relay_allowance", &self.relay_allowance)
             .finish()
     }
 }
@@ -562,7 +576,10 @@ pub async fn run_event_with(
         Some(specs) => specs,
         None => config.schedule(base)?,
     };
-    let timing = config.timing()?;
+    let mut timing = config.timing()?;
+    if hooks.relay_allowance.is_some() {
+        timing.relay_allowance = hooks.relay_allowance;
+    }
     let concurrency = options
         .concurrency
         .or(config.concurrency)

@@ -246,6 +246,7 @@ impl EventConfig {
                 }
                 ms => Duration::from_millis(ms.unwrap_or(0)),
             },
+            relay_allowance: None,
         })
     }
 

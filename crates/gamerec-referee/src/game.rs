@@ -135,6 +135,10 @@ pub struct Played {
     pub latency: Option<Duration>,
     /// What the mover's engine reported with the move (`ce`, `acd`, `acn`).
     pub engine: EngineReport,
+    /// The relay's overhead for the move, when the engine's own time was
+    /// charged: the referee's measure (`respond` sent to `reply` in) less
+    /// the engine's time (`go` written to `bestmove` read).
+    pub relay: Option<Duration>,
 }
 
 /// A search's result as a client may send it with its move: the EPD
@@ -251,6 +255,13 @@ impl GameState {
         }
     }
 
+    /// Records the relay's overhead for the last move played.
+    pub fn set_last_relay(&mut self, relay: Duration) {
+        if let Some(last) = self.played.last_mut() {
+            last.relay = Some(relay);
+        }
+    }
+
     /// The side to move.
     pub fn turn(&self) -> Color {
         self.pos.turn()
@@ -302,22 +313,31 @@ impl GameState {
     /// The side to move ran out of time while thinking for `elapsed`.
     pub fn flag(&mut self, elapsed: Duration) -> Ending {
         let color = self.turn();
+        let overrun = self
+            .clocks
+            .remaining(color)
+            .map(|rem| elapsed.saturating_sub(rem));
         self.clocks.exhaust(color, elapsed);
-        self.flag_fell(color)
+        self.flag_fell(color, overrun)
     }
 
-    fn flag_fell(&mut self, color: Color) -> Ending {
+    /// `color`'s flag fell, `overrun` past its clock's zero (the reason
+    /// says by how much, in milliseconds).
+    fn flag_fell(&mut self, color: Color, overrun: Option<Duration>) -> Ending {
+        let over = overrun.map_or(String::new(), |o| {
+            format!(" ({:.0} ms over)", o.as_secs_f64() * 1000.0)
+        });
         let ending = if self.pos.has_insufficient_material(!color) {
             Ending::new(
                 Outcome::Draw,
                 Termination::TimeForfeit,
-                format!("{color} lost on time but {} cannot mate", !color),
+                format!("{color} lost on time{over} but {} cannot mate", !color),
             )
         } else {
             Ending::new(
                 Outcome::Win(!color),
                 Termination::TimeForfeit,
-                format!("{color} lost on time"),
+                format!("{color} lost on time{over}"),
             )
         };
         self.ending = Some(ending.clone());
@@ -432,8 +452,10 @@ impl GameState {
                 &format!("draw claimed by {color}: {why}"),
             ));
         }
+        let before = self.clocks.remaining(color);
         if let Err(FlagFall(c)) = self.clocks.complete_move(color, elapsed) {
-            return Step::Ended(self.flag_fell(c));
+            let overrun = before.map(|rem| elapsed.saturating_sub(rem));
+            return Step::Ended(self.flag_fell(c, overrun));
         }
         if !self.pos.is_legal(mv) {
             return self.infraction(format!("{color} played an illegal move"));
@@ -483,6 +505,7 @@ impl GameState {
             note,
             latency: None,
             engine: EngineReport::default(),
+            relay: None,
         });
     }
 

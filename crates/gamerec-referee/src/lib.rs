@@ -11,6 +11,7 @@ pub mod app;
 pub mod bridge;
 pub mod clock;
 pub mod conn;
+pub mod counters;
 pub mod director;
 pub mod event;
 pub mod export;

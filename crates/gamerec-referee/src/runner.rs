@@ -32,6 +32,12 @@ pub struct Timing {
     pub silence: Duration,
     /// How far past zero a clock may run before its flag falls (default 0).
     pub margin: Duration,
+    /// Trusted clients (the match runner's own bridges): a `reply` that
+    /// carries the engine's own time ([`crate::bridge::ENGINE_TIME_OPCODE`],
+    /// `go` written to `bestmove` read) is charged that time, not the
+    /// referee's measure, and the flag waits this much longer for the relay.
+    /// `None` (the default): every client is charged the referee's measure.
+    pub relay_allowance: Option<Duration>,
 }
 
 impl Default for Timing {
@@ -42,6 +48,7 @@ impl Default for Timing {
             grace: Duration::from_secs(30),
             silence: Duration::from_secs(600),
             margin: Duration::ZERO,
+            relay_allowance: None,
         }
     }
 }
@@ -279,7 +286,7 @@ pub async fn run_game(
         }
         let started = sent_at.unwrap_or_else(Instant::now);
         let flag_at = match state.clocks().time_to_flag(mover) {
-            Some(rem) => started + rem,
+            Some(rem) => started + rem + ctx.timing.relay_allowance.unwrap_or_default(),
             None => started + ctx.timing.silence,
         };
         let mut deadline = flag_at;
@@ -391,7 +398,20 @@ pub async fn run_game(
             }
             Event::In(c, Inbound::Record(record, at)) => match refreq(&record) {
                 Some("reply") if c == mover => {
-                    let step = state.apply_reply(&record, at.saturating_duration_since(started));
+                    let measured = at.saturating_duration_since(started);
+                    // A trusted client's engine time is charged; the rest
+                    // of the referee's measure is the relay's overhead.
+                    let engine = ctx
+                        .timing
+                        .relay_allowance
+                        .and_then(|_| engine_time(&record))
+                        .map(|t| t.min(measured));
+                    let step = state.apply_reply(&record, engine.unwrap_or(measured));
+                    if step == Step::Moved
+                        && let Some(t) = engine
+                    {
+                        state.set_last_relay(measured - t);
+                    }
                     if step == Step::Moved {
                         if let Some((outcome, reason)) = ctx
                             .adjudicator
@@ -440,16 +460,24 @@ pub async fn run_game(
                     );
                 }
                 Some("fault") => {
+                    let why = record.string("c0").map(|w| {
+                        crate::log::escape_controls(w)
+                            .chars()
+                            .take(200)
+                            .collect::<String>()
+                    });
                     ctx.log.note(&format!(
-                        "game {}: {} reports a fault; supervisor attention needed",
+                        "game {}: {} reports a fault ({}); supervisor attention needed",
                         spec.number,
-                        names[index(c)]
+                        names[index(c)],
+                        why.as_deref().unwrap_or("no reason given")
                     ));
-                    state.end(
-                        Outcome::Win(!c),
-                        Termination::Abandoned,
-                        &format!("{c} reported a fault"),
-                    );
+                    let reason = match why {
+                        Some(w) if w.starts_with("engine crashed") => format!("{c}'s {w}"),
+                        Some(w) => format!("{c} reported a fault: {w}"),
+                        None => format!("{c} reported a fault"),
+                    };
+                    state.end(Outcome::Win(!c), Termination::Abandoned, &reason);
                 }
                 Some("sign_on") => {}
                 other => {
@@ -493,6 +521,13 @@ pub async fn run_game(
         ));
     }
     RunEnd::Finished(state)
+}
+
+/// The engine's own time a reply carries (`engine_us`), if any.
+fn engine_time(record: &Record) -> Option<Duration> {
+    let op = record.op(crate::bridge::ENGINE_TIME_OPCODE)?;
+    let us: u64 = op.operands.first()?.text().parse().ok()?;
+    Some(Duration::from_micros(us))
 }
 
 /// How long a seat that owes a reply is held back from the next game.

@@ -190,6 +190,16 @@ pub struct MatchConfig {
     /// Engines ponder on the opponent's time (those that can: UCI).
     #[serde(default)]
     pub ponder: bool,
+    /// Milliseconds between a game's end and its engines' next game.
+    #[serde(default)]
+    pub wait_ms: u64,
+    /// The second game of a pair keeps the colours (fastchess `-noswap`).
+    #[serde(default)]
+    pub noswap: bool,
+    /// The pairing's second engine has White in a pair's first game
+    /// (fastchess `-reverse`).
+    #[serde(default)]
+    pub reverse: bool,
 }
 
 impl MatchConfig {
@@ -342,7 +352,13 @@ pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
         for (p, &(a, b)) in pairings.iter().enumerate() {
             let both = 2 * round as u32 + 2 <= config.games;
             let first_number = out.len() as u32 + 1;
-            for (g, first_is_white) in [true, false].into_iter().enumerate() {
+            let colours = match (config.reverse, config.noswap) {
+                (false, false) => [true, false],
+                (true, false) => [false, true],
+                (false, true) => [true, true],
+                (true, true) => [false, false],
+            };
+            for (g, first_is_white) in colours.into_iter().enumerate() {
                 if g == 1 && !both {
                     break;
                 }
@@ -410,6 +426,8 @@ impl PairingTally {
 pub struct Tally {
     /// Per pairing.
     pub pairings: Vec<PairingTally>,
+    /// Per engine, and the relay/latency figures.
+    pub counters: crate::counters::Counters,
     /// Half points of the first engine, by game number.
     results: HashMap<u32, u8>,
 }
@@ -427,8 +445,35 @@ impl Tally {
                     ..PairingTally::default()
                 })
                 .collect(),
+            counters: crate::counters::Counters::new(
+                config.engines.iter().map(|e| e.name.as_str()),
+            ),
             results: HashMap::new(),
         }
+    }
+
+    /// Counts a finished game's endings and move times per engine (call
+    /// once per game, after [`Tally::add`] returned true). `moves` are all
+    /// the game's moves, opening moves first (skipped).
+    pub fn count_engines(
+        &mut self,
+        game: &Scheduled,
+        ending: &crate::game::Ending,
+        moves: impl IntoIterator<Item = crate::counters::MoveTimes>,
+    ) {
+        let book = game.spec.opening.len();
+        let first = if book.is_multiple_of(2) {
+            game.spec.start.turn()
+        } else {
+            !game.spec.start.turn()
+        };
+        self.counters.add_game(
+            &game.spec.white,
+            &game.spec.black,
+            first,
+            ending,
+            moves.into_iter().skip(book),
+        );
     }
 
     /// Counts a finished game (a second call for the same game is ignored).
@@ -514,6 +559,20 @@ pub fn live_line(t: &PairingTally, sprt: Option<&Sprt>) -> String {
         line.push_str(&format!(" | LLR {:.2} ({lo:.2}, {hi:.2})", t.llr(s)));
     }
     line
+}
+
+/// How a game ended, as the live output tells it after each game:
+/// `Finished game 3 (a vs b): 0-1 {time forfeit: white lost on time (12 ms over)}`.
+pub fn finished_line(spec: &GameSpec, ending: &crate::game::Ending) -> String {
+    format!(
+        "Finished game {} ({} vs {}): {} {{{}: {}}}",
+        spec.number,
+        spec.white,
+        spec.black,
+        ending.outcome.result_str(),
+        ending.termination.as_str(),
+        crate::log::escape_controls(&ending.reason)
+    )
 }
 
 /// The final report of every pairing (see README "match report").
@@ -602,6 +661,24 @@ pub struct ReportFile {
     pub decision: Option<SprtDecision>,
     /// Per pairing: counts, then (output only) estimates.
     pub pairings: Vec<PairingReport>,
+    /// The match's time control (`gamerec match`), checked when merging.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<String>,
+    /// The run's identity (random, kept across resumes): `match report`
+    /// refuses the same run twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// Per engine: results, timeouts, crashes, illegal moves, time per
+    /// move (`gamerec match`; ignored when merging).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", skip_deserializing)]
+    pub engines: Vec<crate::counters::EngineTally>,
+    /// The relay's overhead per move: the referee's measure less the
+    /// engine's own time (`go` written to `bestmove` read).
+    #[serde(default, skip_serializing_if = "Option::is_none", skip_deserializing)]
+    pub relay: Option<crate::counters::TimeSummary>,
+    /// The referee's latency per move: a reply in to the next `respond` out.
+    #[serde(default, skip_serializing_if = "Option::is_none", skip_deserializing)]
+    pub referee_latency: Option<crate::counters::TimeSummary>,
 }
 
 /// One pairing in `report.json`.
@@ -641,7 +718,27 @@ impl ReportFile {
                     llr: sprt.map(|s| t.llr(&s)),
                 })
                 .collect(),
+            engines: Vec::new(),
+            relay: None,
+            referee_latency: None,
+            time_control: None,
+            run: None,
         }
+    }
+
+    /// The report with the match's time control and run identity.
+    pub fn with_run(mut self, time_control: &str, run: &str) -> ReportFile {
+        self.time_control = Some(time_control.to_owned());
+        self.run = Some(run.to_owned());
+        self
+    }
+
+    /// The report with a match's per-engine counters and relay figures.
+    pub fn with_counters(mut self, counters: &crate::counters::Counters) -> ReportFile {
+        self.engines = counters.engines.clone();
+        self.relay = counters.relay.summary();
+        self.referee_latency = counters.latency.summary();
+        self
     }
 }
 
@@ -651,9 +748,23 @@ impl ReportFile {
 pub fn merge_reports(
     dirs: &[PathBuf],
 ) -> Result<(Vec<PairingTally>, Option<Sprt>, usize), EventError> {
+    merge_reports_checked(dirs, true, true)
+}
+
+/// [`merge_reports`] that refuses, unless allowed, the same run given twice
+/// (the same file, or two reports of one run: a copy) and reports of
+/// different time controls.
+pub fn merge_reports_checked(
+    dirs: &[PathBuf],
+    allow_duplicates: bool,
+    allow_mixed_tc: bool,
+) -> Result<(Vec<PairingTally>, Option<Sprt>, usize), EventError> {
     let mut merged: Vec<PairingTally> = Vec::new();
     let mut sprt = None;
     let mut scheduled = 0;
+    let mut seen_paths: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut seen_runs: HashMap<String, PathBuf> = HashMap::new();
+    let mut first_tc: Option<(String, PathBuf)> = None;
     for dir in dirs {
         let path = if dir.is_dir() {
             dir.join("report.json")
@@ -664,6 +775,38 @@ pub fn merge_reports(
             .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
         let report: ReportFile = serde_json::from_str(&text)
             .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        if !allow_duplicates {
+            let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if let Some(other) = seen_paths.insert(canonical, path.clone()) {
+                return Err(EventError(format!(
+                    "{} is given twice (also as {}): its games would count twice (--allow-duplicates to merge anyway)",
+                    path.display(),
+                    other.display()
+                )));
+            }
+            if let Some(run) = &report.run
+                && let Some(other) = seen_runs.insert(run.clone(), path.clone())
+            {
+                return Err(EventError(format!(
+                    "{} and {} are reports of the same run: its games would count twice (--allow-duplicates to merge anyway)",
+                    other.display(),
+                    path.display()
+                )));
+            }
+        }
+        if let Some(tc) = &report.time_control {
+            match &first_tc {
+                None => first_tc = Some((tc.clone(), path.clone())),
+                Some((first, at)) if first != tc && !allow_mixed_tc => {
+                    return Err(EventError(format!(
+                        "{} was played at {tc}, {} at {first}: different time controls (--allow-mixed-tc to merge anyway)",
+                        path.display(),
+                        at.display()
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
         sprt = sprt.or(report.sprt);
         scheduled += report.scheduled;
         for p in report.pairings {
@@ -831,7 +974,14 @@ pub fn load_finished(
         };
         match saved.ending {
             Some(e) if e.outcome != Outcome::Unfinished => {
-                tally.add(g, e.outcome);
+                if tally.add(g, e.outcome) {
+                    let moves = saved.moves.iter().map(|m| crate::counters::MoveTimes {
+                        charged: std::time::Duration::from_millis(m.ms),
+                        relay: m.relay_us.map(std::time::Duration::from_micros),
+                        latency: m.latency_us.map(std::time::Duration::from_micros),
+                    });
+                    tally.count_engines(g, &e, moves);
+                }
             }
             _ => unfinished.push(g.spec.number),
         }
@@ -871,7 +1021,34 @@ mod tests {
             seed: 1,
             margin_ms: 0,
             ponder: false,
+            wait_ms: 0,
+            noswap: false,
+            reverse: false,
         }
+    }
+
+    #[test]
+    fn noswap_and_reverse_set_the_colours_of_each_pair() {
+        let whites = |reverse, noswap| {
+            let mut c = config(2, 4);
+            (c.reverse, c.noswap) = (reverse, noswap);
+            schedule(&c)
+                .unwrap()
+                .iter()
+                .map(|g| g.spec.white.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(whites(false, false), ["e0", "e1", "e0", "e1"]);
+        assert_eq!(whites(true, false), ["e1", "e0", "e1", "e0"]);
+        assert_eq!(whites(false, true), ["e0", "e0", "e0", "e0"]);
+        assert_eq!(whites(true, true), ["e1", "e1", "e1", "e1"]);
+        // Older match.json files (without the fields) still load.
+        let mut json: serde_json::Value = serde_json::to_value(config(2, 2)).unwrap();
+        for k in ["wait_ms", "noswap", "reverse"] {
+            json.as_object_mut().unwrap().remove(k);
+        }
+        let back: MatchConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(back, config(2, 2));
     }
 
     #[test]
@@ -975,7 +1152,7 @@ mod tests {
         let (pa, pb) = (dir.join("a.json"), dir.join("b.json"));
         std::fs::write(&pa, a.to_json()).unwrap();
         std::fs::write(&pb, b.to_json()).unwrap();
-        let (merged, sprt, scheduled) = merge_reports(&[pa, pb]).unwrap();
+        let (merged, sprt, scheduled) = merge_reports(&[pa.clone(), pb]).unwrap();
         assert_eq!((merged.len(), sprt, scheduled), (1, None, 16));
         assert_eq!(
             merged[0].trinomial,
@@ -987,6 +1164,22 @@ mod tests {
         );
         assert_eq!(merged[0].pentanomial.0, [0, 1, 2, 2, 3]);
         assert!(merge_reports(&[dir.join("missing.json")]).is_err());
+        // The same file twice, or two copies of one run, are refused unless
+        // allowed; so are different time controls.
+        let err = merge_reports_checked(&[pa.clone(), pa.clone()], false, false).unwrap_err();
+        assert!(err.0.contains("given twice"), "{err}");
+        let run = |r: &ReportFile, tc: &str, id: &str| r.clone().with_run(tc, id).to_json();
+        let (pc, pd) = (dir.join("c.json"), dir.join("d.json"));
+        std::fs::write(&pc, run(&a, "1+0.01", "r1")).unwrap();
+        std::fs::write(&pd, run(&a, "1+0.01", "r1")).unwrap();
+        let err = merge_reports_checked(&[pc.clone(), pd.clone()], false, false).unwrap_err();
+        assert!(err.0.contains("same run"), "{err}");
+        assert!(merge_reports_checked(&[pc.clone(), pd.clone()], true, false).is_ok());
+        std::fs::write(&pd, run(&b, "2+0.02", "r2")).unwrap();
+        let err = merge_reports_checked(&[pc.clone(), pd.clone()], false, false).unwrap_err();
+        assert!(err.0.contains("different time controls"), "{err}");
+        let (merged, _, _) = merge_reports_checked(&[pc, pd], false, true).unwrap();
+        assert_eq!(merged[0].trinomial.games(), 16);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1042,6 +1235,11 @@ pub struct RunMatch {
     /// The referee's address (default `127.0.0.1:0`, any free port).
     pub listen: Option<String>,
 }
+
+/// How long past an engine's flag the referee waits for its reply to be
+/// relayed: the match's bridges report the engine's own time (`go` written
+/// to `bestmove` read), which is what its clock is charged.
+const RELAY_ALLOWANCE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Restarts a crashed engine at most this many times per bridge.
 const MAX_RESTARTS: u32 = 50;
@@ -1115,7 +1313,8 @@ pub async fn run(
         concurrency: Some(config.concurrency),
         listen: None,
         reset_delay: Some(0.05),
-        conclude_delay: Some(0.05),
+        // `--wait`: engines rest this long after each game.
+        conclude_delay: Some((config.wait_ms as f64 / 1000.0).max(0.05)),
         // A player that disconnects (its engine crashed) loses the game at
         // once; its bridge restarts the engine for the next game.
         grace: Some(0.0),
@@ -1141,8 +1340,16 @@ pub async fn run(
     };
     let scheduled = games.len();
     let report_failure: Arc<Mutex<Option<String>>> = Arc::default();
+    // The run's identity, kept in report.json across resumes.
+    let run_id = std::fs::read_to_string(dir.join("report.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<ReportFile>(&t).ok())
+        .and_then(|r| r.run)
+        .unwrap_or_else(match_secret);
     let write_report = |t: &Tally| {
-        let report = ReportFile::new(&config.event, scheduled, &t.pairings, sprt);
+        let report = ReportFile::new(&config.event, scheduled, &t.pairings, sprt)
+            .with_counters(&t.counters)
+            .with_run(&config.time_control, &run_id);
         let written = serde_json::to_string_pretty(&report)
             .map_err(std::io::Error::other)
             .and_then(|text| {
@@ -1159,13 +1366,15 @@ pub async fn run(
     let already = decided(&tally);
     let tally = Arc::new(Mutex::new(tally));
     let finish = |tally: &Tally, decision: Option<SprtDecision>| {
-        let report = report_text(&tally.pairings, sprt.as_ref(), scheduled);
+        let report =
+            report_text(&tally.pairings, sprt.as_ref(), scheduled) + &tally.counters.text();
         stream.emit(
             "match_end",
             serde_json::json!({
                 "games": tally.games(), "scheduled": scheduled,
                 "sprt": decision,
-                "report": ReportFile::new(&config.event, scheduled, &tally.pairings, sprt),
+                "report": ReportFile::new(&config.event, scheduled, &tally.pairings, sprt)
+                    .with_counters(&tally.counters),
             }),
         );
         MatchOutcome {
@@ -1192,6 +1401,7 @@ pub async fn run(
         let (stream, tally, lookup, live) =
             (stream.clone(), tally.clone(), lookup.clone(), run.live);
         let (event, dir) = (config.event.clone(), dir.clone());
+        let (tc, run_id) = (config.time_control.clone(), run_id.clone());
         let report_failure = report_failure.clone();
         Arc::new(move |spec: &GameSpec, state: &GameState| {
             stream.game(spec, state);
@@ -1203,11 +1413,20 @@ pub async fn run(
             if !t.add(game, ending.outcome) {
                 return;
             }
+            let moves = state.played().iter().map(|p| crate::counters::MoveTimes {
+                charged: p.elapsed,
+                relay: p.relay,
+                latency: p.latency,
+            });
+            t.count_engines(game, ending, moves);
             let p = &t.pairings[game.pairing];
             if live {
+                eprintln!("{}", finished_line(spec, ending));
                 eprintln!("{}", live_line(p, sprt.as_ref()));
             }
-            let report = ReportFile::new(&event, scheduled, &t.pairings, sprt);
+            let report = ReportFile::new(&event, scheduled, &t.pairings, sprt)
+                .with_counters(&t.counters)
+                .with_run(&tc, &run_id);
             let written = serde_json::to_string_pretty(&report)
                 .map_err(std::io::Error::other)
                 .and_then(|text| {
@@ -1258,6 +1477,7 @@ pub async fn run(
             engine_data: config.engine_data,
             game_duration: true,
         },
+        relay_allowance: Some(RELAY_ALLOWANCE),
     };
 
     let listen = run.listen.as_deref().unwrap_or("127.0.0.1:0");

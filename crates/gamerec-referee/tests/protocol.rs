@@ -40,6 +40,7 @@ fn timing() -> Timing {
         grace: Duration::from_millis(800),
         silence: Duration::from_secs(30),
         margin: Duration::ZERO,
+        relay_allowance: None,
     }
 }
 
