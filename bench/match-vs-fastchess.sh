@@ -63,9 +63,10 @@ for round in $(seq 1 "$rounds"); do
       export UCI_STAMP_DIR="$out.stamps"
       mkdir -p "$UCI_STAMP_DIR"
       start=$(date +%s.%N)
-      "$FASTCHESS" -engine cmd="$engine" name=sf-a -engine cmd="$engine" name=sf-b \
+      # fastchess writes its config.json in the current directory: the work one.
+      (cd "$work" && "$FASTCHESS" -engine cmd="$engine" name=sf-a -engine cmd="$engine" name=sf-b \
         -each tc="$tc" proto=uci -rounds $((games / 2)) -games 2 -repeat \
-        -concurrency 2 -pgnout file="$out.pgn" > "$out.log" 2>&1 || true
+        -concurrency 2 -pgnout file="$out.pgn" > "$out.log" 2>&1) || true
       end=$(date +%s.%N)
       read -r p50 p99 max n < <("$python" "$stamp" --report "$UCI_STAMP_DIR")
       played=$(grep -c '^\[Result "' "$out.pgn" || true)
