@@ -318,6 +318,11 @@ pub fn show_sgf(
                     b.captures(Color::Black),
                     b.captures(Color::White)
                 );
+                if coll.main_line(root).last() == Some(&node)
+                    && let Some(score) = replay::final_score(coll, root)
+                {
+                    let _ = writeln!(s, "Score (TB/TW): {score}");
+                }
             } else if let Position::Othello(b) = &state.position {
                 let _ = writeln!(
                     s,

@@ -105,6 +105,7 @@ checks! {
     MoveNotPoint "move-not-point" [] false "A move value that is not a point.";
     OffBoard "off-board" [] false "A setup point off the board.";
     Rules "rules" [] false "A note about `RU`.";
+    ResultVsScore "result-vs-score" [] false "`RE` disagrees with the count of the final `TB`/`TW` marks under the game's rules and `KM`.";
     TooLarge "too-large" [] false "Input over the parser's size limit.";
 }
 

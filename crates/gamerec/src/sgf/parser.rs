@@ -63,6 +63,7 @@ impl SgfDiagnostic {
             | SgfCheck::BoardSize => Code::Value,
             SgfCheck::Other
             | SgfCheck::Rules
+            | SgfCheck::ResultVsScore
             | SgfCheck::UnknownProperty
             | SgfCheck::NotInFf
             | SgfCheck::ObsoleteProperty

@@ -532,6 +532,9 @@ fn check_game_with(
             check: SgfCheck::Rules,
         });
     }
+    if notes && let Some(e) = result_vs_score(coll, root, game_number) {
+        out.push(e);
+    }
     superko_setup(&mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
     let mut errors = Vec::new();
@@ -588,6 +591,70 @@ fn check_game_with(
         }
     }
     out
+}
+
+/// The count of the main line's last node when it marks territory
+/// (`TB`/`TW`), under the root's rules (`RU`) and komi (`KM`, else 0);
+/// `None` for other games.
+pub fn final_score(coll: &Collection, root: NodeId) -> Option<super::score::Score> {
+    if coll.game_info(root).gm != 1 {
+        return None;
+    }
+    let last = *coll.main_line(root).last()?;
+    let marks = |prop: Prop| -> Vec<Point> {
+        let mut pts = Vec::new();
+        if let Some(p) = coll.get(last, prop) {
+            for &v in p.values() {
+                points(v, &mut pts);
+            }
+        }
+        pts
+    };
+    let (tb, tw) = (marks(Prop::TB), marks(Prop::TW));
+    if tb.is_empty() && tw.is_empty() {
+        return None;
+    }
+    let (state, _) = play_to(coll, last)?;
+    let Position::Go(board) = &state.position else {
+        return None;
+    };
+    let komi = match coll.get(root, Prop::KM).map(|p| p.value()) {
+        Some(Value::Real(k)) => k,
+        Some(Value::Number(k)) => k as f64,
+        _ => 0.0,
+    };
+    Some(super::score::score_with_marks(
+        board,
+        &tb,
+        &tw,
+        state.rules.scoring,
+        komi,
+    ))
+}
+
+/// A warning when the root's `RE` (points, a draw, or a bare winner)
+/// disagrees with [`final_score`].
+fn result_vs_score(coll: &Collection, root: NodeId, game_number: usize) -> Option<RuleError> {
+    use super::score::Outcome;
+    let re = coll.get(root, Prop::RE)?;
+    let outcome = Outcome::parse(coll.text_of(root, Prop::RE)?)?;
+    let score = final_score(coll, root)?;
+    let agrees = match outcome {
+        Outcome::Points(c, m) => {
+            score.winner() == Some(c) && (score.margin().abs() - m).abs() < 1e-9
+        }
+        Outcome::Draw => score.winner().is_none(),
+        Outcome::Won(c) => score.winner() == Some(c),
+        _ => return None,
+    };
+    (!agrees).then(|| RuleError {
+        node: root,
+        path: node_path(coll, root, game_number),
+        offset: re.offset(),
+        message: format!("RE[{outcome}] but the final TB/TW marks count {score}"),
+        warning: true,
+        check: SgfCheck::ResultVsScore,
+    })
 }
 
 /// The readable path of a node: `game 1, main line move 57, variation 2`.
