@@ -328,14 +328,25 @@ pub fn sgf_svg(
         && !numbered.iter().any(|&(q, _)| q == p)
     {
         let (cx, cy) = g.center(p);
-        let _ = write!(
-            svg,
-            r#"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
-            num(cx),
-            num(cy),
-            num(CELL * 0.24),
-            if othello { "#e53935" } else { ink(p) },
-        );
+        if othello {
+            let _ = write!(
+                svg,
+                r##"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="none" stroke="#e53935" stroke-width="2"/>"##,
+                num(cx),
+                num(cy),
+                num(CELL * 0.24),
+            );
+        } else {
+            // A dot, so that a `CR` ring stays distinct from it.
+            let _ = write!(
+                svg,
+                r#"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="{}"/>"#,
+                num(cx),
+                num(cy),
+                num(CELL * 0.14),
+                ink(p),
+            );
+        }
     }
     if opts.marks {
         write_marks(&mut svg, coll, node, &g, &ink, &state.position);
@@ -420,6 +431,31 @@ fn write_marks(
                 ),
             };
             svg.push_str("</g>");
+        }
+    }
+    // Territory (`TB`/`TW`): a small square of the owner's colour, over a
+    // dead stone too.
+    for (prop, owner, fill, stroke) in [
+        (Prop::TB, "black", "#111", "#000"),
+        (Prop::TW, "white", "#f8f8f8", "#222"),
+    ] {
+        let Some(values) = coll.get(node, prop).map(|p| p.values()) else {
+            continue;
+        };
+        let mut pts = Vec::new();
+        for &v in values {
+            points_of(v, &mut pts);
+        }
+        let side = CELL * 0.34;
+        for p in pts.into_iter().filter(|&p| g.contains(p)) {
+            let (cx, cy) = g.center(p);
+            let _ = write!(
+                svg,
+                r#"<rect class="territory {owner}" data-point="{p}" x="{}" y="{}" width="{s}" height="{s}" fill="{fill}" stroke="{stroke}" stroke-width="1"/>"#,
+                num(cx - side / 2.0),
+                num(cy - side / 2.0),
+                s = num(side),
+            );
         }
     }
     if let Some(values) = coll.get(node, Prop::LB).map(|p| p.values()) {

@@ -138,7 +138,9 @@
     const ink = (x, y) => (at(x, y) === "B" || (othello && at(x, y) === ".") ? "#fff" : "#000");
     if (node.lm) {
       const [x, y] = node.lm;
-      s += `<circle class="last-move" data-point="${pt(x, y)}" cx="${cx(x)}" cy="${cy(y)}" r="${C * 0.24}" fill="none" stroke="${othello ? "#e53935" : ink(x, y)}" stroke-width="2"/>`;
+      s += othello
+        ? `<circle class="last-move" data-point="${pt(x, y)}" cx="${cx(x)}" cy="${cy(y)}" r="${C * 0.24}" fill="none" stroke="#e53935" stroke-width="2"/>`
+        : `<circle class="last-move" data-point="${pt(x, y)}" cx="${cx(x)}" cy="${cy(y)}" r="${C * 0.14}" fill="${ink(x, y)}"/>`;
     }
     const r = C * 0.3;
     for (const [key, kind] of [["tr", "triangle"], ["cr", "circle"], ["sq", "square"], ["ma", "cross"]]) {
