@@ -1019,13 +1019,13 @@ impl<'a> Parser<'a> {
                     );
                 }
                 if first_enc != label_enc {
-                    let name = |e: Option<&'static Encoding>| e.map_or("the default", |e| e.name());
+                    let name = |e: Option<&'static Encoding>| e.map_or("no CA", |e| e.name());
                     self.diag(
                         SgfCheck::MixedCharsets,
                         Severity::Warning,
                         ca_at as usize,
                         format!(
-                            "charset {} in a file whose first game is in {} (troubles most programs)",
+                            "charset {} here, {} in the file's first game (troubles most programs)",
                             name(label_enc),
                             name(first_enc)
                         ),
