@@ -97,7 +97,7 @@ pub fn check_sgf(
     };
     let mut rule_errors = Vec::new();
     for (g, &root) in parsed.collection.roots.iter().enumerate() {
-        rule_errors.extend(replay::check_game(&parsed.collection, root, g + 1));
+        rule_errors.extend(replay::check_game_notes(&parsed.collection, root, g + 1));
     }
     if !rule_errors.is_empty() {
         parsed.index_lines(bytes, &options);
@@ -105,6 +105,7 @@ pub fn check_sgf(
     let mut diags = std::mem::take(&mut parsed.diagnostics);
     for e in rule_errors {
         diags.push(parsed.diagnostic_at(
+            e.check,
             if e.warning {
                 Severity::Warning
             } else {
@@ -188,6 +189,7 @@ fn upgrade_reporting(path: &str, parsed: &Parsed, out: &mut dyn Write) -> io::Re
     let (coll, notes) = sgf::upgrade::upgrade(&parsed.collection);
     for n in notes {
         let d = parsed.diagnostic_at(
+            sgf::SgfCheck::Other,
             Severity::Warning,
             n.offset as u64,
             format!("{}: {}", n.path, n.message),
@@ -317,6 +319,11 @@ pub fn show_sgf(
                     b.captures(Color::Black),
                     b.captures(Color::White)
                 );
+                if coll.main_line(root).last() == Some(&node)
+                    && let Some(score) = replay::final_score(coll, root)
+                {
+                    let _ = writeln!(s, "Score (TB/TW): {score}");
+                }
             } else if let Position::Othello(b) = &state.position {
                 let _ = writeln!(
                     s,
@@ -336,7 +343,12 @@ pub fn show_sgf(
                 }
             );
             for (off, msg) in errors {
-                let d = parsed.diagnostic_at(Severity::Error, off as u64, msg);
+                let d = parsed.diagnostic_at(
+                    sgf::SgfCheck::IllegalMove,
+                    Severity::Error,
+                    off as u64,
+                    msg,
+                );
                 let _ = writeln!(s, "{}", d.to_diagnostic(Some(path)));
             }
         }

@@ -105,3 +105,32 @@ fn show_draws_the_board_at_a_node() {
     let (code, _, err) = gamerec(&["show", &src, "--node", "9"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn check_compares_re_with_the_final_territory_marks_and_show_counts_them() {
+    // Black walls column b, White column d; c is dame; a and e are marked.
+    let game = |re: &str| {
+        format!(
+            "(;FF[4]GM[1]SZ[5]KM[0.5]RU[Chinese]RE[{re}]\nAB[ba][bb][bc][bd][be]AW[da][db][dc][dd][de]\n;B[];W[]\n;TB[aa][ab][ac][ad][ae]TW[ea][eb][ec][ed][ee])"
+        )
+    };
+    let good = temp("re-good.sgf", &game("W+0.5"));
+    let (code, out, _) = gamerec(&["check", &good]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("0 errors; 0 with errors, 0 warnings"), "{out}");
+    let bad = temp("re-bad.sgf", &game("B+3"));
+    let (code, out, _) = gamerec(&["check", &bad]);
+    assert_eq!(code, 0, "a warning only: {out}");
+    assert!(
+        out.contains(&format!(
+            "{bad}:1:36: warning: game 1, root node: RE[B+3] but the final TB/TW marks count W+0.5"
+        )) && out.contains("[sgf:result-vs-score]"),
+        "{out}"
+    );
+    let (code, out, _) = gamerec(&["show", &good]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("Score (TB/TW): W+0.5 (area: B 10 W 10.5, komi 0.5)"),
+        "{out}"
+    );
+}

@@ -215,8 +215,8 @@ pub fn sgf_svg(
         );
     }
     svg.push_str("</g>");
-    if !othello && width == height {
-        for p in gamerec::sgf::go::handicap_points(width, 9).unwrap_or_default() {
+    if !othello {
+        for p in star_points(width, height) {
             let (cx, cy) = g.center(p);
             let _ = write!(
                 svg,
@@ -328,14 +328,25 @@ pub fn sgf_svg(
         && !numbered.iter().any(|&(q, _)| q == p)
     {
         let (cx, cy) = g.center(p);
-        let _ = write!(
-            svg,
-            r#"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
-            num(cx),
-            num(cy),
-            num(CELL * 0.24),
-            if othello { "#e53935" } else { ink(p) },
-        );
+        if othello {
+            let _ = write!(
+                svg,
+                r##"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="none" stroke="#e53935" stroke-width="2"/>"##,
+                num(cx),
+                num(cy),
+                num(CELL * 0.24),
+            );
+        } else {
+            // A dot, so that a `CR` ring stays distinct from it.
+            let _ = write!(
+                svg,
+                r#"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="{}"/>"#,
+                num(cx),
+                num(cy),
+                num(CELL * 0.14),
+                ink(p),
+            );
+        }
     }
     if opts.marks {
         write_marks(&mut svg, coll, node, &g, &ink, &state.position);
@@ -422,6 +433,31 @@ fn write_marks(
             svg.push_str("</g>");
         }
     }
+    // Territory (`TB`/`TW`): a small square of the owner's colour, over a
+    // dead stone too.
+    for (prop, owner, fill, stroke) in [
+        (Prop::TB, "black", "#111", "#000"),
+        (Prop::TW, "white", "#f8f8f8", "#222"),
+    ] {
+        let Some(values) = coll.get(node, prop).map(|p| p.values()) else {
+            continue;
+        };
+        let mut pts = Vec::new();
+        for &v in values {
+            points_of(v, &mut pts);
+        }
+        let side = CELL * 0.34;
+        for p in pts.into_iter().filter(|&p| g.contains(p)) {
+            let (cx, cy) = g.center(p);
+            let _ = write!(
+                svg,
+                r#"<rect class="territory {owner}" data-point="{p}" x="{}" y="{}" width="{s}" height="{s}" fill="{fill}" stroke="{stroke}" stroke-width="1"/>"#,
+                num(cx - side / 2.0),
+                num(cy - side / 2.0),
+                s = num(side),
+            );
+        }
+    }
     if let Some(values) = coll.get(node, Prop::LB).map(|p| p.values()) {
         for &v in values {
             let Value::Label(p, text) = v else { continue };
@@ -450,5 +486,74 @@ fn write_marks(
                 xml_escape(text),
             );
         }
+    }
+}
+
+/// The star points Go players expect on a `width` x `height` board: the
+/// corner points on the third line (fourth from 13 up) from 7 lines, the
+/// centre of an odd board from 9 lines, the side midpoints of an odd board
+/// from 15 lines: 9x9, 11x11 and 13x13 have 5, 15x15 to 25x25 have 9, 7x7
+/// has 4, smaller boards none.
+pub fn star_points(width: u32, height: u32) -> Vec<Point> {
+    let min = width.min(height);
+    if min < 7 || width > 52 || height > 52 {
+        return Vec::new();
+    }
+    let edge = if min < 13 { 2 } else { 3 };
+    let line = |n: u32| -> Vec<(u8, bool)> {
+        // (coordinate, whether it is the middle line)
+        let mut v = vec![(edge as u8, false), ((n - 1 - edge) as u8, false)];
+        if n % 2 == 1 {
+            v.push(((n / 2) as u8, true));
+        }
+        v
+    };
+    let odd = width % 2 == 1 && height % 2 == 1;
+    let mut out = Vec::new();
+    for &(y, mid_y) in &line(height) {
+        for &(x, mid_x) in &line(width) {
+            let wanted = match (mid_x, mid_y) {
+                (false, false) => true,
+                (true, true) => odd && min >= 9,
+                _ => odd && min >= 15,
+            };
+            if wanted {
+                out.push(Point::new(x, y));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod star_tests {
+    use super::star_points;
+
+    #[test]
+    fn star_points_per_board_size() {
+        for (size, n) in [
+            (5, 0),
+            (7, 4),
+            (9, 5),
+            (11, 5),
+            (13, 5),
+            (15, 9),
+            (19, 9),
+            (25, 9),
+        ] {
+            assert_eq!(star_points(size, size).len(), n, "{size}x{size}");
+        }
+        let nine = star_points(9, 9);
+        assert!(
+            nine.contains(&gamerec::sgf::Point::new(4, 4))
+                && nine.contains(&gamerec::sgf::Point::new(2, 6))
+        );
+        let nineteen = star_points(19, 19);
+        assert!(
+            nineteen.contains(&gamerec::sgf::Point::new(3, 9))
+                && nineteen.contains(&gamerec::sgf::Point::new(15, 15))
+        );
+        // Rectangles: the corners; no centre when a side is even.
+        assert_eq!(star_points(19, 10).len(), 4);
     }
 }

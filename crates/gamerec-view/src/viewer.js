@@ -88,11 +88,16 @@
     if (w <= 25) { let c = 65 + x; if (c >= 73) c++; return String.fromCharCode(c); }
     return x < 26 ? String.fromCharCode(97 + x) : String.fromCharCode(65 + x - 26);
   }
-  function stars(n) {
-    const t = { 19: [3, 9, 15], 13: [3, 6, 9], 9: [2, 4, 6] }[n];
-    if (!t) return [];
+  // As diagram::star_points: corners from 7 lines, centre from 9, sides from 15 (odd boards).
+  function stars(w, h) {
+    const min = Math.min(w, h);
+    if (min < 7 || w > 52 || h > 52) return [];
+    const e = min < 13 ? 2 : 3, odd = w % 2 === 1 && h % 2 === 1;
+    const line = (n) => { const v = [[e, false], [n - 1 - e, false]]; if (n % 2 === 1) v.push([(n - 1) / 2, true]); return v; };
     const out = [];
-    for (const a of t) for (const b of t) out.push([a, b]);
+    for (const [y, my] of line(h)) for (const [x, mx] of line(w)) {
+      if ((!mx && !my) || (mx && my ? odd && min >= 9 : odd && min >= 15)) out.push([x, y]);
+    }
     return out;
   }
   function goBoard(node, g) {
@@ -111,7 +116,7 @@
       for (let j = 0; j < h; j++) s += `<line x1="${cx(0)}" y1="${cy(j)}" x2="${cx(w - 1)}" y2="${cy(j)}"/>`;
     }
     s += "</g>";
-    if (!othello && w === h) for (const [x, y] of stars(w)) s += `<circle class="star" cx="${cx(x)}" cy="${cy(y)}" r="2.6" fill="${line}"/>`;
+    if (!othello) for (const [x, y] of stars(w, h)) s += `<circle class="star" cx="${cx(x)}" cy="${cy(y)}" r="2.6" fill="${line}"/>`;
     const tc = othello ? "#e8f5e9" : "#3b2a10";
     for (let x = 0; x < w; x++) {
       const l = goLabel(x, w, othello);
@@ -133,7 +138,9 @@
     const ink = (x, y) => (at(x, y) === "B" || (othello && at(x, y) === ".") ? "#fff" : "#000");
     if (node.lm) {
       const [x, y] = node.lm;
-      s += `<circle class="last-move" data-point="${pt(x, y)}" cx="${cx(x)}" cy="${cy(y)}" r="${C * 0.24}" fill="none" stroke="${othello ? "#e53935" : ink(x, y)}" stroke-width="2"/>`;
+      s += othello
+        ? `<circle class="last-move" data-point="${pt(x, y)}" cx="${cx(x)}" cy="${cy(y)}" r="${C * 0.24}" fill="none" stroke="#e53935" stroke-width="2"/>`
+        : `<circle class="last-move" data-point="${pt(x, y)}" cx="${cx(x)}" cy="${cy(y)}" r="${C * 0.14}" fill="${ink(x, y)}"/>`;
     }
     const r = C * 0.3;
     for (const [key, kind] of [["tr", "triangle"], ["cr", "circle"], ["sq", "square"], ["ma", "cross"]]) {

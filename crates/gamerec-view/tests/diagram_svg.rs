@@ -202,12 +202,14 @@ fn board_sizes_and_coordinates() {
         let stars = with_class(&els, "star").len();
         assert_eq!(
             stars,
-            if w == h && [9, 13, 19].contains(&w) {
-                9
-            } else {
-                0
-            }
+            gamerec_view::diagram::star_points(w as u32, h as u32).len(),
+            "{w}x{h}"
         );
+        match (w, h) {
+            (19, 19) => assert_eq!(stars, 9),
+            (9, 9) | (13, 13) => assert_eq!(stars, 5),
+            _ => {}
+        }
         let bare = DiagramOptions {
             coordinates: false,
             ..DiagramOptions::default()
@@ -266,4 +268,35 @@ fn corpus_games_draw_their_positions() {
         }
     }
     assert!(drawn > 20, "{drawn}");
+}
+
+#[test]
+fn territory_is_drawn_and_a_circle_mark_is_not_the_last_move() {
+    let coll =
+        collection("(;FF[4]GM[1]SZ[5]AB[ba][bb]AW[da][db];B[cc]CR[cc][aa]TB[aa][ab]TW[ea:eb][bb])");
+    let n = node(&coll, "1");
+    let els = elements(&sgf_svg(&coll, n, &DiagramOptions::default()).unwrap());
+    let points = |class: &str, other: &str| -> Vec<String> {
+        with_class(&els, class)
+            .iter()
+            .filter(|e| e.has_class(other))
+            .map(|e| e.attr("data-point").to_owned())
+            .collect()
+    };
+    assert_eq!(points("territory", "black"), ["aa", "ab"]);
+    // A white territory mark on a black stone: the stone is dead.
+    assert_eq!(points("territory", "white"), ["ea", "eb", "bb"]);
+    assert_eq!(with_class(&els, "territory")[0].attr("fill"), "#111");
+    // The last move is a filled dot; a CR mark on it stays a ring.
+    let last = with_class(&els, "last-move");
+    assert_eq!(last.len(), 1);
+    assert_eq!(last[0].attr("data-point"), "cc");
+    assert_ne!(last[0].attr("fill"), "none");
+    assert_eq!(points("mark", "circle"), ["cc", "aa"]);
+    let opts = DiagramOptions {
+        marks: false,
+        ..DiagramOptions::default()
+    };
+    let els = elements(&sgf_svg(&coll, n, &opts).unwrap());
+    assert!(with_class(&els, "territory").is_empty());
 }

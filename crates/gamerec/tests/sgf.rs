@@ -1214,3 +1214,90 @@ fn pass_in_other_games_is_written_as_empty_value() {
     let out = sgf::write(&go.collection, &WriteOptions::default());
     assert!(String::from_utf8_lossy(&out).contains("B[tt]"));
 }
+
+// ------------------------------------------------- SGFC-level node checks
+
+/// (check id, line, column) of every diagnostic of `src`, rule notes included.
+fn checks_of(src: &[u8]) -> Vec<(String, u64, u64)> {
+    let p = parse(src);
+    let mut out: Vec<(String, u64, u64)> = p
+        .diagnostics
+        .iter()
+        .map(|d| (d.check.id().to_string(), d.location.line, d.location.column))
+        .collect();
+    let c = &p.collection;
+    for (g, &r) in c.roots.iter().enumerate() {
+        for e in replay::check_game_notes(c, r, g + 1) {
+            let lc = p.lines.line_col(e.offset as u64);
+            out.push((e.check.id().to_string(), lc.line, lc.column));
+        }
+    }
+    out
+}
+
+fn has(found: &[(String, u64, u64)], id: &str, line: u64, column: u64) -> bool {
+    found
+        .iter()
+        .any(|(i, l, c)| i == id && *l == line && *c == column)
+}
+
+#[test]
+fn node_rules_of_ff4_are_checked_where_they_break() {
+    // Markup on one point twice, across properties and through a rectangle.
+    let f = checks_of(b"(;FF[4]SZ[9];B[aa]CR[bb]SQ[ab:cc])");
+    assert!(has(&f, "duplicate-point", 1, 27), "{f:?}");
+    // Setup on one point twice, territory twice, a label point twice.
+    let f = checks_of(b"(;FF[4]SZ[9]AB[aa]AE[aa];TB[cc][cc]LB[dd:x][dd:y])");
+    assert!(has(&f, "duplicate-point", 1, 21), "{f:?}");
+    assert!(has(&f, "duplicate-point", 1, 32), "{f:?}");
+    assert!(has(&f, "duplicate-point", 1, 44), "{f:?}");
+    // TB and TW are checked each on its own.
+    let f = checks_of(b"(;FF[4]SZ[9];B[aa];TB[cc]TW[cc])");
+    assert!(!f.iter().any(|x| x.0 == "duplicate-point"), "{f:?}");
+    // A one-point arrow and line.
+    let f = checks_of(b"(;FF[4]SZ[9];B[aa]AR[cc:cc]LN[dd:de])");
+    assert!(has(&f, "one-point-arrow", 1, 21), "{f:?}");
+    assert_eq!(f.iter().filter(|x| x.0 == "one-point-arrow").count(), 1);
+    // KO and TE without a move; TE+BM; DM+UC; GB+GW.
+    let f = checks_of(b"(;FF[4]SZ[9];KO[];TE[1];B[aa]TE[1]BM[1];W[bb]DM[1]UC[1];B[cc]GB[1]GW[1])");
+    assert!(has(&f, "annotation-without-move", 1, 14), "{f:?}");
+    assert!(has(&f, "annotation-without-move", 1, 19), "{f:?}");
+    assert!(has(&f, "move-annotation-conflict", 1, 35), "{f:?}");
+    assert!(has(&f, "annotation-conflict", 1, 51), "{f:?}");
+    assert!(has(&f, "annotation-conflict", 1, 67), "{f:?}");
+    // Game information twice on a line, but fine in two variations.
+    let f = checks_of(b"(;FF[4]PB[x];B[aa]PW[y])");
+    assert!(has(&f, "game-info-twice", 1, 19), "{f:?}");
+    let f = checks_of(b"(;FF[4](;PB[x];B[aa])(;PB[y];B[bb]))");
+    assert!(!f.iter().any(|x| x.0 == "game-info-twice"), "{f:?}");
+    // DT and RE formats; a good file says nothing.
+    let f = checks_of(b"(;FF[4]DT[2024/01/02]RE[W+3 1/2])");
+    assert!(has(&f, "game-info-format", 1, 10), "{f:?}");
+    assert!(has(&f, "game-info-format", 1, 24), "{f:?}");
+    let f = checks_of(b"(;FF[4]GM[1]SZ[9]DT[2024-01-02,03]RE[W+3.5]KM[6.5];B[aa];W[bb])");
+    assert!(f.is_empty(), "{f:?}");
+    // Setup that changes nothing: a note, not an error.
+    let f = checks_of(b"(;FF[4]SZ[9]AB[aa];AB[aa]AE[bb])");
+    assert!(has(&f, "setup-no-effect", 1, 20), "{f:?}");
+    assert!(has(&f, "setup-no-effect", 1, 26), "{f:?}");
+    let p = parse(b"(;FF[4]SZ[9]AB[aa];AB[aa]AE[bb])");
+    let rules = replay::check_game_notes(&p.collection, p.collection.roots[0], 1);
+    assert!(rules.iter().all(|e| e.warning), "{rules:?}");
+    assert!(replay::check_game(&p.collection, p.collection.roots[0], 1).is_empty());
+}
+
+#[test]
+fn bytes_invalid_in_the_declared_charset_are_warned_with_their_position() {
+    // US-ASCII: a Latin-1 byte in the second node's comment.
+    let f = checks_of(b"(;FF[4]CA[US-ASCII]SZ[9]\n;C[ok]\n;C[caf\xe9])");
+    assert!(has(&f, "bad-bytes", 3, 7), "{f:?}");
+    // UTF-8: a lone continuation byte.
+    let f = checks_of(b"(;FF[4]CA[UTF-8]\n;N[a\x80b])");
+    assert!(has(&f, "bad-bytes", 2, 5), "{f:?}");
+    // Shift_JIS decoded as a whole: the replacement character's place.
+    let f = checks_of(b"(;FF[4]CA[Shift_JIS]\n;C[\x82\xa0\xff])");
+    assert!(f.iter().any(|x| x.0 == "bad-bytes"), "{f:?}");
+    // Valid text says nothing.
+    let f = checks_of("(;FF[4]CA[UTF-8]C[指揮權])".as_bytes());
+    assert!(f.is_empty(), "{f:?}");
+}

@@ -135,3 +135,84 @@ fn unknown_rules_fall_back_to_ff4_defaults_with_a_note() {
     );
     assert!(errors.is_empty(), "{errors:?}");
 }
+
+/// A long random game on a small board (captures, refilled regions): the
+/// hashed superko check must flag exactly the moves after which the whole
+/// board repeats an earlier one, as an exact comparison of boards finds.
+#[test]
+fn positional_superko_on_a_long_game_matches_exact_board_comparison() {
+    use gamerec::sgf::go::Board;
+    use std::collections::HashSet;
+    let size = 5u32;
+    let mut board = Board::new(size, size);
+    let mut seen: HashSet<Vec<Option<Color>>> = HashSet::new();
+    let snapshot = |b: &Board| -> Vec<Option<Color>> {
+        (0..size * size)
+            .map(|i| b.get(Point::new((i % size) as u8, (i / size) as u8)))
+            .collect()
+    };
+    seen.insert(snapshot(&board));
+    let mut sgf = String::from("(;FF[4]GM[1]SZ[5]RU[Tromp-Taylor]");
+    let mut expected = Vec::new();
+    let mut color = Color::Black;
+    let mut rng: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut moves = 0;
+    let own_eye = |b: &Board, p: Point, c: Color| {
+        let (x, y) = (i32::from(p.x), i32::from(p.y));
+        [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
+            .into_iter()
+            .filter(|&(a, b)| a >= 0 && b >= 0 && a < size as i32 && b < size as i32)
+            .all(|(a, b2)| b.get(Point::new(a as u8, b2 as u8)) == Some(c))
+    };
+    let mut plies = 0;
+    let mut passes = 0;
+    while moves < 3000 && plies < 20_000 {
+        plies += 1;
+        // Legal by simple ko, not suicide, not an own eye; random otherwise.
+        let mut candidates: Vec<Point> = (0..size * size)
+            .map(|i| Point::new((i % size) as u8, (i / size) as u8))
+            .filter(|&p| board.check(color, p).is_ok() && !own_eye(&board, p, color))
+            .collect();
+        if candidates.is_empty() {
+            // Filling its own eyes keeps the game going (groups die).
+            candidates = (0..size * size)
+                .map(|i| Point::new((i % size) as u8, (i / size) as u8))
+                .filter(|&p| board.check(color, p).is_ok())
+                .collect();
+        }
+        if candidates.is_empty() {
+            board.play(color, None);
+            sgf.push_str(&format!(";{}[]", color.letter()));
+            color = color.opponent();
+            passes += 1;
+            continue;
+        }
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let pt = candidates.swap_remove((rng % candidates.len() as u64) as usize);
+        board.play(color, Some(pt));
+        moves += 1;
+        if !seen.insert(snapshot(&board)) {
+            expected.push(plies);
+        }
+        sgf.push_str(&format!(";{}[{pt}]", color.letter()));
+        color = color.opponent();
+    }
+    sgf.push(')');
+    assert!(moves > 2000, "{moves} moves, {passes} passes");
+    assert!(
+        expected.len() >= 3,
+        "the game repeats too little: {expected:?}"
+    );
+    let (errors, _) = check(&sgf);
+    let found: Vec<usize> = errors
+        .iter()
+        .map(|e| {
+            assert!(e.contains("positional superko"), "{e}");
+            let n = e.split("main line move ").nth(1).unwrap();
+            n.split(':').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert_eq!(found, expected);
+}

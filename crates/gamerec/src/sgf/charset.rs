@@ -199,9 +199,50 @@ pub fn decode<'a>(bytes: &'a [u8], enc: Option<&'static Encoding>) -> (Cow<'a, s
     }
 }
 
+/// The offset of the first byte of `bytes` not valid in `enc` (UTF-8 when
+/// `None`; US-ASCII when `ascii`), if any.
+pub fn first_malformed(bytes: &[u8], enc: Option<&'static Encoding>, ascii: bool) -> Option<usize> {
+    if ascii {
+        return bytes.iter().position(|&b| b >= 0x80);
+    }
+    let enc = match enc {
+        None => return std::str::from_utf8(bytes).err().map(|e| e.valid_up_to()),
+        Some(e) if e == UTF_8 => return std::str::from_utf8(bytes).err().map(|e| e.valid_up_to()),
+        Some(e) => e,
+    };
+    let mut decoder = enc.new_decoder_without_bom_handling();
+    let mut out = String::with_capacity(decoder.max_utf8_buffer_length(bytes.len())?);
+    let (result, read) = decoder.decode_to_string_without_replacement(bytes, &mut out, true);
+    match result {
+        encoding_rs::DecoderResult::Malformed(bad, after) => {
+            Some(read.saturating_sub(bad as usize + after as usize))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `label` names US-ASCII (which WHATWG labels read as Windows-1252).
+pub fn is_ascii_label(label: &str) -> bool {
+    matches!(
+        label.trim().to_ascii_lowercase().as_str(),
+        "ascii" | "us-ascii" | "ansi_x3.4-1968" | "iso646-us" | "us"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::first_ca;
+
+    #[test]
+    fn first_malformed_byte_is_found() {
+        use super::first_malformed;
+        assert_eq!(first_malformed(b"abc", None, false), None);
+        assert_eq!(first_malformed(b"ab\xff", None, false), Some(2));
+        assert_eq!(first_malformed(b"abc\xe9", None, true), Some(3));
+        let sjis = encoding_rs::SHIFT_JIS;
+        assert_eq!(first_malformed(b"\x82\xa0ok", Some(sjis), false), None);
+        assert_eq!(first_malformed(b"ok\x82", Some(sjis), false), Some(2));
+    }
 
     #[test]
     fn first_ca_reads_the_first_node_by_the_lexical_rules() {

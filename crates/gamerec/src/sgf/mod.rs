@@ -8,6 +8,7 @@
 //!   any node and checks every move; [`score`] counts a finished game.
 
 pub mod charset;
+pub mod checks;
 pub mod go;
 pub mod json;
 pub mod othello;
@@ -21,6 +22,7 @@ pub mod upgrade;
 pub mod writer;
 
 pub use charset::FileDecoding;
+pub use checks::SgfCheck;
 pub use parser::{
     ParseBuffers, ParseOptions, Parsed, SgfDiagnostic, parse, parse_unindexed,
     parse_unindexed_reusing,

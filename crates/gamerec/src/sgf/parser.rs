@@ -9,9 +9,10 @@ use crate::excerpt::excerpt;
 use encoding_rs::{Encoding, UTF_8};
 
 use super::charset::{self, FileDecoding};
+use super::checks::{self, SgfCheck};
 use super::props::{Prop, PropKind, ValueType};
 use super::tree::{Collection, GameInfo, NONE, NodeId, Point, Property, Str, Value};
-use crate::diag::{Diagnostic, LineCol, LineIndex, Severity};
+use crate::diag::{Code, Diagnostic, LineCol, LineIndex, Severity};
 
 /// Options for [`parse`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -31,17 +32,65 @@ pub struct SgfDiagnostic {
     pub location: LineCol,
     /// What is wrong and what was expected.
     pub message: String,
+    /// The kind of problem (a stable identifier, SGFC's number).
+    pub check: SgfCheck,
 }
 
 impl SgfDiagnostic {
-    /// As a [`Diagnostic`] for input `path`.
+    /// As a [`Diagnostic`] for input `path`: the message ends with the
+    /// check's identifier, `[sgf:ID]`.
     pub fn to_diagnostic(&self, path: Option<&str>) -> Diagnostic {
+        let message = if self.check == SgfCheck::Other {
+            self.message.clone()
+        } else {
+            format!("{} [sgf:{}]", self.message, self.check.id())
+        };
+        let code = match self.check {
+            SgfCheck::IllegalMove | SgfCheck::MoveNotPoint | SgfCheck::OffBoard => {
+                Code::IllegalMove
+            }
+            SgfCheck::BadBytes | SgfCheck::UnknownCharset | SgfCheck::MixedCharsets => {
+                Code::Encoding
+            }
+            SgfCheck::Truncated => Code::Truncated,
+            SgfCheck::TooLarge => Code::TooLarge,
+            SgfCheck::BadValue
+            | SgfCheck::BadRootValue
+            | SgfCheck::BadCompose
+            | SgfCheck::ComposeExpected
+            | SgfCheck::EmptyValue
+            | SgfCheck::GameInfoFormat
+            | SgfCheck::BoardSize => Code::Value,
+            SgfCheck::Other
+            | SgfCheck::Rules
+            | SgfCheck::ResultVsScore
+            | SgfCheck::UnknownProperty
+            | SgfCheck::NotInFf
+            | SgfCheck::ObsoleteProperty
+            | SgfCheck::MixedFf
+            | SgfCheck::MixedGames
+            | SgfCheck::NotGo
+            | SgfCheck::MoveInRoot
+            | SgfCheck::SetupNoEffect
+            | SgfCheck::DuplicatePoint
+            | SgfCheck::OneCellArrow
+            | SgfCheck::AnnotationConflict
+            | SgfCheck::MoveAnnotationConflict
+            | SgfCheck::AnnotationWithoutMove
+            | SgfCheck::GameInfoTwice
+            | SgfCheck::SetupAndMove
+            | SgfCheck::BlackAndWhite
+            | SgfCheck::DuplicateProperty
+            | SgfCheck::RootOutsideRoot => Code::Other,
+            _ => Code::Syntax,
+        };
         Diagnostic {
             severity: self.severity,
             path: path.map(str::to_string),
             location: self.location,
-            message: self.message.clone(),
+            message,
             offset: Some(self.offset),
+            code,
             ..Diagnostic::default()
         }
     }
@@ -82,12 +131,19 @@ impl Parsed {
     }
 
     /// A diagnostic at byte `offset` of the parsed input.
-    pub fn diagnostic_at(&self, severity: Severity, offset: u64, message: String) -> SgfDiagnostic {
+    pub fn diagnostic_at(
+        &self,
+        check: SgfCheck,
+        severity: Severity,
+        offset: u64,
+        message: String,
+    ) -> SgfDiagnostic {
         SgfDiagnostic {
             severity,
             offset,
             location: self.lines.line_col(offset),
             message,
+            check,
         }
     }
 }
@@ -171,9 +227,33 @@ fn parse_with(
         lowercase_ids,
         decoding,
         quick_moves: QUICK_MOVES.with(|q| q.get()),
+        first_game: None,
+        mixed_told: (false, false),
+        point_bits: Vec::new(),
     };
+    if let FileDecoding::Whole(enc) = decoding
+        && enc != UTF_8
+    {
+        // Bytes the whole-file decoding replaced (not U+FFFD written as such).
+        const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+        if let Some(i) = memchr::memmem::find(&text, REPLACEMENT)
+            && memchr::memmem::find(bytes, REPLACEMENT).is_none()
+        {
+            let n = memchr::memmem::find_iter(&text, REPLACEMENT).count();
+            p.diag(
+                SgfCheck::BadBytes,
+                Severity::Warning,
+                i,
+                format!(
+                    "bytes not valid in {} ({n} replaced with U+FFFD)",
+                    enc.name()
+                ),
+            );
+        }
+    }
     if text.len() >= u32::MAX as usize {
         p.diag(
+            SgfCheck::TooLarge,
             Severity::Error,
             0,
             "input larger than 4 GiB is not supported".into(),
@@ -260,6 +340,12 @@ struct Parser<'a> {
     /// Whether [`Parser::quick_move`] is used (off only in tests comparing
     /// it with the general path).
     quick_moves: bool,
+    /// The first game's FF, GM and charset (`None`: the default), for the
+    /// file-level checks (SGFC 45, 53, 74), and whether 45/53 were told.
+    first_game: Option<(u32, u32, Option<&'static Encoding>)>,
+    mixed_told: (bool, bool),
+    /// Scratch bit sets for [`Parser::check_points`].
+    point_bits: Vec<u64>,
 }
 
 thread_local! {
@@ -283,12 +369,13 @@ fn is_space(c: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    fn diag(&mut self, severity: Severity, offset: usize, message: String) {
+    fn diag(&mut self, check: SgfCheck, severity: Severity, offset: usize, message: String) {
         self.diags.push(SgfDiagnostic {
             severity,
             offset: offset as u64,
             location: LineCol { line: 0, column: 0 },
             message,
+            check,
         });
     }
 
@@ -331,16 +418,29 @@ impl<'a> Parser<'a> {
                 };
                 match found {
                     Some(at) => {
+                        if !seen_game
+                            && let Some(i) = memchr::memchr(b'[', &src[self.pos..at])
+                            && src[self.pos + i..at].contains(&b']')
+                        {
+                            self.diag(
+                                SgfCheck::DataBeforeTree,
+                                Severity::Warning,
+                                self.pos + i,
+                                "SGF-like data before the first game tree '(;' (ignored)".into(),
+                            );
+                        }
                         if seen_game && src[self.pos..at].iter().any(|&b| !is_space(b)) {
                             let first = self.pos;
                             if src[first] == b')' {
                                 self.diag(
+                                    SgfCheck::UnexpectedClose,
                                     Severity::Error,
                                     first,
                                     "unexpected ')' outside any game tree (ignored)".into(),
                                 );
                             } else {
                                 self.diag(
+                                    SgfCheck::TextOutsideTrees,
                                     Severity::Warning,
                                     first,
                                     "text between game trees ignored".into(),
@@ -354,12 +454,14 @@ impl<'a> Parser<'a> {
                             let at = self.pos;
                             if src[at] == b')' {
                                 self.diag(
+                                    SgfCheck::UnexpectedClose,
                                     Severity::Error,
                                     at,
                                     "unexpected ')' outside any game tree (ignored)".into(),
                                 );
                             } else {
                                 self.diag(
+                                    SgfCheck::TextOutsideTrees,
                                     Severity::Warning,
                                     at,
                                     "text after the last game tree ignored".into(),
@@ -367,6 +469,7 @@ impl<'a> Parser<'a> {
                             }
                         } else {
                             self.diag(
+                                SgfCheck::NoGameTree,
                                 Severity::Error,
                                 0,
                                 "no SGF game tree found: expected '(;'".into(),
@@ -402,6 +505,7 @@ impl<'a> Parser<'a> {
                     if !top.has_node {
                         // Like SGFC: the '(' alone is dropped; the next ')' closes the outer tree.
                         self.diag(
+                            SgfCheck::VariationBeforeNode,
                             Severity::Error,
                             self.pos,
                             "variation starts before any node (ignored)".into(),
@@ -421,6 +525,7 @@ impl<'a> Parser<'a> {
                     let frame = stack.pop().expect("non-empty stack");
                     if !frame.has_node {
                         self.diag(
+                            SgfCheck::EmptyVariation,
                             Severity::Error,
                             self.pos,
                             "empty variation '()' (ignored)".into(),
@@ -439,6 +544,7 @@ impl<'a> Parser<'a> {
                         top.had_subtree = false;
                         let at = self.pos;
                         self.diag(
+                            SgfCheck::NodeOutsideVariation,
                             Severity::Error,
                             at,
                             "node after a variation: missing '(' assumed (read as a new variation)"
@@ -473,6 +579,7 @@ impl<'a> Parser<'a> {
                         self.skip_space();
                     }
                     self.diag(
+                        SgfCheck::ValuesWithoutId,
                         Severity::Error,
                         at,
                         "values without a property identifier (deleted)".into(),
@@ -499,17 +606,54 @@ impl<'a> Parser<'a> {
                     if self.pos >= len || src[self.pos] != b'[' {
                         let name = excerpt(&src[start..end]);
                         self.diag(
+                            SgfCheck::NoValues,
                             Severity::Error,
                             start,
                             format!("property {name} without any value (ignored)"),
                         );
                         continue;
                     }
+                    if end - start > 100 {
+                        self.diag(
+                            SgfCheck::LongPropertyId,
+                            Severity::Error,
+                            start,
+                            format!(
+                                "property identifier longer than 100 letters ({}) deleted",
+                                end - start
+                            ),
+                        );
+                        while self.pos < len && src[self.pos] == b'[' {
+                            let (_, _, closed) = self.read_value();
+                            if !closed {
+                                unclosed_value = true;
+                                break;
+                            }
+                            self.skip_space();
+                        }
+                        continue;
+                    }
+                    if upper > 2 {
+                        let name = excerpt(&src[start..end]);
+                        self.diag(
+                            SgfCheck::PropertyIdOver2,
+                            Severity::Warning,
+                            end,
+                            format!("property identifier {name} has more than two letters"),
+                        );
+                    }
                     if open_node == NONE {
+                        // SGFC tells a game tree's start (36) from a variation's (67).
+                        let missing_semi = if stack.len() == 1 {
+                            SgfCheck::MissingSemicolon
+                        } else {
+                            SgfCheck::MissingSemicolonInVariation
+                        };
                         let top = stack.last_mut().expect("non-empty stack");
                         top.has_node = true;
                         top.had_subtree = false;
                         self.diag(
+                            missing_semi,
                             Severity::Error,
                             start,
                             "property outside a node: missing ';' assumed".into(),
@@ -578,6 +722,7 @@ impl<'a> Parser<'a> {
         if !stack.is_empty() {
             if !unclosed_value {
                 self.diag(
+                    SgfCheck::Truncated,
                     Severity::Error,
                     len,
                     format!("unexpected end of file: {} missing ')'", stack.len()),
@@ -634,6 +779,7 @@ impl<'a> Parser<'a> {
             let end = self.pos.min(self.src.len());
             let text = excerpt(self.src[at..end].trim_ascii_end());
             self.diag(
+                SgfCheck::IllegalChars,
                 Severity::Error,
                 at,
                 format!("illegal characters \"{text}\" in game tree (ignored)"),
@@ -676,6 +822,7 @@ impl<'a> Parser<'a> {
                             // A lone backslash at end of input.
                             self.pos = src.len();
                             self.diag(
+                                SgfCheck::Truncated,
                                 Severity::Error,
                                 start - 1,
                                 "value not closed before end of file: missing ']'".into(),
@@ -690,6 +837,7 @@ impl<'a> Parser<'a> {
                 None => {
                     self.pos = src.len();
                     self.diag(
+                        SgfCheck::Truncated,
                         Severity::Error,
                         start - 1,
                         "value not closed before end of file: missing ']'".into(),
@@ -711,6 +859,7 @@ impl<'a> Parser<'a> {
         }
         let src = self.src;
         let root = first_node;
+        let rn = self.coll.nodes[root];
         // Root facts from the raw root values.
         let mut info = GameInfo {
             ff: 1,
@@ -720,9 +869,16 @@ impl<'a> Parser<'a> {
         };
         let mut ff_seen = false;
         let mut size: Option<(u32, u32)> = None;
+        // Offsets of FF, GM and SZ in the root (else the root's first property).
+        let first_offset = if rn.props_len > 0 {
+            self.coll.props[rn.props_start as usize].offset
+        } else {
+            rn.offset
+        };
+        let (mut ff_at, mut gm_at, mut sz_at) = (first_offset, first_offset, rn.offset);
+        let mut bad_size: Option<(u32, String)> = None;
         let mut ca: Option<(u32, Vec<u8>)> = None;
         let base = self.coll.values.len() as u32;
-        let rn = self.coll.nodes[root];
         for p in &self.coll.props[rn.props_start as usize..(rn.props_start + rn.props_len) as usize]
         {
             if p.values_len == 0 {
@@ -732,18 +888,26 @@ impl<'a> Parser<'a> {
             let v = trim(&src[s as usize..e as usize]);
             match p.prop {
                 Prop::FF => {
+                    ff_at = p.offset;
                     if let Some(n) = parse_number(v) {
                         ff_seen = true;
                         info.ff = n.clamp(0, 1000) as u32;
                     }
                 }
                 Prop::GM => {
+                    gm_at = p.offset;
                     if let Some(n) = parse_number(v) {
                         info.gm = n.clamp(0, 1_000_000) as u32;
                     }
                 }
                 Prop::SZ => {
-                    if let Some(n) = parse_number(v) {
+                    sz_at = p.offset;
+                    if let Some(n) = parse_number(v)
+                        && n < 1
+                    {
+                        // As SGFC: an unusable size is the default one.
+                        bad_size = Some((p.offset, excerpt(v).to_string()));
+                    } else if let Some(n) = parse_number(v) {
                         size = Some((n.clamp(0, 1000) as u32, n.clamp(0, 1000) as u32));
                     } else if let Some((a, b)) = split_compose(v)
                         && let (Some(a), Some(b)) = (parse_number(trim(a)), parse_number(trim(b)))
@@ -760,24 +924,35 @@ impl<'a> Parser<'a> {
         let (w, h) = size.unwrap_or((default, default));
         info.width = w;
         info.height = h;
+        if let Some((at, v)) = bad_size {
+            self.diag(
+                SgfCheck::BadRootValue,
+                Severity::Error,
+                at as usize,
+                format!("SZ[{v}]: not a board size (read as {w}x{h})"),
+            );
+        }
         if info.ff > 4 || info.ff == 0 {
             self.diag(
+                SgfCheck::UnknownFf,
                 Severity::Error,
-                rn.offset as usize,
+                ff_at as usize,
                 format!("unknown file format FF[{}] (read as FF[4])", info.ff),
             );
             info.ff = 4;
         }
         if info.letter_points() && (w > 52 || h > 52 || w == 0 || h == 0) {
             self.diag(
+                SgfCheck::BoardSize,
                 Severity::Error,
-                rn.offset as usize,
+                sz_at as usize,
                 format!("board size {w}x{h} out of range 1x1..52x52"),
             );
         } else if info.gm == 1 && info.ff < 4 && (w > 19 || w != h) {
             self.diag(
+                SgfCheck::NotInFf,
                 Severity::Warning,
-                rn.offset as usize,
+                sz_at as usize,
                 format!("board size {w}x{h} is not defined in FF[{}]", info.ff),
             );
         }
@@ -792,7 +967,7 @@ impl<'a> Parser<'a> {
                             Some(e) => Some(e),
                             None => {
                                 if !label_s.trim().is_empty() {
-                                    self.diag(Severity::Warning, *off as usize, format!("unknown charset CA[{}]: text read as UTF-8 or ISO-8859-1", excerpt(label)));
+                                    self.diag(SgfCheck::UnknownCharset, Severity::Warning, *off as usize, format!("unknown charset CA[{}]: text read as UTF-8 or ISO-8859-1", excerpt(label)));
                                 }
                                 None
                             }
@@ -801,9 +976,67 @@ impl<'a> Parser<'a> {
                 }
             }
         };
+        if !super::replay::supported(info.gm) {
+            self.diag(
+                SgfCheck::NotGo,
+                Severity::Warning,
+                gm_at as usize,
+                format!(
+                    "game GM[{}] is neither Go nor Othello: moves and positions are not checked",
+                    info.gm
+                ),
+            );
+        }
+        let ca_at = ca.as_ref().map_or(first_offset, |(o, _)| *o);
+        let label_enc = ca
+            .as_ref()
+            .and_then(|(_, l)| charset::encoding_for_label(&String::from_utf8_lossy(l)));
+        match self.first_game {
+            None => self.first_game = Some((info.ff, info.gm, label_enc)),
+            Some((ff, gm, first_enc)) => {
+                if ff != info.ff && !self.mixed_told.0 {
+                    self.mixed_told.0 = true;
+                    self.diag(
+                        SgfCheck::MixedFf,
+                        Severity::Warning,
+                        ff_at as usize,
+                        format!(
+                            "FF[{}] in a file whose first game is FF[{ff}] (troubles some programs)",
+                            info.ff
+                        ),
+                    );
+                }
+                if gm != info.gm && !self.mixed_told.1 {
+                    self.mixed_told.1 = true;
+                    self.diag(
+                        SgfCheck::MixedGames,
+                        Severity::Warning,
+                        gm_at as usize,
+                        format!(
+                            "GM[{}] in a file whose first game is GM[{gm}] (troubles some programs)",
+                            info.gm
+                        ),
+                    );
+                }
+                if first_enc != label_enc {
+                    let name = |e: Option<&'static Encoding>| e.map_or("no CA", |e| e.name());
+                    self.diag(
+                        SgfCheck::MixedCharsets,
+                        Severity::Warning,
+                        ca_at as usize,
+                        format!(
+                            "charset {} here, {} in the file's first game (troubles most programs)",
+                            name(label_enc),
+                            name(first_enc)
+                        ),
+                    );
+                }
+            }
+        }
         if info.ff == 4 {
             for i in std::mem::take(&mut self.lowercase_ids) {
                 self.diag(
+                    SgfCheck::LowercaseId,
                     Severity::Warning,
                     i as usize,
                     "lowercase letters in a property identifier are not allowed in FF[4] (removed)"
@@ -817,7 +1050,10 @@ impl<'a> Parser<'a> {
         let mut ctx = TypeCtx {
             info,
             enc,
-            malformed_charset: false,
+            malformed_charset: None,
+            ascii: ca
+                .as_ref()
+                .is_some_and(|(_, l)| charset::is_ascii_label(&String::from_utf8_lossy(l))),
         };
         let small = info.width <= 19 && info.height <= 19;
         let letters = info.letter_points();
@@ -846,12 +1082,17 @@ impl<'a> Parser<'a> {
                 self.coll.values.push(v);
             }
         }
-        self.raw.clear();
-        if ctx.malformed_charset {
+        if let Some((at, n)) = ctx.malformed_charset {
+            let name = if ctx.ascii {
+                "US-ASCII"
+            } else {
+                enc.map_or("UTF-8", |e| e.name())
+            };
             self.diag(
+                SgfCheck::BadBytes,
                 Severity::Warning,
-                rn.offset as usize,
-                "text not valid in the game's charset (replaced with U+FFFD)".into(),
+                at,
+                format!("bytes not valid in {name} ({n} value(s); replaced with U+FFFD)"),
             );
         }
         let nodes_end = if general_props {
@@ -859,7 +1100,8 @@ impl<'a> Parser<'a> {
         } else {
             first_node + 1
         };
-        self.check_nodes(first_node, nodes_end, &info);
+        self.check_nodes(first_node, nodes_end, &info, base);
+        self.raw.clear();
     }
 
     fn type_value(
@@ -887,10 +1129,25 @@ impl<'a> Parser<'a> {
             return Value::Raw(self.push_raw(raw, ctx));
         }
         let t = trim(raw);
+        let check = if matches!(prop, Prop::GM | Prop::SZ | Prop::FF) {
+            SgfCheck::BadRootValue
+        } else if matches!(
+            vt,
+            ValueType::PointPairList | ValueType::LabelList | ValueType::Application
+        ) {
+            if split_compose(raw).is_some() {
+                SgfCheck::BadCompose
+            } else {
+                SgfCheck::ComposeExpected
+            }
+        } else {
+            SgfCheck::BadValue
+        };
         let invalid = |this: &mut Self, ctx: &mut TypeCtx, what: &str| -> Value {
             let shown = excerpt(raw);
             let n = name(&this.coll);
             this.diag(
+                check,
                 bad_sev,
                 s - 1,
                 format!("{n}[{shown}]: expected {what} (kept as written)"),
@@ -907,12 +1164,43 @@ impl<'a> Parser<'a> {
                 Value::Text(value)
             }
             ValueType::Text | ValueType::SimpleText => {
-                Value::Text(self.push_text(raw, vt == ValueType::SimpleText, ctx))
+                let v = self.push_text(raw, vt == ValueType::SimpleText, ctx);
+                if t.is_empty() {
+                    self.diag(
+                        SgfCheck::EmptyValue,
+                        Severity::Warning,
+                        s - 1,
+                        format!("{}[]: empty text", prop.name()),
+                    );
+                } else if matches!(prop, Prop::DT | Prop::RE) {
+                    let text = self.coll.str(v).to_string();
+                    let ok = if prop == Prop::DT {
+                        checks::dt_is_valid(&text)
+                    } else {
+                        checks::re_is_valid(&text)
+                    };
+                    if !ok {
+                        let shown = excerpt(text.as_bytes());
+                        let what = if prop == Prop::DT {
+                            "dates YYYY-MM-DD[,...]"
+                        } else {
+                            "0, B+score, W+R, Void, ?..."
+                        };
+                        self.diag(
+                            SgfCheck::GameInfoFormat,
+                            Severity::Warning,
+                            s - 1,
+                            format!("{}[{shown}]: not in FF[4]'s format ({what})", prop.name()),
+                        );
+                    }
+                }
+                Value::Text(v)
             }
             ValueType::Move => {
                 if t.is_empty() {
                     if ctx.info.ff < 4 {
                         self.diag(
+                            SgfCheck::Ff4Pass,
                             Severity::Warning,
                             s - 1,
                             format!(
@@ -950,8 +1238,10 @@ impl<'a> Parser<'a> {
             }
             ValueType::PointList | ValueType::EPointList => {
                 if t.is_empty() {
-                    if vt == ValueType::PointList {
+                    // FF[4]: AB and AW are lists of stones (not empty).
+                    if vt == ValueType::PointList || matches!(prop, Prop::AB | Prop::AW) {
                         self.diag(
+                            SgfCheck::EmptyValue,
                             Severity::Warning,
                             s - 1,
                             format!("{}[]: empty value in a point list", prop.name()),
@@ -971,6 +1261,7 @@ impl<'a> Parser<'a> {
                 {
                     if ctx.info.ff < 4 {
                         self.diag(
+                            SgfCheck::NotInFf,
                             Severity::Warning,
                             s - 1,
                             format!(
@@ -982,6 +1273,7 @@ impl<'a> Parser<'a> {
                     }
                     if a.x > b.x || a.y > b.y {
                         self.diag(
+                            SgfCheck::BadValue,
                             Severity::Error,
                             s - 1,
                             format!(
@@ -1031,6 +1323,7 @@ impl<'a> Parser<'a> {
                 b"2" => Value::Double(2),
                 b"" => {
                     self.diag(
+                        SgfCheck::BadValue,
                         bad_sev,
                         s - 1,
                         format!("{}[]: expected 1 or 2 (empty kept)", prop.name()),
@@ -1082,6 +1375,7 @@ impl<'a> Parser<'a> {
                 {
                     if a == b {
                         self.diag(
+                            SgfCheck::SquareAsRectangle,
                             Severity::Warning,
                             s - 1,
                             format!("SZ[{a}:{b}]: square board written as rectangle"),
@@ -1097,10 +1391,42 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Notes a value (a slice of the input) with invalid bytes.
+    fn note_bad(&mut self, raw: &[u8], bad: bool, ctx: &mut TypeCtx) {
+        if let Some(i) = memchr::memchr(0, raw) {
+            let utf16 = ctx
+                .enc
+                .is_some_and(|e| e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE);
+            if !utf16 {
+                let base = (raw.as_ptr() as usize).wrapping_sub(self.src.as_ptr() as usize);
+                let at = if base <= self.src.len() { base + i } else { 0 };
+                self.diag(
+                    SgfCheck::NulByte,
+                    Severity::Warning,
+                    at,
+                    "zero byte in a value: binary data?".into(),
+                );
+            }
+        }
+        let bad = bad || (ctx.ascii && !raw.is_ascii());
+        if !bad {
+            return;
+        }
+        let base = (raw.as_ptr() as usize).wrapping_sub(self.src.as_ptr() as usize);
+        let base = if base <= self.src.len() { base } else { 0 };
+        match &mut ctx.malformed_charset {
+            Some((_, n)) => *n += 1,
+            None => {
+                let at = charset::first_malformed(raw, ctx.enc, ctx.ascii).unwrap_or(0);
+                ctx.malformed_charset = Some((base + at, 1));
+            }
+        }
+    }
+
     /// Stores a value verbatim (escapes kept), decoded to UTF-8.
     fn push_raw(&mut self, raw: &[u8], ctx: &mut TypeCtx) -> Str {
         let (s, bad) = charset::decode(raw, ctx.enc);
-        ctx.malformed_charset |= bad;
+        self.note_bad(raw, bad, ctx);
         match s {
             std::borrow::Cow::Borrowed(s) => self.coll.intern(s),
             // A multi-byte character may have swallowed the `\` that
@@ -1125,7 +1451,7 @@ impl<'a> Parser<'a> {
             // a byte), so they are removed before the value is decoded.
             let bytes = unescape_bytes(raw);
             let (s, bad) = charset::decode(&bytes, Some(enc));
-            ctx.malformed_charset |= bad;
+            self.note_bad(raw, bad, ctx);
             normalise_breaks_into(&s, simple, &mut self.coll.text);
             return Str {
                 start,
@@ -1133,7 +1459,7 @@ impl<'a> Parser<'a> {
             };
         }
         let (s, bad) = charset::decode(raw, ctx.enc);
-        ctx.malformed_charset |= bad;
+        self.note_bad(raw, bad, ctx);
         let out = &mut self.coll.text;
         if !s.bytes().any(|b| b == b'\\' || b < b' ') {
             out.push_str(&s);
@@ -1146,8 +1472,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Node-level checks of nodes `first_node..end` of one game.
-    fn check_nodes(&mut self, first_node: usize, end: usize, info: &GameInfo) {
+    /// Node-level checks of nodes `first_node..end` of one game; `base` is
+    /// the index of the game's first value (`self.raw` is parallel to its
+    /// values from there).
+    fn check_nodes(&mut self, first_node: usize, end: usize, info: &GameInfo, base: u32) {
+        // Whether a node or one above it holds game information: built the
+        // first time a node below the root has some.
+        let mut info_above: Option<Vec<bool>> = None;
         for ni in first_node..end {
             let n = self.coll.nodes[ni];
             let is_root = ni == first_node;
@@ -1162,7 +1493,13 @@ impl<'a> Parser<'a> {
             let mut seen: u128 = 0;
             let mut seen_unknown: Vec<&str> = Vec::new();
             let (mut has_move, mut has_setup, mut has_b, mut has_w) = (false, false, false, false);
-            let mut msgs: Vec<(Severity, u32, String)> = Vec::new();
+            let mut msgs: Vec<(SgfCheck, Severity, u32, String)> = Vec::new();
+            // The first of BM/DO/IT/TE and of GB/GW/DM/UC seen, and the
+            // first game-information property.
+            let mut move_annotation: Option<Prop> = None;
+            let mut position_annotation: Option<Prop> = None;
+            let mut game_info: Option<u32> = None;
+            let mut point_values = false;
             let props =
                 &self.coll.props[n.props_start as usize..(n.props_start + n.props_len) as usize];
             for p in props {
@@ -1170,6 +1507,7 @@ impl<'a> Parser<'a> {
                     let name = self.coll.str(p.name);
                     if seen_unknown.contains(&name) {
                         msgs.push((
+                            SgfCheck::DuplicateProperty,
                             Severity::Error,
                             p.offset,
                             format!("property {} appears twice in one node", excerpt(name)),
@@ -1177,11 +1515,21 @@ impl<'a> Parser<'a> {
                     } else {
                         seen_unknown.push(name);
                     }
-                    msgs.push((
-                        Severity::Warning,
-                        p.offset,
-                        format!("unknown property {} (kept)", excerpt(name)),
-                    ));
+                    if name == "KI" {
+                        msgs.push((
+                            SgfCheck::ObsoleteProperty,
+                            Severity::Warning,
+                            p.offset,
+                            "obsolete property KI (komi; `sgf upgrade` turns it into KM)".into(),
+                        ));
+                    } else {
+                        msgs.push((
+                            SgfCheck::UnknownProperty,
+                            Severity::Warning,
+                            p.offset,
+                            format!("unknown property {} (kept)", excerpt(name)),
+                        ));
+                    }
                     continue;
                 }
                 let bit = 1u128 << (p.prop as u8);
@@ -1194,6 +1542,7 @@ impl<'a> Parser<'a> {
                         Severity::Warning
                     };
                     msgs.push((
+                        SgfCheck::DuplicateProperty,
                         sev,
                         p.offset,
                         format!("property {} appears twice in one node", p.prop.name()),
@@ -1202,9 +1551,15 @@ impl<'a> Parser<'a> {
                 seen |= bit;
                 let vt = Collection::value_type(p.prop, info);
                 if p.values_len > 1 && !vt.is_list() && p.prop != Prop::VW {
+                    // At the second value, as SGFC.
+                    let at = self
+                        .raw
+                        .get((p.values_start - base + 1) as usize)
+                        .map_or(p.offset, |r| r.0 - 1);
                     msgs.push((
+                        SgfCheck::TooManyValues,
                         Severity::Error,
-                        p.offset,
+                        at,
                         format!(
                             "property {} may have only one value ({} found)",
                             p.prop.name(),
@@ -1212,11 +1567,97 @@ impl<'a> Parser<'a> {
                         ),
                     ));
                 }
+                match p.prop {
+                    Prop::BM | Prop::DO | Prop::IT | Prop::TE => match move_annotation {
+                        Some(first) if first != p.prop => msgs.push((
+                            SgfCheck::MoveAnnotationConflict,
+                            Severity::Error,
+                            p.offset,
+                            format!(
+                                "{} and {} in one node (only one of BM, DO, IT, TE is allowed)",
+                                first.name(),
+                                p.prop.name()
+                            ),
+                        )),
+                        _ => move_annotation = Some(p.prop),
+                    },
+                    Prop::GB | Prop::GW | Prop::DM | Prop::UC => match position_annotation {
+                        Some(first) if first != p.prop => msgs.push((
+                            SgfCheck::AnnotationConflict,
+                            Severity::Error,
+                            p.offset,
+                            format!(
+                                "{} and {} in one node (only one of GB, GW, DM, UC is allowed)",
+                                first.name(),
+                                p.prop.name()
+                            ),
+                        )),
+                        _ => position_annotation = Some(p.prop),
+                    },
+                    Prop::VW if p.values_len > 1 => {
+                        let vals = &self.coll.values
+                            [p.values_start as usize..(p.values_start + p.values_len) as usize];
+                        if vals.iter().any(|v| matches!(v, Value::None)) {
+                            msgs.push((
+                                SgfCheck::BadView,
+                                Severity::Error,
+                                p.offset,
+                                "VW: values after an empty value [] (which shows the whole board)"
+                                    .into(),
+                            ));
+                        } else if info.ff < 4 && p.values_len != 2 {
+                            msgs.push((
+                                SgfCheck::BadView,
+                                Severity::Warning,
+                                p.offset,
+                                format!(
+                                    "VW: {} values (FF[{}] takes two corners; a point list is FF[4])",
+                                    p.values_len, info.ff
+                                ),
+                            ));
+                        }
+                    }
+                    Prop::AR | Prop::LN => {
+                        for k in 0..p.values_len {
+                            let vi = (p.values_start + k) as usize;
+                            if let Some(Value::PointPair(a, b)) = self.coll.values.get(vi)
+                                && a == b
+                            {
+                                let at = self
+                                    .raw
+                                    .get((p.values_start - base + k) as usize)
+                                    .map_or(p.offset, |r| r.0 - 1);
+                                msgs.push((
+                                    SgfCheck::OneCellArrow,
+                                    Severity::Error,
+                                    at,
+                                    format!("{}[{a}:{b}]: from a point to itself", p.prop.name()),
+                                ));
+                            }
+                        }
+                    }
+                    Prop::AB
+                    | Prop::AW
+                    | Prop::AE
+                    | Prop::CR
+                    | Prop::MA
+                    | Prop::SL
+                    | Prop::SQ
+                    | Prop::TR
+                    | Prop::TB
+                    | Prop::TW
+                    | Prop::LB => point_values = true,
+                    _ => {}
+                }
+                if p.prop.kind() == PropKind::GameInfo && game_info.is_none() {
+                    game_info = Some(p.offset);
+                }
                 match p.prop.kind() {
                     PropKind::Move => has_move = true,
                     PropKind::Setup => has_setup = true,
                     PropKind::Root if !is_root => {
                         msgs.push((
+                            SgfCheck::RootOutsideRoot,
                             Severity::Error,
                             p.offset,
                             format!("root property {} outside the root node", p.prop.name()),
@@ -1228,6 +1669,7 @@ impl<'a> Parser<'a> {
                 has_w |= p.prop == Prop::W;
                 if info.ff == 4 && !p.prop.in_ff(4) && p.prop != Prop::Unknown {
                     msgs.push((
+                        SgfCheck::NotInFf,
                         Severity::Warning,
                         p.offset,
                         format!("property {} is not defined in FF[4] (kept)", p.prop.name()),
@@ -1236,6 +1678,7 @@ impl<'a> Parser<'a> {
             }
             if has_b && has_w {
                 msgs.push((
+                    SgfCheck::BlackAndWhite,
                     Severity::Error,
                     n.offset,
                     "black and white move in one node".into(),
@@ -1243,13 +1686,135 @@ impl<'a> Parser<'a> {
             }
             if has_move && has_setup && info.ff == 4 {
                 msgs.push((
+                    SgfCheck::SetupAndMove,
                     Severity::Warning,
                     n.offset,
                     "setup and move properties mixed in one node".into(),
                 ));
             }
-            for (sev, off, m) in msgs {
-                self.diag(sev, off as usize, m);
+            if (has_b || has_w) && is_root {
+                let at = props
+                    .iter()
+                    .find(|p| matches!(p.prop, Prop::B | Prop::W))
+                    .map_or(n.offset, |p| p.offset);
+                msgs.push((
+                    SgfCheck::MoveInRoot,
+                    Severity::Warning,
+                    at,
+                    "move in the root node".into(),
+                ));
+            }
+            if !(has_b || has_w) {
+                for p in props {
+                    if matches!(p.prop, Prop::BM | Prop::DO | Prop::IT | Prop::TE | Prop::KO) {
+                        msgs.push((
+                            SgfCheck::AnnotationWithoutMove,
+                            Severity::Error,
+                            p.offset,
+                            format!("{} in a node that has no move", p.prop.name()),
+                        ));
+                    }
+                }
+            }
+            if let Some(at) = game_info
+                && !is_root
+            {
+                let above = info_above.get_or_insert_with(|| self.game_info_above(first_node, end));
+                let parent = n.parent as usize;
+                if parent != NONE as usize && parent >= first_node && above[parent - first_node] {
+                    msgs.push((
+                        SgfCheck::GameInfoTwice,
+                        Severity::Error,
+                        at,
+                        "game information below a node that already has some".into(),
+                    ));
+                }
+            }
+            if point_values && info.letter_points() {
+                let mut bits = std::mem::take(&mut self.point_bits);
+                self.check_points(props, base, &mut msgs, &mut bits);
+                self.point_bits = bits;
+            }
+            for (check, sev, off, m) in msgs {
+                self.diag(check, sev, off as usize, m);
+            }
+        }
+    }
+
+    /// For each node of `first_node..end`: whether it or a node above it
+    /// holds a game-information property.
+    fn game_info_above(&self, first_node: usize, end: usize) -> Vec<bool> {
+        let mut out = vec![false; end - first_node];
+        for ni in first_node..end {
+            let n = self.coll.nodes[ni];
+            let own = self.coll.props
+                [n.props_start as usize..(n.props_start + n.props_len) as usize]
+                .iter()
+                .any(|p| p.prop.kind() == PropKind::GameInfo);
+            let parent = n.parent as usize;
+            let inherited =
+                parent != NONE as usize && parent >= first_node && out[parent - first_node];
+            out[ni - first_node] = own || inherited;
+        }
+        out
+    }
+
+    /// The same point twice in one node: in markup (`CR`, `MA`, `SL`, `SQ`,
+    /// `TR` together), setup (`AB`, `AW`, `AE` together), `TB`, `TW` or `LB`.
+    fn check_points(
+        &self,
+        props: &[Property],
+        base: u32,
+        msgs: &mut Vec<(SgfCheck, Severity, u32, String)>,
+        bits: &mut Vec<u64>,
+    ) {
+        const WORDS: usize = 52 * 52 / 64 + 1;
+        bits.clear();
+        bits.resize(5 * WORDS, 0);
+        // The property first holding each point is not remembered: the
+        // message names the group.
+        for p in props {
+            let (group, what) = match p.prop {
+                Prop::CR | Prop::MA | Prop::SL | Prop::SQ | Prop::TR => (0, "markup"),
+                Prop::AB | Prop::AW | Prop::AE => (1, "setup"),
+                Prop::TB => (2, "TB"),
+                Prop::TW => (3, "TW"),
+                Prop::LB => (4, "LB"),
+                _ => continue,
+            };
+            for k in 0..p.values_len {
+                let (a, b) = match self.coll.values[(p.values_start + k) as usize] {
+                    Value::Point(a) => (a, a),
+                    Value::Rect(a, b) => (a, b),
+                    Value::Label(a, _) => (a, a),
+                    _ => continue,
+                };
+                let mut twice: Option<Point> = None;
+                for y in a.y.min(b.y)..=a.y.max(b.y) {
+                    for x in a.x.min(b.x)..=a.x.max(b.x) {
+                        let i = usize::from(y) * 52 + usize::from(x);
+                        let (w, m) = (group * WORDS + i / 64, 1u64 << (i % 64));
+                        if bits[w] & m != 0 {
+                            twice.get_or_insert(Point::new(x, y));
+                        }
+                        bits[w] |= m;
+                    }
+                }
+                if let Some(pt) = twice {
+                    let at = self
+                        .raw
+                        .get((p.values_start - base + k) as usize)
+                        .map_or(p.offset, |r| r.0 - 1);
+                    msgs.push((
+                        SgfCheck::DuplicatePoint,
+                        Severity::Error,
+                        at,
+                        format!(
+                            "{}: point {pt} appears twice in the node's {what}",
+                            p.prop.name()
+                        ),
+                    ));
+                }
             }
         }
     }
@@ -1258,7 +1823,11 @@ impl<'a> Parser<'a> {
 struct TypeCtx {
     info: GameInfo,
     enc: Option<&'static Encoding>,
-    malformed_charset: bool,
+    /// The first value with bytes invalid in the charset (offset of the
+    /// first such byte) and how many values have some.
+    malformed_charset: Option<(usize, u32)>,
+    /// `CA` names US-ASCII: bytes over 0x7F are invalid.
+    ascii: bool,
 }
 
 /// Removes SGF escapes from raw bytes: `\\` and a line break (with its

@@ -6,6 +6,7 @@
 //! to main line move 57), `..., variation 2, move 60` (further down that
 //! variation). Move numbers are depths below the root.
 
+use super::checks::SgfCheck;
 use super::go;
 use super::othello;
 use super::props::Prop;
@@ -52,8 +53,39 @@ pub struct State {
     pub last_move: Option<(Color, Option<Point>)>,
     /// The Go rules from the root's `RU` (suicide, ko).
     pub rules: Rules,
-    /// Hashes of the positions of the line so far (superko rules only).
-    history: Vec<u64>,
+    /// Hashes of the positions of the line so far (superko rules only):
+    /// a hash set, so a long game's superko checks stay linear.
+    history: std::collections::HashSet<u64, BuildZobrist>,
+}
+
+/// The hasher of [`State`]'s position set: the keys are already Zobrist
+/// hashes, used as they are.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildZobrist;
+
+/// See [`BuildZobrist`].
+#[derive(Debug, Default)]
+pub struct ZobristHasher(u64);
+
+impl std::hash::Hasher for ZobristHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+impl std::hash::BuildHasher for BuildZobrist {
+    type Hasher = ZobristHasher;
+    fn build_hasher(&self) -> ZobristHasher {
+        ZobristHasher(0)
+    }
 }
 
 /// A rule broken by a move or setup.
@@ -67,8 +99,72 @@ pub struct RuleError {
     pub offset: u32,
     /// What is wrong.
     pub message: String,
-    /// A note (unknown rules), not a broken rule.
+    /// A note (unknown rules, setup without effect), not a broken rule.
     pub warning: bool,
+    /// The kind of problem.
+    pub check: SgfCheck,
+}
+
+/// The kind of a rule error from its message (messages of this file).
+fn rule_check(message: &str) -> SgfCheck {
+    if message.starts_with("setup point") {
+        SgfCheck::OffBoard
+    } else if message.contains("move value is not a point") {
+        SgfCheck::MoveNotPoint
+    } else {
+        SgfCheck::IllegalMove
+    }
+}
+
+/// `AB`/`AW`/`AE` points of `node` that already are as the property makes
+/// them (SGFC's warning 39), in the position before the node.
+fn setup_without_effect(coll: &Collection, node: NodeId, state: &State) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    let n = &coll.nodes[node.0 as usize];
+    if n.props_len == 1 && matches!(coll.props[n.props_start as usize].prop, Prop::B | Prop::W) {
+        return out;
+    }
+    for p in coll.properties(node) {
+        let want = match p.prop() {
+            Prop::AB => Some(Color::Black),
+            Prop::AW => Some(Color::White),
+            Prop::AE => None,
+            _ => continue,
+        };
+        let mut pts = Vec::new();
+        for &v in p.values() {
+            points(v, &mut pts);
+        }
+        let (w, h) = state.position.size();
+        let same: Vec<String> = pts
+            .iter()
+            .filter(|pt| u32::from(pt.x) < w && u32::from(pt.y) < h)
+            .filter(|&&pt| {
+                let now = match &state.position {
+                    Position::Go(b) => b.get(pt),
+                    Position::Othello(b) => b.get(pt),
+                };
+                now == want
+            })
+            .map(|pt| pt.to_string())
+            .collect();
+        if !same.is_empty() {
+            let what = match want {
+                Some(Color::Black) => "black",
+                Some(Color::White) => "white",
+                None => "empty",
+            };
+            out.push((
+                p.offset(),
+                format!(
+                    "{}[{}] has no effect: already {what}",
+                    p.prop().name(),
+                    same.join("][")
+                ),
+            ));
+        }
+    }
+    out
 }
 
 /// Whether GM is a game with rules here.
@@ -102,7 +198,7 @@ pub fn initial(coll: &Collection, root: NodeId) -> Option<State> {
         moves: 0,
         last_move: None,
         rules,
-        history: Vec::new(),
+        history: Default::default(),
     })
 }
 
@@ -141,9 +237,7 @@ fn superko_repeats(state: &mut State, mover: Color) -> bool {
         Ko::SituationalSuperko => Some(mover.opponent()),
     };
     let h = position_hash(b, next);
-    let repeats = state.history.contains(&h);
-    state.history.push(h);
-    repeats
+    !state.history.insert(h)
 }
 
 /// Starts the superko history with the position after setup.
@@ -153,7 +247,7 @@ fn superko_setup(state: &mut State) {
     }
     if let Position::Go(b) = &state.position {
         let next = (state.rules.ko == Ko::SituationalSuperko).then_some(state.to_play);
-        state.history.push(position_hash(b, next));
+        state.history.insert(position_hash(b, next));
     }
 }
 
@@ -391,7 +485,13 @@ pub fn play_to(coll: &Collection, node: NodeId) -> Option<(State, Vec<(u32, Stri
 
 /// Checks every move and setup of the game under `root` (all variations).
 pub fn check_game(coll: &Collection, root: NodeId, game_number: usize) -> Vec<RuleError> {
-    check_game_with(coll, root, game_number, true)
+    check_game_with(coll, root, game_number, true, false)
+}
+
+/// [`check_game`] plus SGFC's notes on the replay (warnings): setup that
+/// changes nothing (`AB` on a black stone, `AE` on an empty point).
+pub fn check_game_notes(coll: &Collection, root: NodeId, game_number: usize) -> Vec<RuleError> {
+    check_game_with(coll, root, game_number, true, true)
 }
 
 /// [`check_game`] without its fast path for move nodes: for tests comparing
@@ -402,7 +502,7 @@ pub fn check_game_general_path(
     root: NodeId,
     game_number: usize,
 ) -> Vec<RuleError> {
-    check_game_with(coll, root, game_number, false)
+    check_game_with(coll, root, game_number, false, false)
 }
 
 /// [`check_game`], with or without the fast path for move nodes (off only
@@ -412,6 +512,7 @@ fn check_game_with(
     root: NodeId,
     game_number: usize,
     quick: bool,
+    notes: bool,
 ) -> Vec<RuleError> {
     let mut out = Vec::new();
     let Some(mut state) = initial(coll, root) else {
@@ -428,7 +529,11 @@ fn check_game_with(
             offset: ru.offset(),
             message: note,
             warning: true,
+            check: SgfCheck::Rules,
         });
+    }
+    if notes && let Some(e) = result_vs_score(coll, root, game_number) {
+        out.push(e);
     }
     superko_setup(&mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
@@ -437,6 +542,18 @@ fn check_game_with(
     loop {
         let n = &coll.nodes[node.0 as usize];
         if !(quick && quick_go_move(coll, n, &mut state, &mut errors)) {
+            if notes {
+                for (offset, message) in setup_without_effect(coll, node, &state) {
+                    out.push(RuleError {
+                        node,
+                        path: node_path(coll, node, game_number),
+                        offset,
+                        message,
+                        warning: true,
+                        check: SgfCheck::SetupNoEffect,
+                    });
+                }
+            }
             apply_node(coll, node, &mut state, &mut errors);
         }
         if !errors.is_empty() {
@@ -445,6 +562,7 @@ fn check_game_with(
                     node,
                     path: node_path(coll, node, game_number),
                     offset,
+                    check: rule_check(&message),
                     message,
                     warning: false,
                 });
@@ -473,6 +591,70 @@ fn check_game_with(
         }
     }
     out
+}
+
+/// The count of the main line's last node when it marks territory
+/// (`TB`/`TW`), under the root's rules (`RU`) and komi (`KM`, else 0);
+/// `None` for other games.
+pub fn final_score(coll: &Collection, root: NodeId) -> Option<super::score::Score> {
+    if coll.game_info(root).gm != 1 {
+        return None;
+    }
+    let last = *coll.main_line(root).last()?;
+    let marks = |prop: Prop| -> Vec<Point> {
+        let mut pts = Vec::new();
+        if let Some(p) = coll.get(last, prop) {
+            for &v in p.values() {
+                points(v, &mut pts);
+            }
+        }
+        pts
+    };
+    let (tb, tw) = (marks(Prop::TB), marks(Prop::TW));
+    if tb.is_empty() && tw.is_empty() {
+        return None;
+    }
+    let (state, _) = play_to(coll, last)?;
+    let Position::Go(board) = &state.position else {
+        return None;
+    };
+    let komi = match coll.get(root, Prop::KM).map(|p| p.value()) {
+        Some(Value::Real(k)) => k,
+        Some(Value::Number(k)) => k as f64,
+        _ => 0.0,
+    };
+    Some(super::score::score_with_marks(
+        board,
+        &tb,
+        &tw,
+        state.rules.scoring,
+        komi,
+    ))
+}
+
+/// A warning when the root's `RE` (points, a draw, or a bare winner)
+/// disagrees with [`final_score`].
+fn result_vs_score(coll: &Collection, root: NodeId, game_number: usize) -> Option<RuleError> {
+    use super::score::Outcome;
+    let re = coll.get(root, Prop::RE)?;
+    let outcome = Outcome::parse(coll.text_of(root, Prop::RE)?)?;
+    let score = final_score(coll, root)?;
+    let agrees = match outcome {
+        Outcome::Points(c, m) => {
+            score.winner() == Some(c) && (score.margin().abs() - m).abs() < 1e-9
+        }
+        Outcome::Draw => score.winner().is_none(),
+        Outcome::Won(c) => score.winner() == Some(c),
+        _ => return None,
+    };
+    (!agrees).then(|| RuleError {
+        node: root,
+        path: node_path(coll, root, game_number),
+        offset: re.offset(),
+        message: format!("RE[{outcome}] but the final TB/TW marks count {score}"),
+        warning: true,
+        check: SgfCheck::ResultVsScore,
+    })
 }
 
 /// The readable path of a node: `game 1, main line move 57, variation 2`.
@@ -577,8 +759,8 @@ mod tests {
         let c = &parsed.collection;
         let mut errors = 0;
         for (g, &root) in c.roots.iter().enumerate() {
-            let fast = check_game_with(c, root, g + 1, true);
-            assert_eq!(fast, check_game_with(c, root, g + 1, false), "{what}");
+            let fast = check_game_with(c, root, g + 1, true, true);
+            assert_eq!(fast, check_game_with(c, root, g + 1, false, true), "{what}");
             errors += fast.len();
         }
         errors
