@@ -351,10 +351,16 @@ async fn handle(
         .path_and_query()
         .map_or("/".to_string(), |p| p.as_str().to_string());
     let run = async {
-        let Ok(_permit) = work.acquire().await else {
+        let Ok(permit) = work.acquire_owned().await else {
             return Answer::error(503, "shutting down");
         };
-        match tokio::task::spawn_blocking(move || explorer.answer(&target)).await {
+        // The permit goes with the work: a query that outlives its timeout
+        // still counts until it ends.
+        let job = move || {
+            let _permit = permit;
+            explorer.answer(&target)
+        };
+        match tokio::task::spawn_blocking(job).await {
             Ok(a) => a,
             Err(_) => Answer::error(500, "internal error"),
         }
