@@ -3,7 +3,9 @@
 #
 #   bash bench/db.sh [GAMES] [BIN]
 #
-# SKIP_BUILD=1 reuses /tmp/db1m.idx; THREADS (default "1 2") lists the
+# DB and IDX name the files (default /tmp/db1m.pgn, /tmp/db1m.idx);
+# SKIP_BUILD=1 reuses the index; SKIP_HTTP=1 leaves out the server load
+# (CONC clients, REQUESTS requests); THREADS (default "1 2") lists the
 # thread counts of the index builds; filter throughput is measured on the
 # first FILTER_GAMES games (default 100,000) of the database.
 # Builds /tmp/db1m.pgn (GAMES games, default 1,000,000, drawn with a fixed
@@ -17,8 +19,8 @@ N=${1:-1000000}
 BIN=${2:-target/release/gamerec}
 CORPUS=${GAMEREC_SHARED:-../shared}/corpus
 PE=${PGN_EXTRACT:-/usr/games/pgn-extract}
-DB=/tmp/db1m.pgn
-IDX=/tmp/db1m.idx
+DB=${DB:-/tmp/db1m.pgn}
+IDX=${IDX:-/tmp/db1m.idx}
 if [ ! -s "$DB" ]; then
   python3 bench/db_make.py "$CORPUS" "$DB" "$N"
 fi
@@ -32,13 +34,13 @@ evict() { python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.po
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   for j in ${THREADS:-1 2}; do
-    t=$(ms "$BIN" index "$DB.zst" -o "$IDX" -j $j)
-    echo "index build from .pgn.zst, $j thread(s): $t ms"
+    # From the plain file: the index records the identity of the file it
+    # read, and find checks the one it is given.
+    t=$(ms "$BIN" index "$DB" -o "$IDX" -j $j)
+    echo "index build from the .pgn, $j thread(s): $t ms"
   done
 fi
 echo "index $(stat -c %s "$IDX") bytes ($(python3 -c "print(round($(stat -c %s "$IDX")/$(stat -c %s "$DB.zst"),2))")x the .pgn.zst)"
-# The index's offsets are those of the decompressed database: the plain
-# file is read at them.
 ln -sf "$IDX" "$DB.idx"
 
 START='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
@@ -69,7 +71,8 @@ t=$(ms "$BIN" find "$DB" --index "$DB.idx" --material 'KQvKR' --ids)
 echo "find --material KQvKR: $t ms ($("$BIN" find "$DB" --index "$DB.idx" --material 'KQvKR' --ids | wc -l) games)"
 
 # filter throughput: the same criteria for gamerec and pgn-extract, on the
-# first FILTER_GAMES games.
+# first FILTER_GAMES games (SKIP_FILTER=1 leaves it out).
+if [ "${SKIP_FILTER:-0}" != 1 ]; then
 SLICE=/tmp/db-slice.pgn
 python3 - "$DB" "$SLICE" "${FILTER_GAMES:-100000}" <<'PY'
 import sys
@@ -96,3 +99,39 @@ t=$(ms "$PE" -t/tmp/db-elo.txt --quiet -o /dev/null "$SLICE")
 echo "pgn-extract -t 'Elo >= 2500': $t ms"
 t=$(ms "$PE" -t/tmp/db-fen.txt --quiet -o /dev/null "$SLICE")
 echo "pgn-extract -t FEN Sicilian: $t ms"
+fi
+
+# Issue 25. The explorer over HTTP: tree answers (lichess JSON, 11 lines x 4
+# filter sets) under a bounded concurrent load of CONC keep-alive clients.
+if [ "${SKIP_HTTP:-0}" != 1 ]; then
+  "$BIN" serve "$DB" --index "$DB.idx" --listen 127.0.0.1:0 2> /tmp/db-serve.err &
+  SERVE=$!
+  for i in $(seq 50); do grep -q 'listening' /tmp/db-serve.err && break; sleep 0.2; done
+  ADDR=$(grep -o 'http://[^/]*' /tmp/db-serve.err | head -1 | sed 's,http://,,')
+  python3 bench/db_http_load.py "$ADDR" 1 ${REQUESTS:-400} | sed 's/^/serve, /'
+  python3 bench/db_http_load.py "$ADDR" ${CONC:-8} ${REQUESTS:-400} | sed 's/^/serve, /'
+  kill -TERM $SERVE; wait $SERVE || true
+fi
+# Filtered queries: position + player + date (the index alone).
+P=$(grep -m1 '^\[White "' "$DB" | sed 's/^\[White "\(.*\)"\]$/\1/')
+t=$(ms "$BIN" find "$DB" --index "$DB.idx" --moves "e4" --player "$P" --since 2000-01 --ids)
+echo "find --moves e4 --player '$P' --since 2000-01 --ids: $t ms ($("$BIN" find "$DB" --index "$DB.idx" --moves e4 --player "$P" --since 2000-01 --ids | wc -l) games)"
+t=$(ms "$BIN" find "$DB" --index "$DB.idx" --tree --moves "e4 c5" --speeds blitz --ratings 2000,2200 --to json)
+echo "find --tree after 1.e4 c5, blitz, 2000-2499, JSON: $t ms"
+# Pattern, sub-FEN and material: the index (candidates, then replay) against
+# a full scan (gamerec filter, 2 threads) and pgn-extract, on the whole DB.
+PAT='*/*/*/*/???PP???/*/*/*'
+SUB='8/8/8/8/3K4/8/8/8'
+for q in "--pattern $PAT" "--sub-fen $SUB" "--material KRPvKR" "--material KQvKQ"; do
+  set -- $q
+  n=$("$BIN" find "$DB" --index "$DB.idx" "$1" "$2" --ids | wc -l)
+  t=$(ms "$BIN" find "$DB" --index "$DB.idx" "$1" "$2" --ids)
+  s=$(ms "$BIN" filter "$1" "$2" -j 2 --count "$DB")
+  echo "find $1 $2: $t ms ($n games); full scan (filter -j 2): $s ms"
+done
+printf 'FENPattern "%s"\n' "$PAT" > /tmp/db-pat.txt
+t=$(ms "$PE" -t/tmp/db-pat.txt --quiet -o /dev/null "$DB")
+echo "pgn-extract FENPattern $PAT: $t ms"
+printf 'KRP KR\n' > /tmp/db-mat.txt
+t=$(ms "$PE" -y/tmp/db-mat.txt --quiet -o /dev/null "$DB")
+echo "pgn-extract -y 'KRP KR': $t ms"

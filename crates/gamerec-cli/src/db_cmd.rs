@@ -706,9 +706,49 @@ pub struct FindArgs {
     /// Material at some ply, either colour.
     #[arg(long = "material-any", value_name = "SPEC", group = "query")]
     material_any: Option<String>,
-    /// The opening tree of a position.
-    #[arg(long, value_name = "FEN", group = "query")]
+    /// The opening tree of a position (default: the start position).
+    #[arg(long, value_name = "FEN", group = "query", num_args = 0..=1,
+          default_missing_value = START_FEN)]
     tree: Option<String>,
+    /// Moves played from the position of --fen or --tree (or the start
+    /// position): SAN or UCI, separated by spaces or commas.
+    #[arg(long, value_name = "MOVES")]
+    moves: Option<String>,
+    /// Only games whose average rating is in these rating groups
+    /// (comma-separated: 0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500).
+    #[arg(long, value_name = "GROUPS")]
+    ratings: Option<String>,
+    /// Only games of these speeds, from TimeControl (comma-separated:
+    /// ultraBullet, bullet, blitz, rapid, classical, correspondence).
+    #[arg(long, value_name = "SPEEDS")]
+    speeds: Option<String>,
+    /// Only games played in this month (YYYY-MM) or later.
+    #[arg(long, value_name = "MONTH")]
+    since: Option<String>,
+    /// Only games played in this month (YYYY-MM) or earlier.
+    #[arg(long, value_name = "MONTH")]
+    until: Option<String>,
+    /// Only games with this player on either side (whole name, any case).
+    #[arg(long, value_name = "NAME")]
+    player: Option<String>,
+    /// Games: the order (id, rating: highest first, date: latest first).
+    #[arg(long, value_enum, default_value = "id")]
+    sort: SortArg,
+    /// At most this many games (with --tree: moves).
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Leave out the first N games found (in --sort order).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    offset: usize,
+    /// With --tree --to json: the highest rated games listed.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    top_games: usize,
+    /// With --tree --to json: the most recent games listed.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    recent_games: usize,
+    /// With --tree --to json: an ECO file naming the opening.
+    #[arg(long = "eco-file", value_name = "FILE")]
+    eco_file: Option<PathBuf>,
     /// Print `GAME<TAB>PLY` lines instead of games (game numbers from 1).
     #[arg(long)]
     ids: bool,
@@ -729,8 +769,69 @@ pub struct FindArgs {
     full_check: bool,
 }
 
+/// The standard start position.
+const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// The order of games found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// Game number.
+    Id,
+    /// Game rating (average of the players'), highest first.
+    Rating,
+    /// Date, latest first.
+    Date,
+}
+
+/// The explorer filters of `find`.
+fn find_filters(args: &FindArgs) -> Result<gamerec_db::explorer::Filters, String> {
+    use gamerec_db::explorer::Filters;
+    let mut f = Filters::default();
+    if let Some(r) = &args.ratings {
+        f.ratings = Filters::parse_ratings(r)?;
+    }
+    if let Some(s) = &args.speeds {
+        f.speeds = Filters::parse_speeds(s)?;
+    }
+    if let Some(s) = &args.since {
+        f.set_since(s)?;
+    }
+    if let Some(u) = &args.until {
+        f.set_until(u)?;
+    }
+    f.player = args.player.clone();
+    Ok(f)
+}
+
+/// Loads an ECO book for opening names.
+pub fn load_eco(path: &std::path::Path) -> Result<EcoBook> {
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let (book, _) = EcoBook::from_pgn(&data);
+    if book.is_empty() {
+        bail!("{}: no ECO lines", path.display());
+    }
+    Ok(book)
+}
+
+/// The White and Black names of game `g` read back from the database
+/// (`?` when it cannot be read).
+pub fn game_names(
+    db: &gamerec_db::explorer::Database,
+    index: &gamerec_db::index::Index,
+    g: u32,
+) -> (String, String) {
+    match db.game(index, g) {
+        Ok(Some(game)) => {
+            let t = |n: &str| game.tags.get(n).unwrap_or("?").to_string();
+            (t("White"), t("Black"))
+        }
+        _ => ("?".into(), "?".into()),
+    }
+}
+
 /// `gamerec find`.
 pub fn run_find(args: FindArgs) -> Result<ExitCode> {
+    use gamerec_db::explorer::{Database, Request, explore, game_rating, opening, play};
     use gamerec_db::material::{MaterialSpec, unpack_signature};
     use gamerec_db::pattern::Pattern;
     use gamerec_db::position::parse_query_fen;
@@ -738,59 +839,61 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         .index
         .clone()
         .unwrap_or_else(|| default_index(&args.db));
-    let index = open_checked(&args.db, &index_path, args.full_check)?;
-    let mut out = open_output(args.output.as_deref())?;
     let usage = |e: String| -> Result<ExitCode> {
         eprintln!("gamerec find: {e}");
         Ok(ExitCode::from(2))
     };
+    let filters = match find_filters(&args) {
+        Ok(f) => f,
+        Err(e) => return usage(e),
+    };
+    let played: Vec<&str> = args
+        .moves
+        .as_deref()
+        .unwrap_or("")
+        .split([' ', ',', '\t', '\n'])
+        .filter(|m| !m.is_empty())
+        .collect();
+    // The position of --tree or --fen (or the start position) after --moves.
+    let line_from = |fen: &str| -> Result<Vec<shakmaty::Chess>, String> {
+        play(&parse_query_fen(fen)?, &played)
+    };
+    let index = open_checked(&args.db, &index_path, args.full_check)?;
+    let mut out = open_output(args.output.as_deref())?;
     if let Some(fen) = &args.tree {
-        let pos = match parse_query_fen(fen) {
-            Ok(p) => p,
+        let line = match line_from(fen) {
+            Ok(l) => l,
             Err(e) => return usage(e),
         };
-        let moves = index.tree(&pos);
-        let totals = index.totals(&pos);
+        let pos = line.last().cloned().unwrap_or_default();
+        let req = Request {
+            filters,
+            moves: args.limit,
+            top_games: args.top_games,
+            recent_games: args.recent_games,
+        };
+        let report = explore(&index, &pos, &req);
         if args.to == Some(Format::Json) {
-            // The lichess opening explorer's shape, plus the games reaching
-            // the position and those ending in it.
-            // SAN and UCI hold no character JSON escapes.
-            let list: Vec<String> = moves
-                .iter()
-                .map(|m| {
-                    format!(
-                        r#"{{"uci":"{}","san":"{}","averageRating":{},"white":{},"draws":{},"black":{},"games":{}}}"#,
-                        m.uci,
-                        m.san,
-                        m.average_elo.map_or("null".to_string(), |e| e.to_string()),
-                        m.white,
-                        m.draws,
-                        m.black,
-                        m.games
-                    )
-                })
-                .collect();
-            let doc = format!(
-                r#"{{"white":{},"draws":{},"black":{},"games":{},"ended":{},"moves":[{}]}}"#,
-                totals.white,
-                totals.draws,
-                totals.black,
-                totals.games,
-                totals.ended,
-                list.join(",")
-            );
+            // The lichess opening explorer's shape (gamerec_db::explorer).
+            let book = args.eco_file.as_deref().map(load_eco).transpose()?;
+            let db = Database::new(&args.db)?;
+            let name = book.as_ref().and_then(|b| opening(b, &line));
+            let doc = gamerec_db::explorer::report_json(&report, name, &mut |g| {
+                game_names(&db, &index, g)
+            });
             writeln!(out, "{doc}")?;
-            out.flush()?;
+            out.finish()?;
             return Ok(ExitCode::SUCCESS);
         }
-        let total: u64 = moves.iter().map(|m| m.games).sum();
+        let totals = report.totals;
+        let total: u64 = report.moves.iter().map(|m| m.tree.games).sum();
         writeln!(
             out,
             "{:<8} {:>9} {:>7} {:>7} {:>7} {:>7}",
             "move", "games", "white", "draw", "black", "elo"
         )?;
         let pct = |n: u64, of: u64| 100.0 * n as f64 / of.max(1) as f64;
-        for m in &moves {
+        for m in report.moves.iter().map(|m| &m.tree) {
             writeln!(
                 out,
                 "{:<8} {:>9} {:>6.1}% {:>6.1}% {:>6.1}% {:>7}",
@@ -810,70 +913,114 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         out.finish()?;
         return Ok(ExitCode::SUCCESS);
     }
-    // Candidates (game, ply if known) and the expression that verifies them.
-    let (expr, candidates): (Expr, Vec<(u32, Option<u16>)>) = if let Some(fen) = &args.fen {
-        let pos = match parse_query_fen(fen) {
-            Ok(p) => p,
-            Err(e) => return usage(e),
-        };
-        let found = index
-            .find(&pos)
+    // Candidates (game, ply if known) and the expression that verifies them;
+    // `exact`: every candidate matches (a position looked up).
+    let position_query = args.fen.clone().or_else(|| {
+        (args.moves.is_some()
+            && args.pattern.is_none()
+            && args.sub_fen.is_none()
+            && args.material.is_none()
+            && args.material_any.is_none())
+        .then(|| START_FEN.to_string())
+    });
+    let (expr, mut candidates, exact): (Expr, Vec<(u32, Option<u16>)>, bool) =
+        if let Some(fen) = &position_query {
+            let pos = match line_from(fen) {
+                Ok(l) => l.last().cloned().unwrap_or_default(),
+                Err(e) => return usage(e),
+            };
+            let text = gamerec::fen::write_fen(&pos, shakmaty::CastlingMode::Standard);
+            let found = index
+                .find(&pos)
+                .into_iter()
+                .map(|(g, p)| (g, Some(p)))
+                .collect();
+            (
+                Expr::Atom(Atom::new("fen", Op::Eq, &text).map_err(anyhow::Error::msg)?),
+                found,
+                true,
+            )
+        } else if let Some((name, text)) = [("pattern", &args.pattern), ("subfen", &args.sub_fen)]
             .into_iter()
-            .map(|(g, p)| (g, Some(p)))
-            .collect();
-        (
-            Expr::Atom(Atom::new("fen", Op::Eq, fen).map_err(anyhow::Error::msg)?),
-            found,
-        )
-    } else if let Some((name, text)) = [("pattern", &args.pattern), ("subfen", &args.sub_fen)]
+            .find_map(|(n, t)| t.as_ref().map(|t| (n, t)))
+        {
+            let pat = match if name == "pattern" {
+                Pattern::parse(text)
+            } else {
+                Pattern::parse_sub_fen(text)
+            } {
+                Ok(p) => p,
+                Err(e) => return usage(e),
+            };
+            let (min, pawns) = pat.requirements();
+            let games = index.candidates(
+                |sig| {
+                    let c = unpack_signature(sig);
+                    (0..2).all(|s| (0..6).all(|r| c[s][r] >= min[s][r]))
+                },
+                [u64::from(pawns[0]), u64::from(pawns[1])],
+            );
+            let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
+            (expr, games.into_iter().map(|g| (g, None)).collect(), false)
+        } else if let Some((name, text, any)) = [
+            ("material", &args.material, false),
+            ("material-any", &args.material_any, true),
+        ]
         .into_iter()
-        .find_map(|(n, t)| t.as_ref().map(|t| (n, t)))
-    {
-        let pat = match if name == "pattern" {
-            Pattern::parse(text)
+        .find_map(|(n, t, a)| t.as_ref().map(|t| (n, t, a)))
+        {
+            let spec = match MaterialSpec::parse(text, any) {
+                Ok(s) => s,
+                Err(e) => return usage(e),
+            };
+            let games = index.candidates(|sig| spec.matches_signature(sig), [0, 0]);
+            let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
+            (expr, games.into_iter().map(|g| (g, None)).collect(), false)
         } else {
-            Pattern::parse_sub_fen(text)
-        } {
-            Ok(p) => p,
-            Err(e) => return usage(e),
-        };
-        let (min, pawns) = pat.requirements();
-        let games = index.candidates(
-            |sig| {
-                let c = unpack_signature(sig);
-                (0..2).all(|s| (0..6).all(|r| c[s][r] >= min[s][r]))
-            },
-            [u64::from(pawns[0]), u64::from(pawns[1])],
+            return usage(
+            "give one of --fen, --moves, --pattern, --sub-fen, --material, --material-any, --tree"
+                .into(),
         );
-        let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
-        (expr, games.into_iter().map(|g| (g, None)).collect())
-    } else if let Some((name, text, any)) = [
-        ("material", &args.material, false),
-        ("material-any", &args.material_any, true),
-    ]
-    .into_iter()
-    .find_map(|(n, t, a)| t.as_ref().map(|t| (n, t, a)))
-    {
-        let spec = match MaterialSpec::parse(text, any) {
-            Ok(s) => s,
-            Err(e) => return usage(e),
         };
-        let games = index.candidates(|sig| spec.matches_signature(sig), [0, 0]);
-        let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
-        (expr, games.into_iter().map(|g| (g, None)).collect())
-    } else {
-        return usage(
-            "give one of --fen, --pattern, --sub-fen, --material, --material-any, --tree".into(),
-        );
+    // The filters on the index's game summaries, then the order.
+    let keep = filters.matcher();
+    let info = |g: u32| index.game(g).unwrap_or_default();
+    candidates.retain(|(g, _)| keep(&info(*g)));
+    let rank = |g: u32| -> (u64, u64, u32) {
+        let i = info(g);
+        match args.sort {
+            SortArg::Id => (0, 0, g),
+            SortArg::Rating => (u64::from(u32::MAX - game_rating(&i).unwrap_or(0)), 0, g),
+            SortArg::Date => {
+                let (y, m, d) = i.date;
+                let date = u64::from(y) << 16 | u64::from(m) << 8 | u64::from(d);
+                (u64::MAX - date, u64::from(u32::MAX - g), 0)
+            }
+        }
     };
-    if args.ids && args.fen.is_some() {
+    candidates.sort_by_key(|(g, _)| rank(*g));
+    let limit = args.limit.unwrap_or(usize::MAX);
+    if exact {
+        candidates = candidates
+            .into_iter()
+            .skip(args.offset)
+            .take(limit)
+            .collect();
+    }
+    if args.ids && exact {
         for (g, p) in &candidates {
             writeln!(out, "{}\t{}", g + 1, p.unwrap_or(0))?;
         }
         out.finish()?;
         return Ok(ExitCode::SUCCESS);
     }
-    // Read the candidates from the database, verify, write.
+    // Read the candidates from the database, verify; skip --offset, stop
+    // at --limit (for exact queries already applied), write.
+    let (offset, limit) = if exact {
+        (0, usize::MAX)
+    } else {
+        (args.offset, limit)
+    };
     let writer = IoArgs {
         inputs: Vec::new(),
         output: args.output.clone(),
@@ -885,50 +1032,36 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
     .writer();
     let mut games_out = Output::open(args.output.as_deref(), &writer)?;
     let db_name = args.db.display().to_string();
-    let mut found = 0u64;
-    let mut emit = |game: Game| -> Result<()> {
+    let mut ids_out: Vec<(u32, usize)> = Vec::new();
+    // Verified matches in candidate order: (game, matching ply, the game).
+    let mut matched: Vec<(u32, usize, Option<Game>)> = Vec::new();
+    let verify = |g: u32, game: Game, matched: &mut Vec<(u32, usize, Option<Game>)>| {
         let subject = gamerec_db::filter::Subject::new(&game);
         if !expr.matches(&subject) {
-            return Ok(());
+            return;
         }
         let ply = first_matching_ply(&expr, subject.positions());
-        found += 1;
-        if args.ids {
-            return Ok(());
-        }
-        let mut game = game;
-        game.tags.set("MatchPly", ply.to_string());
-        games_out.put(writer.write(&game), &db_name)?;
-        Ok(())
+        drop(subject);
+        matched.push((g, ply, (!args.ids).then_some(game)));
     };
-    let mut ids_out: Vec<(u32, usize)> = Vec::new();
     let plain = Input::from_arg(args.db.as_os_str()).open_plain()?;
-    if let Some((mut file, len)) = plain {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut buf = Vec::new();
+    if plain.is_some() {
+        let db = Database::new(&args.db)?;
+        let mut seen = 0usize;
         for (g, _) in &candidates {
-            let Some(info) = index.game(*g) else { continue };
-            let end = g
-                .checked_add(1)
-                .and_then(|n| index.game(n))
-                .map_or(len, |n| n.offset)
-                .min(len);
-            if info.offset >= end {
-                continue;
+            if seen >= offset.saturating_add(limit) {
+                break;
             }
             // Each game is read alone from its offset to the next game's.
-            file.seek(SeekFrom::Start(info.offset))?;
-            buf.clear();
-            (&mut file).take(end - info.offset).read_to_end(&mut buf)?;
-            let (games, _) = gamerec::pgn::read_games(&buf);
-            if let Some(game) = games.into_iter().next() {
-                if args.ids {
-                    let s = gamerec_db::filter::Subject::new(&game);
-                    if expr.matches(&s) {
-                        ids_out.push((*g, first_matching_ply(&expr, s.positions())));
-                    }
-                } else {
-                    emit(game)?;
+            let Some(game) = db.game(&index, *g)? else {
+                continue;
+            };
+            let before = matched.len();
+            verify(*g, game, &mut matched);
+            if matched.len() > before {
+                seen += 1;
+                if seen <= offset {
+                    matched.pop();
                 }
             }
         }
@@ -940,7 +1073,6 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             ..pipeline::Options::default()
         };
-        let mut err = None;
         // Problems were reported when the index was built: not again.
         let tally = for_each_game(
             &input,
@@ -952,15 +1084,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
                 if wanted.contains(&g)
                     && let Ok((_, Some(game))) = o
                 {
-                    if args.ids {
-                        let s = gamerec_db::filter::Subject::new(&game);
-                        if expr.matches(&s) {
-                            ids_out.push((g, first_matching_ply(&expr, s.positions())));
-                        }
-                    } else if let Err(e) = emit(game) {
-                        err = Some(e);
-                        return Ok(false);
-                    }
+                    verify(g, game, &mut matched);
                 }
                 Ok(true)
             },
@@ -969,8 +1093,16 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         if tally.inputs_not_read > 0 {
             bail!("{}: could not be read to its end", args.db.display());
         }
-        if let Some(e) = err {
-            return Err(e);
+        matched.sort_by_key(|(g, _, _)| rank(*g));
+        matched = matched.into_iter().skip(offset).take(limit).collect();
+    }
+    for (g, ply, game) in matched {
+        match game {
+            Some(mut game) if !args.ids => {
+                game.tags.set("MatchPly", ply.to_string());
+                games_out.put(writer.write(&game), &db_name)?;
+            }
+            _ => ids_out.push((g, ply)),
         }
     }
     for (g, p) in ids_out {
@@ -1000,4 +1132,83 @@ fn first_matching_ply(expr: &Expr, positions: &[shakmaty::Chess]) -> usize {
             _ => false,
         })
         .unwrap_or(0)
+}
+
+/// Serve an indexed database as an opening explorer over HTTP.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  gamerec serve games.pgn                        # http://127.0.0.1:9750/
+  gamerec serve games.pgn --eco-file eco.pgn --listen 127.0.0.1:8080
+  curl 'http://127.0.0.1:9750/lichess?play=e2e4,c7c5&speeds=blitz&ratings=2000,2200'
+  curl http://127.0.0.1:9750/game/export/17
+
+GET /lichess (also /masters, /explorer) answers as the lichess opening
+explorer (fen, play, moves, topGames, recentGames, ratings, speeds, since,
+until; and player), with the JSON of `gamerec find --tree --to json`;
+GET /game/export/ID gives game ID (from 1) as PGN; GET / the explorer page.
+Listens on loopback unless --allow-remote; SIGTERM stops it cleanly.")]
+pub struct ServeArgs {
+    /// The database the index was built from.
+    db: PathBuf,
+    /// The index (default: DB.idx).
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// Address and port to listen on (port 0: any free port).
+    #[arg(long, default_value = "127.0.0.1:9750")]
+    listen: std::net::SocketAddr,
+    /// Allow listening on an address other than loopback.
+    #[arg(long)]
+    allow_remote: bool,
+    /// An ECO file naming the openings.
+    #[arg(long = "eco-file", value_name = "FILE")]
+    eco_file: Option<PathBuf>,
+    /// Open connections in all.
+    #[arg(long, default_value_t = 256)]
+    max_connections: usize,
+    /// Open connections from one address.
+    #[arg(long, default_value_t = 16)]
+    max_per_address: usize,
+    /// Seconds a query may take.
+    #[arg(long, default_value_t = 30)]
+    query_timeout: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    threads: Option<usize>,
+    /// Hash every byte of the database before serving.
+    #[arg(long)]
+    full_check: bool,
+}
+
+/// `gamerec serve`.
+pub fn run_serve(args: ServeArgs) -> Result<ExitCode> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        eprintln!(
+            "gamerec serve: {} is not a loopback address; give --allow-remote to listen on it",
+            args.listen
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let index_path = args
+        .index
+        .clone()
+        .unwrap_or_else(|| default_index(&args.db));
+    let index = open_checked(&args.db, &index_path, args.full_check)?;
+    let book = args.eco_file.as_deref().map(load_eco).transpose()?;
+    let explorer = gamerec_explorer::Explorer::new(index, &args.db, book)
+        .with_context(|| format!("opening {}", args.db.display()))?;
+    let limits = gamerec_explorer::Limits {
+        connections: args.max_connections.max(1),
+        per_address: args.max_per_address.max(1),
+        query_timeout: std::time::Duration::from_secs(args.query_timeout.max(1)),
+        ..gamerec_explorer::Limits::default()
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    gamerec_explorer::run(args.listen, explorer, limits, threads, |addr| {
+        eprintln!("gamerec serve: listening on http://{addr}/");
+    })
+    .with_context(|| format!("serving on {}", args.listen))?;
+    eprintln!("gamerec serve: stopped");
+    Ok(ExitCode::SUCCESS)
 }

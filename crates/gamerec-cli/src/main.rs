@@ -151,6 +151,8 @@ enum Command {
     Index(db_cmd::IndexArgs),
     /// Find games by position, pattern or material in an indexed database; opening tree.
     Find(db_cmd::FindArgs),
+    /// Serve an indexed database as an opening explorer over HTTP (lichess explorer JSON, a page).
+    Serve(db_cmd::ServeArgs),
     /// The Argus tournament referee (EPD referee protocol).
     Referee(referee_cmd::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
@@ -211,6 +213,7 @@ fn main() -> ExitCode {
         Command::Eco(args) => db_cmd::run_eco(args),
         Command::Index(args) => db_cmd::run_index(args),
         Command::Find(args) => db_cmd::run_find(args),
+        Command::Serve(args) => db_cmd::run_serve(args),
         Command::Referee(args) => Ok(referee_cmd::referee(args)),
         Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
         Command::Match(args) => Ok(referee_cmd::run_match(*args)),

@@ -112,6 +112,15 @@ impl EcoBook {
         self.lines.is_empty()
     }
 
+    /// The shortest line ending in `pos`, if any.
+    pub fn at_position(&self, pos: &shakmaty::Chess) -> Option<&EcoLine> {
+        self.by_key
+            .get(&key(pos))?
+            .iter()
+            .map(|&i| &self.lines[i as usize])
+            .min_by_key(|l| l.plies)
+    }
+
     /// The line classifying `game`, if any.
     pub fn classify(&self, game: &Game) -> Option<&EcoLine> {
         let limit = self.max_plies + PLY_SLACK;

@@ -8,8 +8,9 @@
 //!            blocks), XXH3-64 of the header's first 248 bytes
 //! positions  fst map: Zobrist key (8 bytes, big-endian) -> postings
 //! postings   per key: varint count, then (game delta, ply) varint pairs
-//! games      32 bytes per game: byte offset, White/Black pawn squares ever
-//!            occupied, White/Black Elo, result, plies
+//! games      64 bytes per game: byte offset, White/Black pawn squares ever
+//!            occupied, White/Black Elo, result, speed, plies, hashes of
+//!            the White and Black names, date (year, month, day)
 //! material   fst map: material signature (5 bytes) -> game postings
 //! mpostings  per signature: varint count, then game deltas
 //! ```
@@ -41,6 +42,7 @@ use shakmaty::{Bitboard, Chess, Color, Position, Role};
 
 use crate::identity::{DbIdentity, checksum, prefix_hash, sample_hash, stat};
 use crate::material::signature;
+use crate::meta::{Speed, name_hash, parse_date};
 use crate::position::{key, mainline};
 use crate::source::for_each_game;
 use gamerec::diag::Diagnostic;
@@ -48,9 +50,10 @@ use gamerec::io::Input;
 use gamerec::io::parallel::Resume;
 use gamerec::io::pipeline::{self, Tally};
 
-const MAGIC: &[u8; 8] = b"GRIDX\x00\x02\x00";
-/// The magic of version 1 (no checksums, no identity).
-const MAGIC_V1: &[u8; 8] = b"GRIDX\x00\x01\x00";
+const MAGIC: &[u8; 8] = b"GRIDX\x00\x03\x00";
+/// The magics of older versions: 1 (no checksums, no identity), 2 (no
+/// names, dates or speeds).
+const MAGIC_OLD: [&[u8; 8]; 2] = [b"GRIDX\x00\x01\x00", b"GRIDX\x00\x02\x00"];
 const HEADER_LEN: u64 = 256;
 /// Header field offsets.
 const H_SUMS: usize = 104;
@@ -59,7 +62,7 @@ const H_FLAGS: usize = 176;
 const H_CHECK: usize = 248;
 /// Header flag: the database identity is recorded.
 const HAS_IDENTITY: u8 = 1;
-const GAME_RECORD: usize = 32;
+const GAME_RECORD: usize = 64;
 const SINGLE: u64 = 1 << 63;
 /// Section names, for messages.
 const SECTION_NAMES: [&str; 5] = [
@@ -140,6 +143,15 @@ pub struct GameInfo {
     pub result: u8,
     /// Main-line plies.
     pub plies: u16,
+    /// The speed class of the TimeControl tag ([`Speed`] as a byte, 0
+    /// unknown).
+    pub speed: u8,
+    /// [`name_hash`] of the White tag (0 unknown).
+    pub white_name: u64,
+    /// [`name_hash`] of the Black tag (0 unknown).
+    pub black_name: u64,
+    /// The Date tag: year (0 unknown), month and day (0 unknown).
+    pub date: (u16, u8, u8),
 }
 
 impl GameInfo {
@@ -151,7 +163,13 @@ impl GameInfo {
         b[24..26].copy_from_slice(&self.white_elo.to_le_bytes());
         b[26..28].copy_from_slice(&self.black_elo.to_le_bytes());
         b[28] = self.result;
+        b[29] = self.speed;
         b[30..32].copy_from_slice(&self.plies.to_le_bytes());
+        b[32..40].copy_from_slice(&self.white_name.to_le_bytes());
+        b[40..48].copy_from_slice(&self.black_name.to_le_bytes());
+        b[48..50].copy_from_slice(&self.date.0.to_le_bytes());
+        b[50] = self.date.1;
+        b[51] = self.date.2;
         b
     }
 
@@ -166,6 +184,10 @@ impl GameInfo {
             black_elo: u16_at(26),
             result: b[28],
             plies: u16_at(30),
+            speed: b[29],
+            white_name: u64_at(32),
+            black_name: u64_at(40),
+            date: (u16_at(48), b[50], b[51]),
         }
     }
 
@@ -218,6 +240,7 @@ pub fn game_entries(game: &Game) -> GameEntries {
             .and_then(|v| v.trim().parse::<u16>().ok())
             .unwrap_or(0)
     };
+    let tag = |t: &str| game.tags.get(t).unwrap_or("");
     let result = match gamerec::pgn::writer::export_result(game) {
         GameResult::WhiteWins => 1,
         GameResult::BlackWins => 2,
@@ -235,6 +258,10 @@ pub fn game_entries(game: &Game) -> GameEntries {
             black_elo: elo("BlackElo"),
             result,
             plies: (positions.len() - 1).min(usize::from(u16::MAX)) as u16,
+            speed: Speed::of_time_control(tag("TimeControl")).map_or(0, |s| s as u8),
+            white_name: name_hash(tag("White")),
+            black_name: name_hash(tag("Black")),
+            date: parse_date(tag("Date")),
         },
     }
 }
@@ -768,10 +795,8 @@ impl Index {
         let map = Arc::new(unsafe { Mmap::map(&file)? });
         let bad = |m: String| IndexError::Format(format!("{}: {m}", path.display()));
         let rebuild = "; rebuild it with `gamerec index`";
-        if map.len() >= 8 && &map[0..8] == MAGIC_V1 {
-            return Err(bad(format!(
-                "an index of an older version (no checksums){rebuild}"
-            )));
+        if map.len() >= 8 && MAGIC_OLD.iter().any(|m| &map[0..8] == *m) {
+            return Err(bad(format!("an index of an older version{rebuild}")));
         }
         if map.len() < 8 || &map[0..8] != MAGIC {
             return Err(bad("not a gamerec index (bad magic)".into()));
@@ -1029,7 +1054,27 @@ impl Index {
     /// game played from it (at the ply it first reached it), with counts,
     /// results and average rating, most played first.
     pub fn tree(&self, pos: &Chess) -> Vec<TreeMove> {
-        let parent = self.find(pos);
+        self.tree_games(pos, |_| true)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    /// [`Index::tree`] over the games `keep` accepts, each move with its
+    /// games (0-based, in order).
+    pub fn tree_games(
+        &self,
+        pos: &Chess,
+        keep: impl Fn(&GameInfo) -> bool,
+    ) -> Vec<(TreeMove, Vec<u32>)> {
+        let parent: Vec<(u32, u16, GameInfo)> = self
+            .find(pos)
+            .into_iter()
+            .filter_map(|(g, p)| {
+                let info = self.game(g).unwrap_or_default();
+                keep(&info).then_some((g, p, info))
+            })
+            .collect();
         if parent.is_empty() {
             return Vec::new();
         }
@@ -1058,6 +1103,7 @@ impl Index {
                 black: 0,
                 average_elo: None,
             };
+            let mut games = Vec::new();
             let (mut elo_sum, mut elo_n) = (0u64, 0u64);
             while i < parent.len() && j < kids.len() {
                 match parent[i].0.cmp(&kids[j].0) {
@@ -1066,18 +1112,18 @@ impl Index {
                     std::cmp::Ordering::Equal => {
                         if u32::from(kids[j].1) == u32::from(parent[i].1) + 1 {
                             t.games += 1;
-                            if let Some(info) = self.game(parent[i].0) {
-                                match info.result() {
-                                    Some(GameResult::WhiteWins) => t.white += 1,
-                                    Some(GameResult::BlackWins) => t.black += 1,
-                                    Some(GameResult::Draw) => t.draws += 1,
-                                    _ => {}
-                                }
-                                for e in [info.white_elo, info.black_elo] {
-                                    if e > 0 {
-                                        elo_sum += u64::from(e);
-                                        elo_n += 1;
-                                    }
+                            games.push(parent[i].0);
+                            let info = &parent[i].2;
+                            match info.result() {
+                                Some(GameResult::WhiteWins) => t.white += 1,
+                                Some(GameResult::BlackWins) => t.black += 1,
+                                Some(GameResult::Draw) => t.draws += 1,
+                                _ => {}
+                            }
+                            for e in [info.white_elo, info.black_elo] {
+                                if e > 0 {
+                                    elo_sum += u64::from(e);
+                                    elo_n += 1;
                                 }
                             }
                         }
@@ -1088,10 +1134,10 @@ impl Index {
             }
             if t.games > 0 {
                 t.average_elo = (elo_n > 0).then(|| ((elo_sum + elo_n / 2) / elo_n) as u32);
-                out.push(t);
+                out.push((t, games));
             }
         }
-        out.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
+        out.sort_by(|(a, _), (b, _)| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
         out
     }
 }
@@ -1100,10 +1146,19 @@ impl Index {
     /// Every game reaching the position (at its first ply there), by
     /// result, and how many end there.
     pub fn totals(&self, pos: &Chess) -> Totals {
+        self.totals_of(pos, |_| true)
+    }
+
+    /// [`Index::totals`] over the games `keep` accepts.
+    pub fn totals_of(&self, pos: &Chess, keep: impl Fn(&GameInfo) -> bool) -> Totals {
         let mut t = Totals::default();
         for (g, ply) in self.find(pos) {
+            let info = self.game(g);
+            if !keep(&info.unwrap_or_default()) {
+                continue;
+            }
             t.games += 1;
-            let Some(info) = self.game(g) else { continue };
+            let Some(info) = info else { continue };
             match info.result() {
                 Some(GameResult::WhiteWins) => t.white += 1,
                 Some(GameResult::BlackWins) => t.black += 1,
@@ -1116,4 +1171,11 @@ impl Index {
         }
         t
     }
+}
+
+/// `input` after its first `from` bytes (for reading one game at its offset
+/// in a stream that cannot seek, such as a compressed database).
+pub fn skip_to(mut input: impl Read, from: u64) -> io::Result<impl Read> {
+    io::copy(&mut (&mut input).take(from), &mut io::sink())?;
+    Ok(input)
 }

@@ -13,6 +13,8 @@
 //! | [`source`] | reading games in parallel, in input order (the one place that reads) |
 //! | [`index`] | the position index file: build, append, query, opening tree |
 //! | [`identity`] | what an index records of its database (size, time, hashes) |
+//! | [`meta`] | speed classes, player name hashes, dates kept per game |
+//! | [`explorer`] | the opening explorer: filtered trees, top games, lichess JSON |
 //!
 //! Positions are compared as FIDE's repetition rule compares them: piece
 //! placement, side to move, castling rights and a legal en passant capture.
@@ -20,10 +22,12 @@
 pub mod dedup;
 pub mod eco;
 pub mod ending;
+pub mod explorer;
 pub mod filter;
 pub mod identity;
 pub mod index;
 pub mod material;
+pub mod meta;
 pub mod pattern;
 pub mod position;
 pub mod source;
