@@ -4,6 +4,7 @@ use gamerec::model::{Game, Node, PlyMove};
 use gamerec::pgn::commands::{KnownCommand, Score, commands};
 use shakmaty::CastlingMode;
 use shakmaty::uci::UciMove;
+use shakmaty::variant::Variant;
 
 /// Days since 1970-01-01 of a `YYYY.MM.DD` date (`UTCDate`); `None` when any
 /// part is unknown (`?`) or the date does not exist.
@@ -222,6 +223,31 @@ pub fn names_chess960(variant: &str) -> bool {
         variant.to_ascii_lowercase().as_str(),
         "chess960" | "chess 960" | "fischerandom" | "fischerrandom" | "fischer random"
     )
+}
+
+/// The rules a `Variant` tag value names, by lichess's and python-chess's
+/// names (any letter case): `Ok(None)` for standard chess and Chess960 (read
+/// by the library's own rules), `Ok(Some(..))` for a lichess variant,
+/// `Err(())` for anything else (such games are not supported).
+#[allow(clippy::result_unit_err)]
+pub fn variant_of(tag: &str) -> Result<Option<Variant>, ()> {
+    let name = tag.trim().to_ascii_lowercase();
+    if names_chess960(&name) {
+        return Ok(None);
+    }
+    Ok(Some(match name.as_str() {
+        "" | "standard" | "chess" | "classical" | "normal" | "illegal" | "from position"
+        | "fromposition" => return Ok(None),
+        "crazyhouse" | "crazy house" | "house" | "zh" => Variant::Crazyhouse,
+        "atomic" | "atom" | "atomic chess" => Variant::Atomic,
+        "antichess" | "anti chess" | "anti" => Variant::Antichess,
+        "king of the hill" | "kingofthehill" | "koth" => Variant::KingOfTheHill,
+        "three-check" | "three check" | "threecheck" | "three check chess" | "3-check"
+        | "3 check" | "3check" => Variant::ThreeCheck,
+        "racing kings" | "racingkings" | "racing" | "race" => Variant::RacingKings,
+        "horde" | "horde chess" => Variant::Horde,
+        _ => return Err(()),
+    }))
 }
 
 /// The UCI text of a ply (`e2e4`, `e7e8q`, `0000` for a null move); castling
