@@ -34,6 +34,26 @@ fn games_with_errors(stderr: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// python-chess's interpreter, when it also has pyarrow (to read the tables).
+fn python() -> Option<PathBuf> {
+    let python = gamerec_testkit::python_chess()?;
+    let probe = run(
+        &python,
+        &["-c", "import chess.variant, pyarrow.parquet"],
+        b"",
+    );
+    if !probe.status.success() {
+        assert!(
+            !gamerec_testkit::peers_required(),
+            "{} lacks chess or pyarrow and GAMEREC_REQUIRE_PEERS=1",
+            python.display()
+        );
+        eprintln!("skipped: {} lacks chess or pyarrow", python.display());
+        return None;
+    }
+    Some(python)
+}
+
 /// Writes both tables of `pgns` and has python-chess compare them.
 fn compare_with_python_chess(python: &Path, dir: &Path, pgns: &[PathBuf]) {
     let games = dir.join("games.parquet");
@@ -72,7 +92,7 @@ fn compare_with_python_chess(python: &Path, dir: &Path, pgns: &[PathBuf]) {
 
 #[test]
 fn variant_samples_match_python_chess() {
-    let Some(python) = gamerec_testkit::python_chess() else {
+    let Some(python) = python() else {
         return;
     };
     let pgns = samples();
@@ -82,7 +102,7 @@ fn variant_samples_match_python_chess() {
 
 #[test]
 fn generated_variant_games_match_python_chess() {
-    let Some(python) = gamerec_testkit::python_chess() else {
+    let Some(python) = python() else {
         return;
     };
     let dir = temp_dir("variants-generated");
