@@ -297,6 +297,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn variant_tags_name_lichess_variants_or_are_refused() {
+        assert_eq!(variant_of("Standard"), Ok(None));
+        assert_eq!(variant_of("From Position"), Ok(None));
+        assert_eq!(variant_of("chess 960"), Ok(None));
+        assert_eq!(variant_of("Crazyhouse"), Ok(Some(Variant::Crazyhouse)));
+        assert_eq!(variant_of("ZH"), Ok(Some(Variant::Crazyhouse)));
+        assert_eq!(
+            variant_of("King of the Hill"),
+            Ok(Some(Variant::KingOfTheHill))
+        );
+        assert_eq!(variant_of("Three-check"), Ok(Some(Variant::ThreeCheck)));
+        assert_eq!(variant_of("3check"), Ok(Some(Variant::ThreeCheck)));
+        assert_eq!(variant_of("Racing Kings"), Ok(Some(Variant::RacingKings)));
+        assert_eq!(variant_of("antichess"), Ok(Some(Variant::Antichess)));
+        assert_eq!(variant_of("Atomic"), Ok(Some(Variant::Atomic)));
+        assert_eq!(variant_of("Horde"), Ok(Some(Variant::Horde)));
+        // Suicide and giveaway differ from lichess's antichess.
+        assert_eq!(variant_of("Suicide"), Err(()));
+        assert_eq!(variant_of("Shogi"), Err(()));
+    }
+
+    #[test]
     fn dates_round_trip_and_reject_unknown_parts() {
         assert_eq!(parse_date("1970.01.01"), Some(0));
         assert_eq!(parse_date("2013.01.01"), Some(15_706));
