@@ -5,10 +5,78 @@
 # Usage: bench/data-throughput.sh [path/to/gamerec] [path/to/python]
 #   gamerec: default target/release/gamerec; python: a venv with the gamerec
 #   wheel, pyarrow, chess and rust-pgn-reader-python-binding (default .venv/bin/python).
+#        bench/data-throughput.sh hf [path/to/gamerec] [path/to/python]
+#   The lichess dataset as Hugging Face publishes it (one Parquet row per
+#   game: tag columns and a `movetext` string), uncompressed, snappy and
+#   zstd: `gamerec convert hf.parquet -o typed.parquet -t N` against
+#   rust-pgn-reader-python-binding's `parse_games` on the same pre-split
+#   games (the movetext column read from the same file), whole processes,
+#   paired runs with farm-bench (`--vs`), 1 and 2 threads. python needs
+#   pyarrow and rust-pgn-reader-python-binding only.
 # Needs: zstd; ../shared/corpus beside the repository.
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 corpus=$repo/../shared/corpus/pgn
+if [ "${1:-}" = hf ]; then
+  shift
+  gamerec=$(realpath "${1:-$repo/target/release/gamerec}")
+  python=${2:-$repo/.venv/bin/python}
+  work=${TMPDIR:-/tmp}/gamerec-bench
+  mkdir -p "$work"
+  [ -f "$work/human16.pgn" ] || for _ in $(seq 16); do cat "$corpus/lichess_db_1000k.pgn" "$corpus/twic1599_1000k.pgn"; done > "$work/human16.pgn"
+  export OPENBLAS_NUM_THREADS=1
+  # The HF files: the tags typed as the dataset types them (Elo int16,
+  # UTCDate date32, UTCTime time32[s]), the movetext as lichess writes it.
+  "$python" - "$work" <<'PY'
+import datetime, os, re, sys
+import pyarrow as pa, pyarrow.parquet as pq
+work = sys.argv[1]
+text = open(os.path.join(work, "human16.pgn"), encoding="utf-8", errors="replace").read()
+names = ["Event", "Site", "White", "Black", "Result", "WhiteTitle", "BlackTitle", "WhiteElo", "BlackElo",
+         "WhiteRatingDiff", "BlackRatingDiff", "UTCDate", "UTCTime", "ECO", "Opening", "Termination", "TimeControl"]
+ints = {"WhiteElo", "BlackElo", "WhiteRatingDiff", "BlackRatingDiff"}
+columns = {n: [] for n in names + ["movetext"]}
+for block in re.split(r"\n\n(?=\[Event )", text.strip()):
+    head, _, moves = block.partition("\n\n")
+    tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', head, re.M))
+    for n in names:
+        v = tags.get(n)
+        if n in ints:
+            v = int(v) if v and re.fullmatch(r"[+-]?\d+", v) and abs(int(v)) < 32768 else None
+        elif n == "UTCDate":
+            try:
+                v = datetime.date(*map(int, v.split("."))) if v else None
+            except ValueError:
+                v = None
+        elif n == "UTCTime":
+            try:
+                v = datetime.time(*map(int, v.split(":"))) if v else None
+            except ValueError:
+                v = None
+        columns[n].append(v)
+    columns["movetext"].append(moves.strip())
+types = {n: pa.int16() if n in ints else pa.date32() if n == "UTCDate" else pa.time32("s") if n == "UTCTime"
+         else pa.string() for n in columns}
+table = pa.table({n: pa.array(v, type=types[n]) for n, v in columns.items()})
+for codec in ("none", "snappy", "zstd"):
+    pq.write_table(table, os.path.join(work, f"hf-{codec}.parquet"), compression=codec, row_group_size=100_000)
+    print(f"hf-{codec}.parquet: {table.num_rows} games, {os.path.getsize(os.path.join(work, f'hf-{codec}.parquet')) / 1e6:.1f} MB")
+PY
+  moves=$("$gamerec" check "$work/human16.pgn" 2>&1 | grep -o '[0-9,]* moves' | head -1 || true)
+  echo "main-line moves of the games: ${moves:-unknown}"
+  rpr='import sys, pyarrow.parquet as pq, rust_pgn_reader_python_binding as r
+t = pq.read_table(sys.argv[1], columns=["movetext"])
+r.parse_games(t.column("movetext"), num_threads=int(sys.argv[2]), store_comments=True)'
+  for codec in none snappy zstd; do
+    for threads in 1 2; do
+      echo "### hf-$codec.parquet, $threads thread(s): A = gamerec convert -o typed.parquet, B = parse_games"
+      farm-bench -n "${RUNS:-7}" --timeout 600 \
+        --vs "$python -c '$rpr' $work/hf-$codec.parquet $threads" \
+        -- "$gamerec" convert "$work/hf-$codec.parquet" -o "$work/typed.parquet" -q -t "$threads"
+    done
+  done
+  exit 0
+fi
 gamerec=$(realpath "${1:-$repo/target/release/gamerec}")
 python=${2:-$repo/.venv/bin/python}
 work=${TMPDIR:-/tmp}/gamerec-bench

@@ -17,12 +17,14 @@ Local run::
 
 On a cluster, the shards must be on a file system every executor mounts at
 the same path (NFS, a mounted bucket, ``/dbfs``), and the executors need the
-``gamerec`` wheel (``pip install gamerec-*.whl`` on each node, or
-``--archives venv.tar.gz#venv`` with ``PYSPARK_PYTHON=./venv/bin/python``)::
+``gamerec`` wheel: ``pip install gamerec-*.whl`` on each node, or shipped
+with the job (a wheel is a zip, which Spark unpacks beside each executor;
+the workers' Python needs only pyarrow; see docs/data.md)::
 
-    spark-submit --master yarn --deploy-mode cluster \\
-        --archives gamerec-venv.tar.gz#venv \\
-        --conf spark.pyspark.python=./venv/bin/python \\
+    cp gamerec-*-cp39-abi3-manylinux*.whl gamerec.zip
+    spark-submit --master spark://HOST:7077 \\
+        --archives gamerec.zip#gamerec_lib \\
+        --conf spark.executorEnv.PYTHONPATH=gamerec_lib \\
         examples/spark/pgn_to_parquet.py /mnt/lichess/2024-01/ /mnt/out/games --table games
 """
 

@@ -143,6 +143,11 @@ def test_cli_converts_hf_parquet_to_the_typed_table(hf, tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert "438 rows from 438 games (0 with errors)" in run.stderr
+    # The rows of a batch are decoded on 2 threads: the file is the
+    # one-thread file byte for byte.
+    single = tmp_path / "single.parquet"
+    subprocess.run([binary, "convert", str(path), "-o", str(single), "-t", "1", "-q"], check=True)
+    assert single.read_bytes() == typed.read_bytes()
     ours = pq.read_table(typed)
     reference = gamerec.to_arrow(pgn)
     for column in COMPARED:

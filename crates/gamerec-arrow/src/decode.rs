@@ -541,33 +541,63 @@ fn read_table(
             Err(e) => return fail(e),
         };
         let rows_in = batch.num_rows() as u64;
-        let part = if batch.schema().column_with_name("game_id").is_some() {
-            own_table_part(&batch, opts, first_row)
+        let parts = if batch.schema().column_with_name("game_id").is_some() {
+            vec![own_table_part(&batch, opts, first_row)]
         } else {
-            crate::hf::decode(&batch, opts, &input.name, first_row)
-        };
-        let part = match part {
-            Ok(p) => p,
-            Err(e) => return fail(e),
+            hf_parts(&batch, opts, &input.name, first_row)
         };
         first_row += rows_in;
-        let given = part.rows.len() as u64;
-        let batch = match lineage::append(part.batch, games, &input.name, &part.rows) {
-            Ok(b) => renumber(b, *next_id),
-            Err(e) => return fail(e.into()),
-        };
-        *next_id += given;
-        let decoded = Decoded {
-            batch,
-            games: part.games,
-            failed: part.failed,
-            problems: part.problems,
-        };
-        if tx.send(Ok(decoded)).is_err() {
-            return ControlFlow::Break(());
+        for part in parts {
+            let part = match part {
+                Ok(p) => p,
+                Err(e) => return fail(e),
+            };
+            let given = part.rows.len() as u64;
+            let batch = match lineage::append(part.batch, games, &input.name, &part.rows) {
+                Ok(b) => renumber(b, *next_id),
+                Err(e) => return fail(e.into()),
+            };
+            *next_id += given;
+            let decoded = Decoded {
+                batch,
+                games: part.games,
+                failed: part.failed,
+                problems: part.problems,
+            };
+            if tx.send(Ok(decoded)).is_err() {
+                return ControlFlow::Break(());
+            }
         }
     }
     ControlFlow::Continue(())
+}
+
+/// A batch of a lichess dataset file decoded in `opts.threads` slices of
+/// consecutive rows, each on a thread of its own; the parts in row order.
+fn hf_parts(
+    batch: &RecordBatch,
+    opts: &Options,
+    name: &str,
+    first_row: u64,
+) -> Vec<Result<crate::hf::Part, crate::Error>> {
+    let rows = batch.num_rows();
+    let threads = opts.threads.clamp(1, rows.div_ceil(256).max(1));
+    if threads == 1 {
+        return vec![crate::hf::decode(batch, opts, name, first_row)];
+    }
+    let step = rows.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let jobs: Vec<_> = (0..rows)
+            .step_by(step)
+            .map(|at| {
+                let slice = batch.slice(at, step.min(rows - at));
+                scope.spawn(move || crate::hf::decode(&slice, opts, name, first_row + at as u64))
+            })
+            .collect();
+        jobs.into_iter()
+            .map(|job| job.join().expect("a decoding thread does not panic"))
+            .collect()
+    })
 }
 
 /// The rows of a batch of a gamerec games table read as input.

@@ -165,6 +165,26 @@ impl PositionsBuilder {
         self.fen.end_value();
     }
 
+    /// Stores the FEN (X-FEN with Crazyhouse pockets and Three-check
+    /// counters, as python-chess writes them) of a variant position.
+    pub(crate) fn push_variant_position(&mut self, pos: &shakmaty::variant::VariantPosition) {
+        let start = self.fen.bytes.len();
+        Fen::from_position(pos, EnPassantMode::Legal).append_ascii_to(&mut self.fen.bytes);
+        let fen = &mut self.fen.bytes[start..];
+        if let Some(open) = memchr::memchr(b'[', fen)
+            && let Some(close) = memchr::memchr(b']', &fen[open..])
+        {
+            // Pockets as python-chess writes them: white's, then black's,
+            // each from queen to pawn (shakmaty: pawn to queen).
+            let rank = |b: &u8| {
+                let order = b"kqrbnp".iter().position(|p| *p == b.to_ascii_lowercase());
+                (b.is_ascii_lowercase(), order)
+            };
+            fen[open + 1..open + close].sort_by_key(rank);
+        }
+        self.fen.end_value();
+    }
+
     /// Stores the notes of the ply whose moves were pushed last.
     pub(crate) fn push_notes(&mut self, notes: &PlyNotes) {
         self.clk_ms.push(notes.clk_ms);

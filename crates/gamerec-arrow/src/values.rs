@@ -4,6 +4,7 @@ use gamerec::model::{Game, Node, PlyMove};
 use gamerec::pgn::commands::{KnownCommand, Score, commands};
 use shakmaty::CastlingMode;
 use shakmaty::uci::UciMove;
+use shakmaty::variant::Variant;
 
 /// Days since 1970-01-01 of a `YYYY.MM.DD` date (`UTCDate`); `None` when any
 /// part is unknown (`?`) or the date does not exist.
@@ -224,6 +225,31 @@ pub fn names_chess960(variant: &str) -> bool {
     )
 }
 
+/// The rules a `Variant` tag value names, by lichess's and python-chess's
+/// names (any letter case): `Ok(None)` for standard chess and Chess960 (read
+/// by the library's own rules), `Ok(Some(..))` for a lichess variant,
+/// `Err(())` for anything else (such games are not supported).
+#[allow(clippy::result_unit_err)]
+pub fn variant_of(tag: &str) -> Result<Option<Variant>, ()> {
+    let name = tag.trim().to_ascii_lowercase();
+    if names_chess960(&name) {
+        return Ok(None);
+    }
+    Ok(Some(match name.as_str() {
+        "" | "standard" | "chess" | "classical" | "normal" | "illegal" | "from position"
+        | "fromposition" => return Ok(None),
+        "crazyhouse" | "crazy house" | "house" | "zh" => Variant::Crazyhouse,
+        "atomic" | "atom" | "atomic chess" => Variant::Atomic,
+        "antichess" | "anti chess" | "anti" => Variant::Antichess,
+        "king of the hill" | "kingofthehill" | "koth" => Variant::KingOfTheHill,
+        "three-check" | "three check" | "threecheck" | "three check chess" | "3-check"
+        | "3 check" | "3check" => Variant::ThreeCheck,
+        "racing kings" | "racingkings" | "racing" | "race" => Variant::RacingKings,
+        "horde" | "horde chess" => Variant::Horde,
+        _ => return Err(()),
+    }))
+}
+
 /// The UCI text of a ply (`e2e4`, `e7e8q`, `0000` for a null move); castling
 /// is written king-to-rook in Chess960 games, king-two-squares otherwise.
 pub fn uci(mv: PlyMove, mode: CastlingMode, out: &mut String) {
@@ -269,6 +295,28 @@ pub fn uci_bytes(mv: PlyMove, mode: CastlingMode, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variant_tags_name_lichess_variants_or_are_refused() {
+        assert_eq!(variant_of("Standard"), Ok(None));
+        assert_eq!(variant_of("From Position"), Ok(None));
+        assert_eq!(variant_of("chess 960"), Ok(None));
+        assert_eq!(variant_of("Crazyhouse"), Ok(Some(Variant::Crazyhouse)));
+        assert_eq!(variant_of("ZH"), Ok(Some(Variant::Crazyhouse)));
+        assert_eq!(
+            variant_of("King of the Hill"),
+            Ok(Some(Variant::KingOfTheHill))
+        );
+        assert_eq!(variant_of("Three-check"), Ok(Some(Variant::ThreeCheck)));
+        assert_eq!(variant_of("3check"), Ok(Some(Variant::ThreeCheck)));
+        assert_eq!(variant_of("Racing Kings"), Ok(Some(Variant::RacingKings)));
+        assert_eq!(variant_of("antichess"), Ok(Some(Variant::Antichess)));
+        assert_eq!(variant_of("Atomic"), Ok(Some(Variant::Atomic)));
+        assert_eq!(variant_of("Horde"), Ok(Some(Variant::Horde)));
+        // Suicide and giveaway differ from lichess's antichess.
+        assert_eq!(variant_of("Suicide"), Err(()));
+        assert_eq!(variant_of("Shogi"), Err(()));
+    }
 
     #[test]
     fn dates_round_trip_and_reject_unknown_parts() {

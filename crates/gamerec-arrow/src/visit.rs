@@ -28,7 +28,10 @@ use gamerec::pgn::{
     Visitor,
 };
 use gamerec::san::{ReadOptions, read_san, write_san_given_after};
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanError, SanPlus};
+use shakmaty::variant::{Variant, VariantPosition};
+use shakmaty::{CastlingMode, Chess, Color, KnownOutcome, Outcome as GameOutcome, Position};
 
 use crate::columns::Strings;
 use crate::games::{GamesBuilder, Mark};
@@ -79,6 +82,8 @@ pub(crate) trait Sink {
     fn uci(&mut self) -> &mut Strings;
     /// The position before the next move.
     fn before_move(&mut self, pos: &Chess);
+    /// The position before the next move of a variant game.
+    fn before_variant_move(&mut self, _pos: &VariantPosition) {}
     /// The notes and NAGs of the last ply.
     fn push_notes(&mut self, notes: &PlyNotes, nags: &[u8]);
     /// Ends the game's row(s).
@@ -196,6 +201,9 @@ impl Sink for PositionRows<'_> {
     fn before_move(&mut self, pos: &Chess) {
         self.rows.push_position(pos);
     }
+    fn before_variant_move(&mut self, pos: &VariantPosition) {
+        self.rows.push_variant_position(pos);
+    }
     fn push_notes(&mut self, notes: &PlyNotes, _: &[u8]) {
         self.rows.push_notes(notes);
     }
@@ -274,6 +282,9 @@ pub(crate) struct RowsVisitor<'c, S: Sink> {
     builder: GameBuilder,
     san: String,
     san_bytes: Vec<u8>,
+    /// The position of a game played by a lichess variant's rules (its
+    /// `Variant` tag), which is read on this instead of `pos`.
+    variant: Option<VariantPosition>,
 }
 
 impl<'c, S: Sink> RowsVisitor<'c, S> {
@@ -311,6 +322,7 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
             builder: GameBuilder::default(),
             san: String::new(),
             san_bytes: Vec::new(),
+            variant: None,
         }
     }
 
@@ -362,6 +374,139 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         Outcome::Row
     }
 
+    /// Starts a game of a lichess variant: its start position (the `FEN`
+    /// tag read by the variant's rules, else the variant's own).
+    fn begin_variant(&mut self, variant: Variant) -> Flow {
+        self.variant = Some(VariantPosition::new(variant));
+        if self.model {
+            return self.unsupported("a tag that is not UTF-8");
+        }
+        let start = match self.tag_value(self.fen_tag) {
+            None => VariantPosition::new(variant),
+            Some(fen) => {
+                let position = Fen::from_ascii(fen.trim_ascii())
+                    .map_err(|e| e.to_string())
+                    .and_then(|fen| {
+                        let setup = fen.into_setup();
+                        let mode = CastlingMode::detect(&setup);
+                        VariantPosition::from_setup(variant, setup, mode).map_err(|e| e.to_string())
+                    });
+                match position {
+                    Ok(pos) => pos,
+                    Err(e) => {
+                        return Flow::Break(Stop::Invalid(
+                            gamerec::diag::Code::Position,
+                            format!("invalid FEN tag: {e}"),
+                        ));
+                    }
+                }
+            }
+        };
+        self.mode = CastlingMode::Standard;
+        self.start_ply = (start.fullmoves().get().saturating_sub(1)) * 2
+            + u32::from(start.turn() == Color::Black);
+        self.variant = Some(start);
+        let tags = TagList {
+            bytes: &self.tag_bytes,
+            ranges: &self.tags,
+        };
+        self.skip = !self.out.accepts(&tags);
+        Flow::Continue(())
+    }
+
+    /// Stops a variant game at something only the model path writes.
+    fn unsupported(&self, what: &str) -> Flow {
+        let variant = self
+            .variant
+            .as_ref()
+            .map_or(Variant::Chess, |p| p.variant());
+        Flow::Break(Stop::Invalid(
+            gamerec::diag::Code::Other,
+            format!("{what} is not supported in {variant} games"),
+        ))
+    }
+
+    /// Reads and plays a move of a variant game ([`Visitor::san`]).
+    fn variant_san(&mut self, text: &[u8]) -> Flow {
+        let Some(mut pos) = self.variant.take() else {
+            return Flow::Continue(());
+        };
+        let flow = self.play_variant(&mut pos, text);
+        self.variant = Some(pos);
+        flow
+    }
+
+    fn play_variant(&mut self, pos: &mut VariantPosition, text: &[u8]) -> Flow {
+        use gamerec::diag::Code;
+        let (core, nag) = split_annotation(text);
+        let illegal = |code, e: &dyn std::fmt::Display| {
+            let fen = Fen::from_position(&*pos, shakmaty::EnPassantMode::Legal);
+            Flow::Break(Stop::Invalid(
+                code,
+                format!(
+                    "illegal move {}: {e} in {} position {fen}",
+                    excerpt(text),
+                    pos.variant()
+                ),
+            ))
+        };
+        let san = match SanPlus::from_ascii(core) {
+            Ok(san) => san.san,
+            Err(e) => return illegal(Code::SanSyntax, &e),
+        };
+        let m = match san.to_move(pos) {
+            Ok(m) => m,
+            Err(e @ SanError::AmbiguousSan) => return illegal(Code::AmbiguousMove, &e),
+            Err(e) => return illegal(Code::IllegalMove, &e),
+        };
+        let ply = self.ply;
+        self.ply += 1;
+        self.after_move = true;
+        if self.skip {
+            play_variant_move(pos, m);
+            return Flow::Continue(());
+        }
+        self.close_ply();
+        self.out.before_variant_move(pos);
+        let san = San::from_move(pos, m);
+        play_variant_move(pos, m);
+        self.space();
+        let abs = self.start_ply + ply;
+        let text = &mut self.out.movetext().bytes;
+        if abs.is_multiple_of(2) {
+            push_decimal(text, abs / 2 + 1);
+            text.push(b'.');
+            text.push(b' ');
+        } else if self.force {
+            push_decimal(text, abs / 2 + 1);
+            text.extend_from_slice(b"... ");
+        }
+        self.san.clear();
+        san.append_to_string(&mut self.san);
+        // python-chess's mark: `#` after a checkmate and after any move that
+        // ends the game by the variant's rules with a winner.
+        let decisive = matches!(
+            pos.variant_outcome(),
+            GameOutcome::Known(KnownOutcome::Decisive { .. })
+        );
+        if decisive || pos.is_checkmate() {
+            self.san.push('#');
+        } else if pos.is_check() {
+            self.san.push('+');
+        }
+        text.extend_from_slice(self.san.as_bytes());
+        self.out.san().push(self.san.as_bytes());
+        let uci = self.out.uci();
+        values::uci_bytes(PlyMove::Move(m), CastlingMode::Standard, &mut uci.bytes);
+        uci.end_value();
+        self.open = true;
+        self.notes = PlyNotes::default();
+        self.nags.clear();
+        self.nags.extend(nag);
+        self.tail.clear();
+        Flow::Continue(())
+    }
+
     /// Whether the game just read (tags only) ends the input, cut off.
     fn cut_at_end(&self, end: &GameEnd<'_>) -> bool {
         if !self.chunk.last {
@@ -389,6 +534,44 @@ fn push_normalized(out: &mut Vec<u8>, text: &[u8]) {
             in_space = false;
         }
     }
+}
+
+/// Plays a legal move of a variant game. A pawn dropped in Crazyhouse
+/// does not reset the halfmove clock, as python-chess counts it (shakmaty
+/// resets it), so the FENs agree with python-chess's.
+fn play_variant_move(pos: &mut VariantPosition, m: shakmaty::Move) {
+    let halfmoves = pos.halfmoves();
+    pos.play_unchecked(m);
+    if let (VariantPosition::Crazyhouse(_), shakmaty::Move::Put { .. }) = (&*pos, m)
+        && pos.halfmoves() != halfmoves + 1
+    {
+        let mode = pos.castles().mode();
+        let mut setup = pos.to_setup(shakmaty::EnPassantMode::Always);
+        setup.halfmoves = halfmoves + 1;
+        if let Ok(again) = VariantPosition::from_setup(Variant::Crazyhouse, setup, mode) {
+            *pos = again;
+        }
+    }
+}
+
+/// A move's text without its suffix annotation, and the annotation's NAG
+/// (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6).
+fn split_annotation(text: &[u8]) -> (&[u8], Option<u8>) {
+    let mut end = text.len();
+    while end > 0 && matches!(text[end - 1], b'!' | b'?') {
+        end -= 1;
+    }
+    let nag = match &text[end..] {
+        b"" => None,
+        b"!" => Some(1),
+        b"?" => Some(2),
+        b"!!" => Some(3),
+        b"??" => Some(4),
+        b"!?" => Some(5),
+        b"?!" => Some(6),
+        _ => return (text, None),
+    };
+    (&text[..end], nag)
 }
 
 /// The move text without its suffix annotation and check mark.
@@ -424,6 +607,7 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
         self.force = true;
         self.open = false;
         self.root_comments = false;
+        self.variant = None;
         Flow::Continue(())
     }
 
@@ -448,6 +632,21 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
     }
 
     fn begin_movetext(&mut self) -> Flow {
+        if let Some(value) = self.tag_value(self.variant_tag) {
+            let variant = std::str::from_utf8(value)
+                .map_err(|_| ())
+                .and_then(values::variant_of);
+            match variant {
+                Ok(None) => {}
+                Ok(Some(variant)) => return self.begin_variant(variant),
+                Err(()) => {
+                    return Flow::Break(Stop::Invalid(
+                        gamerec::diag::Code::Value,
+                        format!("variant {} is not supported", excerpt(value)),
+                    ));
+                }
+            }
+        }
         let mut start = Chess::default();
         let mut mode = CastlingMode::Standard;
         if let Some(fen) = self.tag_value(self.fen_tag) {
@@ -486,6 +685,9 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
     }
 
     fn san(&mut self, san: &[u8], _offset: u64) -> Flow {
+        if self.variant.is_some() {
+            return self.variant_san(san);
+        }
         let read = match read_san(&self.pos, san, &ReadOptions::default()) {
             Ok(read) => read,
             Err(e) => {
@@ -563,6 +765,8 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
         }
         if self.open && self.after_move {
             self.nags.push(nag);
+        } else if self.variant.is_some() {
+            return self.unsupported("a NAG after a comment");
         } else {
             self.model = true;
         }
@@ -577,6 +781,9 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
             return Flow::Continue(());
         }
         if memchr::memchr(b'}', text).is_some() || std::str::from_utf8(text).is_err() {
+            if self.variant.is_some() {
+                return self.unsupported("a comment that is not UTF-8 or holds '}'");
+            }
             self.model = true;
             return Flow::Continue(());
         }
@@ -594,6 +801,8 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
             out.push(b'{');
             push_normalized(out, text);
             out.push(b'}');
+        } else if self.variant.is_some() {
+            return self.unsupported("a comment between moves");
         } else {
             self.model = true;
         }
@@ -603,6 +812,12 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
     fn begin_variation(&mut self) -> ControlFlow<Stop, Skip> {
         if self.ply == 0 {
             return ControlFlow::Break(Stop::Error("variation before any move".into()));
+        }
+        if self.variant.is_some() {
+            return match self.unsupported("a variation") {
+                ControlFlow::Break(stop) => ControlFlow::Break(stop),
+                ControlFlow::Continue(()) => ControlFlow::Continue(Skip(true)),
+            };
         }
         self.model = true;
         let before = self.before.clone();
