@@ -13,14 +13,29 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 /// same input read again gives the same keys; games of different inputs
 /// or places get different keys (up to 64-bit hash collisions).
 pub fn game_key(source: &str, offset: u64) -> i64 {
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let bytes = source.bytes().chain([0]).chain(offset.to_le_bytes());
+    key_at(source_hash(source), offset)
+}
+
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a over `bytes` from `hash`.
+fn fnv(mut hash: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
     for b in bytes {
         hash ^= u64::from(b);
-        hash = hash.wrapping_mul(PRIME);
+        hash = hash.wrapping_mul(FNV_PRIME);
     }
-    hash as i64
+    hash
+}
+
+/// The hash state after the source's name and its 0 byte (the same for
+/// every game of an input).
+fn source_hash(source: &str) -> u64 {
+    fnv(0xcbf2_9ce4_8422_2325, source.bytes().chain([0]))
+}
+
+/// [`game_key`] from the source's hash state.
+fn key_at(source_hash: u64, offset: u64) -> i64 {
+    fnv(source_hash, offset.to_le_bytes()) as i64
 }
 
 /// Marks a place given by record number (`UNKNOWN | number`) where the
@@ -89,7 +104,23 @@ pub(crate) fn append(
                 .map(|o| o as i64)
         })
         .collect();
-    let key: Int64Array = (0..rows).map(|r| game_key(source, offset_of(r))).collect();
+    // Rows of one game are consecutive (every ply of it in the positions
+    // table): its key is hashed once, from the input's hash state.
+    let seed = source_hash(source);
+    let mut last: Option<(i64, i64)> = None;
+    let key: Int64Array = (0..rows)
+        .map(|r| {
+            let id = ids.value(r);
+            match last {
+                Some((at, key)) if at == id => key,
+                _ => {
+                    let key = key_at(seed, offset_of(r));
+                    last = Some((id, key));
+                    key
+                }
+            }
+        })
+        .collect();
     let mut columns = batch.columns().to_vec();
     if games {
         let site = batch
@@ -104,9 +135,20 @@ pub(crate) fn append(
         columns.push(Arc::new(ids) as ArrayRef);
     }
     columns.push(Arc::new(key));
-    columns.push(Arc::new(StringArray::from(vec![source; rows])));
+    columns.push(Arc::new(repeated(source, rows)?));
     columns.push(Arc::new(offset));
     RecordBatch::try_new(extend(&batch.schema(), games), columns)
+}
+
+/// `rows` copies of `text` as one column, built in two allocations.
+fn repeated(text: &str, rows: usize) -> Result<StringArray, arrow_schema::ArrowError> {
+    let too_long = || arrow_schema::ArrowError::ComputeError("source column over 2 GiB".into());
+    let total = text.len().checked_mul(rows).ok_or_else(too_long)?;
+    i32::try_from(total).map_err(|_| too_long())?;
+    let offsets =
+        arrow_buffer::OffsetBuffer::<i32>::from_lengths(std::iter::repeat_n(text.len(), rows));
+    let values = arrow_buffer::Buffer::from(text.repeat(rows).into_bytes());
+    StringArray::try_new(offsets, values, None)
 }
 
 #[cfg(test)]
@@ -126,6 +168,14 @@ mod tests {
             .map(|o| game_key("x.pgn", o * 700))
             .collect();
         assert_eq!(keys.len(), 100_000);
+    }
+
+    #[test]
+    fn a_repeated_source_column_holds_the_name_on_every_row() {
+        let column = repeated("dir/a.pgn", 3).unwrap();
+        assert_eq!(column.len(), 3);
+        assert!((0..3).all(|r| column.value(r) == "dir/a.pgn"));
+        assert_eq!(repeated("x", 0).unwrap().len(), 0);
     }
 
     #[test]
