@@ -206,15 +206,25 @@ fn filtered_trees_and_games_equal_a_full_scan_on_every_corpus_pgn() {
     let mut checked = 0usize;
     let mut nonempty_filtered = 0usize;
     for (name, data) in corpus_pgns() {
+        // The database as a file: the index and the scan read it through
+        // the library's pipeline.
+        let db = dir.join("db.pgn");
+        std::fs::write(&db, &data).unwrap();
+        let input = gamerec::io::Input::file(&db);
+        let reading = gamerec::io::pipeline::Options {
+            threads: 2,
+            ..gamerec::io::pipeline::Options::default()
+        };
         let mut games: Vec<Option<Scanned>> = Vec::new();
         gamerec_db::source::for_each_game(
-            &data[..],
-            2,
+            &input,
+            &reading,
             |r| scanned(&r.game),
             |o| {
                 games.push(o.ok().map(|(_, s)| s));
                 Ok(true)
             },
+            |_| {},
         )
         .unwrap();
         let out = dir.join("x.idx");
@@ -224,8 +234,9 @@ fn filtered_trees_and_games_equal_a_full_scan_on_every_corpus_pgn() {
             run_entries: 1 << 16,
             database: None,
             database_path: None,
+            max_game_bytes: gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES,
         };
-        build(&data[..], None, &out, &opts).unwrap();
+        build(&input, None, &out, &opts, |_| {}).unwrap();
         let index = Index::open(&out).unwrap();
         // Positions: the start, and plies 1, 2, 4, 8 of every 7th game.
         let mut queries = vec![Chess::default()];
