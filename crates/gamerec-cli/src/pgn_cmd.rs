@@ -293,7 +293,18 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     };
     let mut write_failed = None;
     let (mut written, mut losses) = (0u64, 0u64);
-    let stderr = io::stderr();
+    // Diagnostics go to stderr; if it cannot be written the run stops and
+    // says so (nothing is lost unsaid).
+    let stderr_failed = std::cell::RefCell::new(None);
+    let tell = |d: &gamerec::diag::Diagnostic| -> ControlFlow<()> {
+        match writeln!(io::stderr().lock(), "{d}") {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                *stderr_failed.borrow_mut() = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    };
     let ran = pipeline::read_games(
         &inputs,
         &popts,
@@ -316,7 +327,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
                     .with_code(Code::Loss)
                     .with_game(o.number);
                     d.note = Some(format!("game {}, line {}: {first}", o.number, o.line).into());
-                    let _ = writeln!(stderr.lock(), "{d}");
+                    tell(&d)?;
                 }
             }
             if let Err(e) = out.write_all(&text) {
@@ -328,12 +339,16 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         },
         |d| {
             if d.is_error() || !args.quiet {
-                let _ = writeln!(stderr.lock(), "{d}");
+                tell(&d)?;
             }
             ControlFlow::Continue(())
         },
     );
     progress.finish();
+    if let Some(e) = stderr_failed.into_inner() {
+        // The messages could not be told: the output is not put in place.
+        return Err(anyhow::Error::new(e).context("writing diagnostics to stderr"));
+    }
     let flushed = match write_failed {
         Some(e) => Err(e),
         // An input could not be read (exit 2): a file output is not put

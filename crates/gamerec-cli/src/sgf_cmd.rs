@@ -322,7 +322,7 @@ pub fn show_sgf(
                 if coll.main_line(root).last() == Some(&node)
                     && let Some(score) = replay::final_score(coll, root)
                 {
-                    let _ = writeln!(s, "Score (TB/TW): {score}");
+                    s.push_str(&format!("Score (TB/TW): {score}\n"));
                 }
             } else if let Position::Othello(b) = &state.position {
                 let _ = writeln!(
