@@ -62,6 +62,9 @@ enum Sink<W: Write + Send> {
 /// whatever the batches that come in, so pages and row groups fall at the
 /// same rows and the file is the same on any number of threads.
 const STEP: usize = 1024;
+/// Most steps handed to the column writers in one pass over the threads
+/// (see `ParquetSink::pass_rows`).
+const STEPS_PER_PASS: usize = 32;
 
 /// A Parquet file written a row group at a time, the columns of each
 /// encoded (dictionary, levels, zstd) on several threads.
@@ -90,13 +93,30 @@ impl<W: Write + Send> ParquetSink<W> {
         self.pending_rows += batch.num_rows();
         self.pending.push_back(batch.clone());
         loop {
-            let want = STEP.min(self.per_group - self.rows);
+            let want = self.pass_rows();
             if self.pending_rows < want {
                 return Ok(());
             }
             let part = self.take(want)?;
             self.write_part(&part)?;
         }
+    }
+
+    /// Rows for the next pass over the threads: whole steps, never past the
+    /// row group's end, and (from the bytes per row written so far in the
+    /// group) at most half of what is left under its byte bound, so a group
+    /// closes near the bound. It depends on the rows written only, so the
+    /// file is the same however the batches came in.
+    fn pass_rows(&self) -> usize {
+        let room = self.per_group - self.rows;
+        if self.rows == 0 {
+            return STEP.min(room);
+        }
+        let bytes: usize = self.columns.iter().map(|c| c.memory_size()).sum();
+        let per_row = (bytes / self.rows).max(1);
+        let left = self.max_bytes.saturating_sub(bytes);
+        let steps = (left / per_row / 2 / STEP).clamp(1, STEPS_PER_PASS);
+        (steps * STEP).min(room)
     }
 
     /// The next `n` pending rows as one batch (a slice when one batch
@@ -125,13 +145,27 @@ impl<W: Write + Send> ParquetSink<W> {
         Ok(arrow_select::concat::concat_batches(&self.schema, &parts)?)
     }
 
+    /// Hands `part` to the column writers [`STEP`] rows at a time (the
+    /// same writes whatever the batches that came in), each column's on one
+    /// of the threads: one pass over the threads for the whole part.
     fn write_part(&mut self, part: &RecordBatch) -> Result<(), Error> {
-        let mut leaves = Vec::new();
-        for (field, column) in self.schema.fields().iter().zip(part.columns()) {
-            leaves.extend(compute_leaves(field, column)?);
+        let mut per_column: Vec<Vec<_>> = self.columns.iter().map(|_| Vec::new()).collect();
+        let mut at = 0;
+        while at < part.num_rows() {
+            let step = part.slice(at, STEP.min(part.num_rows() - at));
+            let mut leaves = Vec::new();
+            for (field, column) in self.schema.fields().iter().zip(step.columns()) {
+                leaves.extend(compute_leaves(field, column)?);
+            }
+            for (list, leaf) in per_column.iter_mut().zip(leaves) {
+                list.push(leaf);
+            }
+            at += step.num_rows();
         }
-        let jobs: Vec<_> = self.columns.iter_mut().zip(leaves).collect();
-        in_parallel(jobs, self.threads, |(writer, leaf)| writer.write(&leaf))?;
+        let jobs: Vec<_> = self.columns.iter_mut().zip(per_column).collect();
+        in_parallel(jobs, self.threads, |(writer, leaves)| {
+            leaves.iter().try_for_each(|leaf| writer.write(leaf))
+        })?;
         self.rows += part.num_rows();
         let bytes: usize = self.columns.iter().map(|c| c.memory_size()).sum();
         if self.rows >= self.per_group || bytes >= self.max_bytes {
@@ -160,7 +194,7 @@ impl<W: Write + Send> ParquetSink<W> {
 
     fn finish(mut self) -> Result<W, Error> {
         while self.pending_rows > 0 {
-            let want = STEP.min(self.per_group - self.rows).min(self.pending_rows);
+            let want = self.pass_rows().min(self.pending_rows);
             let part = self.take(want)?;
             self.write_part(&part)?;
         }
