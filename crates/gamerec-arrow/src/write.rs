@@ -65,6 +65,10 @@ const STEP: usize = 1024;
 /// Most steps handed to the column writers in one pass over the threads
 /// (see `ParquetSink::pass_rows`).
 const STEPS_PER_PASS: usize = 32;
+/// About the bytes one pass adds to the column writers: passes of large
+/// rows (the games table) stay short, so the decoding thread is not kept
+/// waiting while one pass is encoded.
+const PASS_BYTES: usize = 1 << 20;
 
 /// A Parquet file written a row group at a time, the columns of each
 /// encoded (dictionary, levels, zstd) on several threads.
@@ -104,8 +108,8 @@ impl<W: Write + Send> ParquetSink<W> {
 
     /// Rows for the next pass over the threads: whole steps, never past the
     /// row group's end, and (from the bytes per row written so far in the
-    /// group) at most half of what is left under its byte bound, so a group
-    /// closes near the bound. It depends on the rows written only, so the
+    /// group) about [`PASS_BYTES`] and at most half of what is left under
+    /// the group's byte bound, so a group closes near the bound. It depends on the rows written only, so the
     /// file is the same however the batches came in.
     fn pass_rows(&self) -> usize {
         let room = self.per_group - self.rows;
@@ -115,7 +119,11 @@ impl<W: Write + Send> ParquetSink<W> {
         let bytes: usize = self.columns.iter().map(|c| c.memory_size()).sum();
         let per_row = (bytes / self.rows).max(1);
         let left = self.max_bytes.saturating_sub(bytes);
-        let steps = (left / per_row / 2 / STEP).clamp(1, STEPS_PER_PASS);
+        let steps = (left / 2)
+            .min(PASS_BYTES)
+            .checked_div(per_row * STEP)
+            .unwrap_or(0)
+            .clamp(1, STEPS_PER_PASS);
         (steps * STEP).min(room)
     }
 
