@@ -221,6 +221,9 @@ pub async fn handle_client_limited<S>(
         // Dropping the receiver closes the seat (`Seat::is_open` is false).
         drop(out_rx);
         writer_closing.cancel();
+        // The connection is ending: a peer that is gone or slow to take the
+        // close changes nothing (the seat is already closed), so neither
+        // the timeout nor the shutdown's error is acted on.
         let _ = tokio::time::timeout(Duration::from_secs(1), writer.shutdown()).await;
     });
 
