@@ -3,7 +3,7 @@
 # rust-pgn-reader-python-binding, in one run on the same file, and the peak
 # memory of `gamerec convert -o .parquet` on a 1 GB input.
 # Usage: bench/data-throughput.sh [path/to/gamerec] [path/to/python]
-#   gamerec: default target/release/gamerec; python: a venv with the gamerec
+#   gamerec: default target/dist/gamerec; python: a venv with the gamerec
 #   wheel, pyarrow, chess and rust-pgn-reader-python-binding (default .venv/bin/python).
 #        bench/data-throughput.sh hf [path/to/gamerec] [path/to/python]
 #   The lichess dataset as Hugging Face publishes it (one Parquet row per
@@ -19,7 +19,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 corpus=$repo/../shared/corpus/pgn
 if [ "${1:-}" = hf ]; then
   shift
-  gamerec=$(realpath "${1:-$repo/target/release/gamerec}")
+  gamerec=$(realpath "${1:-$repo/target/dist/gamerec}")
   python=${2:-$repo/.venv/bin/python}
   work=${TMPDIR:-/tmp}/gamerec-bench
   mkdir -p "$work"
@@ -77,7 +77,7 @@ r.parse_games(t.column("movetext"), num_threads=int(sys.argv[2]), store_comments
   done
   exit 0
 fi
-gamerec=$(realpath "${1:-$repo/target/release/gamerec}")
+gamerec=$(realpath "${1:-$repo/target/dist/gamerec}")
 python=${2:-$repo/.venv/bin/python}
 work=${TMPDIR:-/tmp}/gamerec-bench
 mkdir -p "$work"

@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000000}
-BIN=${2:-target/release/gamerec}
+BIN=${2:-target/dist/gamerec}
 CORPUS=${GAMEREC_SHARED:-../shared}/corpus
 PE=${PGN_EXTRACT:-/usr/games/pgn-extract}
 DB=${DB:-/tmp/db1m.pgn}

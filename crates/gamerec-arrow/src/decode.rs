@@ -445,6 +445,8 @@ fn read_any(
     let mut offsets = Vec::new();
     let mut games_in_rows = 0usize;
     let mut error = None;
+    // Games met before this batch, as the pipeline counts them: read or not.
+    let mut met_before = 0u64;
     loop {
         let item = reader.next();
         let done = match item {
@@ -473,7 +475,11 @@ fn read_any(
         };
         if done || games_in_rows >= GAMES_PER_BATCH || rows.len() >= 64 * GAMES_PER_BATCH {
             let problems = reader.take_diagnostics();
-            let failed = problems.iter().filter(|d| is_error(d)).count() as u64;
+            // A game may have several errors: the games that failed are
+            // those met and not handed out.
+            let met = reader.items_met().max(met_before + built);
+            let failed = met - met_before - built;
+            met_before = met;
             let batch = std::mem::replace(&mut rows, Rows::new(opts.table)).finish();
             let games = opts.table == Table::Games;
             let batch = match lineage::append(batch, games, &input.name, &offsets) {

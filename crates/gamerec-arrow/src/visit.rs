@@ -59,7 +59,12 @@ impl<'a> TagList<'a> {
 
     /// The value of the first tag called `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&'a str> {
-        self.iter().find(|&(n, _)| n == name).map(|(_, v)| v)
+        // Names are compared as bytes: only the value found is decoded.
+        let bytes = self.bytes;
+        self.ranges
+            .iter()
+            .find(|(n, _)| &bytes[n.clone()] == name.as_bytes())
+            .map(|(_, v)| std::str::from_utf8(&bytes[v.clone()]).unwrap_or(""))
     }
 }
 

@@ -8,6 +8,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use gamerec::diag::{Diagnostic, Severity};
+use gamerec::io::pipeline::ErrorGames;
 use gamerec::io::{Format, Input, ReadOptions, Reader, Record, check_binary};
 
 /// Counts of one checked binary file.
@@ -23,6 +24,8 @@ pub struct BinarySummary {
     pub errors: u64,
     /// Warning issues.
     pub warnings: u64,
+    /// Games (or records) with at least one error.
+    pub with_errors: u64,
 }
 
 /// `check` for one file: appends one line per issue to `out` (warnings only
@@ -32,10 +35,15 @@ pub struct BinarySummary {
 pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<BinarySummary> {
     let input = Input::from_arg(std::ffi::OsStr::new(path));
     let mut s = BinarySummary::default();
+    let mut games_with_errors = ErrorGames::default();
     let mut show = |d: Diagnostic, s: &mut BinarySummary| -> std::io::Result<()> {
         match d.severity {
             Severity::Error => s.errors += 1,
             Severity::Warning => s.warnings += 1,
+        }
+        // An error that names no game is taken as its own game's.
+        if games_with_errors.is_new(&d) || (d.is_error() && d.game.is_none()) {
+            s.with_errors += 1;
         }
         if d.severity == Severity::Error || !quiet {
             writeln!(out, "{d}")?;
@@ -58,17 +66,24 @@ pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Binary
         return Ok(s);
     }
     let mut reader = Reader::open(&input, &ReadOptions::default())?;
-    for item in reader.by_ref() {
-        match item?.record {
-            Record::Game(g) => {
-                s.games += 1;
-                s.nodes += g.tree.len() as u64 - 1;
-            }
-            Record::Position(_) => s.records += 1,
+    while let Some(item) = reader.next() {
+        // Diagnostics are shown as they come, so memory holds none.
+        for d in reader.take_diagnostics() {
+            show(d, &mut s)?;
+        }
+        if let Record::Game(g) = item?.record {
+            s.nodes += g.tree.len() as u64 - 1;
         }
     }
     for d in reader.take_diagnostics() {
         show(d, &mut s)?;
+    }
+    // Games or records met, those that could not be read included (as
+    // every verb counts them).
+    if input.format_by_name() == Some(Format::Fen) {
+        s.records = reader.items_met();
+    } else {
+        s.games = reader.items_met();
     }
     Ok(s)
 }

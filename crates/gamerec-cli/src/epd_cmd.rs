@@ -256,6 +256,7 @@ pub fn check_file(
     let mut summary = crate::sgf_cmd::Summary {
         files: 1,
         bytes: bytes.len() as u64,
+        with_errors: Some(0),
         ..Default::default()
     };
     for line in epd::read_lines(&text) {
@@ -263,6 +264,13 @@ pub fn check_file(
             continue;
         }
         summary.records += 1;
+        if line
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+        {
+            summary.with_errors = summary.with_errors.map(|n| n + 1);
+        }
         for d in &line.diagnostics {
             match d.severity {
                 Severity::Error => summary.errors += 1,

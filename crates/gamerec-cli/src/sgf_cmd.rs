@@ -31,6 +31,9 @@ pub struct Summary {
     pub warnings: u64,
     /// Bytes read.
     pub bytes: u64,
+    /// Games or records with at least one error, where the checker counts
+    /// them exactly (EPD, JSON, FEN, binary files); `None` for SGF.
+    pub with_errors: Option<u64>,
 }
 
 impl Summary {
@@ -44,6 +47,9 @@ impl Summary {
         self.errors += o.errors;
         self.warnings += o.warnings;
         self.bytes += o.bytes;
+        if let Some(n) = o.with_errors {
+            *self.with_errors.get_or_insert(0) += n;
+        }
     }
 }
 

@@ -318,3 +318,40 @@ fn filter_count_writes_no_games() {
     assert_eq!(code, 1, "game b has an illegal move: {err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Tables from a record format count what `check` counts: a record with
+/// two errors is one record (one row short), not two.
+#[test]
+fn tables_count_a_record_with_two_errors_once() {
+    let dir = temp_dir("pipeline-epd");
+    let input = dir.join("t.epd");
+    std::fs::write(
+        &input,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Xy3; am Qq9; id \"two\";\n\
+         rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 bm e5; id \"good\";\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - acn y; id \"one\";\n",
+    )
+    .unwrap();
+    let path = input.to_str().unwrap();
+    let (code, out, err) = gamerec(&["check", path]);
+    assert_eq!(code, 1, "{out}{err}");
+    let text = format!("{out}{err}");
+    assert!(
+        text.contains("3 records, 3 errors; 2 with errors"),
+        "{text}"
+    );
+    for (verb, name) in [
+        ("convert", "o.parquet"),
+        ("convert", "o.arrow"),
+        ("positions", "p.parquet"),
+    ] {
+        let table = dir.join(name);
+        let (code, out, err) = gamerec(&[verb, "-o", table.to_str().unwrap(), path]);
+        assert_eq!(code, 1, "{verb} {name}: {out}{err}");
+        assert!(
+            err.contains(&format!("gamerec {verb}: 3 games, 3 errors; 2 with errors")),
+            "{verb} {name}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
