@@ -162,9 +162,13 @@ struct Move {
     captures: Option<i32>,
     /// `BL`/`WL` of the move's node (the mover's).
     time_left: Option<f64>,
-    /// Boards before and after the move (moves table only).
-    before: Option<String>,
-    after: Option<String>,
+    /// The points that changed (index in the board text, new character)
+    /// from the previous move's board to this move's `board_before` (setup
+    /// between them), and from there to its `board` (moves table only:
+    /// the boards are rebuilt from these as rows are written, so a long
+    /// game never holds a board per move).
+    before: Vec<(u32, u8)>,
+    after: Vec<(u32, u8)>,
 }
 
 /// What one game tree gives to either table.
@@ -186,6 +190,8 @@ struct GoGame {
     margin: Option<f64>,
     properties: Vec<(String, String)>,
     moves: Vec<Move>,
+    /// Points of the board as played (the text's length).
+    board_len: usize,
     setup_black: Vec<Option<String>>,
     setup_white: Vec<Option<String>>,
     captures: Option<[i32; 2]>,
@@ -208,18 +214,42 @@ fn vertex(p: Point, w: u32, h: u32) -> Option<String> {
 
 /// The board as text (see the module's documentation).
 fn board_text(pos: &Position) -> String {
+    let mut s = Vec::new();
+    board_bytes(pos, &mut s);
+    String::from_utf8(s).unwrap_or_default()
+}
+
+/// The board as text into `out` (cleared first).
+fn board_bytes(pos: &Position, out: &mut Vec<u8>) {
     let (w, h) = pos.size();
-    let mut s = String::with_capacity((w * h) as usize);
+    out.clear();
     for y in 0..h {
         for x in 0..w {
-            s.push(match pos.get(Point::new(x as u8, y as u8)) {
-                Some(Color::Black) => 'X',
-                Some(Color::White) => 'O',
-                None => '.',
+            out.push(match pos.get(Point::new(x as u8, y as u8)) {
+                Some(Color::Black) => b'X',
+                Some(Color::White) => b'O',
+                None => b'.',
             });
         }
     }
-    s
+}
+
+/// Board text (always ASCII) as a `str`.
+fn ascii(board: &[u8]) -> &str {
+    std::str::from_utf8(board).unwrap_or_default()
+}
+
+/// The points where `new` differs from `old` (as [`Move::before`]), and
+/// `old` made equal to `new`.
+fn changes(old: &mut [u8], new: &[u8]) -> Vec<(u32, u8)> {
+    let mut out = Vec::new();
+    for (i, (a, &b)) in old.iter_mut().zip(new).enumerate() {
+        if *a != b {
+            *a = b;
+            out.push((i as u32, b));
+        }
+    }
+    out
 }
 
 /// The points of a point-list value (rectangles expanded).
@@ -316,6 +346,10 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
     let (w, h) = state.position.size();
     let mut errors = Vec::new();
     let mut before_first_move = true;
+    // The moves table's boards: the last one written, and the one now.
+    g.board_len = (w * h) as usize;
+    let mut written = vec![b'.'; g.board_len];
+    let (mut ahead, mut now) = (Vec::new(), Vec::new());
     for node in coll.main_line(root) {
         let moves_before = state.moves;
         if before_first_move {
@@ -332,7 +366,9 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
                 list.extend(pts.into_iter().map(|pt| vertex(pt, w, h)));
             }
         }
-        let board_before = boards.then(|| board_text(&state.position));
+        if boards {
+            board_bytes(&state.position, &mut ahead);
+        }
         let taken_before = match &state.position {
             Position::Go(b) => [b.captures(Color::Black), b.captures(Color::White)],
             Position::Othello(_) => [0, 0],
@@ -369,8 +405,17 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
             point: point.map(|p| p.to_string()),
             captures,
             time_left: coll.get(node, time_prop).and_then(|p| number(p.value())),
-            before: board_before,
-            after: boards.then(|| board_text(&state.position)),
+            before: if boards {
+                changes(&mut written, &ahead)
+            } else {
+                Vec::new()
+            },
+            after: if boards {
+                board_bytes(&state.position, &mut now);
+                changes(&mut written, &now)
+            } else {
+                Vec::new()
+            },
         });
     }
     g.final_board = Some(board_text(&state.position));
@@ -393,9 +438,31 @@ struct FileRows {
     problems: Vec<Diagnostic>,
 }
 
-/// Reads, parses and checks one SGF file as `gamerec check` does.
-fn read_file(input: &Input, table: Table) -> Result<FileRows, OpenError> {
-    let bytes = input.read_all()?;
+/// Reads, parses and checks one SGF file as `gamerec check` does. A file
+/// (decompressed) larger than `max_bytes` is not parsed: one `too-large`
+/// error says so, and memory stays bounded.
+fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, OpenError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    input
+        .open(None)?
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| OpenError::new(input.name.clone(), e))?;
+    if bytes.len() as u64 > max_bytes {
+        let message = format!(
+            "the file is larger than the bound of {max_bytes} bytes (--max-game-bytes): not read"
+        );
+        let d = Diagnostic::new(Severity::Error, Default::default(), message)
+            .with_path(input.name.as_str())
+            .with_offset(max_bytes)
+            .with_code(gamerec::diag::Code::TooLarge);
+        return Ok(FileRows {
+            name: input.name.clone(),
+            games: Vec::new(),
+            problems: vec![d],
+        });
+    }
     let options = ParseOptions::default();
     let parsed = sgf::parse(&bytes, &options);
     let coll = &parsed.collection;
@@ -485,7 +552,11 @@ impl Pending {
     }
 
     fn is_empty(&self) -> bool {
-        self.games == 0 && self.problems.is_empty()
+        let rows = match &self.rows {
+            Rows::Games(b) => b.rows,
+            Rows::Moves(b) => b.rows,
+        };
+        self.games == 0 && self.problems.is_empty() && rows == 0
     }
 
     fn finish(self) -> Decoded {
@@ -519,20 +590,36 @@ fn read_sgf_inputs(
     gamerec::io::pipeline::map_in_order(
         inputs,
         opts.threads.max(1),
-        |input: &Input, _: &mut ()| read_file(input, opts.table),
+        |input: &Input, _: &mut ()| read_file(input, opts.table, opts.max_game_bytes),
         |result| {
             match result {
                 Ok(file) => {
                     pending.games += file.games.len() as u64;
                     pending.problems.extend(file.problems);
-                    if rows_wanted {
-                        for game in &file.games {
+                    for game in file.games.iter().filter(|_| rows_wanted) {
+                        // A long game's moves may span batches.
+                        let mut board = vec![b'.'; game.board_len];
+                        let mut at = 0;
+                        loop {
                             match &mut pending.rows {
-                                Rows::Games(b) => b.append(*next_id, &file.name, game),
-                                Rows::Moves(b) => b.append(*next_id, &file.name, game),
+                                Rows::Games(b) => {
+                                    b.append(*next_id, &file.name, game);
+                                    at = game.moves.len();
+                                }
+                                Rows::Moves(b) => {
+                                    at = b.append(*next_id, &file.name, game, at, &mut board);
+                                }
                             }
-                            *next_id += 1;
+                            if at >= game.moves.len() {
+                                break;
+                            }
+                            let full = std::mem::replace(&mut pending, Pending::new(opts.table));
+                            if tx.send(Ok(full.finish())).is_err() {
+                                stopped = true;
+                                return ControlFlow::Break(());
+                            }
                         }
+                        *next_id += 1;
                     }
                 }
                 Err(e) => {
@@ -853,14 +940,27 @@ impl Default for GoMovesBuilder {
 }
 
 impl GoMovesBuilder {
-    fn append(&mut self, id: u64, source: &str, g: &GoGame) {
+    /// Appends the rows of `g`'s moves from number `from` (0-based) until
+    /// the batch is full; returns where it stopped. `board` is the board
+    /// text as of move `from` (rebuilt from each move's changes).
+    fn append(
+        &mut self,
+        id: u64,
+        source: &str,
+        g: &GoGame,
+        from: usize,
+        board: &mut [u8],
+    ) -> usize {
         let text = |prop: Prop| {
             TEXT_COLUMNS
                 .iter()
                 .position(|&(_, q)| q == prop)
                 .and_then(|i| g.texts[i].as_deref())
         };
-        for (n, m) in g.moves.iter().enumerate() {
+        for (n, m) in g.moves.iter().enumerate().skip(from) {
+            if self.rows >= MOVES_PER_BATCH && n > from {
+                return n;
+            }
             self.rows += 1;
             self.game_id.append_value(id as i64);
             self.ply.append_value(n as i32 + 1);
@@ -868,8 +968,14 @@ impl GoMovesBuilder {
             self.vertex.append_option(m.vertex.as_deref());
             self.point.append_option(m.point.as_deref());
             self.captures.append_option(m.captures);
-            self.board_before.append_option(m.before.as_deref());
-            self.board.append_option(m.after.as_deref());
+            for &(i, c) in &m.before {
+                board[i as usize] = c;
+            }
+            self.board_before.append_value(ascii(board));
+            for &(i, c) in &m.after {
+                board[i as usize] = c;
+            }
+            self.board.append_value(ascii(board));
             self.time_left_s.append_option(m.time_left);
             self.size.append_value(g.size);
             self.height.append_value(g.height);
@@ -882,6 +988,7 @@ impl GoMovesBuilder {
             self.white_rank.append_option(text(Prop::WR));
             self.lineage.append(source, g.offset);
         }
+        g.moves.len()
     }
 
     /// The record batch of the rows appended.

@@ -299,3 +299,57 @@ fn the_tables_are_the_same_on_one_and_two_threads() {
         assert_eq!(one, two);
     }
 }
+
+#[test]
+fn a_file_over_the_bound_is_reported_not_read() {
+    let opts = Options {
+        max_game_bytes: 10,
+        ..Options::default()
+    };
+    let results: Vec<_> = Batches::new(vec![tiny("3x3a.sgf")], opts).collect();
+    assert_eq!(results.len(), 1);
+    let decoded = results[0].as_ref().expect("reported as a diagnostic");
+    assert_eq!(decoded.batch.num_rows(), 0);
+    assert_eq!(decoded.problems.len(), 1);
+    let message = decoded.problems[0].to_string();
+    assert!(
+        message.contains("larger than the bound of 10 bytes"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_long_game_spans_moves_batches_with_its_boards_rebuilt() {
+    let dir = temp_dir("go-tables-long");
+    let path = dir.join("long.sgf");
+    let mut sgf = String::from("(;GM[1]FF[4]SZ[5];B[cc];W[bc]");
+    for _ in 0..35_000 {
+        sgf.push_str(";B[];W[]");
+    }
+    sgf.push_str(";B[ab])");
+    std::fs::write(&path, sgf).unwrap();
+    let opts = Options {
+        table: Table::Positions,
+        ..Options::default()
+    };
+    let batches: Vec<RecordBatch> = Batches::new(vec![path], opts)
+        .map(|d| d.expect("readable").batch)
+        .collect();
+    let sizes: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+    assert!(batches.len() >= 2, "{sizes:?}");
+    let b = arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap();
+    assert_eq!(b.num_rows(), 70_003);
+    let last = b.num_rows() - 1;
+    assert_eq!(int(&b, "ply", last), Some(70_003));
+    // cc is index 2 * 5 + 2, bc the point before it; ab is index 5.
+    let two = "...........OX............";
+    assert_eq!(text(&b, "board", 1).as_deref(), Some(two));
+    assert_eq!(text(&b, "board", 65_536).as_deref(), Some(two));
+    assert_eq!(text(&b, "board_before", last).as_deref(), Some(two));
+    assert_eq!(
+        text(&b, "board", last).as_deref(),
+        Some(".....X.....OX............")
+    );
+    assert_eq!(text(&b, "vertex", 70_000).as_deref(), Some("pass"));
+    std::fs::remove_dir_all(&dir).ok();
+}
