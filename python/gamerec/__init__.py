@@ -374,7 +374,10 @@ def to_arrow(
     """Reads game files into a ``pyarrow.Table``.
 
     ``table`` is ``"games"`` (one row per game) or ``"positions"`` (one row
-    per main-line ply, with the FEN before the move). ``threads`` decode in
+    per main-line ply, with the FEN before the move). SGF files (and
+    directories, for the SGF files under them) give the Go tables instead:
+    Go games (one row per game tree) and, with ``"positions"``, Go moves
+    (one row per main-line move, with the boards); see docs/sgf.md. ``threads`` decode in
     parallel; rows keep input order. ``min_rating`` (both players rated at
     least this) and ``time_control`` (``"300+3"`` or a speed class such as
     ``"blitz"``) keep only the matching games, in either table. Record

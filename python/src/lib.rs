@@ -14,7 +14,7 @@ use gamerec::model::Game;
 use gamerec::pgn::{WriteOptions, write_game};
 use gamerec_arrow::decode::is_error;
 use gamerec_arrow::values::{PlyNotes, uci, uci_mode};
-use gamerec_arrow::{Batches, Options, PositionFilter, Table, schema};
+use gamerec_arrow::{Batches, Options, PositionFilter, Table};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList};
@@ -339,10 +339,9 @@ fn stream(
     let errors: Errors = errors.parse()?;
     let mut opts = options(table, threads, min_rating, time_control)?;
     opts.names = names;
-    let schema = match opts.table {
-        Table::Games => schema::games(),
-        Table::Positions => schema::positions(),
-    };
+    // Chess or Go tables, by the inputs (SGF: Go).
+    let schema = gamerec_arrow::go::table_schema(&paths, opts.table)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let shared = Shared::default();
     Ok(ArrowStream {
         reader: Mutex::new(Some(BatchReader {

@@ -304,10 +304,22 @@ impl Batches {
             };
             let mut next_id = 0u64;
             let games = opts.table == Table::Games;
+            // SGF files (and directories of them) make the Go tables.
+            let (paths, names) = crate::go::expand_directories(paths, &opts.names);
+            if paths.first().is_some_and(|p| crate::go::is_sgf_path(p)) {
+                crate::go::read_go(&paths, &names, &opts, &tx);
+                return;
+            }
             for (i, path) in paths.into_iter().enumerate() {
                 let mut input = Input::from_arg(path.as_os_str());
-                if let Some(name) = opts.names.get(i).filter(|n| !n.is_empty()) {
+                if let Some(name) = names.get(i).filter(|n| !n.is_empty()) {
                     input.name = name.clone();
+                }
+                if crate::go::is_sgf_path(&path) {
+                    if tx.send(Err(crate::go::mixed_error(&input))).is_err() {
+                        return;
+                    }
+                    continue;
                 }
                 if crate::FileKind::of_path(&path) == Some(crate::FileKind::Parquet) {
                     match read_table(&input, &path, &opts, &mut next_id, &tx) {

@@ -8,6 +8,8 @@
 //! | games | game | [`games::GamesBuilder`] |
 //! | positions | main-line ply | [`positions::PositionsBuilder`] |
 //!
+//! SGF inputs give the Go tables instead ([`go`]: Go games, Go moves).
+//!
 //! [`decode::Batches`] reads any number of inputs (PGN, plain or compressed,
 //! through the library's parallel reader [`gamerec::io::parallel`]; the other
 //! chess formats through [`gamerec::io::Reader`]) and yields record batches
@@ -18,6 +20,7 @@
 mod columns;
 pub mod decode;
 pub mod games;
+pub mod go;
 mod hf;
 pub mod lineage;
 pub mod positions;

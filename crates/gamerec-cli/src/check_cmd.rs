@@ -384,6 +384,13 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     let any_sgf = formats.contains(&Some(F::Sgf));
     if any_sgf || target == F::Sgf {
         if !any_sgf {
+            // The JSON dump of an SGF collection reads back to SGF.
+            if let [one] = &a.inputs[..]
+                && formats[0] == Some(F::Json)
+                && let Some(code) = sgf_cmd::convert_sgf_json(one, output, target, &a.charset)?
+            {
+                return Ok(ExitCode::from(code));
+            }
             anyhow::bail!(
                 "cannot convert chess games to SGF (SGF holds Go, Othello and other games)"
             );

@@ -9,14 +9,15 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 use gamerec::io::{GameWriter, Item, Record, WriteOptions};
-use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWriter, schema};
+use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWriter};
 
 use crate::progress::Progress;
 
 /// Arguments of `gamerec positions`.
 #[derive(Args, Debug)]
 pub struct PositionsArgs {
-    /// Input PGN files (`-` for stdin; .gz, .bz2, .zst read transparently).
+    /// Input PGN files (`-` for stdin; .gz, .bz2, .zst read transparently),
+    /// or SGF files and directories of them (the Go moves table).
     #[arg(required = true)]
     pub inputs: Vec<OsString>,
     /// Output table: `.parquet`, or `.arrow` for Arrow IPC.
@@ -120,10 +121,8 @@ fn write_table(
     quiet: bool,
 ) -> Result<ExitCode> {
     let kind = table_kind(output).context("not a table extension")?;
-    let table_schema = match opts.table {
-        Table::Games => schema::games(),
-        Table::Positions => schema::positions(),
-    };
+    // Chess or Go tables, by the inputs (SGF: Go).
+    let table_schema = gamerec_arrow::go::table_schema(&paths, opts.table)?;
     // Errors name the output (gamerec::io::AtomicFile).
     let mut writer = TableWriter::create(output, kind, table_schema)?.with_threads(opts.threads);
     let progress = Progress::new(None);

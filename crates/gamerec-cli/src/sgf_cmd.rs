@@ -184,6 +184,42 @@ pub fn convert_sgf(
     Ok((out, parsed.error_count()))
 }
 
+/// `convert dump.json -o x.sgf`: the JSON dump of an SGF collection
+/// ([`json::to_json`]) written back as SGF (read again by the parser, its
+/// diagnostics shown). `None` when the input is not such a dump (chess
+/// JSON). Returns the exit code.
+pub fn convert_sgf_json(
+    input: &std::ffi::OsStr,
+    output: Option<&std::path::Path>,
+    target: gamerec::io::Format,
+    charset: &Option<String>,
+) -> Result<Option<u8>> {
+    let name = input.to_string_lossy();
+    let bytes = read_input(&name)?;
+    if !json::is_sgf_json(&bytes) {
+        return Ok(None);
+    }
+    if target != gamerec::io::Format::Sgf {
+        bail!("{name}: the JSON of an SGF collection converts to SGF only");
+    }
+    let text = std::str::from_utf8(&bytes).with_context(|| format!("{name}: not UTF-8"))?;
+    let sgf = json::from_json(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let opts = ConvertOptions {
+        charset: charset.clone(),
+        ..ConvertOptions::default()
+    };
+    let (out, errors) = convert_sgf(
+        &name,
+        sgf.as_bytes(),
+        SgfTarget::Sgf,
+        &opts,
+        &mut io::stderr().lock(),
+    )?;
+    let output = output.map(|p| p.to_string_lossy().into_owned());
+    write_output(output.as_deref(), &out)?;
+    Ok(Some(if errors > 0 { 1 } else { 0 }))
+}
+
 fn report(path: &str, parsed: &Parsed, out: &mut dyn Write) -> io::Result<()> {
     for d in &parsed.diagnostics {
         writeln!(out, "{}", d.to_diagnostic(Some(path)))?;

@@ -134,3 +134,66 @@ fn check_compares_re_with_the_final_territory_marks_and_show_counts_them() {
         "{out}"
     );
 }
+
+#[test]
+fn the_json_dump_converts_back_to_the_same_sgf() {
+    let src = temp(
+        "tree.sgf",
+        "(;FF[4]GM[1]SZ[9]C[a \\] b]AP[x\\:y:1](;B[ee]LB[dd:q\\:r](;W[ce])(;W[cc];B[dd]))(;B[aa];W[]))",
+    );
+    let dir = gamerec_testkit::temp_dir("sgf-cli-json");
+    let json = dir.join("tree.json").to_string_lossy().into_owned();
+    let back = dir.join("back.sgf").to_string_lossy().into_owned();
+    let direct = dir.join("direct.sgf").to_string_lossy().into_owned();
+    assert_eq!(gamerec(&["convert", &src, "-o", &json]).0, 0);
+    let (code, _, err) = gamerec(&["convert", &json, "-o", &back]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(gamerec(&["convert", &src, "-o", &direct]).0, 0);
+    assert_eq!(
+        std::fs::read_to_string(&back).unwrap(),
+        std::fs::read_to_string(&direct).unwrap()
+    );
+    // Chess JSON is still refused as SGF.
+    let chess = temp("chess.json", "{\"white\":\"a\",\"moves\":[]}\n");
+    let (code, _, err) = gamerec(&["convert", &chess, "-o", &back]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot convert chess games to SGF"), "{err}");
+}
+
+#[test]
+fn convert_and_positions_write_the_go_tables() {
+    let dir = gamerec_testkit::temp_dir("sgf-cli-tables");
+    let a = dir.join("a.sgf");
+    std::fs::write(
+        &a,
+        "(;GM[1]FF[4]SZ[9]KM[6.5];B[ee];W[ce])(;GM[1]FF[4]SZ[9];B[aa])",
+    )
+    .unwrap();
+    let sub = dir.join("more");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("b.sgf"), "(;GM[1]SZ[9];B[ee];W[ee])").unwrap();
+    let games = dir.join("go.parquet").to_string_lossy().into_owned();
+    let moves = dir.join("moves.arrow").to_string_lossy().into_owned();
+    let (code, _, err) = gamerec(&[
+        "convert",
+        a.to_str().unwrap(),
+        sub.to_str().unwrap(),
+        "-o",
+        &games,
+    ]);
+    assert_eq!(code, 1, "the illegal move in b.sgf: {err}");
+    assert!(err.contains("illegal move W[ee]"), "{err}");
+    assert!(
+        err.contains("gamerec convert: 3 games, 1 errors; 1 with errors, 0 warnings, 3 written"),
+        "{err}"
+    );
+    let (code, _, err) = gamerec(&["positions", a.to_str().unwrap(), "-o", &moves]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("3 rows from 2 games"), "{err}");
+    // Go and chess inputs cannot share a table; the old table stays.
+    let pgn = temp("x.pgn", "1. e4 *\n");
+    let (code, _, err) = gamerec(&["convert", a.to_str().unwrap(), &pgn, "-o", &games]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot share one table"), "{err}");
+    assert!(std::fs::metadata(&games).is_ok());
+}

@@ -51,6 +51,21 @@ pub fn write_to_string(coll: &Collection, options: &WriteOptions) -> String {
     w.out
 }
 
+/// Writes the game tree under `root` alone as SGF text (no newline after
+/// it), as [`write_to_string`] writes it in its collection.
+pub fn write_game(coll: &Collection, root: NodeId, options: &WriteOptions) -> String {
+    let mut w = Writer {
+        coll,
+        opts: options,
+        out: String::new(),
+        col: 0,
+        ff: 4,
+        small_board: true,
+    };
+    w.game(root);
+    w.out
+}
+
 /// Writes the collection as SGF bytes (UTF-8).
 pub fn write(coll: &Collection, options: &WriteOptions) -> Vec<u8> {
     write_to_string(coll, options).into_bytes()
