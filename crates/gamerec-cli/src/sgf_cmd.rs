@@ -32,7 +32,7 @@ pub struct Summary {
     /// Bytes read.
     pub bytes: u64,
     /// Games or records with at least one error, where the checker counts
-    /// them exactly (EPD, JSON, FEN, binary files); `None` for SGF.
+    /// them exactly (every checker does; `None` only in sums of nothing).
     pub with_errors: Option<u64>,
 }
 
@@ -122,6 +122,26 @@ pub fn check_sgf(
         ));
     }
     diags.sort_by_key(|d| d.offset);
+    // Games with errors, exactly: an error belongs to the game whose root
+    // comes last at or before it (as the Go tables count them).
+    let starts: Vec<u64> = parsed
+        .collection
+        .roots
+        .iter()
+        .map(|&r| u64::from(parsed.collection.node(r).offset))
+        .collect();
+    let mut last_game = None;
+    let mut with_errors = 0u64;
+    for d in &diags {
+        if d.severity == Severity::Error && !starts.is_empty() {
+            let k = starts.partition_point(|&o| o <= d.offset).saturating_sub(1);
+            if last_game != Some(k) {
+                last_game = Some(k);
+                with_errors += 1;
+            }
+        }
+    }
+    s.with_errors = Some(with_errors);
     for d in &diags {
         match d.severity {
             Severity::Error => s.errors += 1,

@@ -197,3 +197,30 @@ fn convert_and_positions_write_the_go_tables() {
     assert!(err.contains("cannot share one table"), "{err}");
     assert!(std::fs::metadata(&games).is_ok());
 }
+
+/// `check` and the Go tables count games with errors alike: two errors in
+/// the second of three games make one game with errors.
+#[test]
+fn check_and_tables_count_a_game_with_two_errors_once() {
+    let dir = gamerec_testkit::temp_dir("sgf-cli-with-errors");
+    let a = dir.join("three.sgf");
+    std::fs::write(
+        &a,
+        "(;GM[1]FF[4]SZ[9];B[ee])(;GM[1]FF[4]SZ[9];B[ee];W[ee];B[ee])(;GM[1]FF[4]SZ[9];B[aa])",
+    )
+    .unwrap();
+    let (code, out, err) = gamerec(&["check", a.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("3 games, ") && out.contains(" 2 errors; 1 with errors"),
+        "{out}{err}"
+    );
+    let table = dir.join("go.parquet").to_string_lossy().into_owned();
+    let (code, _, err) = gamerec(&["convert", a.to_str().unwrap(), "-o", &table]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("gamerec convert: 3 games, 2 errors; 1 with errors"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
