@@ -296,11 +296,22 @@ impl EngineProcess {
 
     /// Sends one line (a newline is appended).
     pub(crate) fn send(&mut self, line: &str) -> Result<()> {
-        if self.trace {
-            eprintln!("> {line}");
+        self.send_lines(&[line])
+    }
+
+    /// Sends lines (each with a newline appended) in one write: a search's
+    /// `position` and `go` reach the engine together.
+    pub(crate) fn send_lines(&mut self, lines: &[&str]) -> Result<()> {
+        let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        for line in lines {
+            if self.trace {
+                eprintln!("> {line}");
+            }
+            io_log(self.pid, '>', line);
+            text.push_str(line);
+            text.push('\n');
         }
-        io_log(self.pid, '>', line);
-        if write_line(&self.stdin, line).is_err() {
+        if write_text(&self.stdin, &text).is_err() {
             return Err(self.died());
         }
         Ok(())
@@ -465,14 +476,18 @@ impl Drop for EngineProcess {
 
 /// Writes one line to a shared stdin.
 pub(crate) fn write_line(stdin: &Mutex<Option<ChildStdin>>, line: &str) -> std::io::Result<()> {
+    write_text(stdin, &format!("{line}\n"))
+}
+
+/// Writes `text` (whole lines) to a shared stdin in one `write_all`.
+fn write_text(stdin: &Mutex<Option<ChildStdin>>, text: &str) -> std::io::Result<()> {
     let mut guard = stdin
         .lock()
         .map_err(|_| std::io::Error::other("poisoned"))?;
     let pipe = guard
         .as_mut()
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-    pipe.write_all(line.as_bytes())?;
-    pipe.write_all(b"\n")?;
+    pipe.write_all(text.as_bytes())?;
     pipe.flush()
 }
 
