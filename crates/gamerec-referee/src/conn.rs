@@ -530,6 +530,54 @@ pub fn inbound(parsed: Result<Record, WireError>, at: Instant) -> Inbound {
 mod tests {
     use super::*;
 
+    /// A local client is seated, refused with a wrong secret, reads its
+    /// lines as a connection reads them (a move, an illegal move, a
+    /// malformed record), hears the referee, and when dropped closes its
+    /// seat and frees its name.
+    #[tokio::test]
+    async fn local_client_is_a_connection_without_the_stream() {
+        use crate::lobby::{Identities, Refusal};
+        let mut ids = Identities::default();
+        ids.secrets.insert("a".into(), "s".into());
+        let lobby = Arc::new(Lobby::with_identities(ids));
+        let log = EventLog::disabled();
+        assert!(matches!(
+            LocalClient::sign_on(&lobby, "a", Some("wrong"), &log),
+            Err(Refusal::BadSecret)
+        ));
+        let mut client = LocalClient::sign_on(&lobby, "a", Some("s"), &log).expect("signed on");
+        let mut seat = lobby.try_take("a").expect("seated");
+        let start = crate::game::epd_fields(&shakmaty::Chess::default());
+        client
+            .send_line(&format!("{start} refreq reply; sm e4;\n"))
+            .expect("sent");
+        assert!(matches!(seat.inbox.recv().await, Some(Inbound::Record(r, _)) if r.has("sm")));
+        client
+            .send_line(&format!("{start} refreq reply; sm e5;"))
+            .expect("sent");
+        assert!(
+            matches!(seat.inbox.recv().await, Some(Inbound::IllegalMove { mv, .. }) if mv == "e5")
+        );
+        client.send_line("not a record").expect("sent");
+        assert!(matches!(
+            seat.inbox.recv().await,
+            Some(Inbound::Malformed { .. })
+        ));
+        seat.out
+            .send(crate::wire::disconnect_record())
+            .await
+            .expect("delivered");
+        assert_eq!(
+            client.recv().await.as_ref().and_then(refcom),
+            Some("disconnect")
+        );
+        assert!(seat.is_open());
+        drop(client);
+        assert!(matches!(seat.inbox.recv().await, Some(Inbound::Closed)));
+        assert!(!seat.is_open());
+        assert!(lobby.signed_on_names().is_empty());
+    }
+
     #[tokio::test]
     async fn bounded_lines() {
         let data = format!("short\r\n{}\nnext\n\u{ff}", "x".repeat(100));
