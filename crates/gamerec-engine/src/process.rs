@@ -1,11 +1,12 @@
 //! An engine child process: line-oriented stdin/stdout with deadlines,
-//! stderr drained on its own thread, killed on drop.
+//! stderr drained on its own thread, killed on drop. Stdout is read by the
+//! driver's own thread (`poll`, then `read`): a line from the engine costs
+//! no hand-off between threads before the driver sees it.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -144,14 +145,6 @@ fn io_log(pid: u32, dir: char, line: &str) {
     }
 }
 
-/// What the reader and watcher threads hand to the driver.
-enum Msg {
-    /// A line from stdout and when it was read from the pipe.
-    Line(String, Instant),
-    /// The child process has exited (seen by the watcher thread).
-    Exited,
-}
-
 /// How often the watcher thread asks whether the child has exited.
 const WATCH_EVERY: Duration = Duration::from_millis(10);
 /// How long stdout is still read after the child exited (its last words).
@@ -174,7 +167,7 @@ impl ExitWatch {
 pub(crate) struct EngineProcess {
     child: Arc<Mutex<Child>>,
     stdin: Arc<Mutex<Option<ChildStdin>>>,
-    lines: Receiver<Msg>,
+    stdout: Stdout,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     command: String,
     closed: bool,
@@ -216,17 +209,6 @@ impl EngineProcess {
         let stdin = child.stdin.take();
 
         let pid = child.id();
-        let (tx, lines) = mpsc::channel();
-        let exit_tx = tx.clone();
-        thread::Builder::new()
-            .name("engine-stdout".into())
-            .spawn(move || {
-                read_lines(stdout, |line| {
-                    let at = Instant::now();
-                    io_log(pid, '<', &line);
-                    tx.send(Msg::Line(line, at)).is_ok()
-                })
-            })?;
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = stderr_tail.clone();
         thread::Builder::new()
@@ -262,7 +244,6 @@ impl EngineProcess {
                             if let Ok(mut st) = status.lock() {
                                 *st = Some(s.to_string());
                             }
-                            let _ = exit_tx.send(Msg::Exited);
                             return;
                         }
                         Err(_) => return,
@@ -272,7 +253,12 @@ impl EngineProcess {
         Ok(EngineProcess {
             child,
             stdin: Arc::new(Mutex::new(stdin)),
-            lines,
+            stdout: Stdout {
+                pipe: stdout,
+                partial: Vec::new(),
+                ready: VecDeque::new(),
+                eof: false,
+            },
             stderr_tail,
             command,
             closed: false,
@@ -296,11 +282,22 @@ impl EngineProcess {
 
     /// Sends one line (a newline is appended).
     pub(crate) fn send(&mut self, line: &str) -> Result<()> {
-        if self.trace {
-            eprintln!("> {line}");
+        self.send_lines(&[line])
+    }
+
+    /// Sends lines (each with a newline appended) in one write: a search's
+    /// `position` and `go` reach the engine together.
+    pub(crate) fn send_lines(&mut self, lines: &[&str]) -> Result<()> {
+        let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        for line in lines {
+            if self.trace {
+                eprintln!("> {line}");
+            }
+            io_log(self.pid, '>', line);
+            text.push_str(line);
+            text.push('\n');
         }
-        io_log(self.pid, '>', line);
-        if write_line(&self.stdin, line).is_err() {
+        if write_text(&self.stdin, &text).is_err() {
             return Err(self.died());
         }
         Ok(())
@@ -321,37 +318,36 @@ impl EngineProcess {
     /// are still read), is reported as [`EngineError::Died`].
     pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Result<Line> {
         loop {
+            if let Some((line, at)) = self.stdout.ready.pop_front() {
+                io_log(self.pid, '<', &line);
+                if self.trace {
+                    eprintln!("< {line}");
+                }
+                self.last_line_at = at;
+                return Ok(Line::Text(line));
+            }
+            if self.stdout.eof {
+                return Err(self.died());
+            }
+            let now = Instant::now();
+            // The exit is seen even while a grandchild holds stdout open;
+            // what the engine wrote before it is still read, briefly.
+            if self.drain_until.is_none() && self.exit.exited().is_some() {
+                self.drain_until = Some(now + EXIT_DRAIN);
+            }
+            if self.drain_until.is_some_and(|e| now >= e) {
+                return Err(self.died());
+            }
+            if deadline.is_some_and(|d| now >= d) {
+                return Ok(Line::Timeout);
+            }
             let until = match (deadline, self.drain_until) {
-                (Some(d), Some(e)) => Some(d.min(e)),
-                (d, e) => d.or(e),
+                (Some(d), Some(e)) => d.min(e),
+                (d, e) => d.or(e).unwrap_or(now + WATCH_EVERY),
             };
-            let got = match until {
-                None => self
-                    .lines
-                    .recv()
-                    .map_err(|_| RecvTimeoutError::Disconnected),
-                Some(d) => self
-                    .lines
-                    .recv_timeout(d.saturating_duration_since(Instant::now())),
-            };
-            match got {
-                Ok(Msg::Line(line, at)) => {
-                    if self.trace {
-                        eprintln!("< {line}");
-                    }
-                    self.last_line_at = at;
-                    return Ok(Line::Text(line));
-                }
-                Ok(Msg::Exited) => {
-                    self.drain_until = Some(Instant::now() + EXIT_DRAIN);
-                }
-                Err(RecvTimeoutError::Timeout)
-                    if self.drain_until.is_some_and(|e| Instant::now() >= e) =>
-                {
-                    return Err(self.died());
-                }
-                Err(RecvTimeoutError::Timeout) => return Ok(Line::Timeout),
-                Err(RecvTimeoutError::Disconnected) => return Err(self.died()),
+            let wait = until.saturating_duration_since(now).min(WATCH_EVERY);
+            if self.stdout.fill(wait).is_err() {
+                return Err(self.died());
             }
         }
     }
@@ -465,15 +461,90 @@ impl Drop for EngineProcess {
 
 /// Writes one line to a shared stdin.
 pub(crate) fn write_line(stdin: &Mutex<Option<ChildStdin>>, line: &str) -> std::io::Result<()> {
+    write_text(stdin, &format!("{line}\n"))
+}
+
+/// Writes `text` (whole lines) to a shared stdin in one `write_all`.
+fn write_text(stdin: &Mutex<Option<ChildStdin>>, text: &str) -> std::io::Result<()> {
     let mut guard = stdin
         .lock()
         .map_err(|_| std::io::Error::other("poisoned"))?;
     let pipe = guard
         .as_mut()
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-    pipe.write_all(line.as_bytes())?;
-    pipe.write_all(b"\n")?;
+    pipe.write_all(text.as_bytes())?;
     pipe.flush()
+}
+
+/// An engine's stdout as its driver reads it: lines read but not yet
+/// handed out, with when each was read.
+struct Stdout {
+    pipe: ChildStdout,
+    /// The start of a line not yet ended (capped at [`MAX_LINE`]).
+    partial: Vec<u8>,
+    ready: VecDeque<(String, Instant)>,
+    eof: bool,
+}
+
+impl Stdout {
+    /// Waits up to `wait` for output, then reads what there is.
+    fn fill(&mut self, wait: Duration) -> std::io::Result<()> {
+        if !readable(&self.pipe, wait)? {
+            return Ok(());
+        }
+        let mut chunk = [0u8; 8192];
+        let n = match self.pipe.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        let at = Instant::now();
+        if n == 0 {
+            self.eof = true;
+            if !self.partial.is_empty() {
+                self.ready.push_back((finish(&mut self.partial), at));
+            }
+            return Ok(());
+        }
+        let mut rest = &chunk[..n];
+        while let Some(i) = memchr_nl(rest) {
+            take_capped(&mut self.partial, &rest[..i]);
+            self.ready.push_back((finish(&mut self.partial), at));
+            rest = &rest[i + 1..];
+        }
+        take_capped(&mut self.partial, rest);
+        Ok(())
+    }
+}
+
+/// Whether `pipe` has something to read (data, or its end) within `wait`.
+#[cfg(unix)]
+fn readable(pipe: &ChildStdout, wait: Duration) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let mut fd = libc::pollfd {
+        fd: pipe.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // Rounded up: a wait under a millisecond must not spin.
+    let ms = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: one valid pollfd for a descriptor the pipe owns while borrowed.
+    let got = unsafe { libc::poll(&mut fd, 1, ms) };
+    if got < 0 {
+        let e = std::io::Error::last_os_error();
+        return if e.kind() == std::io::ErrorKind::Interrupted {
+            Ok(false)
+        } else {
+            Err(e)
+        };
+    }
+    Ok(got > 0)
+}
+
+/// Elsewhere reads block (deadlines are kept only on Unix).
+#[cfg(not(unix))]
+fn readable(_pipe: &ChildStdout, _wait: Duration) -> std::io::Result<bool> {
+    Ok(true)
 }
 
 /// Reads `\n`/`\r\n` lines (lossy UTF-8, capped at [`MAX_LINE`]) until EOF
@@ -582,6 +653,44 @@ mod tests {
         assert_eq!(split_words("a b  'c d' \"e\""), ["a", "b", "c d", "e"]);
         assert_eq!(split_words("  "), Vec::<String>::new());
         assert_eq!(split_words("x ''"), ["x", ""]);
+    }
+
+    /// The driver's own reads of stdout split lines the same way, across
+    /// reads and at the end, and keep a long line's first MAX_LINE bytes.
+    #[cfg(unix)]
+    #[test]
+    fn driver_reads_capped_lines() {
+        let script = format!(
+            "printf 'one\\r\\ntw'; sleep 0.05; printf 'o\\n'; head -c {} /dev/zero | tr '\\0' x; printf '\\nlast'",
+            MAX_LINE + 10
+        );
+        let mut child = Command::new("sh")
+            .args(["-c", &script])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = Stdout {
+            pipe: child.stdout.take().unwrap(),
+            partial: Vec::new(),
+            ready: VecDeque::new(),
+            eof: false,
+        };
+        let until = Instant::now() + Duration::from_secs(10);
+        while !out.eof && Instant::now() < until {
+            out.fill(Duration::from_millis(100)).unwrap();
+        }
+        child.wait().unwrap();
+        let got: Vec<String> = out.ready.into_iter().map(|(l, _)| l).collect();
+        assert_eq!(
+            got.len(),
+            4,
+            "{:?}",
+            got.iter().map(String::len).collect::<Vec<_>>()
+        );
+        assert_eq!(got[0], "one");
+        assert_eq!(got[1], "two");
+        assert_eq!(got[2].len(), MAX_LINE);
+        assert_eq!(got[3], "last");
     }
 
     #[test]

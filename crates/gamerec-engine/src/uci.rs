@@ -375,19 +375,19 @@ impl Engine for UciEngine {
         let pos = self.current();
         self.stop.reset();
         let cmd = self.position_command();
-        self.proc.send(&cmd)?;
         // A ponder search has no deadline until the hit (polled below).
         let pondering = self.ponder.starts_pondering();
         let mut waiting_for_hit = pondering;
         if pondering {
             self.proc
-                .send(&go_command(limits).replacen("go", "go ponder", 1))?;
+                .send_lines(&[&cmd, &go_command(limits).replacen("go", "go ponder", 1)])?;
             if !self.ponder.now_pondering() {
                 self.proc.send("ponderhit")?;
                 waiting_for_hit = false;
             }
         } else {
-            self.proc.send(&go_command(limits))?;
+            // `position` and `go` in one write.
+            self.proc.send_lines(&[&cmd, &go_command(limits)])?;
         }
         // The engine's own time: from `go` written to `bestmove` read.
         let go_at = Instant::now();

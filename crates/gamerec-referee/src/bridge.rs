@@ -2,6 +2,7 @@
 //! the client side). It keeps the game history the spec expects clients to
 //! keep, claims repetition and fifty-move draws itself, and rejects offers.
 
+use std::pin::Pin;
 use std::time::Duration;
 
 use shakmaty::zobrist::Zobrist64;
@@ -10,7 +11,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clocks, TimeControl, is_timed, parse_time_control};
-use crate::conn::{Line, read_line_bounded};
+use crate::conn::{Line, LocalClient, read_line_bounded};
 use crate::game::{epd_fields, parse_move, position_from_fields};
 use crate::wire::{MAX_RECORD_LEN, Record, bare_record, read_record, refcom, with_refreq};
 use gamerec::epd::{Opcode, Operand, Operation};
@@ -336,30 +337,27 @@ where
     let (reader, mut writer) = tokio::io::split(stream);
     // Lines are read on a task of their own, so the referee is heard while
     // the engine searches (a line read cannot be lost to a `select!`).
-    let (line_tx, mut lines) = tokio::sync::mpsc::channel(64);
-    let _reader = AbortOnDrop(tokio::spawn(async move {
+    let (line_tx, lines) = tokio::sync::mpsc::channel(64);
+    let reader = AbortOnDrop(tokio::spawn(async move {
         let mut reader = BufReader::new(reader);
         let mut buf = Vec::new();
         loop {
-            let got = read_line_bounded(&mut reader, &mut buf, MAX_RECORD_LEN).await;
+            let got = match read_line_bounded(&mut reader, &mut buf, MAX_RECORD_LEN).await {
+                // What is not a record is not for the bridge.
+                Ok(Some(Line::Text(t))) => match read_record(&t) {
+                    Ok(record) => Ok(Some(record)),
+                    Err(_) => continue,
+                },
+                Ok(Some(_)) => continue,
+                Ok(None) => Ok(None),
+                Err(e) => Err(e),
+            };
             let end = !matches!(got, Ok(Some(_)));
             if line_tx.send(got).await.is_err() || end {
                 break;
             }
         }
     }));
-    let mut summary = BridgeSummary::default();
-    let EnginePlayer {
-        engine,
-        depth,
-        untimed_depth,
-        ponder,
-    } = player;
-    // The engine's process, watched so its exit is told at once (even
-    // while it is not searching): the game in progress is lost by a crash.
-    let exit_watch = engine.exit_watch();
-    let mut engine = Some(engine);
-    let mut pondering: Option<Ponder> = None;
     let start_fields = epd_fields(&Chess::default());
     let clean: String = name.chars().filter(|c| *c != '"' && *c != '\\').collect();
     let secret = match token {
@@ -378,37 +376,114 @@ where
         )
         .await?;
     writer.flush().await?;
+    let link = Link::Stream {
+        lines,
+        writer: Box::pin(writer),
+        _reader: reader,
+    };
+    play(link, player, cancel).await
+}
+
+/// [`run_bridge`] for a bridge in the referee's own process, already
+/// signed on as `client` ([`LocalClient::sign_on`]): records go to and
+/// from the game directly, with no connection between.
+pub async fn run_local_bridge(
+    client: LocalClient,
+    player: EnginePlayer,
+    cancel: CancellationToken,
+) -> std::io::Result<BridgeSummary> {
+    play(Link::Local(client), player, cancel).await
+}
+
+/// What a bridge talks to the referee through.
+enum Link {
+    /// A connection: records read on a task of their own, lines written.
+    Stream {
+        lines: tokio::sync::mpsc::Receiver<std::io::Result<Option<Record>>>,
+        writer: Pin<Box<dyn AsyncWrite + Send>>,
+        _reader: AbortOnDrop,
+    },
+    /// A seat in the same process.
+    Local(LocalClient),
+}
+
+impl Link {
+    /// The referee's next record: `Ok(None)` or `None` when it is gone.
+    async fn recv(&mut self) -> Option<std::io::Result<Option<Record>>> {
+        match self {
+            Link::Stream { lines, .. } => lines.recv().await,
+            Link::Local(client) => Some(Ok(client.recv().await)),
+        }
+    }
+
+    /// Sends one line (with its newline) to the referee.
+    async fn send(&mut self, line: &str) -> std::io::Result<()> {
+        match self {
+            Link::Stream { writer, .. } => {
+                writer.write_all(line.as_bytes()).await?;
+                writer.flush().await
+            }
+            Link::Local(client) => client.send_line(line),
+        }
+    }
+
+    /// Logs a record from the referee, once acted on (a local client's
+    /// records are logged by the bridge; a connection's by the referee).
+    fn heard(&self, record: &Record) {
+        if let Link::Local(client) = self {
+            client.log_sent(record);
+        }
+    }
+}
+
+/// The bridge's game loop over `link`.
+async fn play(
+    mut link: Link,
+    player: EnginePlayer,
+    cancel: CancellationToken,
+) -> std::io::Result<BridgeSummary> {
+    let mut summary = BridgeSummary::default();
+    let EnginePlayer {
+        engine,
+        depth,
+        untimed_depth,
+        ponder,
+    } = player;
+    // The engine's process, watched so its exit is told at once (even
+    // while it is not searching): the game in progress is lost by a crash.
+    let exit_watch = engine.exit_watch();
+    let mut engine = Some(engine);
+    let mut pondering: Option<Ponder> = None;
     let mut game = ClientGame::new(Chess::default());
     // Lines that arrived during a search, handled before reading on.
-    let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut pending: std::collections::VecDeque<Record> = std::collections::VecDeque::new();
     loop {
-        let text = match pending.pop_front() {
-            Some(text) => text,
+        let record = match pending.pop_front() {
+            Some(record) => record,
             None => {
                 let line = tokio::select! {
-                    l = lines.recv() => l,
+                    l = link.recv() => l,
                     status = exited(exit_watch.as_ref()) => {
-                        return Err(crashed(&mut writer, &game.pos, &status).await);
+                        return Err(crashed(&mut link, &game.pos, &status).await);
                     }
                     () = cancel.cancelled() => {
-                        let _ = writer
-                            .write_all(format!("{} refreq sign_off;\n", epd_fields(&game.pos)).as_bytes())
+                        // Leaving anyway: a referee that is gone is not told.
+                        let _ = link
+                            .send(&format!("{} refreq sign_off;\n", epd_fields(&game.pos)))
                             .await;
-                        let _ = writer.flush().await;
                         return Ok(summary);
                     }
                 };
                 match line {
                     None | Some(Ok(None)) => return Ok(summary),
                     Some(Err(e)) => return Err(e),
-                    Some(Ok(Some(Line::Text(t)))) => t,
-                    Some(Ok(Some(_))) => continue,
+                    Some(Ok(Some(record))) => record,
                 }
             }
         };
-        let Ok(record) = read_record(&text) else {
-            continue;
-        };
+        if refcom(&record) != Some("respond") {
+            link.heard(&record);
+        }
         if refcom(&record) != Some("respond")
             && let Some(p) = pondering.take()
         {
@@ -457,7 +532,10 @@ where
                 }
                 let was_pondered = pondered.is_some();
                 let result = match pondered {
-                    Some(result) => result,
+                    Some(result) => {
+                        link.heard(&record);
+                        result
+                    }
                     None => {
                         let searching = take(&mut engine)?;
                         let stop = searching.stop_handle();
@@ -472,6 +550,8 @@ where
                             (searching, r)
                         });
                         tokio::pin!(search);
+                        // The engine is searching: now the log.
+                        link.heard(&record);
                         let mut superseded = false;
                         let mut closed = false;
                         let mut stop_asked: Option<tokio::time::Instant> = None;
@@ -497,21 +577,18 @@ where
                                         "the engine did not stop when told to",
                                     ));
                                 }
-                                l = lines.recv(), if !closed => match l {
-                                    Some(Ok(Some(Line::Text(t)))) => {
-                                        let moved_on = read_record(&t).is_ok_and(|r| {
-                                            matches!(
-                                                refcom(&r),
-                                                Some("conclude" | "reset" | "disconnect" | "respond" | "execute")
-                                            )
-                                        });
+                                l = link.recv(), if !closed => match l {
+                                    Some(Ok(Some(r))) => {
+                                        let moved_on = matches!(
+                                            refcom(&r),
+                                            Some("conclude" | "reset" | "disconnect" | "respond" | "execute")
+                                        );
                                         if moved_on && !superseded {
                                             superseded = true;
                                             stop.stop();
                                         }
-                                        pending.push_back(t);
+                                        pending.push_back(r);
                                     }
-                                    Some(Ok(Some(_))) => {}
                                     Some(Err(_) | Ok(None)) | None => {
                                         closed = true;
                                         superseded = true;
@@ -530,19 +607,14 @@ where
                                 // The referee rules on it (a rules
                                 // infraction naming the move).
                                 engine = Some(e);
-                                send_illegal(&mut writer, &game.pos, &mv).await?;
+                                send_illegal(&mut link, &game.pos, &mv).await?;
                                 continue;
                             }
                             Err(err) => {
                                 drop(e);
-                                return Err(engine_failed(
-                                    err,
-                                    &mut writer,
-                                    &game.pos,
-                                    &pending,
-                                    &mut lines,
-                                )
-                                .await);
+                                return Err(
+                                    engine_failed(err, &mut link, &game.pos, &pending).await
+                                );
                             }
                         };
                         engine = Some(e);
@@ -607,8 +679,7 @@ where
                     }
                 }
                 let reply = with_refreq(reply, "reply");
-                writer.write_all(format!("{reply}\n").as_bytes()).await?;
-                writer.flush().await?;
+                link.send(&format!("{reply}\n")).await?;
                 if ponder
                     && let (Some(mv), Some(expected)) = (chosen, result.ponder)
                     && let Some(e) = engine.take()
@@ -680,17 +751,10 @@ fn plain(text: &str) -> String {
 /// Tells the referee the engine crashed (a `fault` naming the exit
 /// status, which ends the game as abandoned by a crash) and builds the
 /// bridge's error (its caller restarts the engine).
-async fn crashed<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    pos: &Chess,
-    status: &str,
-) -> std::io::Error {
+async fn crashed(link: &mut Link, pos: &Chess, status: &str) -> std::io::Error {
     let why = plain(&format!("engine crashed ({status})"));
     let line = format!("{} refreq fault; c0 \"{why}\";\n", epd_fields(pos));
-    if let Err(e) = writer.write_all(line.as_bytes()).await {
-        return e;
-    }
-    if let Err(e) = writer.flush().await {
+    if let Err(e) = link.send(&line).await {
         return e;
     }
     std::io::Error::other(why)
@@ -698,11 +762,7 @@ async fn crashed<W: AsyncWrite + Unpin>(
 
 /// Sends an engine's illegal best move as its move: the referee rules the
 /// infraction and names the move.
-async fn send_illegal<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    pos: &Chess,
-    mv: &str,
-) -> std::io::Result<()> {
+async fn send_illegal(link: &mut Link, pos: &Chess, mv: &str) -> std::io::Result<()> {
     let mut text: String = mv
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '=' | '+' | '#'))
@@ -714,28 +774,26 @@ async fn send_illegal<W: AsyncWrite + Unpin>(
         text = format!("illegal-{text}");
     }
     let line = format!("{} refreq reply; sm {text};\n", epd_fields(pos));
-    writer.write_all(line.as_bytes()).await?;
-    writer.flush().await
+    link.send(&line).await
 }
 
 /// A search that failed: a crash is told as one, and an engine its driver
 /// gave up on (it did not answer in time) stays until the referee ends the
 /// game, which is then lost on time, not by abandonment. Returns the
 /// bridge's error either way (its caller restarts the engine).
-async fn engine_failed<W: AsyncWrite + Unpin>(
+async fn engine_failed(
     error: EngineError,
-    writer: &mut W,
+    link: &mut Link,
     pos: &Chess,
-    pending: &std::collections::VecDeque<String>,
-    lines: &mut tokio::sync::mpsc::Receiver<std::io::Result<Option<Line>>>,
+    pending: &std::collections::VecDeque<Record>,
 ) -> std::io::Error {
-    let concluded = pending.iter().any(|t| {
-        read_record(t).is_ok_and(|r| matches!(refcom(&r), Some("conclude" | "disconnect")))
-    });
+    let concluded = pending
+        .iter()
+        .any(|r| matches!(refcom(r), Some("conclude" | "disconnect")));
     match &error {
-        EngineError::Died { status, .. } if !concluded => crashed(writer, pos, status).await,
+        EngineError::Died { status, .. } if !concluded => crashed(link, pos, status).await,
         EngineError::Timeout { .. } if !concluded => {
-            wait_for_conclude(lines).await;
+            wait_for_conclude(link).await;
             std::io::Error::other(error)
         }
         _ => std::io::Error::other(error),
@@ -744,11 +802,10 @@ async fn engine_failed<W: AsyncWrite + Unpin>(
 
 /// Reads the referee's lines until the game is concluded (or the
 /// connection ends), dropping them.
-async fn wait_for_conclude(lines: &mut tokio::sync::mpsc::Receiver<std::io::Result<Option<Line>>>) {
-    while let Some(Ok(Some(line))) = lines.recv().await {
-        if let Line::Text(t) = line
-            && read_record(&t).is_ok_and(|r| matches!(refcom(&r), Some("conclude" | "disconnect")))
-        {
+async fn wait_for_conclude(link: &mut Link) {
+    while let Some(Ok(Some(record))) = link.recv().await {
+        link.heard(&record);
+        if matches!(refcom(&record), Some("conclude" | "disconnect")) {
             return;
         }
     }

@@ -2,7 +2,8 @@
 //! sign-on handshake, and the hand-off of a signed-on client to the lobby.
 //!
 //! The handler works on any byte stream (TCP, a pipe pair, an in-memory
-//! duplex for built-in engines), so every transport shares one code path.
+//! duplex), so every transport shares one code path; the referee's own
+//! engine bridges are [`LocalClient`]s, seated without a stream.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -415,9 +416,167 @@ pub async fn handle_client_limited<S>(
     drop(ticket);
 }
 
+/// A client in the referee's own process (an event's or a match's engine
+/// bridge): signed on and seated like a connection, but its records cross
+/// as values on the seat's channels, with no byte stream, framing or
+/// connection tasks between the bridge and the game (each was a wake-up
+/// on every move). Its records are logged as a connection's are, and what
+/// it sends is read as a connection reads it ([`inbound`]). Dropping it
+/// closes the connection: a game hears [`Inbound::Closed`], an idle seat
+/// is removed and the name is freed.
+#[derive(Debug)]
+pub struct LocalClient {
+    name: String,
+    from_referee: mpsc::Receiver<Record>,
+    to_referee: mpsc::Sender<Inbound>,
+    lobby: Arc<Lobby>,
+    log: EventLog,
+    _signed_on: SignedOn,
+}
+
+impl LocalClient {
+    /// Signs `name` on (with `secret`, as a local client) and seats it in
+    /// the lobby; a refusal is the lobby's.
+    pub fn sign_on(
+        lobby: &Arc<Lobby>,
+        name: &str,
+        secret: Option<&str>,
+        log: &EventLog,
+    ) -> Result<LocalClient, crate::lobby::Refusal> {
+        let granted = lobby.sign_on(name, secret, Origin::Local)?;
+        let (out, from_referee) = mpsc::channel(64);
+        let (to_referee, inbox) = mpsc::channel(64);
+        log.note(&format!("{} signed on", gamerec::excerpt::excerpt(name)));
+        lobby.put(Seat {
+            name: name.to_owned(),
+            out,
+            inbox,
+        });
+        Ok(LocalClient {
+            name: name.to_owned(),
+            from_referee,
+            to_referee,
+            lobby: lobby.clone(),
+            log: log.clone(),
+            _signed_on: granted,
+        })
+    }
+
+    /// The next record from the referee (`None`: the seat is gone).
+    pub async fn recv(&mut self) -> Option<Record> {
+        self.from_referee.recv().await
+    }
+
+    /// Logs a record the referee sent (the bridge calls it once the
+    /// record is acted on, so the log write is off the move's path).
+    pub fn log_sent(&self, record: &Record) {
+        self.log.sent(&self.name, record);
+    }
+
+    /// Hands one line to the referee as a connection would: read as a
+    /// record and stamped now, then logged. An error if the referee is
+    /// gone; a record for a seat nobody reads is dropped (as a
+    /// connection drops it).
+    pub fn send_line(&mut self, line: &str) -> std::io::Result<()> {
+        let at = Instant::now();
+        let text = line.trim_end();
+        let parsed = read_record(text);
+        let shown = loggable(text, &parsed);
+        let sign_off = parsed.as_ref().is_ok_and(|r| refreq(r) == Some("sign_off"));
+        let sent = self.to_referee.try_send(inbound(parsed, at));
+        self.log.received(&self.name, &shown);
+        match sent {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) if !sign_off => {
+                self.log
+                    .note(&format!("{}: record dropped (not in a game)", self.name));
+            }
+            Err(mpsc::error::TrySendError::Full(_)) => {}
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+        }
+        if sign_off {
+            self.log.note(&format!("{} signed off", self.name));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for LocalClient {
+    fn drop(&mut self) {
+        let _ = self.to_referee.try_send(Inbound::Closed);
+        // A closed receiver closes the seat (`Seat::is_open` is false).
+        self.from_referee.close();
+        self.lobby.remove_closed(&self.name);
+    }
+}
+
+/// A client's record as the game receives it: well formed, malformed, or
+/// with an illegal `sm`, stamped with its arrival.
+pub fn inbound(parsed: Result<Record, WireError>, at: Instant) -> Inbound {
+    match parsed {
+        Ok(record) => Inbound::Record(record, at),
+        Err(WireError::Malformed(error)) => Inbound::Malformed { error, at },
+        Err(WireError::IllegalMove { mv, message }) => Inbound::IllegalMove {
+            mv,
+            error: message,
+            at,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A local client is seated, refused with a wrong secret, reads its
+    /// lines as a connection reads them (a move, an illegal move, a
+    /// malformed record), hears the referee, and when dropped closes its
+    /// seat and frees its name.
+    #[tokio::test]
+    async fn local_client_is_a_connection_without_the_stream() {
+        use crate::lobby::{Identities, Refusal};
+        let mut ids = Identities::default();
+        ids.secrets.insert("a".into(), "s".into());
+        let lobby = Arc::new(Lobby::with_identities(ids));
+        let log = EventLog::disabled();
+        assert!(matches!(
+            LocalClient::sign_on(&lobby, "a", Some("wrong"), &log),
+            Err(Refusal::BadSecret)
+        ));
+        let mut client = LocalClient::sign_on(&lobby, "a", Some("s"), &log).expect("signed on");
+        let mut seat = lobby.try_take("a").expect("seated");
+        let start = crate::game::epd_fields(&shakmaty::Chess::default());
+        client
+            .send_line(&format!("{start} refreq reply; sm e4;\n"))
+            .expect("sent");
+        assert!(matches!(seat.inbox.recv().await, Some(Inbound::Record(r, _)) if r.has("sm")));
+        client
+            .send_line(&format!("{start} refreq reply; sm e5;"))
+            .expect("sent");
+        assert!(
+            matches!(seat.inbox.recv().await, Some(Inbound::IllegalMove { mv, .. }) if mv == "e5")
+        );
+        client.send_line("not a record").expect("sent");
+        assert!(matches!(
+            seat.inbox.recv().await,
+            Some(Inbound::Malformed { .. })
+        ));
+        seat.out
+            .send(crate::wire::disconnect_record())
+            .await
+            .expect("delivered");
+        assert_eq!(
+            client.recv().await.as_ref().and_then(refcom),
+            Some("disconnect")
+        );
+        assert!(seat.is_open());
+        drop(client);
+        assert!(matches!(seat.inbox.recv().await, Some(Inbound::Closed)));
+        assert!(!seat.is_open());
+        assert!(lobby.signed_on_names().is_empty());
+    }
 
     #[tokio::test]
     async fn bounded_lines() {

@@ -24,9 +24,10 @@ use tokio::sync::{Semaphore, broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::bridge::{EnginePlayer, run_bridge};
+use crate::background::Background;
+use crate::bridge::{EnginePlayer, run_local_bridge};
 use crate::clock::Clocks;
-use crate::conn::handle_client;
+use crate::conn::{LocalClient, handle_client};
 use crate::event::{EventConfig, EventError};
 use crate::export::{ExportOptions, game_pgn_with};
 use crate::game::{Ending, EngineReport, GameState, Outcome, epd_fields};
@@ -347,8 +348,9 @@ impl Failures {
     }
 }
 
-fn save(dir: &Path, spec: &GameSpec, state: &GameState) -> std::io::Result<()> {
-    let saved = SavedGame {
+/// A game's state as saved (the work of [`save`] done on the game's task).
+fn saved_game(spec: &GameSpec, state: &GameState) -> SavedGame {
+    SavedGame {
         number: spec.number,
         white: spec.white.clone(),
         black: spec.black.clone(),
@@ -364,9 +366,13 @@ fn save(dir: &Path, spec: &GameSpec, state: &GameState) -> std::io::Result<()> {
             })
             .collect(),
         ending: state.ending().cloned(),
-    };
-    let text = serde_json::to_string(&saved).map_err(std::io::Error::other)?;
-    write_atomic(&state_path(dir, spec.number), text.as_bytes())
+    }
+}
+
+/// Writes a game's state file.
+fn save(dir: &Path, saved: &SavedGame) -> std::io::Result<()> {
+    let text = serde_json::to_string(saved).map_err(std::io::Error::other)?;
+    write_atomic(&state_path(dir, saved.number), text.as_bytes())
 }
 
 /// Replaces `path` with `bytes` through a temporary file, fsync and a
@@ -519,6 +525,11 @@ pub struct EventHooks {
     /// relay ([`crate::runner::Timing::relay_allowance`]; the match
     /// runner, whose bridges are its own).
     pub relay_allowance: Option<Duration>,
+    /// The lobby, when the caller seats clients of its own in it
+    /// ([`crate::conn::LocalClient`]); else one from the event's identities.
+    pub lobby: Option<Arc<Lobby>>,
+    /// The event log, when the caller has opened it (for its own clients).
+    pub log: Option<EventLog>,
 }
 
 impl std::fmt::Debug for EventHooks {
@@ -529,6 +540,7 @@ impl std::fmt::Debug for EventHooks {
             .field("adjudicator", &self.adjudicator.is_some())
             .field("export", &self.export)
             .field("relay_allowance", &self.relay_allowance)
+            .field("lobby", &self.lobby.is_some())
             .finish()
     }
 }
@@ -571,7 +583,10 @@ pub async fn run_event_with(
     let base = options.base.as_path();
     let io = |e: std::io::Error| EventError(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir.join("state")).map_err(io)?;
-    let log = EventLog::open(&dir.join("log.txt"), options.echo_log).map_err(io)?;
+    let log = match hooks.log.clone() {
+        Some(log) => log,
+        None => EventLog::open(&dir.join("log.txt"), options.echo_log).map_err(io)?,
+    };
     let specs = match hooks.schedule {
         Some(specs) => specs,
         None => config.schedule(base)?,
@@ -623,7 +638,10 @@ pub async fn run_event_with(
         pending.len()
     ));
 
-    let lobby = Arc::new(Lobby::with_identities(config.identities()));
+    let lobby = hooks
+        .lobby
+        .clone()
+        .unwrap_or_else(|| Arc::new(Lobby::with_identities(config.identities())));
     let conn_cancel = CancellationToken::new();
     let tracker = TaskTracker::new();
     if let Some(listener) = listener {
@@ -659,16 +677,11 @@ pub async fn run_event_with(
         for _ in 0..games.min(concurrency) {
             let engine = EnginePlayer::start(engine_spec, player.depth)
                 .map_err(|e| EventError(format!("player {}: {e}", player.name)))?;
-            let (ours, theirs) = tokio::io::duplex(64 * 1024);
-            tracker.spawn(handle_client(
-                ours,
-                lobby.clone(),
-                log.clone(),
-                conn_cancel.clone(),
-            ));
-            let (name, cancel) = (player.name.clone(), conn_cancel.clone());
+            let client = LocalClient::sign_on(&lobby, &player.name, None, &log)
+                .map_err(|e| EventError(format!("player {}: {e}", player.name)))?;
+            let cancel = conn_cancel.clone();
             tracker.spawn(async move {
-                let _ = run_bridge(theirs, &name, engine, cancel).await;
+                let _ = run_local_bridge(client, engine, cancel).await;
             });
         }
     }
@@ -678,17 +691,30 @@ pub async fn run_event_with(
     let live_hook = live.clone();
     let observer = hooks.observer.clone();
     let (hook_failures, hook_log) = (failures.clone(), log.clone());
+    // State files and reports are written off the move's path.
+    let background = Background::start();
+    let hook_background = background.clone();
     let ctx = GameContext {
         lobby: lobby.clone(),
         timing,
         log: log.clone(),
         hook: Arc::new(move |spec, state| {
-            if let Err(e) = save(&dir_owned, spec, state) {
-                hook_failures.add(&hook_log, &format!("cannot save game {}: {e}", spec.number));
-            }
+            let saved = saved_game(spec, state);
+            let (dir, failures, log) = (dir_owned.clone(), hook_failures.clone(), hook_log.clone());
+            hook_background.save(spec.number, move || {
+                if let Err(e) = save(&dir, &saved) {
+                    failures.add(&log, &format!("cannot save game {}: {e}", saved.number));
+                }
+            });
             live_hook.update(spec, state);
             if let Some(observe) = &observer {
-                observe(spec, state);
+                if state.ending().is_some() {
+                    // A game's end writes reports: after its last save.
+                    let (observe, spec, state) = (observe.clone(), spec.clone(), state.clone());
+                    hook_background.run(move || observe(&spec, &state));
+                } else {
+                    observe(spec, state);
+                }
             }
         }),
         adjudicator: hooks.adjudicator.clone(),
@@ -706,8 +732,13 @@ pub async fn run_event_with(
         if let Ok(mut s) = stops.lock() {
             s.insert(spec.number, stop_tx);
         }
-        let (ctx, slots, records, live) =
-            (ctx.clone(), slots.clone(), records.clone(), live.clone());
+        let (ctx, slots, records, live, background) = (
+            ctx.clone(),
+            slots.clone(),
+            records.clone(),
+            live.clone(),
+            background.clone(),
+        );
         let mut paused = paused_rx.clone();
         let mut stop_wait = stop_rx.clone();
         let (mut turn, turn_tx) = (turn_rx.clone(), turn_tx.clone());
@@ -724,11 +755,14 @@ pub async fn run_event_with(
             if stop_rx.borrow().is_some() && _permit.is_none() {
                 return;
             }
-            if let RunEnd::Finished(state) = run_game(&spec, state, &ctx, stop_rx).await
-                && let Ok(mut r) = records.lock()
-            {
-                r.add(spec, state);
-                live.set_standings(r.write());
+            if let RunEnd::Finished(state) = run_game(&spec, state, &ctx, stop_rx).await {
+                // `games.pgn` and the standings, after the game's last save.
+                background.run(move || {
+                    if let Ok(mut r) = records.lock() {
+                        r.add(spec, state);
+                        live.set_standings(r.write());
+                    }
+                });
             }
         });
     }
@@ -767,7 +801,15 @@ pub async fn run_event_with(
         }
         while games.join_next().await.is_some() {}
     }
-    // Every game is over or adjourned: tell the clients (EPD 8.1.2).
+    // Every game is over or adjourned: its files are written, and the
+    // clients are told (EPD 8.1.2).
+    let closing = background.clone();
+    if tokio::task::spawn_blocking(move || closing.close())
+        .await
+        .is_err()
+    {
+        background.close();
+    }
     conn_cancel.cancel();
     tracker.close();
     let _ = tokio::time::timeout(Duration::from_secs(5), tracker.wait()).await;

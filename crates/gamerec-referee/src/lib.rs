@@ -8,6 +8,7 @@
 //! | `game` | the rules of one game, free of I/O |
 
 pub mod app;
+pub mod background;
 pub mod bridge;
 pub mod clock;
 pub mod conn;

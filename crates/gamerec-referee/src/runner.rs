@@ -430,6 +430,10 @@ pub async fn run_game(
                             sent_at = Some(now);
                             let latency = now.saturating_duration_since(at);
                             state.set_last_latency(latency);
+                            // Let the opponent's bridge (woken by the
+                            // `respond`, next on this worker) start its
+                            // search before the move is logged and saved.
+                            tokio::task::yield_now().await;
                             if let Some(played) = state.played().last() {
                                 ctx.log.note(&format!(
                                     "game {}: {} {} in {:.3} s, referee latency {:.3} ms",

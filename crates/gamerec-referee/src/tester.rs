@@ -1244,18 +1244,20 @@ const RELAY_ALLOWANCE: std::time::Duration = std::time::Duration::from_secs(1);
 /// Restarts a crashed engine at most this many times per bridge.
 const MAX_RESTARTS: u32 = 50;
 
-/// Plays (or resumes) `config` in `run.dir`: a referee on 127.0.0.1, one
-/// bridge over TCP per engine and game slot (restarted when its engine
-/// fails), the match's schedule, adjudication and SPRT.
+/// Plays (or resumes) `config` in `run.dir`: a referee with one bridge per
+/// engine and game slot seated in its lobby ([`crate::conn::LocalClient`];
+/// restarted when its engine fails), the match's schedule, adjudication
+/// and SPRT.
 pub async fn run(
     config: &MatchConfig,
     run: &RunMatch,
     cancel: tokio_util::sync::CancellationToken,
 ) -> Result<MatchOutcome, EventError> {
-    use crate::bridge::{EnginePlayer, run_bridge_with_token};
+    use crate::bridge::{EnginePlayer, run_local_bridge};
+    use crate::conn::LocalClient;
     use crate::director::{EventHooks, Live, RunOptions, run_event_with};
     use crate::event::{EventConfig, Pairing, PlayerConfig};
-    use tokio::net::{TcpListener, TcpStream};
+    use tokio::net::TcpListener;
 
     config.validate()?;
     let dir = &run.dir;
@@ -1464,6 +1466,11 @@ pub async fn run(
             }
         })
     };
+    // The referee's lobby and log, shared with the engines' bridges.
+    let lobby = Arc::new(crate::lobby::Lobby::with_identities(
+        event_config.identities(),
+    ));
+    let log = crate::log::EventLog::open(&dir.join("log.txt"), run.verbose).map_err(io)?;
     let adjudication = config.adjudication;
     let hooks = EventHooks {
         schedule: Some(games.iter().map(|g| g.spec.clone()).collect()),
@@ -1478,18 +1485,26 @@ pub async fn run(
             game_duration: true,
         },
         relay_allowance: Some(RELAY_ALLOWANCE),
+        lobby: Some(lobby.clone()),
+        log: Some(log.clone()),
     };
 
-    let listen = run.listen.as_deref().unwrap_or("127.0.0.1:0");
-    let listener = TcpListener::bind(listen)
-        .await
-        .map_err(|e| EventError(format!("cannot listen on {listen}: {e}")))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| EventError(e.to_string()))?;
-    if run.listen.is_some() {
-        eprintln!("match: referee at {addr}");
-    }
+    // The engines' bridges are seated in the referee's own lobby (no
+    // connection between a bridge and its game); a port is opened only
+    // when asked (`--listen`), for other clients.
+    let listener = match run.listen.as_deref() {
+        Some(listen) => {
+            let listener = TcpListener::bind(listen)
+                .await
+                .map_err(|e| EventError(format!("cannot listen on {listen}: {e}")))?;
+            let addr = listener
+                .local_addr()
+                .map_err(|e| EventError(e.to_string()))?;
+            eprintln!("match: referee at {addr}");
+            Some(listener)
+        }
+        None => None,
+    };
     let live = Live::default();
     let http_cancel = tokio_util::sync::CancellationToken::new();
     if let Some(http) = &run.http {
@@ -1526,6 +1541,7 @@ pub async fn run(
                 secret.clone(),
             );
             let stream = stream.clone();
+            let (lobby, log) = (lobby.clone(), log.clone());
             bridges.spawn(async move {
                 let mut player = Some(first);
                 for restart in 0..=MAX_RESTARTS {
@@ -1540,11 +1556,14 @@ pub async fn run(
                             }
                         },
                     };
-                    let Ok(tcp) = TcpStream::connect(addr).await else {
-                        return;
+                    let client = match LocalClient::sign_on(&lobby, &name, Some(&secret), &log) {
+                        Ok(client) => client,
+                        Err(e) => {
+                            eprintln!("match: {name}: sign-on refused: {e}");
+                            return;
+                        }
                     };
-                    let _ = tcp.set_nodelay(true);
-                    match run_bridge_with_token(tcp, &name, Some(&secret), engine, c.clone()).await {
+                    match run_local_bridge(client, engine, c.clone()).await {
                         Ok(s) if s.disconnected || c.is_cancelled() => return,
                         Ok(_) => {}
                         Err(e) => {
@@ -1569,16 +1588,7 @@ pub async fn run(
         base: dir.clone(),
         live,
     };
-    let summary = run_event_with(
-        &event_config,
-        dir,
-        Some(listener),
-        options,
-        hooks,
-        cancel,
-        None,
-    )
-    .await;
+    let summary = run_event_with(&event_config, dir, listener, options, hooks, cancel, None).await;
     bridge_cancel.cancel();
     http_cancel.cancel();
     while bridges.join_next().await.is_some() {}
