@@ -44,6 +44,7 @@ fi
 echo "index $(stat -c %s "$IDX") bytes ($(python3 -c "print(round($(stat -c %s "$IDX")/$(stat -c %s "$DB.zst"),2))")x the .pgn.zst)"
 ln -sf "$IDX" "$DB.idx"
 
+# SKIP_FIND=1 leaves out find --fen/--tree/--material below.
 START='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
 SICILIAN='rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
 NAJDORF='rnbqkb1r/1p2pppp/p2p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R w KQkq - 0 6'
@@ -54,6 +55,7 @@ for i,m in enumerate(g.mainline_moves()):
     b.push(m)
     if i==59: break
 print(b.fen())" 2>/dev/null || echo '8/8/8/4k3/8/8/8/K6Q w - - 0 1')
+if [ "${SKIP_FIND:-0}" != 1 ]; then
 for q in "$SICILIAN" "$NAJDORF" "$RARE"; do
   n=$("$BIN" find "$DB" --index "$DB.idx" --fen "$q" --ids | wc -l)
   cold=$(for i in 1 2 3; do evict "$DB.idx"; ms "$BIN" find "$DB" --index "$DB.idx" --fen "$q" --ids; done | median)
@@ -70,6 +72,7 @@ for q in "$START" "$SICILIAN"; do
 done
 t=$(ms "$BIN" find "$DB" --index "$DB.idx" --material 'KQvKR' --ids)
 echo "find --material KQvKR: $t ms ($("$BIN" find "$DB" --index "$DB.idx" --material 'KQvKR' --ids | wc -l) games)"
+fi
 
 # filter throughput: the same criteria for gamerec and pgn-extract, on the
 # first FILTER_GAMES games (SKIP_FILTER=1 leaves it out).
