@@ -135,6 +135,10 @@ if [ "${SKIP_FRAMES:-0}" != 1 ]; then
       && same=same || same=DIFFERENT
     echo "find --fen ($n games written as PGN, $same output) $q: frames .zst cold $cold ms, warm $warm ms; plain .pgn warm $plain ms"
   done
+  # 146 games from all over the file (the issue's case).
+  cold=$(for i in 1 2 3; do evict "$FZ"; evict "$FIDX"; ms "$BIN" find "$FZ" --index "$FIDX" --fen "$NAJDORF" --sort rating --limit 146; done | median)
+  warm=$(for i in 1 2 3; do ms "$BIN" find "$FZ" --index "$FIDX" --fen "$NAJDORF" --sort rating --limit 146; done | median)
+  echo "find --fen Najdorf --sort rating --limit 146 on the frames .zst: cold $cold ms, warm $warm ms"
 fi
 # Filtered queries: position + player + date (the index alone).
 P=$(grep -m1 '^\[White "' "$DB" | sed 's/^\[White "\(.*\)"\]$/\1/')
