@@ -4,6 +4,7 @@
 #   bash bench/db.sh [GAMES] [BIN]
 #
 # DB and IDX name the files (default /tmp/db1m.pgn, /tmp/db1m.idx);
+# SKIP_FRAMES=1 leaves out the .pgn.zst of 1 MB frames (its index, find);
 # SKIP_BUILD=1 reuses the index; SKIP_HTTP=1 leaves out the server load
 # (CONC clients, REQUESTS requests); THREADS (default "1 2") lists the
 # thread counts of the index builds; filter throughput is measured on the
@@ -43,6 +44,7 @@ fi
 echo "index $(stat -c %s "$IDX") bytes ($(python3 -c "print(round($(stat -c %s "$IDX")/$(stat -c %s "$DB.zst"),2))")x the .pgn.zst)"
 ln -sf "$IDX" "$DB.idx"
 
+# SKIP_FIND=1 leaves out find --fen/--tree/--material below.
 START='rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'
 SICILIAN='rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
 NAJDORF='rnbqkb1r/1p2pppp/p2p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R w KQkq - 0 6'
@@ -53,6 +55,7 @@ for i,m in enumerate(g.mainline_moves()):
     b.push(m)
     if i==59: break
 print(b.fen())" 2>/dev/null || echo '8/8/8/4k3/8/8/8/K6Q w - - 0 1')
+if [ "${SKIP_FIND:-0}" != 1 ]; then
 for q in "$SICILIAN" "$NAJDORF" "$RARE"; do
   n=$("$BIN" find "$DB" --index "$DB.idx" --fen "$q" --ids | wc -l)
   cold=$(for i in 1 2 3; do evict "$DB.idx"; ms "$BIN" find "$DB" --index "$DB.idx" --fen "$q" --ids; done | median)
@@ -69,6 +72,7 @@ for q in "$START" "$SICILIAN"; do
 done
 t=$(ms "$BIN" find "$DB" --index "$DB.idx" --material 'KQvKR' --ids)
 echo "find --material KQvKR: $t ms ($("$BIN" find "$DB" --index "$DB.idx" --material 'KQvKR' --ids | wc -l) games)"
+fi
 
 # filter throughput: the same criteria for gamerec and pgn-extract, on the
 # first FILTER_GAMES games (SKIP_FILTER=1 leaves it out).
@@ -112,22 +116,50 @@ if [ "${SKIP_HTTP:-0}" != 1 ]; then
   python3 bench/db_http_load.py "$ADDR" ${CONC:-8} ${REQUESTS:-400} | sed 's/^/serve, /'
   kill -TERM $SERVE; wait $SERVE || true
 fi
+# find on a zstd database of 1 MB frames (the index records the frame
+# table): each game is read from its frame. Against the plain file.
+if [ "${SKIP_FRAMES:-0}" != 1 ]; then
+  FZ=${DB%.pgn}.frames.pgn.zst
+  FIDX=${IDX%.idx}.frames.idx
+  [ -s "$FZ" ] || split -C 1M --filter 'zstd -q -3 -c' "$DB" > "$FZ"
+  if [ ! -s "$FIDX" ] || [ "${SKIP_BUILD:-0}" != 1 ]; then
+    t=$(ms "$BIN" index "$FZ" -o "$FIDX" -j 2)
+    echo "index build from the .pgn.zst of 1 MB frames ($(stat -c %s "$FZ") bytes), 2 threads: $t ms"
+  fi
+  for q in "$RARE" "$NAJDORF"; do
+    n=$("$BIN" find "$DB" --index "$DB.idx" --fen "$q" --ids | wc -l)
+    cold=$(for i in 1 2 3; do evict "$FZ"; evict "$FIDX"; ms "$BIN" find "$FZ" --index "$FIDX" --fen "$q"; done | median)
+    warm=$(for i in 1 2 3; do ms "$BIN" find "$FZ" --index "$FIDX" --fen "$q"; done | median)
+    plain=$(for i in 1 2 3; do ms "$BIN" find "$DB" --index "$DB.idx" --fen "$q"; done | median)
+    cmp <("$BIN" find "$FZ" --index "$FIDX" --fen "$q") <("$BIN" find "$DB" --index "$DB.idx" --fen "$q") >/dev/null \
+      && same=same || same=DIFFERENT
+    echo "find --fen ($n games written as PGN, $same output) $q: frames .zst cold $cold ms, warm $warm ms; plain .pgn warm $plain ms"
+  done
+  # 146 games from all over the file (the issue's case).
+  cold=$(for i in 1 2 3; do evict "$FZ"; evict "$FIDX"; ms "$BIN" find "$FZ" --index "$FIDX" --fen "$NAJDORF" --sort rating --limit 146; done | median)
+  warm=$(for i in 1 2 3; do ms "$BIN" find "$FZ" --index "$FIDX" --fen "$NAJDORF" --sort rating --limit 146; done | median)
+  echo "find --fen Najdorf --sort rating --limit 146 on the frames .zst: cold $cold ms, warm $warm ms"
+fi
 # Filtered queries: position + player + date (the index alone).
 P=$(grep -m1 '^\[White "' "$DB" | sed 's/^\[White "\(.*\)"\]$/\1/')
 t=$(ms "$BIN" find "$DB" --index "$DB.idx" --moves "e4" --player "$P" --since 2000-01 --ids)
 echo "find --moves e4 --player '$P' --since 2000-01 --ids: $t ms ($("$BIN" find "$DB" --index "$DB.idx" --moves e4 --player "$P" --since 2000-01 --ids | wc -l) games)"
 t=$(ms "$BIN" find "$DB" --index "$DB.idx" --tree --moves "e4 c5" --speeds blitz --ratings 2000,2200 --to json)
 echo "find --tree after 1.e4 c5, blitz, 2000-2499, JSON: $t ms"
-# Pattern, sub-FEN and material: the index (candidates, then replay) against
-# a full scan (gamerec filter, 2 threads) and pgn-extract, on the whole DB.
+# Pattern, sub-FEN and material: the index (its boards scanned on 2
+# threads) against a full scan (gamerec filter, 2 threads) and pgn-extract,
+# on the whole DB; the games found are checked equal to the full scan's.
 PAT='*/*/*/*/???PP???/*/*/*'
 SUB='8/8/8/8/3K4/8/8/8'
-for q in "--pattern $PAT" "--sub-fen $SUB" "--material KRPvKR" "--material KQvKQ"; do
+for q in "--pattern $PAT" "--sub-fen $SUB" "--sub-fen 6k1/5ppp/8/8/8/8/5PPP/6K1" "--material KRPvKR" "--material KQvKQ"; do
   set -- $q
-  n=$("$BIN" find "$DB" --index "$DB.idx" "$1" "$2" --ids | wc -l)
-  t=$(ms "$BIN" find "$DB" --index "$DB.idx" "$1" "$2" --ids)
-  s=$(ms "$BIN" filter "$1" "$2" -j 2 --count "$DB")
-  echo "find $1 $2: $t ms ($n games); full scan (filter -j 2): $s ms"
+  n=$("$BIN" find "$DB" --index "$DB.idx" "$1" "$2" --ids -j 2 | wc -l)
+  cold=$(for i in 1 2 3; do evict "$DB.idx"; ms "$BIN" find "$DB" --index "$DB.idx" "$1" "$2" --ids -j 2; done | median)
+  warm=$(for i in 1 2 3; do ms "$BIN" find "$DB" --index "$DB.idx" "$1" "$2" --ids -j 2; done | median)
+  s0=$(date +%s%N)
+  c=$("$BIN" filter "$1" "$2" -j 2 --count "$DB" 2>/dev/null)
+  s=$(( ($(date +%s%N) - s0) / 1000000 ))
+  echo "find $1 $2 -j 2: cold $cold ms, warm $warm ms ($n games); full scan (filter -j 2): $s ms ($c games)"
 done
 printf 'FENPattern "%s"\n' "$PAT" > /tmp/db-pat.txt
 t=$(ms "$PE" -t/tmp/db-pat.txt --quiet -o /dev/null "$DB")

@@ -681,8 +681,10 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
 
 Games found are written with a MatchPly tag: the first ply (0 = the start
 position) at which the main line reaches the position, pattern or material.
---fen looks the position up; --pattern, --sub-fen and --material use the
-index's material and pawn signatures to pick candidates, then replay them.
+--fen looks the position up; --pattern, --sub-fen and --material scan the
+index's stored boards (every distinct position, on --threads threads): no
+game is replayed. A .pgn.zst database of many zstd frames (such as
+split -C 1M --filter 'zstd -c') is read from the frame holding each game.
 --tree prints each continuation: games, White wins / draws / Black wins in
 percent, and the players' average rating.")]
 pub struct FindArgs {
@@ -767,6 +769,10 @@ pub struct FindArgs {
     /// modification time changed).
     #[arg(long)]
     full_check: bool,
+    /// Threads scanning the index's boards for --pattern, --sub-fen and
+    /// --material (default: all cores).
+    #[arg(long, short = 'j')]
+    threads: Option<usize>,
 }
 
 /// The standard start position.
@@ -832,8 +838,8 @@ pub fn game_names(
 /// `gamerec find`.
 pub fn run_find(args: FindArgs) -> Result<ExitCode> {
     use gamerec_db::explorer::{Database, Request, explore, game_rating, opening, play};
-    use gamerec_db::material::{MaterialSpec, unpack_signature};
-    use gamerec_db::pattern::Pattern;
+    use gamerec_db::material::MaterialSpec;
+    use gamerec_db::pattern::{Pattern, Pieces};
     use gamerec_db::position::parse_query_fen;
     let index_path = args
         .index
@@ -914,7 +920,27 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     // Candidates (game, ply if known) and the expression that verifies them;
-    // `exact`: every candidate matches (a position looked up).
+    // `exact`: every candidate matches (a position looked up, or found in
+    // the index's boards).
+    let scan_threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Games found by a boards scan, exact unless some must be replayed
+    // (then all are verified).
+    let scanned = |found: gamerec_db::index::PositionGames| -> (Vec<(u32, Option<u16>)>, bool) {
+        if found.replay.is_empty() {
+            (
+                found.found.into_iter().map(|(g, p)| (g, Some(p))).collect(),
+                true,
+            )
+        } else {
+            let mut all: Vec<u32> = found.found.iter().map(|f| f.0).collect();
+            all.extend(found.replay);
+            all.sort_unstable();
+            all.dedup();
+            (all.into_iter().map(|g| (g, None)).collect(), false)
+        }
+    };
     let position_query = args.fen.clone().or_else(|| {
         (args.moves.is_some()
             && args.pattern.is_none()
@@ -952,16 +978,12 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
                 Ok(p) => p,
                 Err(e) => return usage(e),
             };
-            let (min, pawns) = pat.requirements();
-            let games = index.candidates(
-                |sig| {
-                    let c = unpack_signature(sig);
-                    (0..2).all(|s| (0..6).all(|r| c[s][r] >= min[s][r]))
-                },
-                [u64::from(pawns[0]), u64::from(pawns[1])],
-            );
+            // The index's boards scanned with the pattern's masks.
+            let matcher = pat.matcher();
+            let found = index.position_games(|b| matcher.test_packed(b), scan_threads);
             let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
-            (expr, games.into_iter().map(|g| (g, None)).collect(), false)
+            let (c, exact) = scanned(found);
+            (expr, c, exact)
         } else if let Some((name, text, any)) = [
             ("material", &args.material, false),
             ("material-any", &args.material_any, true),
@@ -973,9 +995,13 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
                 Ok(s) => s,
                 Err(e) => return usage(e),
             };
-            let games = index.candidates(|sig| spec.matches_signature(sig), [0, 0]);
+            let found = index.position_games(
+                |b| spec.matches_counts(&Pieces::packed_counts(b)),
+                scan_threads,
+            );
             let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
-            (expr, games.into_iter().map(|g| (g, None)).collect(), false)
+            let (c, exact) = scanned(found);
+            (expr, c, exact)
         } else {
             return usage(
             "give one of --fen, --moves, --pattern, --sub-fen, --material, --material-any, --tree"
@@ -1045,7 +1071,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         matched.push((g, ply, (!args.ids).then_some(game)));
     };
     let plain = Input::from_arg(args.db.as_os_str()).open_plain()?;
-    if plain.is_some() {
+    if plain.is_some() || index.frame_at(0).is_some() {
         let db = Database::new(&args.db)?;
         let mut seen = 0usize;
         for (g, _) in &candidates {

@@ -140,6 +140,30 @@ fn find_returns_what_filter_selects() {
     let zst = dir.join("twic.pgn.zst");
     std::fs::write(&zst, zstd::encode_all(&data[..], 3).unwrap()).unwrap();
     check_db(&zst);
+    // Many frames (as `split -C 64K --filter 'zstd -c'` writes): `find`
+    // reads each game from its frame, and answers as on the plain file.
+    let frames = dir.join("frames.pgn.zst");
+    let mut z = Vec::new();
+    for chunk in data.chunks(64 << 10) {
+        z.extend(zstd::encode_all(chunk, 3).unwrap());
+    }
+    std::fs::write(&frames, &z).unwrap();
+    check_db(&frames);
+    for q in [
+        ["--fen", SICILIAN],
+        ["--sub-fen", "8/8/8/8/4N3/8/8/8"],
+        ["--material", "KR*P*vKR*P*"],
+    ] {
+        let (p, f) = (plain.to_str().unwrap(), frames.to_str().unwrap());
+        let a = gamerec(&["find", p, q[0], q[1], "--limit", "40", "--offset", "3"]);
+        let b = gamerec(&["find", f, q[0], q[1], "--limit", "40", "--offset", "3"]);
+        assert_eq!(
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b),
+            "{q:?}"
+        );
+        assert_eq!(games(&a).len(), 40, "{q:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

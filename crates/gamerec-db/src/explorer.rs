@@ -17,6 +17,7 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use gamerec::model::{Game, PlyMove};
 use serde_json::{Value, json};
@@ -308,14 +309,24 @@ pub fn opening<'a>(book: &'a EcoBook, line: &[Chess]) -> Option<&'a EcoLine> {
 pub struct Database {
     path: PathBuf,
     plain: bool,
+    /// The last zstd frame decompressed: (its offset in the decompressed
+    /// bytes, its bytes), so games read in order cost one decompression
+    /// per frame.
+    frame: FrameCache,
 }
+
+/// The frame kept decompressed: its first offset, its bytes.
+type FrameCache = Arc<Mutex<Option<(u64, Arc<Vec<u8>>)>>>;
 
 /// The largest game read back (a bound against a damaged offset).
 const MAX_GAME: u64 = 64 << 20;
+/// The largest zstd frame kept decompressed.
+const MAX_FRAME: u64 = 8 << 20;
 
 impl Database {
     /// The database at `path` (plain files are read by seeking; compressed
-    /// ones from the start).
+    /// ones from the frame holding the game when the index has a frame
+    /// table, else from the start).
     pub fn new(path: &Path) -> io::Result<Database> {
         let plain = gamerec::io::Input::file(path)
             .open_plain()
@@ -324,6 +335,7 @@ impl Database {
         Ok(Database {
             path: path.to_path_buf(),
             plain,
+            frame: Arc::default(),
         })
     }
 
@@ -344,6 +356,17 @@ impl Database {
             let mut f = File::open(&self.path)?;
             f.seek(SeekFrom::Start(info.offset))?;
             f.take(len).read_to_end(&mut buf)?;
+        } else if let Some((frame, start, end)) = index.frame_at(info.offset) {
+            // A zstd database of many frames: from the game's frame on.
+            if end - start <= MAX_FRAME && info.offset + len <= end {
+                let bytes = self.frame_bytes(frame, start, end - start)?;
+                let from = usize::try_from(info.offset - start).unwrap_or(usize::MAX);
+                let to = usize::try_from(info.offset - start + len).unwrap_or(usize::MAX);
+                buf.extend_from_slice(bytes.get(from..to).unwrap_or(&[]));
+            } else {
+                let mut r = crate::frames::read_from(&self.path, frame, start, info.offset)?;
+                (&mut r).take(len).read_to_end(&mut buf)?;
+            }
         } else {
             let input = gamerec::io::Input::file(&self.path);
             let r = input.open(None).map_err(io::Error::other)?;
@@ -351,6 +374,24 @@ impl Database {
             (&mut r).take(len).read_to_end(&mut buf)?;
         }
         Ok(Some(buf))
+    }
+
+    /// The decompressed bytes of the frame starting at `start` (`size`
+    /// bytes), from the cache or decompressed into it.
+    fn frame_bytes(&self, frame: u64, start: u64, size: u64) -> io::Result<Arc<Vec<u8>>> {
+        let mut cache = self.frame.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, bytes)) = cache.as_ref()
+            && *at == start
+        {
+            return Ok(bytes.clone());
+        }
+        let mut bytes = Vec::with_capacity(size as usize);
+        crate::frames::read_from(&self.path, frame, start, start)?
+            .take(size)
+            .read_to_end(&mut bytes)?;
+        let bytes = Arc::new(bytes);
+        *cache = Some((start, bytes.clone()));
+        Ok(bytes)
     }
 
     /// Game `g` (0-based) read back, `None` if absent or unreadable.

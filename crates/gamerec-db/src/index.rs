@@ -2,7 +2,7 @@
 //! streaming pass, queried through a memory map.
 //!
 //! ```text
-//! header (256 bytes): magic, game count, database bytes indexed, 5 sections
+//! header (256 bytes): magic, game count, database bytes indexed, 7 sections
 //!            (offset, length, XXH3-64), the database's identity (size on
 //!            disk, modification time, hash of all bytes, hash of sampled
 //!            blocks), XXH3-64 of the header's first 248 bytes
@@ -13,7 +13,17 @@
 //!            the White and Black names, date (year, month, day)
 //! material   fst map: material signature (5 bytes) -> game postings
 //! mpostings  per signature: varint count, then game deltas
+//! boards     32 bytes per position, in the positions' key order: its
+//!            board packed ([`Pieces::pack`], 24 bytes), then its postings
+//!            value as in the fst
+//! frames     16 bytes per frame of a zstd database ([`crate::frames`]):
+//!            offset in the file, offset in the decompressed bytes
 //! ```
+//!
+//! Pattern, sub-FEN and material queries scan the boards section on every
+//! thread (a test of the packed occupied squares first, then a few ANDs on
+//! the unpacked bitboards) and read the matching positions' postings: the
+//! games and their first matching ply, with no game replayed.
 //!
 //! A key with a single posting keeps it in the fst value itself (top bit
 //! set), so positions seen in one game cost no postings bytes. Each game
@@ -43,6 +53,7 @@ use shakmaty::{Bitboard, Chess, Color, Position, Role};
 use crate::identity::{DbIdentity, checksum, prefix_hash, sample_hash, stat};
 use crate::material::signature;
 use crate::meta::{Speed, name_hash, parse_date};
+use crate::pattern::{PACKED_LEN, Pieces};
 use crate::position::{key, mainline};
 use crate::source::for_each_game;
 use gamerec::diag::Diagnostic;
@@ -50,28 +61,46 @@ use gamerec::io::Input;
 use gamerec::io::parallel::Resume;
 use gamerec::io::pipeline::{self, Tally};
 
-const MAGIC: &[u8; 8] = b"GRIDX\x00\x03\x00";
+const MAGIC: &[u8; 8] = b"GRIDX\x00\x04\x00";
 /// The magics of older versions: 1 (no checksums, no identity), 2 (no
-/// names, dates or speeds).
-const MAGIC_OLD: [&[u8; 8]; 2] = [b"GRIDX\x00\x01\x00", b"GRIDX\x00\x02\x00"];
+/// names, dates or speeds), 3 (no boards, no frame table).
+const MAGIC_OLD: [&[u8; 8]; 3] = [
+    b"GRIDX\x00\x01\x00",
+    b"GRIDX\x00\x02\x00",
+    b"GRIDX\x00\x03\x00",
+];
 const HEADER_LEN: u64 = 256;
-/// Header field offsets.
-const H_SUMS: usize = 104;
-const H_DB: usize = 144;
-const H_FLAGS: usize = 176;
+/// Sections.
+const SECTIONS: usize = 7;
+/// Header field offsets: the (offset, length) table, the checksums.
+const H_TABLE: usize = 24;
+const H_SUMS: usize = H_TABLE + 16 * SECTIONS;
+const H_DB: usize = H_SUMS + 8 * SECTIONS;
+const H_FLAGS: usize = H_DB + 32;
 const H_CHECK: usize = 248;
 /// Header flag: the database identity is recorded.
 const HAS_IDENTITY: u8 = 1;
 const GAME_RECORD: usize = 64;
 const SINGLE: u64 = 1 << 63;
 /// Section names, for messages.
-const SECTION_NAMES: [&str; 5] = [
+const SECTION_NAMES: [&str; SECTIONS] = [
     "positions",
     "postings",
     "games",
     "material",
     "material postings",
+    "boards",
+    "frames",
 ];
+const S_BOARDS: usize = 5;
+const S_FRAMES: usize = 6;
+/// A boards record: the packed board, the postings value.
+const BOARD_RECORD: usize = PACKED_LEN + 8;
+/// The packed board of a position that does not fit (more than 32 pieces):
+/// its games are replayed.
+const UNPACKED: [u8; PACKED_LEN] = [0xFF; PACKED_LEN];
+/// A frames record.
+const FRAME_RECORD: usize = 16;
 /// Entries per sorted run (16 bytes each in memory).
 pub const RUN_ENTRIES: usize = 4 << 20;
 /// Result byte of a game that could not be read.
@@ -207,6 +236,9 @@ impl GameInfo {
 pub struct GameEntries {
     /// (position key, first ply reaching it).
     pub positions: Vec<(u64, u16)>,
+    /// The packed board of each of `positions` ([`UNPACKED`] if it does
+    /// not fit).
+    pub boards: Vec<[u8; PACKED_LEN]>,
     /// Distinct material signatures of the main line.
     pub materials: Vec<u64>,
     /// The summary (offset filled in by the caller).
@@ -225,6 +257,14 @@ pub fn game_entries(game: &Game) -> GameEntries {
     // One posting per key: its first ply.
     keys.sort_unstable();
     keys.dedup_by_key(|e| e.0);
+    let boards = keys
+        .iter()
+        .map(|&(_, ply)| {
+            Pieces::of(positions[usize::from(ply)].board())
+                .pack()
+                .unwrap_or(UNPACKED)
+        })
+        .collect();
     let mut materials: Vec<u64> = positions.iter().map(|p| signature(p.board())).collect();
     materials.sort_unstable();
     materials.dedup();
@@ -249,6 +289,7 @@ pub fn game_entries(game: &Game) -> GameEntries {
     };
     GameEntries {
         positions: keys,
+        boards,
         materials,
         info: GameInfo {
             offset: 0,
@@ -312,6 +353,106 @@ fn write_run(entries: &mut [Entry], dir: &Path, n: usize) -> io::Result<PathBuf>
     }
     w.flush()?;
     Ok(path)
+}
+
+/// Sorts `boards` by key, keeps one per key and writes them as run `n`.
+fn write_board_run(
+    boards: &mut Vec<(u64, [u8; PACKED_LEN])>,
+    dir: &Path,
+    n: usize,
+) -> io::Result<PathBuf> {
+    boards.sort_unstable_by_key(|b| b.0);
+    boards.dedup_by_key(|b| b.0);
+    let path = dir.join(format!("boards{n}.bin"));
+    let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+    for (k, b) in boards.iter() {
+        w.write_all(&k.to_le_bytes())?;
+        w.write_all(b)?;
+    }
+    w.flush()?;
+    boards.clear();
+    Ok(path)
+}
+
+/// A source of (key, packed board) in key order (a key may repeat).
+enum BoardSource {
+    Run(BufReader<File>),
+    Memory(std::vec::IntoIter<(u64, [u8; PACKED_LEN])>),
+    /// An old index's keys (in order) and its boards section.
+    Old(Vec<u64>, usize, Arc<Index>),
+}
+
+impl BoardSource {
+    fn next(&mut self) -> io::Result<Option<(u64, [u8; PACKED_LEN])>> {
+        match self {
+            BoardSource::Run(r) => {
+                let mut b = [0u8; 8 + PACKED_LEN];
+                match r.read_exact(&mut b) {
+                    Ok(()) => {
+                        let mut board = [0u8; PACKED_LEN];
+                        board.copy_from_slice(&b[8..]);
+                        let key = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
+                        Ok(Some((key, board)))
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+            BoardSource::Memory(it) => Ok(it.next()),
+            BoardSource::Old(keys, at, index) => {
+                let Some(&key) = keys.get(*at) else {
+                    return Ok(None);
+                };
+                let board = index.board_record(*at).map_or(UNPACKED, |(b, _)| b);
+                *at += 1;
+                Ok(Some((key, board)))
+            }
+        }
+    }
+}
+
+/// The boards of every source merged: the board of each key in turn.
+struct BoardMerge {
+    sources: Vec<BoardSource>,
+    heap: BinaryHeap<Reverse<(u64, [u8; PACKED_LEN], usize)>>,
+}
+
+impl BoardMerge {
+    fn new(mut sources: Vec<BoardSource>) -> io::Result<BoardMerge> {
+        let mut heap = BinaryHeap::new();
+        for (i, s) in sources.iter_mut().enumerate() {
+            if let Some((k, b)) = s.next()? {
+                heap.push(Reverse((k, b, i)));
+            }
+        }
+        Ok(BoardMerge { sources, heap })
+    }
+
+    fn pop(&mut self) -> io::Result<Option<(u64, [u8; PACKED_LEN])>> {
+        let Some(Reverse((k, b, i))) = self.heap.pop() else {
+            return Ok(None);
+        };
+        if let Some((k2, b2)) = self.sources[i].next()? {
+            self.heap.push(Reverse((k2, b2, i)));
+        }
+        Ok(Some((k, b)))
+    }
+
+    /// The board of `key` (keys asked in increasing order); [`UNPACKED`]
+    /// if none is known.
+    fn take(&mut self, key: u64) -> io::Result<[u8; PACKED_LEN]> {
+        let mut found = UNPACKED;
+        while let Some(Reverse((k, b, _))) = self.heap.peek() {
+            if *k > key {
+                break;
+            }
+            if *k == key {
+                found = *b;
+            }
+            self.pop()?;
+        }
+        Ok(found)
+    }
 }
 
 /// A sorted source of entries for the merge.
@@ -473,6 +614,11 @@ fn build_in(
     }
     let mut run: Vec<Entry> = Vec::with_capacity(opts.run_entries.min(1 << 20));
     let mut runs: Vec<PathBuf> = Vec::new();
+    // (key, packed board), deduplicated when it fills, spilled when that
+    // does not halve it.
+    let mut board_run: Vec<(u64, [u8; PACKED_LEN])> = Vec::new();
+    let mut board_runs: Vec<PathBuf> = Vec::new();
+    let board_limit = (opts.run_entries / 2).max(1);
     // The reading goes on from the end of the indexed part.
     let read = Arc::new(std::sync::atomic::AtomicU64::new(base_offset));
     let reading = pipeline::Options {
@@ -501,8 +647,9 @@ fn build_in(
             let info = match outcome {
                 Ok((offset, mut e)) => {
                     e.info.offset = offset;
-                    for &(key, ply) in &e.positions {
+                    for (i, &(key, ply)) in e.positions.iter().enumerate() {
                         run.push(Entry { key, game: g, ply });
+                        board_run.push((key, e.boards.get(i).copied().unwrap_or(UNPACKED)));
                     }
                     for sig in e.materials {
                         let m = materials.entry(sig).or_insert((0, 0, Vec::new()));
@@ -523,6 +670,19 @@ fn build_in(
             };
             games_out.write_all(&info.to_bytes())?;
             game += 1;
+            if board_run.len() >= board_limit {
+                board_run.sort_unstable_by_key(|b| b.0);
+                board_run.dedup_by_key(|b| b.0);
+                if board_run.len() >= board_limit / 2 {
+                    match write_board_run(&mut board_run, tmp, board_runs.len()) {
+                        Ok(p) => board_runs.push(p),
+                        Err(e) => {
+                            io_err = Some(e);
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
             if run.len() >= opts.run_entries {
                 match write_run(&mut run, tmp, runs.len()) {
                     Ok(p) => runs.push(p),
@@ -562,9 +722,51 @@ fn build_in(
     }
     run.sort_unstable();
     sources.push(Source::Memory(std::mem::take(&mut run).into_iter()));
+    let mut board_sources: Vec<BoardSource> = Vec::new();
+    if let Some(p) = &previous {
+        let mut keys = Vec::with_capacity(p.positions().len());
+        let mut s = p.positions().stream();
+        while let Some((k, _)) = s.next() {
+            keys.push(u64::from_be_bytes(k.try_into().unwrap_or([0; 8])));
+        }
+        board_sources.push(BoardSource::Old(keys, 0, p.clone()));
+    }
+    for r in &board_runs {
+        board_sources.push(BoardSource::Run(BufReader::with_capacity(
+            1 << 16,
+            File::open(r)?,
+        )));
+    }
+    board_run.sort_unstable_by_key(|b| b.0);
+    board_sources.push(BoardSource::Memory(
+        std::mem::take(&mut board_run).into_iter(),
+    ));
+    let mut boards = BoardMerge::new(board_sources)?;
     let fst_path = tmp.join("positions.fst");
     let post_path = tmp.join("postings.bin");
-    merge(sources, &fst_path, &post_path, &mut stats)?;
+    let boards_path = tmp.join("boards.bin");
+    merge(
+        sources,
+        &mut boards,
+        &fst_path,
+        &post_path,
+        &boards_path,
+        &mut stats,
+    )?;
+    // The frame table of a zstd database.
+    let frames_path = tmp.join("frames.bin");
+    {
+        let mut w = BufWriter::new(File::create(&frames_path)?);
+        let frames = match &opts.database_path {
+            Some(p) => crate::frames::frame_table(p).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        for (c, d) in frames {
+            w.write_all(&c.to_le_bytes())?;
+            w.write_all(&d.to_le_bytes())?;
+        }
+        w.flush()?;
+    }
 
     // Material fst.
     let mfst_path = tmp.join("material.fst");
@@ -591,7 +793,15 @@ fn build_in(
 
     // Assemble the file: header, then the sections, written under a
     // temporary name and renamed into place on success.
-    let parts = [fst_path, post_path, games_path, mfst_path, mpost_path];
+    let parts = [
+        fst_path,
+        post_path,
+        games_path,
+        mfst_path,
+        mpost_path,
+        boards_path,
+        frames_path,
+    ];
     let mut header = vec![0u8; HEADER_LEN as usize];
     header[0..8].copy_from_slice(MAGIC);
     header[8..16].copy_from_slice(&stats.games.to_le_bytes());
@@ -599,8 +809,8 @@ fn build_in(
     for (i, p) in parts.iter().enumerate() {
         let len = std::fs::metadata(p)?.len();
         let sum = file_checksum(p)?;
-        header[24 + i * 16..32 + i * 16].copy_from_slice(&offset.to_le_bytes());
-        header[32 + i * 16..40 + i * 16].copy_from_slice(&len.to_le_bytes());
+        header[H_TABLE + i * 16..H_TABLE + 8 + i * 16].copy_from_slice(&offset.to_le_bytes());
+        header[H_TABLE + 8 + i * 16..H_TABLE + 16 + i * 16].copy_from_slice(&len.to_le_bytes());
         header[H_SUMS + i * 8..H_SUMS + 8 + i * 8].copy_from_slice(&sum.to_le_bytes());
         offset += len;
     }
@@ -652,10 +862,13 @@ fn sig_from_bytes(k: &[u8]) -> u64 {
 
 fn merge(
     sources: Vec<Source>,
+    boards: &mut BoardMerge,
     fst_path: &Path,
     post_path: &Path,
+    boards_path: &Path,
     stats: &mut BuildStats,
 ) -> Result<(), IndexError> {
+    let mut boards_out = BufWriter::with_capacity(1 << 20, File::create(boards_path)?);
     let mut sources = sources;
     let mut heap: BinaryHeap<Reverse<(Entry, usize)>> = BinaryHeap::new();
     for (i, s) in sources.iter_mut().enumerate() {
@@ -693,6 +906,8 @@ fn merge(
             v
         };
         b.insert(key.to_be_bytes(), value)?;
+        boards_out.write_all(&boards.take(key)?)?;
+        boards_out.write_all(&value.to_le_bytes())?;
         group.clear();
         Ok(())
     };
@@ -713,6 +928,7 @@ fn merge(
     }
     b.finish()?;
     post.flush()?;
+    boards_out.flush()?;
     Ok(())
 }
 
@@ -733,7 +949,7 @@ impl AsRef<[u8]> for Slice {
 /// An opened index (memory-mapped).
 pub struct Index {
     map: Arc<Mmap>,
-    sections: [(usize, usize); 5],
+    sections: [(usize, usize); SECTIONS],
     games: u64,
     positions: Map<Slice>,
     materials: Map<Slice>,
@@ -745,6 +961,15 @@ impl std::fmt::Debug for Index {
             .field("games", &self.games)
             .finish_non_exhaustive()
     }
+}
+
+/// What [`Index::position_games`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PositionGames {
+    /// (game, first matching ply), in game order.
+    pub found: Vec<(u32, u16)>,
+    /// Games to replay to know (a position of theirs is not stored).
+    pub replay: Vec<u32>,
 }
 
 /// One continuation in the opening tree.
@@ -816,10 +1041,10 @@ impl Index {
             return Err(bad(format!("header checksum mismatch (damaged){rebuild}")));
         }
         let games = u64_at(8);
-        let mut sections = [(0usize, 0usize); 5];
+        let mut sections = [(0usize, 0usize); SECTIONS];
         let mut expect = HEADER_LEN;
         for (i, s) in sections.iter_mut().enumerate() {
-            let (o, l) = (u64_at(24 + i * 16), u64_at(32 + i * 16));
+            let (o, l) = (u64_at(H_TABLE + i * 16), u64_at(H_TABLE + 8 + i * 16));
             let end = o.checked_add(l).filter(|_| o == expect);
             let Some(end) = end.filter(|&e| e <= map.len() as u64) else {
                 return Err(bad(format!(
@@ -840,6 +1065,11 @@ impl Index {
         }
         if Some((sections[2].1 - sections[2].0) as u64) != games.checked_mul(GAME_RECORD as u64) {
             return Err(bad(format!("games section size{rebuild}")));
+        }
+        for (i, record) in [(S_BOARDS, BOARD_RECORD), (S_FRAMES, FRAME_RECORD)] {
+            if !(sections[i].1 - sections[i].0).is_multiple_of(record) {
+                return Err(bad(format!("{} section size{rebuild}", SECTION_NAMES[i])));
+            }
         }
         for (i, &(a, b)) in sections.iter().enumerate() {
             if checksum(&map[a..b]) != u64_at(H_SUMS + i * 8) {
@@ -973,15 +1203,22 @@ impl Index {
     }
 
     fn decode(&self, value: u64) -> Vec<(u32, u16)> {
+        let mut out = Vec::new();
+        self.for_each_posting(value, |g, p| out.push((g, p)));
+        out
+    }
+
+    /// Calls `f` with each (game, ply) of a postings value.
+    fn for_each_posting(&self, value: u64, mut f: impl FnMut(u32, u16)) {
         if value & SINGLE != 0 {
-            return vec![(((value & !SINGLE) >> 16) as u32, value as u16)];
+            f(((value & !SINGLE) >> 16) as u32, value as u16);
+            return;
         }
         let data = self.section(1);
         let mut at = usize::try_from(value).unwrap_or(usize::MAX);
         let Some(n) = get_varint(data, &mut at) else {
-            return Vec::new();
+            return;
         };
-        let mut out = Vec::with_capacity((n as usize).min(data.len()));
         let mut game = 0u64;
         for _ in 0..n {
             let (Some(d), Some(p)) = (get_varint(data, &mut at), get_varint(data, &mut at)) else {
@@ -991,9 +1228,140 @@ impl Index {
                 break;
             };
             game = g;
-            out.push((game as u32, p as u16));
+            f(game as u32, p as u16);
         }
-        out
+    }
+
+    /// Distinct positions (records of the boards section).
+    pub fn boards(&self) -> usize {
+        self.section(S_BOARDS).len() / BOARD_RECORD
+    }
+
+    /// Record `i` of the boards section: the packed board and the postings
+    /// value.
+    fn board_record(&self, i: usize) -> Option<([u8; PACKED_LEN], u64)> {
+        let at = i.checked_mul(BOARD_RECORD)?;
+        let r = self.section(S_BOARDS).get(at..at + BOARD_RECORD)?;
+        let mut board = [0u8; PACKED_LEN];
+        board.copy_from_slice(&r[..PACKED_LEN]);
+        let value = u64::from_le_bytes(r[PACKED_LEN..].try_into().unwrap_or([0; 8]));
+        Some((board, value))
+    }
+
+    /// The frame table of a zstd database (see [`crate::frames`]), empty
+    /// for a plain one or a single frame.
+    pub fn frames(&self) -> Vec<(u64, u64)> {
+        self.section(S_FRAMES)
+            .chunks_exact(FRAME_RECORD)
+            .map(|r| {
+                let u = |i: usize| u64::from_le_bytes(r[i..i + 8].try_into().unwrap_or([0; 8]));
+                (u(0), u(8))
+            })
+            .collect()
+    }
+
+    /// The frame of a zstd database holding decompressed byte `offset`:
+    /// (its offset in the file, its first and its end offset in the
+    /// decompressed bytes); `None` without a frame table.
+    pub fn frame_at(&self, offset: u64) -> Option<(u64, u64, u64)> {
+        let s = self.section(S_FRAMES);
+        let n = s.len() / FRAME_RECORD;
+        let rec = |i: usize| {
+            let r = &s[i * FRAME_RECORD..(i + 1) * FRAME_RECORD];
+            let u = |j: usize| u64::from_le_bytes(r[j..j + 8].try_into().unwrap_or([0; 8]));
+            (u(0), u(8))
+        };
+        if n == 0 {
+            return None;
+        }
+        let (mut lo, mut hi) = (0, n);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if rec(mid).1 <= offset {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let (c, d) = rec(lo);
+        let end = if lo + 1 < n {
+            rec(lo + 1).1
+        } else {
+            self.db_len()
+        };
+        Some((c, d, end.max(d)))
+    }
+
+    /// The games whose main line reaches a position `test` accepts (given
+    /// its packed board, see [`Pieces`]), each with the first such ply, in
+    /// game order; the boards section is scanned on `threads` threads.
+    /// Games with a position that could not be packed (more than 32
+    /// pieces) are in `replay` instead: the caller replays them.
+    pub fn position_games(
+        &self,
+        test: impl Fn(&[u8; PACKED_LEN]) -> bool + Sync,
+        threads: usize,
+    ) -> PositionGames {
+        let data = self.section(S_BOARDS);
+        let n = data.len() / BOARD_RECORD;
+        let games = usize::try_from(self.games).unwrap_or(0);
+        let threads = threads.clamp(1, 64);
+        let chunk = n.div_ceil(threads).max(1);
+        let parts: Vec<(Vec<u32>, Vec<u32>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let test = &test;
+                    let (lo, hi) = ((t * chunk).min(n), ((t + 1) * chunk).min(n));
+                    let part = &data[lo * BOARD_RECORD..hi * BOARD_RECORD];
+                    s.spawn(move || {
+                        let mut best: Vec<u32> = Vec::new();
+                        let mut replay = Vec::new();
+                        for rec in part.chunks_exact(BOARD_RECORD) {
+                            let mut board = [0u8; PACKED_LEN];
+                            board.copy_from_slice(&rec[..PACKED_LEN]);
+                            let unpacked = board == UNPACKED;
+                            if !unpacked && !test(&board) {
+                                continue;
+                            }
+                            let value =
+                                u64::from_le_bytes(rec[PACKED_LEN..].try_into().unwrap_or([0; 8]));
+                            if best.is_empty() {
+                                best = vec![u32::MAX; games];
+                            }
+                            self.for_each_posting(value, |g, p| {
+                                if unpacked {
+                                    replay.push(g);
+                                } else if let Some(b) = best.get_mut(g as usize) {
+                                    *b = (*b).min(u32::from(p));
+                                }
+                            });
+                        }
+                        (best, replay)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        let mut best = vec![u32::MAX; games];
+        let mut replay = Vec::new();
+        for (b, r) in parts {
+            for (x, y) in best.iter_mut().zip(&b) {
+                *x = (*x).min(*y);
+            }
+            replay.extend(r);
+        }
+        replay.sort_unstable();
+        replay.dedup();
+        let found = best
+            .iter()
+            .enumerate()
+            .filter(|&(g, &p)| p != u32::MAX && replay.binary_search(&(g as u32)).is_err())
+            .map(|(g, &p)| (g as u32, p as u16))
+            .collect();
+        PositionGames { found, replay }
     }
 
     fn decode_games(&self, value: u64) -> Vec<u32> {

@@ -12,6 +12,7 @@
 //! | [`eco`] | ECO classification against a PGN file of opening lines |
 //! | [`source`] | reading games in parallel, in input order (the one place that reads) |
 //! | [`index`] | the position index file: build, append, query, opening tree |
+//! | [`frames`] | the frame table of a zstd database, for seeking in it |
 //! | [`identity`] | what an index records of its database (size, time, hashes) |
 //! | [`meta`] | speed classes, player name hashes, dates kept per game |
 //! | [`explorer`] | the opening explorer: filtered trees, top games, lichess JSON |
@@ -24,6 +25,7 @@ pub mod eco;
 pub mod ending;
 pub mod explorer;
 pub mod filter;
+pub mod frames;
 pub mod identity;
 pub mod index;
 pub mod material;

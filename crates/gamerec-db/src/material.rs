@@ -236,7 +236,12 @@ impl MaterialSpec {
     /// Whether some board with exactly the counts of signature `key` could
     /// match (exact for counts below 15).
     pub fn matches_signature(&self, key: u64) -> bool {
-        let c = unpack_signature(key);
+        self.matches_counts(&unpack_signature(key))
+    }
+
+    /// Whether a board with these counts (`[colour][role - 1]`, White
+    /// first) matches.
+    pub fn matches_counts(&self, c: &[[u8; 6]; 2]) -> bool {
         let to_role = |s: &[u8; 6]| ByRole {
             pawn: s[0],
             knight: s[1],

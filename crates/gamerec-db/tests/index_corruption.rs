@@ -4,23 +4,10 @@
 
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::Arc;
 
 use gamerec_db::identity::DbIdentity;
 use gamerec_db::index::{BuildOptions, Index, IndexError, build};
 use gamerec_testkit::{corpus, temp_dir};
-
-/// Builds an index of `data` (written to a file beside `out`).
-fn build_bytes(
-    data: &[u8],
-    previous: Option<Arc<Index>>,
-    out: &Path,
-    opts: &BuildOptions,
-) -> Result<(), gamerec_db::index::IndexError> {
-    let db = out.with_extension("pgn");
-    std::fs::write(&db, data).unwrap();
-    build(&gamerec::io::Input::file(&db), previous, out, opts, |_| {}).map(|_| ())
-}
 
 /// xorshift64*: deterministic random numbers.
 struct Rng(u64);
@@ -38,7 +25,7 @@ fn u64_at(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(b[i..i + 8].try_into().unwrap())
 }
 
-/// (name, start, end) of the header and the five sections.
+/// (name, start, end) of the header and the seven sections.
 fn regions(bytes: &[u8]) -> Vec<(&'static str, usize, usize)> {
     let names = [
         "positions",
@@ -46,10 +33,13 @@ fn regions(bytes: &[u8]) -> Vec<(&'static str, usize, usize)> {
         "games",
         "material",
         "material postings",
+        "boards",
+        "frames",
     ];
     let mut out = vec![("header", 0, 256)];
     for (i, n) in names.iter().enumerate() {
         let (o, l) = (u64_at(bytes, 24 + i * 16), u64_at(bytes, 32 + i * 16));
+        assert!(l > 0, "{n} is empty");
         out.push((n, o as usize, (o + l) as usize));
     }
     out
@@ -68,15 +58,22 @@ fn build_small(dir: &Path) -> (Vec<u8>, std::path::PathBuf) {
         + 1;
     let data = data[..cut].to_vec();
     let out = dir.join("small.idx");
+    // A zstd database of 16 KiB frames: the frame table is not empty.
+    let zst = dir.join("small.pgn.zst");
+    let mut z = Vec::new();
+    for chunk in data.chunks(16 << 10) {
+        z.extend(zstd::encode_all(chunk, 3).unwrap());
+    }
+    std::fs::write(&zst, &z).unwrap();
     let opts = BuildOptions {
         threads: 2,
         temp_dir: dir.to_path_buf(),
         run_entries: 3000,
-        database: Some(DbIdentity::of_bytes(&data)),
-        database_path: None,
+        database: Some(DbIdentity::of_file(&zst).unwrap()),
+        database_path: Some(zst.clone()),
         max_game_bytes: gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES,
     };
-    build_bytes(&data[..], None, &out, &opts).unwrap();
+    build(&gamerec::io::Input::file(&zst), None, &out, &opts, |_| {}).unwrap();
     (std::fs::read(&out).unwrap(), out)
 }
 

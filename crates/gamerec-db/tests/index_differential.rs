@@ -1,7 +1,8 @@
 //! The position index against a full scan, on every corpus PGN: `find`
-//! (exact positions), pattern and material prefilters (the candidates hold
-//! every match), and the opening tree give exactly what replaying every game
-//! gives.
+//! (exact positions), pattern, sub-FEN and material scans of the stored
+//! boards (games and first matching ply), and the opening tree give exactly
+//! what replaying every game gives; games read back from a zstd database's
+//! frames equal the plain file's bytes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -11,10 +12,10 @@ use gamerec::model::Game;
 use gamerec_db::filter::{Expr, Subject};
 use gamerec_db::index::{BuildOptions, Index, build};
 use gamerec_db::material::MaterialSpec;
-use gamerec_db::pattern::Pattern;
+use gamerec_db::pattern::{Pattern, Pieces};
 use gamerec_db::position::{key, mainline};
 use gamerec_testkit::{corpus, files_with_extension, temp_dir};
-use shakmaty::Chess;
+use shakmaty::{Chess, Position};
 
 /// Builds an index of `data` (written to a file beside `out`).
 fn build_bytes(
@@ -191,13 +192,24 @@ fn find_and_tree_equal_a_full_scan_on_every_corpus_pgn() {
 }
 
 #[test]
-fn pattern_and_material_candidates_hold_every_match() {
+fn pattern_sub_fen_and_material_scans_equal_a_full_scan() {
     let dir = temp_dir("db-index-pattern");
     let patterns = [
         "*/*/*/*/???PP???/*/*/*",
         "?????rk?/?????ppp/*/*/*/*/*/*",
         "*/*/*/*/???pN???/???P????/*/*",
         "*/*/*/*/*/*/PPP*/??KR????",
+        "*/*/*/*/*PP*/*/*/*",
+        "[^Pp]*/*/*/*/*/*/*/*",
+        "*/*/*/*/*[Bb]*[Nn]*/*/*/*",
+        "*/*/*/8/8/*/*/*",
+        "*/*/*/*/*a*A*/*/*/*",
+    ];
+    let sub_fens = [
+        "8/8/8/8/4N3/8/8/8",
+        "8/8/8/8/3K4/8/8/8",
+        "6k1/5ppp/8/8/8/8/5PPP/6K1",
+        "r7/8/8/8/8/8/8/7R",
     ];
     let materials = [
         ("KRP*vKR", false),
@@ -205,52 +217,148 @@ fn pattern_and_material_candidates_hold_every_match() {
         ("KR*P*vKR*P*", false),
         ("KBNvK", true),
         ("KP+vKP*", true),
+        ("KQQvKQ", true),
     ];
+    let mut found_any = 0;
     for (name, data) in corpus_pgns() {
         let games = games_of(&data);
+        let lines: Vec<Option<Vec<Chess>>> =
+            games.iter().map(|g| g.as_ref().map(mainline)).collect();
         let short = Path::new(&name)
             .file_name()
             .unwrap()
             .to_string_lossy()
             .to_string();
         let index = build_index(&data, &dir, &short);
-        let check = |expr: Expr, cands: Vec<u32>, what: &str| {
-            let scan: Vec<u32> = games
+        // The full scan: each game's first ply whose board passes `test`.
+        let scan = |test: &dyn Fn(&shakmaty::Board) -> bool| -> Vec<(u32, u16)> {
+            lines
                 .iter()
                 .enumerate()
-                .filter(|(_, g)| g.as_ref().is_some_and(|g| expr.matches(&Subject::new(g))))
-                .map(|(i, _)| i as u32)
-                .collect();
-            let verified: Vec<u32> = cands
-                .iter()
-                .copied()
-                .filter(|&g| {
-                    games[g as usize]
-                        .as_ref()
-                        .is_some_and(|g| expr.matches(&Subject::new(g)))
+                .filter_map(|(g, l)| {
+                    let ply = l.as_ref()?.iter().position(|p| test(p.board()))?;
+                    Some((g as u32, ply as u16))
                 })
-                .collect();
-            assert_eq!(verified, scan, "{name}: {what}");
+                .collect()
         };
-        for p in patterns {
+        let mut check = |what: &str,
+                         test: &dyn Fn(&shakmaty::Board) -> bool,
+                         packed: &(dyn Fn(&[u8; 24]) -> bool + Sync),
+                         expr: Option<Expr>| {
+            let want = scan(test);
+            for threads in [1, 3] {
+                let got = index.position_games(packed, threads);
+                assert!(got.replay.is_empty(), "{name}: {what}");
+                assert_eq!(got.found, want, "{name}: {what}, {threads} threads");
+            }
+            let found: Vec<u32> = want.iter().map(|f| f.0).collect();
+            // The filter language agrees on the games (one query of each
+            // kind: it replays every game).
+            if let Some(expr) = expr {
+                let by_filter: Vec<u32> = games
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| g.as_ref().is_some_and(|g| expr.matches(&Subject::new(g))))
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                assert_eq!(found, by_filter, "{name}: {what} (filter)");
+            }
+            found_any += found.len();
+        };
+        for (i, p) in patterns.into_iter().enumerate() {
             let pat = Pattern::parse(p).unwrap();
-            let (min, pawns) = pat.requirements();
-            let cands = index.candidates(
-                |sig| {
-                    let c = gamerec_db::material::unpack_signature(sig);
-                    (0..2).all(|s| (0..6).all(|r| c[s][r] >= min[s][r]))
-                },
-                [u64::from(pawns[0]), u64::from(pawns[1])],
+            let m = pat.matcher().clone();
+            check(
+                p,
+                &|b| pat.matches_by_ranks(b),
+                &move |b| m.test_packed(b),
+                (i == 0).then(|| Expr::parse(&format!("pattern=\"{p}\"")).unwrap()),
             );
-            check(Expr::parse(&format!("pattern=\"{p}\"")).unwrap(), cands, p);
         }
-        for (m, any) in materials {
+        for (i, p) in sub_fens.into_iter().enumerate() {
+            let pat = Pattern::parse_sub_fen(p).unwrap();
+            let m = pat.matcher().clone();
+            check(
+                p,
+                &|b| pat.matches_by_ranks(b),
+                &move |b| m.test_packed(b),
+                (i == 0).then(|| Expr::parse(&format!("subfen=\"{p}\"")).unwrap()),
+            );
+        }
+        for (i, (m, any)) in materials.into_iter().enumerate() {
             let spec = MaterialSpec::parse(m, any).unwrap();
-            let cands = index.candidates(|sig| spec.matches_signature(sig), [0, 0]);
             let atom = if any { "material-any" } else { "material" };
-            check(Expr::parse(&format!("{atom}={m}")).unwrap(), cands, m);
+            check(
+                m,
+                &|b| spec.matches(b),
+                &|b| spec.matches_counts(&Pieces::packed_counts(b)),
+                (i == 0).then(|| Expr::parse(&format!("{atom}={m}")).unwrap()),
+            );
         }
     }
+    assert!(found_any > 1000, "{found_any}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A zstd database of many frames: the index records its frame table and
+/// every game read back from its frame equals its bytes in the plain file.
+#[test]
+fn games_are_read_back_from_their_zstd_frame() {
+    let dir = temp_dir("db-index-frames");
+    let data = std::fs::read(corpus("pgn/twic1599_1000k.pgn")).unwrap();
+    let zst = dir.join("frames.pgn.zst");
+    let mut z = Vec::new();
+    // Frames with and without the content size in their header.
+    for (i, chunk) in data.chunks(100_000).enumerate() {
+        if i % 2 == 0 {
+            z.extend(zstd::encode_all(chunk, 3).unwrap());
+        } else {
+            let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+            e.include_contentsize(false).unwrap();
+            std::io::Write::write_all(&mut e, chunk).unwrap();
+            z.extend(e.finish().unwrap());
+        }
+    }
+    std::fs::write(&zst, &z).unwrap();
+    let frames = gamerec_db::frames::frame_table(&zst).unwrap();
+    assert_eq!(frames.len(), data.len().div_ceil(100_000));
+    assert!(
+        frames
+            .iter()
+            .enumerate()
+            .all(|(i, f)| f.1 == i as u64 * 100_000)
+    );
+    let out = dir.join("frames.idx");
+    let opts = BuildOptions {
+        threads: 2,
+        temp_dir: dir.clone(),
+        run_entries: 7000,
+        database: None,
+        database_path: Some(zst.clone()),
+        max_game_bytes: gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES,
+    };
+    build(&gamerec::io::Input::file(&zst), None, &out, &opts, |_| {}).unwrap();
+    let index = Index::open(&out).unwrap();
+    assert_eq!(index.frames(), frames);
+    let db = gamerec_db::explorer::Database::new(&zst).unwrap();
+    for g in 0..index.games() as u32 {
+        let from = index.game(g).unwrap().offset as usize;
+        let to = index.game(g + 1).map_or(data.len(), |i| i.offset as usize);
+        assert_eq!(
+            db.game_bytes(&index, g).unwrap().unwrap(),
+            &data[from..to],
+            "game {g}"
+        );
+    }
+    // One frame: no table (it cannot be entered in the middle).
+    std::fs::write(&zst, zstd::encode_all(&data[..], 3).unwrap()).unwrap();
+    assert!(gamerec_db::frames::frame_table(&zst).unwrap().is_empty());
+    // Plain files have none either.
+    assert!(
+        gamerec_db::frames::frame_table(&corpus("pgn/eco.pgn"))
+            .unwrap()
+            .is_empty()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
