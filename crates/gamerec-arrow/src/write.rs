@@ -307,7 +307,10 @@ impl<W: Write + Send> TableWriter<W> {
                             .set_column_statistics_enabled(path.into(), EnabledStatistics::None);
                     }
                 }
-                // Whole movetexts and FENs: nearly all distinct.
+                // Whole movetexts and FENs: nearly all distinct, and most
+                // of the bytes zstd sees; level 1 compresses them about 1.4
+                // times as fast as level 3 for 5-10% more bytes (and reads
+                // back as fast).
                 let distinct = if schema.column_with_name("movetext").is_some() {
                     "movetext"
                 } else {
@@ -315,7 +318,11 @@ impl<W: Write + Send> TableWriter<W> {
                 };
                 props = props
                     .set_column_statistics_enabled(distinct.into(), EnabledStatistics::None)
-                    .set_column_dictionary_enabled(distinct.into(), false);
+                    .set_column_dictionary_enabled(distinct.into(), false)
+                    .set_column_compression(
+                        distinct.into(),
+                        Compression::ZSTD(ZstdLevel::try_new(1)?),
+                    );
                 let props = props.build();
                 let (file, factory) = ArrowWriter::try_new(out, schema.clone(), Some(props))?
                     .into_serialized_writer()?;
