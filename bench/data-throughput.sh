@@ -10,9 +10,10 @@
 #   game: tag columns and a `movetext` string), uncompressed, snappy and
 #   zstd: `gamerec convert hf.parquet -o typed.parquet -t N` against
 #   rust-pgn-reader-python-binding's `parse_games` on the same pre-split
-#   games (the movetext column read from the same file), whole processes,
-#   paired runs with farm-bench (`--vs`), 1 and 2 threads. python needs
-#   pyarrow and rust-pgn-reader-python-binding only.
+#   games (the movetext column read from the same file), and Python's
+#   `gamerec.to_arrow(hf.parquet)` against the same; whole processes, paired
+#   alternating runs (RUNS pairs, default 7), 1 and 2 threads. python needs
+#   pyarrow, the gamerec wheel and rust-pgn-reader-python-binding.
 # Needs: zstd; ../shared/corpus beside the repository.
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +37,7 @@ names = ["Event", "Site", "White", "Black", "Result", "WhiteTitle", "BlackTitle"
          "WhiteRatingDiff", "BlackRatingDiff", "UTCDate", "UTCTime", "ECO", "Opening", "Termination", "TimeControl"]
 ints = {"WhiteElo", "BlackElo", "WhiteRatingDiff", "BlackRatingDiff"}
 columns = {n: [] for n in names + ["movetext"]}
-for block in re.split(r"\n\n(?=\[Event )", text.strip()):
+for block in re.split(r"\n+(?=\[Event )", text.strip()):
     head, _, moves = block.partition("\n\n")
     tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', head, re.M))
     for n in names:
@@ -64,17 +65,60 @@ for codec in ("none", "snappy", "zstd"):
 PY
   moves=$("$gamerec" check "$work/human16.pgn" 2>&1 | grep -o '[0-9,]* moves' | head -1 || true)
   echo "main-line moves of the games: ${moves:-unknown}"
-  rpr='import sys, pyarrow.parquet as pq, rust_pgn_reader_python_binding as r
+  # Paired runs: A and B alternate (A B A B ...) after one warm-up each,
+  # whole processes (start-up and imports included) timed from outside
+  # with os.wait4 (wall, user + system CPU, peak RSS); medians, and the
+  # median of the pairwise ratios A/B. Two pairings:
+  #   convert: A = `gamerec convert hf.parquet -o typed.parquet -t N` (reads,
+  #     decodes, writes the whole typed table as Parquet);
+  #   to_arrow: A = Python `gamerec.to_arrow(hf.parquet, threads=N)` (the
+  #     typed table in memory, nothing written: the like-for-like one);
+  #   B = Python reading the `movetext` column with pyarrow and calling
+  #     `parse_games(..., num_threads=N, store_comments=True)` (NumPy arrays
+  #     in memory, nothing written).
+  "$python" - "$gamerec" "$work" "${RUNS:-7}" <<'PY'
+import os, statistics, subprocess, sys, time
+gamerec, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+python = sys.executable
+RPR = """import sys, pyarrow.parquet as pq, rust_pgn_reader_python_binding as r
 t = pq.read_table(sys.argv[1], columns=["movetext"])
-r.parse_games(t.column("movetext"), num_threads=int(sys.argv[2]), store_comments=True)'
-  for codec in none snappy zstd; do
-    for threads in 1 2; do
-      echo "### hf-$codec.parquet, $threads thread(s): A = gamerec convert -o typed.parquet, B = parse_games"
-      farm-bench -n "${RUNS:-7}" --timeout 600 \
-        --vs "$python -c '$rpr' $work/hf-$codec.parquet $threads" \
-        -- "$gamerec" convert "$work/hf-$codec.parquet" -o "$work/typed.parquet" -q -t "$threads"
-    done
-  done
+r.parse_games(t.column("movetext"), num_threads=int(sys.argv[2]), store_comments=True)"""
+TO_ARROW = """import sys, gamerec
+gamerec.to_arrow(sys.argv[1], threads=int(sys.argv[2]))"""
+
+def run(argv):
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"failed ({status}): {argv}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+def paired(a, b):
+    run(a), run(b)
+    ra, rb = [], []
+    for _ in range(runs):
+        ra.append(run(a))
+        rb.append(run(b))
+    med = lambda rs, i: statistics.median(r[i] for r in rs)
+    ratio = lambda i: statistics.median(x[i] / y[i] for x, y in zip(ra, rb))
+    return (f"{med(ra, 0):.3f} / {med(ra, 1):.3f} | {med(rb, 0):.3f} / {med(rb, 1):.3f} | "
+            f"{ratio(0):.2f} | {ratio(1):.2f} | {max(r[2] for r in ra):.0f} / {max(r[2] for r in rb):.0f}")
+
+print(f"load average before: {os.getloadavg()[0]:.1f}, {runs} pairs a row")
+print("| A | input | threads | A wall / cpu s | B wall / cpu s | A/B wall | A/B cpu | peak MiB A / B |")
+print("|---|---|---|---|---|---|---|---|")
+for codec in ("none", "snappy", "zstd"):
+    hf = os.path.join(work, f"hf-{codec}.parquet")
+    for threads in ("1", "2"):
+        b = [python, "-c", RPR, hf, threads]
+        convert = [gamerec, "convert", hf, "-o", os.path.join(work, "typed.parquet"), "-q", "-t", threads]
+        print(f"| convert | {codec} | {threads} | {paired(convert, b)} |", flush=True)
+        print(f"| to_arrow | {codec} | {threads} | {paired([python, '-c', TO_ARROW, hf, threads], b)} |",
+              flush=True)
+print(f"load average after: {os.getloadavg()[0]:.1f}")
+PY
   exit 0
 fi
 gamerec=$(realpath "${1:-$repo/target/dist/gamerec}")
@@ -151,7 +195,7 @@ RPR = """
 import re, sys, time, pyarrow as pa, rust_pgn_reader_python_binding as r
 s = time.perf_counter()
 text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-games = [g for g in re.split(r"\\n\\n(?=\\[Event )", text) if g.strip()]
+games = [g for g in re.split(r"\\n+(?=\\[Event )", text) if g.strip()]
 arr = pa.chunked_array([pa.array(games)])
 m = time.perf_counter()
 parsed = r.parse_games(arr, num_threads=int(sys.argv[2]), store_comments=True)

@@ -178,6 +178,19 @@ impl PlyNotes {
     /// Takes in the commands of one more comment after the move (its text
     /// as the builder keeps it: whitespace runs collapsed to one space).
     pub fn add_comment(&mut self, text: &str) {
+        // Lichess's usual comment, `[%clk 0:03:00]` alone, read without the
+        // general command scanner (the same value: a unit test compares).
+        if let Some(ms) = lone_clock(text.trim_ascii().as_bytes()) {
+            if self.clk_ms.is_none() {
+                self.clk_ms = Some(ms);
+            }
+            return;
+        }
+        self.add_commands(text);
+    }
+
+    /// Takes in the `clk`, `emt` and `eval` commands of a comment text.
+    fn add_commands(&mut self, text: &str) {
         if !text.contains("[%") {
             return;
         }
@@ -204,6 +217,26 @@ impl PlyNotes {
             }
         }
     }
+}
+
+/// The milliseconds of a comment that is exactly `[%clk H:MM:SS]` (one or
+/// two hour digits, minutes and seconds under 60), as
+/// [`PlyNotes::add_comment`]'s general path reads it; `None` for anything
+/// else (which that path then reads).
+fn lone_clock(text: &[u8]) -> Option<i64> {
+    let time = text.strip_prefix(b"[%clk ")?.strip_suffix(b"]")?;
+    let digit = |b: u8| b.is_ascii_digit().then(|| i64::from(b - b'0'));
+    let (h, rest) = match time {
+        [h, b':', rest @ ..] => (digit(*h)?, rest),
+        [h1, h2, b':', rest @ ..] => (digit(*h1)? * 10 + digit(*h2)?, rest),
+        _ => return None,
+    };
+    let [m1, m2, b':', s1, s2] = rest else {
+        return None;
+    };
+    let m = digit(*m1)? * 10 + digit(*m2)?;
+    let s = digit(*s1)? * 10 + digit(*s2)?;
+    (m < 60 && s < 60).then_some(((h * 60 + m) * 60 + s) * 1000)
 }
 
 /// The castling notation of a game's UCI moves: Chess960 (king takes rook)
@@ -295,6 +328,47 @@ pub fn uci_bytes(mv: PlyMove, mode: CastlingMode, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lone_clock_reads_as_the_command_scanner_reads_it() {
+        let general = |text: &str| {
+            let mut notes = PlyNotes::default();
+            notes.add_commands(text);
+            notes.clk_ms
+        };
+        let cases = [
+            "[%clk 0:03:00]",
+            " [%clk 1:59:59] ",
+            "[%clk 12:00:01]",
+            "[%clk 99:59:59]",
+            "[%clk 0:00:00]",
+            "[%clk 0:60:00]",
+            "[%clk 0:00:60]",
+            "[%clk 123:00:00]",
+            "[%clk 0:3:00]",
+            "[%clk 0:03:00.5]",
+            "[%clk  0:03:00]",
+            "[%clk 0:03:00 ]",
+            "[%clk a:03:00]",
+            "[%clk 0:03]",
+            "[%clk 0:03:00] x",
+            "[%clk 0:03:00][%clk 0:04:00]",
+            "[%eval 0.2] [%clk 0:03:00]",
+            "[%clk]",
+            "",
+            "[%clk 0:03:0x]",
+        ];
+        for text in cases {
+            let mut notes = PlyNotes::default();
+            notes.add_comment(text);
+            assert_eq!(notes.clk_ms, general(text), "{text:?}");
+            if let Some(ms) = lone_clock(text.trim_ascii().as_bytes()) {
+                assert_eq!(Some(ms), general(text), "{text:?}");
+            }
+        }
+        assert_eq!(lone_clock(b"[%clk 1:02:03]"), Some(3_723_000));
+        assert_eq!(lone_clock(b"[%clk 0:03:00.5]"), None);
+    }
 
     #[test]
     fn variant_tags_name_lichess_variants_or_are_refused() {
