@@ -101,8 +101,8 @@ impl<W: Write + Send> ParquetSink<W> {
             if self.pending_rows < want {
                 return Ok(());
             }
-            let part = self.take(want)?;
-            self.write_part(&part)?;
+            let parts = self.take(want);
+            self.write_part(&parts)?;
         }
     }
 
@@ -127,9 +127,9 @@ impl<W: Write + Send> ParquetSink<W> {
         (steps * STEP).min(room)
     }
 
-    /// The next `n` pending rows as one batch (a slice when one batch
-    /// holds them).
-    fn take(&mut self, n: usize) -> Result<RecordBatch, Error> {
+    /// The next `n` pending rows, as the batches (or slices of them) that
+    /// hold them.
+    fn take(&mut self, n: usize) -> Vec<RecordBatch> {
         let mut parts = Vec::new();
         let mut need = n;
         while need > 0 {
@@ -147,20 +147,39 @@ impl<W: Write + Send> ParquetSink<W> {
             }
         }
         self.pending_rows -= n - need;
-        if parts.len() == 1 {
-            return Ok(parts.pop().expect("one part"));
-        }
-        Ok(arrow_select::concat::concat_batches(&self.schema, &parts)?)
+        parts
     }
 
-    /// Hands `part` to the column writers [`STEP`] rows at a time (the
-    /// same writes whatever the batches that came in), each column's on one
-    /// of the threads: one pass over the threads for the whole part.
-    fn write_part(&mut self, part: &RecordBatch) -> Result<(), Error> {
+    /// Hands the rows of `parts` to the column writers [`STEP`] rows at a
+    /// time (the same writes whatever the batches that came in: a step
+    /// across two batches is joined, nothing else is copied), each column's
+    /// on one of the threads: one pass over the threads for them all.
+    fn write_part(&mut self, parts: &[RecordBatch]) -> Result<(), Error> {
         let mut per_column: Vec<Vec<_>> = self.columns.iter().map(|_| Vec::new()).collect();
+        let total: usize = parts.iter().map(RecordBatch::num_rows).sum();
+        // (part, row in it) where the next step starts.
+        let (mut part, mut row) = (0, 0);
         let mut at = 0;
-        while at < part.num_rows() {
-            let step = part.slice(at, STEP.min(part.num_rows() - at));
+        while at < total {
+            let want = STEP.min(total - at);
+            let mut pieces = Vec::new();
+            let mut got = 0;
+            while got < want {
+                let batch = &parts[part];
+                let n = (batch.num_rows() - row).min(want - got);
+                pieces.push(batch.slice(row, n));
+                got += n;
+                row += n;
+                if row == batch.num_rows() {
+                    part += 1;
+                    row = 0;
+                }
+            }
+            let step = if pieces.len() == 1 {
+                pieces.pop().expect("one piece")
+            } else {
+                arrow_select::concat::concat_batches(&self.schema, &pieces)?
+            };
             let mut leaves = Vec::new();
             for (field, column) in self.schema.fields().iter().zip(step.columns()) {
                 leaves.extend(compute_leaves(field, column)?);
@@ -168,13 +187,13 @@ impl<W: Write + Send> ParquetSink<W> {
             for (list, leaf) in per_column.iter_mut().zip(leaves) {
                 list.push(leaf);
             }
-            at += step.num_rows();
+            at += want;
         }
         let jobs: Vec<_> = self.columns.iter_mut().zip(per_column).collect();
         in_parallel(jobs, self.threads, |(writer, leaves)| {
             leaves.iter().try_for_each(|leaf| writer.write(leaf))
         })?;
-        self.rows += part.num_rows();
+        self.rows += total;
         let bytes: usize = self.columns.iter().map(|c| c.memory_size()).sum();
         if self.rows >= self.per_group || bytes >= self.max_bytes {
             self.flush()?;
@@ -203,8 +222,8 @@ impl<W: Write + Send> ParquetSink<W> {
     fn finish(mut self) -> Result<W, Error> {
         while self.pending_rows > 0 {
             let want = self.pass_rows().min(self.pending_rows);
-            let part = self.take(want)?;
-            self.write_part(&part)?;
+            let parts = self.take(want);
+            self.write_part(&parts)?;
         }
         self.flush()?;
         Ok(self.file.into_inner()?)
