@@ -9,8 +9,6 @@
 //! `<rect class="check" data-square>`, arrows `<g class="arrow green"
 //! data-from="e2" data-to="e4">`.
 
-use std::fmt::Write as _;
-
 use gamerec::model::{Game, NodeId, PlyMove};
 use gamerec::pgn::commands::{ArrowMark, KnownCommand, MarkColor, SquareMark, node_commands};
 use shakmaty::{Board, Chess, Color, File, Move, Position, Rank, Role, Square};
@@ -184,7 +182,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
     let m = if opts.coordinates { MARGIN } else { 0.0 };
     let full = 8.0 * SQUARE + 2.0 * m;
     let mut svg = String::with_capacity(16 * 1024);
-    let _ = write!(
+    put!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" class="chessboard{}" width="{size}" height="{size}" viewBox="0 0 {v} {v}">"#,
         if opts.flipped { " flipped" } else { "" },
@@ -213,7 +211,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
         "</radialGradient></defs>"
     ));
     if opts.coordinates {
-        let _ = write!(
+        put!(
             svg,
             r#"<rect class="margin" x="0" y="0" width="{v}" height="{v}" fill="{MARGIN_FILL}"/>"#,
             v = num(full)
@@ -231,7 +229,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
             (true, true) => LIGHT_LAST,
             (false, true) => DARK_LAST,
         };
-        let _ = write!(
+        put!(
             svg,
             r#"<rect class="square {}{}" data-square="{sq}" x="{}" y="{}" width="{s}" height="{s}" fill="{fill}"/>"#,
             if light { "light" } else { "dark" },
@@ -243,7 +241,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
     }
     for mark in &opts.squares {
         let (x, y) = square_origin(mark.square, opts);
-        let _ = write!(
+        put!(
             svg,
             r#"<rect class="mark {}" data-square="{}" x="{}" y="{}" width="{s}" height="{s}" fill="{}"/>"#,
             mark_color_name(mark.color),
@@ -256,7 +254,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
     }
     if let Some(sq) = opts.check {
         let (x, y) = square_origin(sq, opts);
-        let _ = write!(
+        put!(
             svg,
             r#"<rect class="check" data-square="{sq}" x="{}" y="{}" width="{s}" height="{s}" fill="url(#check-gradient)"/>"#,
             num(x),
@@ -270,14 +268,14 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
             let rank = Rank::new(u32::from(i));
             let (fx, _) = square_center(Square::from_coords(file, Rank::First), opts);
             let (_, ry) = square_center(Square::from_coords(File::A, rank), opts);
-            let _ = write!(
+            put!(
                 svg,
                 r#"<text class="coord file" x="{}" y="{}" font-family="DejaVu Sans,Arial,sans-serif" font-size="13" font-weight="bold" text-anchor="middle" fill="{COORD_FILL}">{}</text>"#,
                 num(fx),
                 num(full - MARGIN / 2.0 + 4.5),
                 file.char(),
             );
-            let _ = write!(
+            put!(
                 svg,
                 r#"<text class="coord rank" x="{}" y="{}" font-family="DejaVu Sans,Arial,sans-serif" font-size="13" font-weight="bold" text-anchor="middle" fill="{COORD_FILL}">{}</text>"#,
                 num(MARGIN / 2.0),
@@ -289,7 +287,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
     for (sq, piece) in board.clone() {
         let (x, y) = square_origin(sq, opts);
         let id = piece_id(piece.color, piece.role);
-        let _ = write!(
+        put!(
             svg,
             r##"<use class="piece {}" data-square="{sq}" data-piece="{}" href="#{id}" xlink:href="#{id}" transform="translate({}, {})"/>"##,
             id.replace('-', " "),
@@ -307,7 +305,7 @@ pub fn board_svg(board: &Board, opts: &BoardOptions) -> String {
 
 fn write_arrow(svg: &mut String, arrow: &ArrowMark, opts: &BoardOptions) {
     let fill = arrow_fill(arrow.color);
-    let _ = write!(
+    put!(
         svg,
         r#"<g class="arrow {}" data-from="{}" data-to="{}" fill="{fill}" stroke="{fill}" opacity="0.8">"#,
         mark_color_name(arrow.color),
@@ -320,7 +318,7 @@ fn write_arrow(svg: &mut String, arrow: &ArrowMark, opts: &BoardOptions) {
     let len = (dx * dx + dy * dy).sqrt();
     if len < 1.0 {
         // An arrow to its own square: a ring around the square.
-        let _ = write!(
+        put!(
             svg,
             r#"<circle cx="{}" cy="{}" r="{}" fill="none" stroke-width="4"/>"#,
             num(x1),
@@ -336,7 +334,7 @@ fn write_arrow(svg: &mut String, arrow: &ArrowMark, opts: &BoardOptions) {
         let (tx, ty) = (x2 - ux * SQUARE * 0.1, y2 - uy * SQUARE * 0.1);
         let (bx, by) = (tx - ux * head_len, ty - uy * head_len);
         let (sx, sy) = (x1 + ux * SQUARE * 0.2, y1 + uy * SQUARE * 0.2);
-        let _ = write!(
+        put!(
             svg,
             r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke-width="{}" stroke-linecap="butt"/>"#,
             num(sx),
@@ -345,7 +343,7 @@ fn write_arrow(svg: &mut String, arrow: &ArrowMark, opts: &BoardOptions) {
             num(by + uy * 0.5),
             num(SQUARE * 0.2),
         );
-        let _ = write!(
+        put!(
             svg,
             r#"<polygon stroke="none" points="{},{} {},{} {},{}"/>"#,
             num(tx),

@@ -8,7 +8,6 @@
 //! points; Othello boards have cells.
 
 use std::fmt;
-use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
 use gamerec::sgf::props::Prop;
@@ -164,7 +163,7 @@ pub fn sgf_svg(
     let full_h = f64::from(height) * CELL + 2.0 * margin;
     let px_h = (f64::from(opts.size) * full_h / full_w).round();
     let mut svg = String::with_capacity(8 * 1024);
-    let _ = write!(
+    put!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" class="{}" data-width="{width}" data-height="{height}" width="{}" height="{}" viewBox="0 0 {} {}">"#,
         if othello { "othello-board" } else { "go-board" },
@@ -174,7 +173,7 @@ pub fn sgf_svg(
         num(full_h),
     );
     let background = if othello { "#2e7d4f" } else { "#dcb35c" };
-    let _ = write!(
+    put!(
         svg,
         r#"<rect class="background" x="0" y="0" width="{}" height="{}" fill="{background}"/>"#,
         num(full_w),
@@ -191,12 +190,12 @@ pub fn sgf_svg(
             f64::from(height.saturating_sub(1)) * CELL,
         )
     };
-    let _ = write!(svg, r#"<g class="grid" stroke="{line}" stroke-width="1">"#);
+    put!(svg, r#"<g class="grid" stroke="{line}" stroke-width="1">"#);
     let columns = if othello { width + 1 } else { width };
     let rows = if othello { height + 1 } else { height };
     for i in 0..columns {
         let x = margin + lo + f64::from(i) * CELL;
-        let _ = write!(
+        put!(
             svg,
             r#"<line x1="{x}" y1="{y1}" x2="{x}" y2="{y2}"/>"#,
             x = num(x),
@@ -206,7 +205,7 @@ pub fn sgf_svg(
     }
     for j in 0..rows {
         let y = margin + lo + f64::from(j) * CELL;
-        let _ = write!(
+        put!(
             svg,
             r#"<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>"#,
             y = num(y),
@@ -218,7 +217,7 @@ pub fn sgf_svg(
     if !othello {
         for p in star_points(width, height) {
             let (cx, cy) = g.center(p);
-            let _ = write!(
+            put!(
                 svg,
                 r#"<circle class="star" cx="{}" cy="{}" r="2.6" fill="{line}"/>"#,
                 num(cx),
@@ -235,7 +234,7 @@ pub fn sgf_svg(
             let label = column_label(x, width, othello);
             let (cx, _) = g.center(Point::new(x as u8, 0));
             for y in [margin / 2.0 + 3.5, full_h - margin / 2.0 + 3.5] {
-                let _ = write!(
+                put!(
                     svg,
                     r#"<text class="coord column" x="{}" y="{}" {style}>{label}</text>"#,
                     num(cx),
@@ -247,7 +246,7 @@ pub fn sgf_svg(
             let label = row_label(y, height, othello);
             let (_, cy) = g.center(Point::new(0, y as u8));
             for x in [margin / 2.0, full_w - margin / 2.0] {
-                let _ = write!(
+                put!(
                     svg,
                     r#"<text class="coord row" x="{}" y="{}" {style}>{label}</text>"#,
                     num(x),
@@ -266,7 +265,7 @@ pub fn sgf_svg(
                     Color::Black => ("#111", "#000"),
                     Color::White => ("#f8f8f8", "#222"),
                 };
-                let _ = write!(
+                put!(
                     svg,
                     r#"<circle class="stone {}" data-point="{p}" cx="{}" cy="{}" r="{}" fill="{fill}" stroke="{stroke}" stroke-width="1"/>"#,
                     color_name(c),
@@ -312,7 +311,7 @@ pub fn sgf_svg(
                 numbered.push((p, number));
                 let (cx, cy) = g.center(p);
                 let font = if number >= 100 { 8.5 } else { 11.0 };
-                let _ = write!(
+                put!(
                     svg,
                     r#"<text class="move-number" data-point="{p}" x="{}" y="{}" font-family="DejaVu Sans,Arial,sans-serif" font-size="{font}" text-anchor="middle" fill="{}">{number}</text>"#,
                     num(cx),
@@ -329,7 +328,7 @@ pub fn sgf_svg(
     {
         let (cx, cy) = g.center(p);
         if othello {
-            let _ = write!(
+            put!(
                 svg,
                 r##"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="none" stroke="#e53935" stroke-width="2"/>"##,
                 num(cx),
@@ -338,7 +337,7 @@ pub fn sgf_svg(
             );
         } else {
             // A dot, so that a `CR` ring stays distinct from it.
-            let _ = write!(
+            put!(
                 svg,
                 r#"<circle class="last-move" data-point="{p}" cx="{}" cy="{}" r="{}" fill="{}"/>"#,
                 num(cx),
@@ -388,12 +387,12 @@ fn write_marks(
         for p in pts.into_iter().filter(|&p| g.contains(p)) {
             let (cx, cy) = g.center(p);
             let stroke = ink(p);
-            let _ = write!(
+            put!(
                 svg,
                 r#"<g class="mark {kind}" data-point="{p}" fill="none" stroke="{stroke}" stroke-width="1.8">"#
             );
-            let _ = match kind {
-                "triangle" => write!(
+            match kind {
+                "triangle" => put!(
                     svg,
                     r#"<polygon points="{},{} {},{} {},{}"/>"#,
                     num(cx),
@@ -403,21 +402,21 @@ fn write_marks(
                     num(cx + r * 0.87),
                     num(cy + r * 0.5),
                 ),
-                "circle" => write!(
+                "circle" => put!(
                     svg,
                     r#"<circle cx="{}" cy="{}" r="{}"/>"#,
                     num(cx),
                     num(cy),
                     num(r * 0.8),
                 ),
-                "square" => write!(
+                "square" => put!(
                     svg,
                     r#"<rect x="{}" y="{}" width="{s}" height="{s}"/>"#,
                     num(cx - r * 0.7),
                     num(cy - r * 0.7),
                     s = num(r * 1.4),
                 ),
-                _ => write!(
+                _ => put!(
                     svg,
                     r#"<path d="M{} {}L{} {}M{} {}L{} {}"/>"#,
                     num(cx - r * 0.7),
@@ -429,7 +428,7 @@ fn write_marks(
                     num(cx - r * 0.7),
                     num(cy + r * 0.7),
                 ),
-            };
+            }
             svg.push_str("</g>");
         }
     }
@@ -449,7 +448,7 @@ fn write_marks(
         let side = CELL * 0.34;
         for p in pts.into_iter().filter(|&p| g.contains(p)) {
             let (cx, cy) = g.center(p);
-            let _ = write!(
+            put!(
                 svg,
                 r#"<rect class="territory {owner}" data-point="{p}" x="{}" y="{}" width="{s}" height="{s}" fill="{fill}" stroke="{stroke}" stroke-width="1"/>"#,
                 num(cx - side / 2.0),
@@ -469,7 +468,7 @@ fn write_marks(
             let empty_go_point = !othello && position.get(p).is_none();
             if empty_go_point {
                 // Clear the lines under the label so it reads.
-                let _ = write!(
+                put!(
                     svg,
                     r##"<circle class="label-ground" data-point="{p}" cx="{}" cy="{}" r="{}" fill="#dcb35c"/>"##,
                     num(cx),
@@ -477,7 +476,7 @@ fn write_marks(
                     num(CELL * 0.4),
                 );
             }
-            let _ = write!(
+            put!(
                 svg,
                 r#"<text class="label" data-point="{p}" x="{}" y="{}" font-family="DejaVu Sans,Arial,sans-serif" font-size="12" font-weight="bold" text-anchor="middle" fill="{}">{}</text>"#,
                 num(cx),

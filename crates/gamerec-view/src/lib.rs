@@ -15,6 +15,25 @@
 //! attributes naming what it shows, so a page or a test can read the
 //! picture back.
 
+/// Appends formatted text to a `String`. Growing a `String` cannot fail;
+/// only a `Display` implementation that returns an error could, and none
+/// here does, so that is a bug and panics instead of being dropped.
+macro_rules! put {
+    ($out:expr, $($arg:tt)*) => {{
+        use ::std::fmt::Write as _;
+        $out.write_fmt(format_args!($($arg)*))
+            .expect("formatting into a String")
+    }};
+}
+
+/// [`put!`] with a newline after the text.
+macro_rules! putln {
+    ($out:expr, $($arg:tt)*) => {{
+        put!($out, $($arg)*);
+        $out.push('\n');
+    }};
+}
+
 pub mod chess;
 pub mod diagram;
 #[cfg(feature = "png")]

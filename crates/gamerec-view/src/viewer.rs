@@ -8,8 +8,6 @@
 //! the game and node to open, and keys to press once loaded (tests and
 //! links to a position use it).
 
-use std::fmt::Write as _;
-
 use gamerec::model::{Game, NodeId, PlyMove};
 use gamerec::pgn::commands::{KnownCommand, Score, node_commands, strip_commands};
 use gamerec::sgf::props::Prop;
@@ -40,7 +38,7 @@ pub fn json_string(text: &str) -> String {
             '\u{2028}' => out.push_str("\\u2028"),
             '\u{2029}' => out.push_str("\\u2029"),
             c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+                put!(out, "\\u{:04x}", c as u32);
             }
             c => out.push(c),
         }
@@ -90,7 +88,7 @@ fn joined_comments(comments: &[gamerec::model::Comment]) -> String {
 }
 
 fn push_field(out: &mut String, name: &str, value: &str) {
-    let _ = write!(out, ",\"{name}\":{value}");
+    put!(out, ",\"{name}\":{value}");
 }
 
 /// One chess game as the viewer's JSON.
@@ -111,7 +109,7 @@ pub fn chess_game_json(game: &Game) -> String {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(
+        put!(
             out,
             "[{},{}]",
             json_string(&tag.name),
@@ -131,7 +129,7 @@ pub fn chess_game_json(game: &Game) -> String {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(
+        put!(
             out,
             "{{\"p\":{}",
             node.parent().map_or(-1, |p| i64::from(p.0))
@@ -141,7 +139,7 @@ pub fn chess_game_json(game: &Game) -> String {
             if j > 0 {
                 out.push(',');
             }
-            let _ = write!(out, "{}", c.0);
+            put!(out, "{}", c.0);
         }
         out.push(']');
         let pos = after[i].clone().unwrap_or_else(|| game.position_at(id));
@@ -152,11 +150,11 @@ pub fn chess_game_json(game: &Game) -> String {
         if let Some(ply) = &node.ply {
             push_field(&mut out, "s", &json_string(&ply.san));
             let (no, white) = before_info[i];
-            let _ = write!(out, ",\"no\":{no},\"wm\":{white}");
+            put!(out, ",\"no\":{no},\"wm\":{white}");
             if let PlyMove::Move(mv) = &ply.mv
                 && let Some((from, to)) = move_squares(mv)
             {
-                let _ = write!(out, ",\"lm\":[\"{from}\",\"{to}\"]");
+                put!(out, ",\"lm\":[\"{from}\",\"{to}\"]");
             }
         }
         if !node.nags.is_empty() {
@@ -176,7 +174,7 @@ pub fn chess_game_json(game: &Game) -> String {
         for cmd in node_commands(node) {
             match cmd {
                 KnownCommand::Clk(d) => {
-                    let _ = write!(out, ",\"clk\":{}", d.as_secs_f64());
+                    put!(out, ",\"clk\":{}", d.as_secs_f64());
                 }
                 KnownCommand::Eval(e) => {
                     let (text, cp) = match e.score {
@@ -190,7 +188,7 @@ pub fn chess_game_json(game: &Game) -> String {
                         ),
                         Score::Mate(m) => (format!("#{m}"), if m >= 0 { 10_000 } else { -10_000 }),
                     };
-                    let _ = write!(out, ",\"ev\":{},\"evc\":{cp}", json_string(&text));
+                    put!(out, ",\"ev\":{},\"evc\":{cp}", json_string(&text));
                 }
                 KnownCommand::Csl(marks) => csl.extend(marks),
                 KnownCommand::Cal(marks) => cal.extend(marks),
@@ -203,7 +201,7 @@ pub fn chess_game_json(game: &Game) -> String {
                 if j > 0 {
                     out.push(',');
                 }
-                let _ = write!(out, "[\"{}\",\"{}\"]", m.square, mark_color_name(m.color));
+                put!(out, "[\"{}\",\"{}\"]", m.square, mark_color_name(m.color));
             }
             out.push(']');
         }
@@ -213,7 +211,7 @@ pub fn chess_game_json(game: &Game) -> String {
                 if j > 0 {
                     out.push(',');
                 }
-                let _ = write!(
+                put!(
                     out,
                     "[\"{}\",\"{}\",\"{}\"]",
                     m.from,
@@ -318,7 +316,7 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
         initial = state;
     }
     let mut out = String::with_capacity(4096);
-    let _ = write!(
+    put!(
         out,
         "{{\"kind\":\"{}\",\"w\":{w},\"h\":{h}",
         if othello { "othello" } else { "go" }
@@ -343,7 +341,7 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
             out.push(',');
         }
         first = false;
-        let _ = write!(
+        put!(
             out,
             "[{},{}]",
             json_string(p.name()),
@@ -384,12 +382,12 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
             out.push(',');
         }
         first_node = false;
-        let _ = write!(out, "{{\"p\":{parent},\"k\":[");
+        put!(out, "{{\"p\":{parent},\"k\":[");
         for (j, c) in children.iter().enumerate() {
             if j > 0 {
                 out.push(',');
             }
-            let _ = write!(out, "{}", index[c.0 as usize]);
+            put!(out, "{}", index[c.0 as usize]);
         }
         out.push(']');
         push_field(&mut out, "b", &json_string(&board_string(&state)));
@@ -402,9 +400,9 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
                     _ => ("pass".to_owned(), None),
                 };
                 push_field(&mut out, "s", &json_string(&format!("{color} {text}")));
-                let _ = write!(out, ",\"no\":{number}");
+                put!(out, ",\"no\":{number}");
                 if let Some(pt) = point {
-                    let _ = write!(out, ",\"lm\":[{},{}]", pt.x, pt.y);
+                    put!(out, ",\"lm\":[{},{}]", pt.x, pt.y);
                 }
             }
         }
@@ -425,12 +423,12 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
                 for &v in p.values() {
                     expand_points(v, &mut pts);
                 }
-                let _ = write!(out, ",\"{key}\":[");
+                put!(out, ",\"{key}\":[");
                 for (j, pt) in pts.iter().enumerate() {
                     if j > 0 {
                         out.push(',');
                     }
-                    let _ = write!(out, "[{},{}]", pt.x, pt.y);
+                    put!(out, "[{},{}]", pt.x, pt.y);
                 }
                 out.push(']');
             }
@@ -444,7 +442,7 @@ fn sgf_game_json(coll: &Collection, root: gamerec::sgf::NodeId) -> Option<String
                         out.push(',');
                     }
                     first = false;
-                    let _ = write!(out, "[{},{},{}]", pt.x, pt.y, json_string(coll.str(s)));
+                    put!(out, "[{},{},{}]", pt.x, pt.y, json_string(coll.str(s)));
                 }
             }
             out.push(']');
@@ -467,14 +465,14 @@ fn html_escape(text: &str) -> String {
 pub fn page(title: &str, games_json: &[String]) -> String {
     let mut out =
         String::with_capacity(games_json.iter().map(String::len).sum::<usize>() + 64 * 1024);
-    let _ = write!(
+    put!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"gamerec html\">\n<title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
         html_escape(title)
     );
-    let _ = writeln!(
+    putln!(
         out,
         "<header><h1 id=\"title\">{}</h1><span id=\"subtitle\"></span>\
          <span class=\"help\">← → move · Home End · ↑ ↓ variation · F flip</span></header>",
