@@ -345,6 +345,23 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         }
     }
 
+    /// Writes the number token of main-line ply `ply` after a space: `12. `
+    /// before White's move, `12... ` before Black's where one is due.
+    fn move_number(&mut self, ply: u32) {
+        self.space();
+        let abs = self.start_ply + ply;
+        let force = self.force;
+        let text = &mut self.out.movetext().bytes;
+        if abs.is_multiple_of(2) {
+            push_decimal(text, abs / 2 + 1);
+            text.push(b'.');
+            text.push(b' ');
+        } else if force {
+            push_decimal(text, abs / 2 + 1);
+            text.extend_from_slice(b"... ");
+        }
+    }
+
     /// Stores the current ply's notes and NAGs and writes their tokens.
     fn close_ply(&mut self) {
         if !self.open {
@@ -475,17 +492,7 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         self.out.before_variant_move(pos);
         let san = San::from_move(pos, m);
         play_variant_move(pos, m);
-        self.space();
-        let abs = self.start_ply + ply;
-        let text = &mut self.out.movetext().bytes;
-        if abs.is_multiple_of(2) {
-            push_decimal(text, abs / 2 + 1);
-            text.push(b'.');
-            text.push(b' ');
-        } else if self.force {
-            push_decimal(text, abs / 2 + 1);
-            text.extend_from_slice(b"... ");
-        }
+        self.move_number(ply);
         self.san.clear();
         san.append_to_string(&mut self.san);
         // python-chess's mark: `#` after a checkmate and after any move that
@@ -499,7 +506,10 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         } else if pos.is_check() {
             self.san.push('+');
         }
-        text.extend_from_slice(self.san.as_bytes());
+        self.out
+            .movetext()
+            .bytes
+            .extend_from_slice(self.san.as_bytes());
         self.out.san().push(self.san.as_bytes());
         let uci = self.out.uci();
         values::uci_bytes(PlyMove::Move(m), CastlingMode::Standard, &mut uci.bytes);
@@ -718,17 +728,8 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
             PlyMove::Null => self.pos = play_ply(&self.pos, read.mv),
         }
         // The move's tokens: number, canonical SAN.
-        self.space();
-        let abs = self.start_ply + ply;
+        self.move_number(ply);
         let text = &mut self.out.movetext().bytes;
-        if abs.is_multiple_of(2) {
-            push_decimal(text, abs / 2 + 1);
-            text.push(b'.');
-            text.push(b' ');
-        } else if self.force {
-            push_decimal(text, abs / 2 + 1);
-            text.extend_from_slice(b"... ");
-        }
         let san_start = text.len();
         match read.mv {
             PlyMove::Move(_) if read.tolerated.is_empty() => {
