@@ -460,7 +460,7 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
 
     fn play_variant(&mut self, pos: &mut VariantPosition, text: &[u8]) -> Flow {
         use gamerec::diag::Code;
-        let (core, nag) = split_annotation(text);
+        let (core, nag) = gamerec::san::split_annotation(text).unwrap_or((text, None));
         let illegal = |code, e: &dyn std::fmt::Display| {
             let fen = Fen::from_position(&*pos, shakmaty::EnPassantMode::Legal);
             Flow::Break(Stop::Invalid(
@@ -567,26 +567,6 @@ fn play_variant_move(pos: &mut VariantPosition, m: shakmaty::Move) {
             *pos = again;
         }
     }
-}
-
-/// A move's text without its suffix annotation, and the annotation's NAG
-/// (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6).
-fn split_annotation(text: &[u8]) -> (&[u8], Option<u8>) {
-    let mut end = text.len();
-    while end > 0 && matches!(text[end - 1], b'!' | b'?') {
-        end -= 1;
-    }
-    let nag = match &text[end..] {
-        b"" => None,
-        b"!" => Some(1),
-        b"?" => Some(2),
-        b"!!" => Some(3),
-        b"??" => Some(4),
-        b"!?" => Some(5),
-        b"?!" => Some(6),
-        _ => return (text, None),
-    };
-    (&text[..end], nag)
 }
 
 /// The move text without its suffix annotation and check mark.

@@ -503,22 +503,9 @@ fn read_canonical(pos: &Chess, text: &[u8]) -> Option<ReadMove> {
 /// and the explanation of illegal and ambiguous moves.
 #[inline(never)]
 fn read_san_general(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, SanError> {
-    // Suffix annotation.
-    let mut end = text.len();
-    while end > 0 && matches!(text[end - 1], b'!' | b'?') {
-        end -= 1;
-    }
-    let nag = match &text[end..] {
-        b"" => None,
-        b"!" => Some(1),
-        b"?" => Some(2),
-        b"!!" => Some(3),
-        b"??" => Some(4),
-        b"!?" => Some(5),
-        b"?!" => Some(6),
-        _ => return read_slow(pos, text, opts),
+    let Some((body, nag)) = split_annotation(text) else {
+        return read_slow(pos, text, opts);
     };
-    let body = &text[..end];
     let (core, check) = match body.last() {
         Some(b'+') => (&body[..body.len() - 1], Some(Suffix::Check)),
         Some(b'#') => (&body[..body.len() - 1], Some(Suffix::Checkmate)),
@@ -1356,6 +1343,27 @@ pub fn write_san_given_after(pos: &Chess, mv: PlyMove, after: &Chess, out: &mut 
             }
         }
     }
+}
+
+/// A move's text without its suffix annotation, and the annotation's NAG
+/// (`!` 1, `?` 2, `!!` 3, `??` 4, `!?` 5, `?!` 6); `None` when the `!`/`?`
+/// run at its end is none of those.
+pub fn split_annotation(text: &[u8]) -> Option<(&[u8], Option<u8>)> {
+    let mut end = text.len();
+    while end > 0 && matches!(text[end - 1], b'!' | b'?') {
+        end -= 1;
+    }
+    let nag = match &text[end..] {
+        b"" => None,
+        b"!" => Some(1),
+        b"?" => Some(2),
+        b"!!" => Some(3),
+        b"??" => Some(4),
+        b"!?" => Some(5),
+        b"?!" => Some(6),
+        _ => return None,
+    };
+    Some((&text[..end], nag))
 }
 
 /// Whether a whole token is an en-passant mark (`e.p.`, `ep`), as some files
