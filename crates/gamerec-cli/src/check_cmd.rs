@@ -208,7 +208,7 @@ fn check_one(
                     records: b.records,
                     errors: b.errors,
                     warnings: b.warnings,
-                    with_errors: Some(b.with_errors),
+                    with_errors: b.with_errors,
                     ..Default::default()
                 };
                 (out, s, None)
@@ -344,22 +344,13 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipel
     })
 }
 
-/// Games (or records) with errors in one file's summary: exact where the
-/// checker counted them; else (SGF) exact for a file of one game (most SGF
-/// files), and for more at most one per error.
+/// Games (or records) with errors in one file's summary, as (games,
+/// records).
 fn with_errors(s: &sgf_cmd::Summary) -> (u64, u64) {
-    if s.errors == 0 {
-        return (0, 0);
-    }
-    let per = |n: u64| match s.with_errors {
-        Some(exact) => exact,
-        None if n <= 1 => 1,
-        None => s.errors.min(n),
-    };
     if s.records > 0 {
-        (0, per(s.records))
+        (0, s.with_errors)
     } else {
-        (per(s.games), 0)
+        (s.with_errors, 0)
     }
 }
 

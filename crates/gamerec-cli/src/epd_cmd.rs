@@ -256,7 +256,6 @@ pub fn check_file(
     let mut summary = crate::sgf_cmd::Summary {
         files: 1,
         bytes: bytes.len() as u64,
-        with_errors: Some(0),
         ..Default::default()
     };
     for line in epd::read_lines(&text) {
@@ -269,7 +268,7 @@ pub fn check_file(
             .iter()
             .any(|d| d.severity == Severity::Error)
         {
-            summary.with_errors = summary.with_errors.map(|n| n + 1);
+            summary.with_errors += 1;
         }
         for d in &line.diagnostics {
             match d.severity {

@@ -31,9 +31,8 @@ pub struct Summary {
     pub warnings: u64,
     /// Bytes read.
     pub bytes: u64,
-    /// Games or records with at least one error, where the checker counts
-    /// them exactly (every checker does; `None` only in sums of nothing).
-    pub with_errors: Option<u64>,
+    /// Games (or records) with at least one error.
+    pub with_errors: u64,
 }
 
 impl Summary {
@@ -47,9 +46,7 @@ impl Summary {
         self.errors += o.errors;
         self.warnings += o.warnings;
         self.bytes += o.bytes;
-        if let Some(n) = o.with_errors {
-            *self.with_errors.get_or_insert(0) += n;
-        }
+        self.with_errors += o.with_errors;
     }
 }
 
@@ -141,7 +138,7 @@ pub fn check_sgf(
             }
         }
     }
-    s.with_errors = Some(with_errors);
+    s.with_errors = with_errors;
     for d in &diags {
         match d.severity {
             Severity::Error => s.errors += 1,
