@@ -139,13 +139,14 @@ fn list(text: &str) -> impl Iterator<Item = &str> {
 
 /// The game's rating: the average of the players' known ratings, rounded.
 pub fn game_rating(info: &GameInfo) -> Option<u32> {
-    let known: Vec<u32> = [info.white_elo, info.black_elo]
-        .into_iter()
-        .filter(|&e| e > 0)
-        .map(u32::from)
-        .collect();
-    let n = known.len() as u32;
-    (n > 0).then(|| (known.iter().sum::<u32>() + n / 2) / n)
+    let (mut sum, mut n) = (0u32, 0u32);
+    for e in [info.white_elo, info.black_elo] {
+        if e > 0 {
+            sum += u32::from(e);
+            n += 1;
+        }
+    }
+    (n > 0).then(|| (sum + n / 2) / n)
 }
 
 /// The rating group holding `rating`.
@@ -222,36 +223,40 @@ pub fn explore(index: &Index, pos: &Chess, req: &Request) -> Report {
     let keep = req.filters.matcher();
     let tree = index.tree_games(pos, &keep);
     let totals = index.totals_of(pos, &keep);
-    // Every accepted game reaching the position, with the move it played.
-    let mut played: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
-    for (t, games) in &tree {
-        for &g in games {
-            played.insert(g, &t.uci);
-        }
-    }
-    let mut all: Vec<GameRef> = Vec::new();
-    if req.top_games > 0 || req.recent_games > 0 {
-        for (g, _) in index.find(pos) {
-            let info = index.game(g).unwrap_or_default();
-            if keep(&info) {
-                all.push(GameRef {
-                    id: g,
-                    uci: played.get(&g).map(|u| u.to_string()),
-                    info,
-                });
-            }
-        }
-    }
-    let mut top: Vec<&GameRef> = all
-        .iter()
-        .filter(|r| game_rating(&r.info).is_some())
-        .collect();
-    top.sort_by_key(|r| (std::cmp::Reverse(game_rating(&r.info)), r.id));
-    let mut recent: Vec<&GameRef> = all.iter().filter(|r| r.info.date.0 > 0).collect();
-    recent.sort_by_key(|r| std::cmp::Reverse((r.info.date, r.id)));
-    let take = |v: Vec<&GameRef>, n: usize| -> Vec<GameRef> {
-        v.into_iter().take(n.min(MAX_LIST)).cloned().collect()
+    // The move a listed game played from the position (each move's games
+    // are in order); looked up only for the few games listed.
+    let played = |g: u32| {
+        tree.iter()
+            .find(|(_, games)| games.binary_search(&g).is_ok())
+            .map(|(t, _)| t.uci.clone())
     };
+    let (mut top, mut recent) = (Vec::new(), Vec::new());
+    if req.top_games > 0 || req.recent_games > 0 {
+        let all: Vec<(u32, GameInfo)> = index
+            .find(pos)
+            .into_iter()
+            .filter_map(|(g, _)| {
+                let info = index.game(g).unwrap_or_default();
+                keep(&info).then_some((g, info))
+            })
+            .collect();
+        top = first_by(&all, req.top_games, |&(g, ref info)| {
+            game_rating(info).map(|r| (std::cmp::Reverse(r), g))
+        });
+        recent = first_by(&all, req.recent_games, |&(g, ref info)| {
+            (info.date.0 > 0).then_some(std::cmp::Reverse((info.date, g)))
+        });
+    }
+    let listed = |v: Vec<(u32, GameInfo)>| -> Vec<GameRef> {
+        v.into_iter()
+            .map(|(id, info)| GameRef {
+                id,
+                uci: played(id),
+                info,
+            })
+            .collect()
+    };
+    let (top_games, recent_games) = (listed(top), listed(recent));
     let moves = tree
         .into_iter()
         .take(req.moves.unwrap_or(usize::MAX))
@@ -268,9 +273,31 @@ pub fn explore(index: &Index, pos: &Chess, req: &Request) -> Report {
         fen: gamerec::fen::write_fen(pos, shakmaty::CastlingMode::Standard),
         totals,
         moves,
-        top_games: take(top, req.top_games),
-        recent_games: take(recent, req.recent_games),
+        top_games,
+        recent_games,
     }
+}
+
+/// The first `n` (at most [`MAX_LIST`]) of the games that have a `key`, in
+/// key order (keys are unique: they end with the game number); the rest
+/// are not sorted.
+fn first_by<K: Ord>(
+    all: &[(u32, GameInfo)],
+    n: usize,
+    key: impl Fn(&(u32, GameInfo)) -> Option<K>,
+) -> Vec<(u32, GameInfo)> {
+    let n = n.min(MAX_LIST);
+    let mut keyed: Vec<(K, usize)> = all
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| key(r).map(|k| (k, i)))
+        .collect();
+    if n < keyed.len() {
+        keyed.select_nth_unstable_by(n, |a, b| a.0.cmp(&b.0));
+        keyed.truncate(n);
+    }
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, i)| all[i].clone()).collect()
 }
 
 /// Plays `moves` (UCI or SAN each, `0000` or `--` a null move) from `pos`;
