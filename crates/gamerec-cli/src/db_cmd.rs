@@ -1172,7 +1172,8 @@ GET /lichess (also /masters, /explorer) answers as the lichess opening
 explorer (fen, play, moves, topGames, recentGames, ratings, speeds, since,
 until; and player), with the JSON of `gamerec find --tree --to json`;
 GET /game/export/ID gives game ID (from 1) as PGN; GET / the explorer page.
-Listens on loopback unless --allow-remote; SIGTERM stops it cleanly.")]
+Explorer answers are kept while the server runs (the last 4,096, at most
+64 MB), so popular positions are computed once. Listens on loopback unless --allow-remote; SIGTERM stops it cleanly.")]
 pub struct ServeArgs {
     /// The database the index was built from.
     db: PathBuf,

@@ -79,6 +79,41 @@ pub struct Explorer {
     db: Database,
     book: Option<EcoBook>,
     name: PathBuf,
+    answers: Mutex<Answers>,
+}
+
+/// Explorer answers kept for the next asker: the positions everyone asks
+/// for (the start, 1.e4, 1.d4) cost a pass over most of the database's
+/// games, and the index does not change while it is served. At most
+/// [`Answers::MAX`] answers and [`Answers::MAX_BYTES`] bytes; the oldest go
+/// first.
+#[derive(Debug, Default)]
+struct Answers {
+    map: HashMap<String, String>,
+    order: std::collections::VecDeque<String>,
+    bytes: usize,
+}
+
+impl Answers {
+    const MAX: usize = 4096;
+    const MAX_BYTES: usize = 64 << 20;
+
+    fn keep(&mut self, key: String, body: String) {
+        if body.len() > Self::MAX_BYTES / 16 || self.map.contains_key(&key) {
+            return;
+        }
+        self.bytes += key.len() + body.len();
+        self.order.push_back(key.clone());
+        self.map.insert(key, body);
+        while self.order.len() > Self::MAX || self.bytes > Self::MAX_BYTES {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(b) = self.map.remove(&old) {
+                self.bytes -= old.len() + b.len();
+            }
+        }
+    }
 }
 
 /// An answer: status, content type, body.
@@ -158,6 +193,7 @@ impl Explorer {
             db: Database::new(db)?,
             book,
             name: db.to_path_buf(),
+            answers: Mutex::default(),
         })
     }
 
@@ -193,8 +229,28 @@ impl Explorer {
     }
 
     fn explore(&self, params: &[(String, String)]) -> Answer {
+        // The same question in any parameter order is one answer.
+        let mut key: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        key.sort_unstable();
+        let key = key.join("&");
+        let cached = self
+            .answers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .map
+            .get(&key)
+            .cloned();
+        if let Some(body) = cached {
+            return Answer::json(200, body);
+        }
         match self.explore_json(params) {
-            Ok(s) => Answer::json(200, s),
+            Ok(s) => {
+                self.answers
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .keep(key, s.clone());
+                Answer::json(200, s)
+            }
             Err(e) => Answer::error(400, &e),
         }
     }
@@ -483,4 +539,30 @@ pub fn run(
         };
         serve(listener, Arc::new(explorer), limits, stop).await
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Answers;
+
+    #[test]
+    fn answers_are_bounded_in_count_and_bytes_oldest_first() {
+        let mut a = Answers::default();
+        for i in 0..Answers::MAX + 10 {
+            a.keep(format!("play={i}"), "x".into());
+        }
+        assert_eq!(a.map.len(), Answers::MAX);
+        assert!(!a.map.contains_key("play=0") && a.map.contains_key("play=10"));
+        let big = "y".repeat(Answers::MAX_BYTES / 16);
+        for i in 0..40 {
+            a.keep(format!("big={i}"), big.clone());
+        }
+        assert!(a.bytes <= Answers::MAX_BYTES, "{}", a.bytes);
+        assert!(a.map.contains_key("big=39"));
+        let held: usize = a.map.iter().map(|(k, v)| k.len() + v.len()).sum();
+        assert_eq!(held, a.bytes);
+        // Too large to keep: answered, not kept.
+        a.keep("huge".into(), "z".repeat(Answers::MAX_BYTES / 16 + 1));
+        assert!(!a.map.contains_key("huge"));
+    }
 }
