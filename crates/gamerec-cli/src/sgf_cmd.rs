@@ -126,11 +126,10 @@ pub fn check_sgf(
     for d in &diags {
         if d.severity == Severity::Error
             && let Some(k) = parsed.collection.game_at(d.offset)
+            && last_game != Some(k)
         {
-            if last_game != Some(k) {
-                last_game = Some(k);
-                with_errors += 1;
-            }
+            last_game = Some(k);
+            with_errors += 1;
         }
     }
     s.with_errors = with_errors;
