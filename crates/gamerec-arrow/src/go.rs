@@ -379,6 +379,27 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
         }
         if boards {
             board_bytes(&state.position, &mut ahead);
+            // Setup in the move's own node comes first (as `apply_node`
+            // and sgfmill play it): the board before the move has it.
+            let mut pts = Vec::new();
+            for p in coll.properties(node) {
+                let c = match p.prop() {
+                    Prop::AB => b'X',
+                    Prop::AW => b'O',
+                    Prop::AE => b'.',
+                    _ => continue,
+                };
+                pts.clear();
+                for &v in p.values() {
+                    value_points(v, &mut pts);
+                }
+                for pt in &pts {
+                    let (x, y) = (u32::from(pt.x), u32::from(pt.y));
+                    if x < w && y < h {
+                        ahead[(y * w + x) as usize] = c;
+                    }
+                }
+            }
         }
         let taken_before = match &state.position {
             Position::Go(b) => [b.captures(Color::Black), b.captures(Color::White)],

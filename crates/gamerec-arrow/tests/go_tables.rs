@@ -425,3 +425,22 @@ fn per_move_clocks_and_periods_left_and_boards_over_the_frame() {
     assert_eq!(clocks, [Some(598.5), Some(30.0), Some(590.0), None]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn setup_in_a_moves_own_node_is_on_the_board_before_it() {
+    let dir = temp_dir("go-tables-setup-in-move");
+    let path = dir.join("mixed.sgf");
+    // The last node removes two stones (AE) and passes, as
+    // FSF-neurogo.sgf's last node does: sgfmill applies the setup first.
+    std::fs::write(
+        &path,
+        "(;GM[1]FF[4]SZ[3];B[aa];W[cc];B[bb];W[]AE[aa][cc]AB[ca])",
+    )
+    .unwrap();
+    let (m, _) = read(vec![path], Table::Positions, 1);
+    assert_eq!(m.num_rows(), 4);
+    assert_eq!(text(&m, "board_before", 3).as_deref(), Some("..X.X...."));
+    assert_eq!(text(&m, "board", 3).as_deref(), Some("..X.X...."));
+    assert_eq!(stones(&m, "stones_before", 3), Some(framed("..X.X....", 3)));
+    std::fs::remove_dir_all(&dir).ok();
+}
