@@ -113,8 +113,8 @@ pub struct DatasetOptions {
     pub keys: Vec<PartitionKey>,
     /// A part file holds at most this many rows.
     pub max_file_rows: u64,
-    /// A part file is closed once about this many bytes are written (at
-    /// the first row group past it).
+    /// A part file is closed once about this many bytes are written or
+    /// buffered (checked every 128 rows).
     pub max_file_bytes: u64,
     /// Files open at once, at most.
     pub max_open: usize,
@@ -146,6 +146,9 @@ impl Default for DatasetOptions {
         }
     }
 }
+
+/// Rows written to a part between checks of its size.
+const SLICE_ROWS: u64 = 128;
 
 /// The value directories take for a row without a value.
 pub const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
@@ -408,7 +411,8 @@ impl DatasetWriter {
             let i = self.part_for(partition)?;
             let part = &mut self.open[i];
             let room = self.opts.max_file_rows.saturating_sub(part.rows).max(1);
-            let n = (batch.num_rows() as u64).min(room) as usize;
+            // In slices, so the size bound is checked every few rows.
+            let n = (batch.num_rows() as u64).min(room).min(SLICE_ROWS) as usize;
             let head = batch.slice(0, n);
             part.writer.write(&head)?;
             part.rows += n as u64;

@@ -511,3 +511,30 @@ fn a_failed_partitioned_run_leaves_the_old_dataset_and_nothing_else() {
     assert!(stderr.contains("cannot partition by \"event\""), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn max_file_size_splits_a_dataset_into_parts() {
+    let dir = temp_dir("data-cli-partition-size");
+    let source = corpus("pgn/lichess_db_1000k.pgn");
+    let out = format!("{}/", dir.join("ds").display());
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&source),
+        "-o",
+        &out,
+        "--max-file-size",
+        "64k",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    let files = tree(&dir.join("ds"));
+    assert!(files.len() >= 3, "{files:?}");
+    assert!(
+        stderr.contains(&format!("438 rows in {} files", files.len())),
+        "{stderr}"
+    );
+    // The default bound (128M) keeps the sample in one file.
+    let one = format!("{}/", dir.join("one").display());
+    assert_success(&gamerec(&["convert", s(&source), "-o", &one]), "one file");
+    assert_eq!(tree(&dir.join("one")), ["part-00000.parquet"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
