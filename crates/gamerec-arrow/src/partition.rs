@@ -488,7 +488,9 @@ impl DatasetWriter {
         {
             // Overwrite: the old directory aside, the new in its place,
             // the old removed (put back if the new cannot be moved).
-            let old = self.staging.with_extension("old");
+            let mut old = self.staging.clone().into_os_string();
+            old.push("-old");
+            let old = PathBuf::from(old);
             std::fs::rename(&dir, &old).map_err(|e| named(&dir, e))?;
             if let Err(e) = std::fs::rename(&self.staging, &dir) {
                 let _ = std::fs::rename(&old, &dir);
