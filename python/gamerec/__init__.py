@@ -30,6 +30,7 @@ __all__ = [
     "Diagnostic",
     "Game",
     "GamerecWarning",
+    "GoGame",
     "Problems",
     "ReadError",
     "arrow_stream",
@@ -151,6 +152,107 @@ class Game:
         return game
 
 
+# GTP's column letters (no I), as the Go tables write vertices.
+_GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+
+
+def _sgf_coordinate(c: str) -> int:
+    """An SGF point letter's index: ``a``-``z`` 0-25, ``A``-``Z`` 26-51."""
+    return ord(c) - (ord("a") if c.islower() else ord("A") - 26)
+
+
+@dataclass
+class GoGame:
+    """One game tree of an SGF file (Go, or another SGF game: see ``gm``).
+
+    The main line's moves are in ``colors`` (``"B"``/``"W"``), ``points``
+    (SGF points such as ``"dd"``, ``None`` for a pass) and ``vertices`` (GTP
+    vertices such as ``"D16"`` or ``"pass"``; ``None`` off the board or on
+    boards over 25x25); ``time_left_s`` and ``periods_left`` hold each
+    move's ``BL``/``WL`` and ``OB``/``OW`` (``None`` where absent). Setup
+    stones (``AB``/``AW`` before the first move) are GTP vertices.
+    ``moves`` and ``setup`` give the same in sgfmill's terms. ``HA`` never
+    places stones: the handicap stones are the setup. ``errors`` and
+    ``warnings`` count the diagnostics ``gamerec check`` reports for this
+    game (a game with errors is still read: SGF is read with recovery).
+    """
+
+    source: str
+    game_number: int
+    gm: int
+    size: int
+    height: int
+    komi: Optional[float]
+    handicap: Optional[int]
+    rules: Optional[str]
+    black: Optional[str]
+    white: Optional[str]
+    black_rank: Optional[str]
+    white_rank: Optional[str]
+    result: Optional[str]
+    winner: Optional[str]
+    date: Optional[str]
+    event: Optional[str]
+    setup_black: List[Optional[str]]
+    setup_white: List[Optional[str]]
+    colors: List[str]
+    points: List[Optional[str]]
+    vertices: List[Optional[str]]
+    time_left_s: List[Optional[float]]
+    periods_left: List[Optional[int]]
+    properties: dict
+    errors: int
+    warnings: int
+    sgf: str = field(repr=False)
+
+    _COLUMNS = (
+        "source game_number gm size height komi handicap rules black white black_rank "
+        "white_rank result winner date event setup_black setup_white colors points moves "
+        "time_left_s periods_left properties errors warnings sgf"
+    ).split()
+
+    @classmethod
+    def _from_row(cls, row: dict) -> "GoGame":
+        fields = {k: row[k] for k in cls._COLUMNS if k != "moves"}
+        fields["vertices"] = row["moves"]
+        fields["properties"] = dict(row["properties"] or [])
+        return cls(**fields)
+
+    def _row_col(self, x: int, y: int) -> Tuple[int, int]:
+        return (self.height - 1 - y, x)
+
+    @property
+    def moves(self) -> List[Tuple[str, Optional[Tuple[int, int]]]]:
+        """The main line as sgfmill's ``node.get_move()`` gives it:
+        ``("b", (row, col))`` with row 0 at the bottom, ``("w", None)`` for
+        a pass."""
+        out = []
+        for color, point in zip(self.colors, self.points):
+            where = None
+            if point:
+                where = self._row_col(_sgf_coordinate(point[0]), _sgf_coordinate(point[1]))
+            out.append((color.lower(), where))
+        return out
+
+    @property
+    def setup(self) -> Tuple[set, set]:
+        """Setup stones as sgfmill's ``get_setup_stones()`` gives them:
+        (black, white) sets of (row, col), row 0 at the bottom."""
+
+        def points(vertices: List[Optional[str]]) -> set:
+            out = set()
+            for v in vertices:
+                if v:
+                    out.add((int(v[1:]) - 1, _GTP_COLUMNS.index(v[0])))
+            return out
+
+        return points(self.setup_black), points(self.setup_white)
+
+    def to_sgf(self) -> str:
+        """The game tree as SGF text (variations and comments included)."""
+        return self.sgf
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """A problem found while reading: place, severity and message.
@@ -251,18 +353,81 @@ def _warn(problems: Problems, stacklevel: int = 3) -> None:
     warnings.warn(warning, stacklevel=stacklevel)
 
 
-def read_games(path: PathLike, errors: str = "warn") -> Iterator[Game]:
-    """Iterates over the games of a file of any chess format (PGN, JSON,
-    PGC, CBF, FBK, EPD; plain or compressed).
+_SGF_SUFFIXES = (".sgf", ".sgf.gz", ".sgf.bz2", ".sgf.zst")
 
-    A game with an error is left out. ``errors="raise"`` raises
-    :class:`ReadError` at the first one (its ``problems`` says where),
+
+def _looks_like_sgf(path: str, name: str) -> bool:
+    """An SGF input: named ``.sgf`` (plain or compressed), a directory, or
+    (a copied file object or URL of another name) text starting with ``(``."""
+    if os.path.isdir(path):
+        return True
+    if (name or path).lower().endswith(_SGF_SUFFIXES):
+        return True
+    if name and not path.lower().endswith(_SGF_SUFFIXES):
+        with open(path, "rb") as f:
+            head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        return head.startswith(b"(")
+    return False
+
+
+def _read_go_games(paths: List[str], names: List[str], mode: str) -> Iterator[GoGame]:
+    import pyarrow
+
+    native = _gamerec.stream(paths, "games", 1, None, None, "collect" if mode == "warn" else mode, names)
+    stream = ArrowStream(native)
+    reader = pyarrow.RecordBatchReader.from_stream(stream)
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            break
+        except pyarrow.ArrowInvalid as e:
+            problems = stream.problems()
+            if mode == "raise" and problems.errors:
+                raise _read_error(problems, e) from None
+            raise
+        for row in batch.to_pylist():
+            yield GoGame._from_row(row)
+    if mode == "warn":
+        _warn(stream.problems(), stacklevel=4)
+
+
+def read_games(path, errors: str = "warn") -> Iterator[Union[Game, GoGame]]:
+    """Iterates over the games of a file of any chess format (PGN, JSON,
+    PGC, CBF, FBK, EPD; plain or compressed), or of SGF files.
+
+    ``path`` is a path, an fsspec URL or a file object, as for
+    :func:`to_arrow`. SGF (a ``.sgf`` file, plain or compressed, a
+    directory of them, or a file object whose text starts with ``(``)
+    gives :class:`GoGame` objects, one per game tree; a Go game with errors
+    is still given (its ``errors`` counts them).
+
+    A chess game with an error is left out. ``errors="raise"`` raises
+    :class:`ReadError` at the first error (its ``problems`` says where),
     ``"warn"`` (the default) ends with one :class:`GamerecWarning` (with
-    ``problems``) if any game was left out, ``"skip"`` says nothing; see
+    ``problems``) if there was any, ``"skip"`` says nothing; see
     :func:`check` for the reasons.
     """
     mode = _errors(errors)
-    reader = _gamerec.GameReader(os.fspath(path))
+    paths, names, holder = _inputs(path)
+    if len(paths) != 1:
+        raise TypeError("read_games reads one file (or one SGF directory)")
+    try:
+        if _looks_like_sgf(paths[0], names[0]):
+            if names[0] and not paths[0].lower().endswith(_SGF_SUFFIXES):
+                renamed = paths[0] + ".sgf"
+                os.replace(paths[0], renamed)
+                paths = [renamed]
+            yield from _read_go_games(paths, names, mode)
+            return
+        yield from _read_chess_games(paths[0], mode)
+    finally:
+        if holder is not None:
+            holder.cleanup()
+
+
+def _read_chess_games(path: str, mode: str) -> Iterator[Game]:
+    reader = _gamerec.GameReader(path)
     while True:
         try:
             raw = next(reader)
@@ -278,7 +443,7 @@ def read_games(path: PathLike, errors: str = "warn") -> Iterator[Game]:
     if mode == "raise" and problems.errors:
         raise _read_error(problems)
     if mode == "warn":
-        _warn(problems)
+        _warn(problems, stacklevel=4)
 
 
 class ArrowStream:

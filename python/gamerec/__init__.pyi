@@ -1,5 +1,5 @@
 import os
-from typing import IO, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+from typing import IO, Dict, Iterator, List, Literal, Optional, Sequence, Set, Tuple, Union
 
 import chess.pgn
 import pyarrow
@@ -25,6 +25,40 @@ class Game:
     @property
     def clocks(self) -> List[Optional[float]]: ...
     def to_python_chess(self) -> chess.pgn.Game: ...
+
+class GoGame:
+    source: str
+    game_number: int
+    gm: int
+    size: int
+    height: int
+    komi: Optional[float]
+    handicap: Optional[int]
+    rules: Optional[str]
+    black: Optional[str]
+    white: Optional[str]
+    black_rank: Optional[str]
+    white_rank: Optional[str]
+    result: Optional[str]
+    winner: Optional[str]
+    date: Optional[str]
+    event: Optional[str]
+    setup_black: List[Optional[str]]
+    setup_white: List[Optional[str]]
+    colors: List[str]
+    points: List[Optional[str]]
+    vertices: List[Optional[str]]
+    time_left_s: List[Optional[float]]
+    periods_left: List[Optional[int]]
+    properties: Dict[str, str]
+    errors: int
+    warnings: int
+    sgf: str
+    @property
+    def moves(self) -> List[Tuple[str, Optional[Tuple[int, int]]]]: ...
+    @property
+    def setup(self) -> Tuple[Set[Tuple[int, int]], Set[Tuple[int, int]]]: ...
+    def to_sgf(self) -> str: ...
 
 class Diagnostic:
     path: str
@@ -60,7 +94,7 @@ class ArrowStream:
     def schema(self) -> pyarrow.Schema: ...
     def to_reader(self) -> pyarrow.RecordBatchReader: ...
 
-def read_games(path: PathLike, errors: Errors = "warn") -> Iterator[Game]: ...
+def read_games(path: Source, errors: Errors = "warn") -> Iterator[Union[Game, GoGame]]: ...
 def arrow_stream(
     path: Union[Source, Sequence[Source]],
     table: str = "games",

@@ -14,8 +14,12 @@
 //! Boards are plain text: `size * height` characters, row by row from the
 //! top (SGF row `a`), `X` black, `O` white, `.` empty: one byte per point,
 //! so `numpy.frombuffer(board.encode(), "S1").reshape(height, size)` is
-//! the array. (A fixed-size list cannot hold a table mixing 9x9 and 19x19
-//! games in one column.)
+//! the array. For training, the moves table also has each board as a
+//! fixed-size list of [`FRAME`] x [`FRAME`] `int8` (`1` black, `-1` white,
+//! `0` empty): one list size serves every board up to 19x19, a smaller
+//! board sits in the frame's top-left corner (points off the board are
+//! `0`; `size` and `height` give the mask), as KataGo pads boards of
+//! mixed sizes; a board larger than the frame has a null list.
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -23,7 +27,8 @@ use std::sync::Arc;
 use std::sync::mpsc::SyncSender;
 
 use arrow_array::builder::{
-    Float64Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder, StringBuilder,
+    FixedSizeListBuilder, Float64Builder, Int8Builder, Int32Builder, Int64Builder, ListBuilder,
+    MapBuilder, StringBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
@@ -162,6 +167,9 @@ struct Move {
     captures: Option<i32>,
     /// `BL`/`WL` of the move's node (the mover's).
     time_left: Option<f64>,
+    /// `OB`/`OW` of the move's node (the mover's): byo-yomi periods or
+    /// stones left.
+    periods_left: Option<i32>,
     /// The points that changed (index in the board text, new character)
     /// from the previous move's board to this move's `board_before` (setup
     /// between them), and from there to its `board` (moves table only:
@@ -192,6 +200,8 @@ struct GoGame {
     moves: Vec<Move>,
     /// Points of the board as played (the text's length).
     board_len: usize,
+    /// Columns of the board as played (the text's row length).
+    board_width: usize,
     setup_black: Vec<Option<String>>,
     setup_white: Vec<Option<String>>,
     captures: Option<[i32; 2]>,
@@ -348,6 +358,7 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
     let mut before_first_move = true;
     // The moves table's boards: the last one written, and the one now.
     g.board_len = (w * h) as usize;
+    g.board_width = w as usize;
     let mut written = vec![b'.'; g.board_len];
     let (mut ahead, mut now) = (Vec::new(), Vec::new());
     for node in coll.main_line(root) {
@@ -368,6 +379,27 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
         }
         if boards {
             board_bytes(&state.position, &mut ahead);
+            // Setup in the move's own node comes first (as `apply_node`
+            // and sgfmill play it): the board before the move has it.
+            let mut pts = Vec::new();
+            for p in coll.properties(node) {
+                let c = match p.prop() {
+                    Prop::AB => b'X',
+                    Prop::AW => b'O',
+                    Prop::AE => b'.',
+                    _ => continue,
+                };
+                pts.clear();
+                for &v in p.values() {
+                    value_points(v, &mut pts);
+                }
+                for pt in &pts {
+                    let (x, y) = (u32::from(pt.x), u32::from(pt.y));
+                    if x < w && y < h {
+                        ahead[(y * w + x) as usize] = c;
+                    }
+                }
+            }
         }
         let taken_before = match &state.position {
             Position::Go(b) => [b.captures(Color::Black), b.captures(Color::White)],
@@ -389,9 +421,9 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
             }
             Position::Othello(_) => None,
         };
-        let time_prop = match color {
-            Color::Black => Prop::BL,
-            Color::White => Prop::WL,
+        let (time_prop, periods_prop) = match color {
+            Color::Black => (Prop::BL, Prop::OB),
+            Color::White => (Prop::WL, Prop::OW),
         };
         g.moves.push(Move {
             color: match color {
@@ -405,6 +437,10 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
             point: point.map(|p| p.to_string()),
             captures,
             time_left: coll.get(node, time_prop).and_then(|p| number(p.value())),
+            periods_left: coll.get(node, periods_prop).and_then(|p| match p.value() {
+                Value::Number(n) => i32::try_from(n).ok(),
+                _ => None,
+            }),
             before: if boards {
                 changes(&mut written, &ahead)
             } else {
@@ -479,11 +515,6 @@ fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, Op
         }
     }
     diags.sort_by_key(|d| d.offset);
-    let starts: Vec<u64> = coll
-        .roots
-        .iter()
-        .map(|&r| u64::from(coll.node(r).offset))
-        .collect();
     let mut games: Vec<GoGame> = coll
         .roots
         .iter()
@@ -497,8 +528,7 @@ fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, Op
     let mut problems = Vec::with_capacity(diags.len());
     for d in &diags {
         let mut diag = d.to_diagnostic(Some(&input.name));
-        if !games.is_empty() {
-            let k = starts.partition_point(|&s| s <= d.offset).saturating_sub(1);
+        if let Some(k) = coll.game_at(d.offset) {
             let g = &mut games[k];
             match d.severity {
                 Severity::Error => g.errors += 1,
@@ -518,7 +548,7 @@ fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, Op
 /// Games per batch sent on (fewer when a file holds more).
 const GAMES_PER_BATCH: usize = 1024;
 /// Moves table rows per batch sent on.
-const MOVES_PER_BATCH: usize = 64 * 1024;
+const MOVES_PER_BATCH: usize = 32 * 1024;
 
 /// A batch of either Go table being filled, with what it counts.
 struct Pending {
@@ -734,6 +764,7 @@ pub struct GoGamesBuilder {
     points: ListBuilder<StringBuilder>,
     colors: ListBuilder<StringBuilder>,
     time_left_s: ListBuilder<Float64Builder>,
+    periods_left: ListBuilder<Int32Builder>,
     setup_black: ListBuilder<StringBuilder>,
     setup_white: ListBuilder<StringBuilder>,
     captures_black: Int32Builder,
@@ -769,6 +800,7 @@ impl Default for GoGamesBuilder {
             points: ListBuilder::new(StringBuilder::new()),
             colors: ListBuilder::new(StringBuilder::new()),
             time_left_s: ListBuilder::new(Float64Builder::new()),
+            periods_left: ListBuilder::new(Int32Builder::new()),
             setup_black: ListBuilder::new(StringBuilder::new()),
             setup_white: ListBuilder::new(StringBuilder::new()),
             captures_black: Int32Builder::new(),
@@ -814,11 +846,13 @@ impl GoGamesBuilder {
             self.points.values().append_option(m.point.as_deref());
             self.colors.values().append_value(m.color);
             self.time_left_s.values().append_option(m.time_left);
+            self.periods_left.values().append_option(m.periods_left);
         }
         self.moves.append(true);
         self.points.append(true);
         self.colors.append(true);
         self.time_left_s.append(true);
+        self.periods_left.append(true);
         for v in &g.setup_black {
             self.setup_black.values().append_option(v.as_deref());
         }
@@ -851,7 +885,7 @@ impl GoGamesBuilder {
         for ((name, _), b) in TEXT_COLUMNS.iter().zip(&mut self.texts) {
             columns.push((*name, Arc::new(b.finish()), true));
         }
-        let rest: [(&str, ArrayRef, bool); 21] = [
+        let rest: [(&str, ArrayRef, bool); 22] = [
             ("komi", Arc::new(self.komi.finish()), true),
             ("handicap", Arc::new(self.handicap.finish()), true),
             ("time_limit_s", Arc::new(self.time_limit_s.finish()), true),
@@ -863,6 +897,7 @@ impl GoGamesBuilder {
             ("points", Arc::new(self.points.finish()), false),
             ("colors", Arc::new(self.colors.finish()), false),
             ("time_left_s", Arc::new(self.time_left_s.finish()), false),
+            ("periods_left", Arc::new(self.periods_left.finish()), false),
             ("setup_black", Arc::new(self.setup_black.finish()), false),
             ("setup_white", Arc::new(self.setup_white.finish()), false),
             (
@@ -888,6 +923,38 @@ impl GoGamesBuilder {
     }
 }
 
+/// The side of the square frame of the moves table's `stones` lists: a
+/// list holds `FRAME * FRAME` points, a 19x19 board exactly.
+pub const FRAME: usize = 19;
+
+fn stones_builder() -> FixedSizeListBuilder<Int8Builder> {
+    let values = Int8Builder::with_capacity(FRAME * FRAME * 1024);
+    FixedSizeListBuilder::new(values, (FRAME * FRAME) as i32).with_field(Arc::new(
+        arrow_schema::Field::new("item", arrow_schema::DataType::Int8, false),
+    ))
+}
+
+/// Appends the board text `board` (rows of `width` points) as a `stones`
+/// list: `1` black, `-1` white, `0` empty or off the board; null when the
+/// board does not fit the frame.
+fn append_stones(b: &mut FixedSizeListBuilder<Int8Builder>, board: &[u8], width: usize) {
+    let height = board.len().checked_div(width).unwrap_or(0);
+    let fits = width <= FRAME && height <= FRAME;
+    let values = b.values();
+    let mut cells = [0i8; FRAME * FRAME];
+    if fits {
+        for (i, &c) in board.iter().enumerate() {
+            cells[(i / width) * FRAME + i % width] = match c {
+                b'X' => 1,
+                b'O' => -1,
+                _ => 0,
+            };
+        }
+    }
+    values.append_slice(&cells);
+    b.append(fits);
+}
+
 /// Builds one record batch of the Go moves table.
 pub struct GoMovesBuilder {
     rows: usize,
@@ -899,7 +966,10 @@ pub struct GoMovesBuilder {
     captures: Int32Builder,
     board_before: StringBuilder,
     board: StringBuilder,
+    stones_before: FixedSizeListBuilder<Int8Builder>,
+    stones: FixedSizeListBuilder<Int8Builder>,
     time_left_s: Float64Builder,
+    periods_left: Int32Builder,
     size: Int32Builder,
     height: Int32Builder,
     komi: Float64Builder,
@@ -924,7 +994,10 @@ impl Default for GoMovesBuilder {
             captures: Int32Builder::new(),
             board_before: StringBuilder::new(),
             board: StringBuilder::new(),
+            stones_before: stones_builder(),
+            stones: stones_builder(),
             time_left_s: Float64Builder::new(),
+            periods_left: Int32Builder::new(),
             size: Int32Builder::new(),
             height: Int32Builder::new(),
             komi: Float64Builder::new(),
@@ -972,11 +1045,14 @@ impl GoMovesBuilder {
                 board[i as usize] = c;
             }
             self.board_before.append_value(ascii(board));
+            append_stones(&mut self.stones_before, board, g.board_width);
             for &(i, c) in &m.after {
                 board[i as usize] = c;
             }
             self.board.append_value(ascii(board));
+            append_stones(&mut self.stones, board, g.board_width);
             self.time_left_s.append_option(m.time_left);
+            self.periods_left.append_option(m.periods_left);
             self.size.append_value(g.size);
             self.height.append_value(g.height);
             self.komi.append_option(g.komi);
@@ -1002,7 +1078,10 @@ impl GoMovesBuilder {
             ("captures", Arc::new(self.captures.finish()), true),
             ("board_before", Arc::new(self.board_before.finish()), true),
             ("board", Arc::new(self.board.finish()), true),
+            ("stones_before", Arc::new(self.stones_before.finish()), true),
+            ("stones", Arc::new(self.stones.finish()), true),
             ("time_left_s", Arc::new(self.time_left_s.finish()), true),
+            ("periods_left", Arc::new(self.periods_left.finish()), true),
             ("size", Arc::new(self.size.finish()), false),
             ("height", Arc::new(self.height.finish()), false),
             ("komi", Arc::new(self.komi.finish()), true),

@@ -23,6 +23,7 @@ pub mod games;
 pub mod go;
 mod hf;
 pub mod lineage;
+pub mod partition;
 pub mod positions;
 pub mod read;
 pub mod schema;
@@ -30,6 +31,7 @@ pub mod values;
 mod visit;
 pub mod write;
 
+pub use arrow_array::RecordBatch;
 pub use decode::{Batches, Decoded, Options, Table};
 pub use positions::PositionFilter;
 pub use write::{FileKind, TableWriter};

@@ -317,7 +317,9 @@ impl<W: Write + Send> TableWriter<W> {
                 for field in schema.fields() {
                     let mut path = vec![field.name().clone()];
                     let mut item = field.as_ref();
-                    while let DataType::List(child) = item.data_type() {
+                    while let DataType::List(child) | DataType::FixedSizeList(child, _) =
+                        item.data_type()
+                    {
                         path.extend(["list".to_owned(), child.name().clone()]);
                         item = child.as_ref();
                     }
@@ -396,6 +398,32 @@ impl<W: Write + Send> TableWriter<W> {
             sink.max_bytes = bytes.max(1);
         }
         self
+    }
+
+    /// Closes Parquet row groups once `bytes` are buffered (checked every
+    /// 1,024 rows) instead of at 64 MB; the row bound stays.
+    pub fn with_group_bytes(mut self, bytes: usize) -> Self {
+        if let Sink::Parquet(sink) = &mut self.sink {
+            sink.max_bytes = bytes.max(1);
+        }
+        self
+    }
+
+    /// The bytes held in memory for the Parquet row group being written
+    /// (encoded pages and rows not yet encoded); 0 for Arrow IPC.
+    pub fn buffered_bytes(&self) -> usize {
+        match &self.sink {
+            Sink::Parquet(sink) => {
+                let encoded: usize = sink.columns.iter().map(|c| c.memory_size()).sum();
+                let pending: usize = sink
+                    .pending
+                    .iter()
+                    .map(RecordBatch::get_array_memory_size)
+                    .sum();
+                encoded + pending
+            }
+            Sink::Ipc(_) => 0,
+        }
     }
 
     /// Appends a batch.

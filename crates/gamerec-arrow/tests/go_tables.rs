@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type, Int64Type};
+use arrow_array::types::{Float64Type, Int8Type, Int32Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use gamerec_arrow::go::{is_sgf_input, table_schema};
 use gamerec_arrow::{Batches, FileKind, Options, Table, TableWriter};
@@ -64,6 +64,30 @@ fn texts(b: &RecordBatch, column: &str, row: usize) -> Vec<Option<String>> {
     (0..items.len())
         .map(|i| (!items.is_null(i)).then(|| items.value(i).to_string()))
         .collect()
+}
+
+/// The `stones` list of a moves-table row (`None` when null).
+fn stones(b: &RecordBatch, column: &str, row: usize) -> Option<Vec<i8>> {
+    let list = b.column_by_name(column).expect(column).as_fixed_size_list();
+    if list.is_null(row) {
+        return None;
+    }
+    let v = list.value(row);
+    Some(v.as_primitive::<Int8Type>().values().to_vec())
+}
+
+/// `board` text (rows of `width`) in the 19x19 frame, as the `stones`
+/// lists hold it.
+fn framed(board: &str, width: usize) -> Vec<i8> {
+    let mut out = vec![0i8; 361];
+    for (i, c) in board.bytes().enumerate() {
+        out[(i / width) * 19 + i % width] = match c {
+            b'X' => 1,
+            b'O' => -1,
+            _ => 0,
+        };
+    }
+    out
 }
 
 fn some(v: &[&str]) -> Vec<Option<String>> {
@@ -138,6 +162,20 @@ fn the_moves_table_of_3x3_counted_by_hand() {
     assert_eq!(text(&b, "board", 0).as_deref(), Some("....X...."));
     assert_eq!(text(&b, "board_before", 1), text(&b, "board", 0));
     assert_eq!(text(&b, "board", 4).as_deref(), Some(".X.OXX.O."));
+    // The boards as 19x19 frames of int8: the 3x3 board in the top-left.
+    let mut expected = vec![0i8; 361];
+    // .X. / OXX / .O.
+    for (i, v) in [(1, 1), (19, -1), (20, 1), (21, 1), (39, -1)] {
+        expected[i] = v;
+    }
+    assert_eq!(stones(&b, "stones", 4), Some(expected));
+    assert_eq!(stones(&b, "stones_before", 0), Some(vec![0; 361]));
+    for r in 0..5 {
+        for (column, board) in [("stones", "board"), ("stones_before", "board_before")] {
+            let t = text(&b, board, r).unwrap();
+            assert_eq!(stones(&b, column, r), Some(framed(&t, 3)), "{column} {r}");
+        }
+    }
     assert!((0..5).all(|r| int(&b, "captures", r) == Some(0)));
     let (g, _) = read(vec![tiny("3x3a.sgf")], Table::Games, 1);
     // Black 3 stones + ca; White 2 stones + ac; aa and cc touch both.
@@ -351,5 +389,58 @@ fn a_long_game_spans_moves_batches_with_its_boards_rebuilt() {
         Some(".....X.....OX............")
     );
     assert_eq!(text(&b, "vertex", 70_000).as_deref(), Some("pass"));
+    assert_eq!(stones(&b, "stones", 65_536), Some(framed(two, 5)));
+    assert_eq!(stones(&b, "stones_before", last), Some(framed(two, 5)));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn per_move_clocks_and_periods_left_and_boards_over_the_frame() {
+    let dir = temp_dir("go-tables-clocks");
+    let path = dir.join("clocks.sgf");
+    let big = dir.join("big.sgf");
+    std::fs::write(
+        &path,
+        "(;GM[1]FF[4]SZ[9]TM[600]OT[5x30 byo-yomi];B[ee]BL[598.5];W[dd]WL[30]OW[4];B[]BL[590]OB[5];W[cc])",
+    )
+    .unwrap();
+    std::fs::write(&big, "(;GM[1]FF[4]SZ[21];B[uu];W[aa])").unwrap();
+    let (m, _) = read(vec![path.clone(), big.clone()], Table::Positions, 1);
+    assert_eq!(m.num_rows(), 6);
+    let clocks: Vec<_> = (0..4).map(|r| float(&m, "time_left_s", r)).collect();
+    assert_eq!(clocks, [Some(598.5), Some(30.0), Some(590.0), None]);
+    let periods: Vec<_> = (0..4).map(|r| int(&m, "periods_left", r)).collect();
+    assert_eq!(periods, [None, Some(4), Some(5), None]);
+    // A 21x21 board does not fit the 19x19 frame: null lists, text kept.
+    assert_eq!(stones(&m, "stones", 4), None);
+    assert_eq!(text(&m, "board", 4).map(|t| t.len()), Some(441));
+    let (g, _) = read(vec![path], Table::Games, 1);
+    let list = g.column_by_name("periods_left").unwrap().as_list::<i32>();
+    let periods = list.value(0);
+    let periods: Vec<_> = periods.as_primitive::<Int32Type>().iter().collect();
+    assert_eq!(periods, [None, Some(4), Some(5), None]);
+    let list = g.column_by_name("time_left_s").unwrap().as_list::<i32>();
+    let clocks = list.value(0);
+    let clocks: Vec<_> = clocks.as_primitive::<Float64Type>().iter().collect();
+    assert_eq!(clocks, [Some(598.5), Some(30.0), Some(590.0), None]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn setup_in_a_moves_own_node_is_on_the_board_before_it() {
+    let dir = temp_dir("go-tables-setup-in-move");
+    let path = dir.join("mixed.sgf");
+    // The last node removes two stones (AE) and passes, as
+    // FSF-neurogo.sgf's last node does: sgfmill applies the setup first.
+    std::fs::write(
+        &path,
+        "(;GM[1]FF[4]SZ[3];B[aa];W[cc];B[bb];W[]AE[aa][cc]AB[ca])",
+    )
+    .unwrap();
+    let (m, _) = read(vec![path], Table::Positions, 1);
+    assert_eq!(m.num_rows(), 4);
+    assert_eq!(text(&m, "board_before", 3).as_deref(), Some("..X.X...."));
+    assert_eq!(text(&m, "board", 3).as_deref(), Some("..X.X...."));
+    assert_eq!(stones(&m, "stones_before", 3), Some(framed("..X.X....", 3)));
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -275,3 +275,122 @@ fn game_keys_are_unique_in_a_format_without_offsets() {
     assert_eq!(rows, 50);
     assert_eq!(keys.len(), 50);
 }
+
+/// The Parquet files under `dir` (relative path, batches), sorted.
+fn dataset_files(dir: &Path) -> Vec<(String, Vec<arrow_array::RecordBatch>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let file = std::fs::File::open(&path).expect("open");
+            let reader =
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                    .expect("parquet")
+                    .build()
+                    .expect("reader");
+            let batches = reader.map(|b| b.expect("batch")).collect();
+            let rel = path.strip_prefix(dir).expect("under").display().to_string();
+            out.push((rel, batches));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn a_dataset_with_one_open_file_and_bounded_rows_holds_every_row_in_its_partition() {
+    use arrow_array::cast::AsArray;
+    use gamerec_arrow::partition::{DatasetOptions, DatasetWriter, PartitionKey};
+    let dir = temp_dir("tables-dataset");
+    let input = dir.join("g.pgn");
+    let mut text = String::new();
+    for (date, variant) in [
+        ("2024.01.05", ""),
+        ("2024.02.01", "Crazyhouse"),
+        ("2024.01.09", ""),
+        ("2023.??.??", "Atomic"),
+    ] {
+        text.push_str(&format!(
+            "[Event \"e\"]\n[Date \"{date}\"]\n[Result \"*\"]\n[Variant \"{variant}\"]\n\n1. e4 *\n\n"
+        ));
+    }
+    std::fs::write(&input, text).unwrap();
+    let batch = all_batches(vec![input], Table::Games, 1).remove(0);
+    assert_eq!(batch.num_rows(), 4);
+    let out = dir.join("ds");
+    let opts = DatasetOptions {
+        keys: vec![PartitionKey::Year, PartitionKey::Variant],
+        max_open: 1,
+        max_file_rows: 2,
+        ..DatasetOptions::default()
+    };
+    let mut w = DatasetWriter::create(&out, schema::games(), opts).expect("create");
+    assert!(w.file_schema().column_with_name("variant").is_none());
+    assert!(w.file_schema().column_with_name("date").is_some());
+    for _ in 0..3 {
+        w.write(&batch).expect("write");
+    }
+    assert_eq!(w.rows(), 12);
+    w.commit().expect("commit");
+    let files = dataset_files(&out);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    // One file open at a time: each write of a partition after another's
+    // starts a new part; year=2024/variant=Standard gets 2 rows a batch
+    // (2 per file, the bound).
+    assert_eq!(
+        names,
+        [
+            "year=2023/variant=Atomic/part-00000.parquet",
+            "year=2023/variant=Atomic/part-00001.parquet",
+            "year=2023/variant=Atomic/part-00002.parquet",
+            "year=2024/variant=Crazyhouse/part-00000.parquet",
+            "year=2024/variant=Crazyhouse/part-00001.parquet",
+            "year=2024/variant=Crazyhouse/part-00002.parquet",
+            "year=2024/variant=Standard/part-00000.parquet",
+            "year=2024/variant=Standard/part-00001.parquet",
+            "year=2024/variant=Standard/part-00002.parquet",
+        ]
+    );
+    let mut rows = 0;
+    for (name, batches) in &files {
+        let year = &name[5..9];
+        for b in batches {
+            assert!(b.schema().column_with_name("variant").is_none());
+            rows += b.num_rows();
+            let dates = b.column_by_name("date").unwrap().as_string::<i32>();
+            for d in dates.iter() {
+                assert!(d.unwrap().starts_with(year), "{name}: {d:?}");
+            }
+        }
+        let n: usize = batches.iter().map(|b| b.num_rows()).sum();
+        assert!(n <= 2, "{name}: {n} rows");
+    }
+    assert_eq!(rows, 12);
+    // Dropped without commit: nothing in place, nothing left beside it.
+    let again = dir.join("again");
+    let mut w = DatasetWriter::create(&again, schema::games(), DatasetOptions::default()).unwrap();
+    w.write(&batch).unwrap();
+    drop(w);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["ds", "g.pgn"]);
+    // A key without a column is refused.
+    let refused = DatasetWriter::create(
+        &again,
+        schema::positions(),
+        DatasetOptions {
+            keys: vec![PartitionKey::Year],
+            ..DatasetOptions::default()
+        },
+    );
+    assert!(refused.is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}

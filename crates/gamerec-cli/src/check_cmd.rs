@@ -125,6 +125,9 @@ pub struct ConvertArgs {
     /// out, the rest is read.
     #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
     pub max_game_bytes: u64,
+    /// Tables: a dataset directory (`-o DIR/ --partition-by year,month`).
+    #[command(flatten)]
+    pub dataset: crate::data_cmd::DatasetArgs,
 }
 
 #[derive(clap::Args)]

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 use gamerec::io::{GameWriter, Item, Record, WriteOptions};
+use gamerec_arrow::partition::{DatasetOptions, DatasetWriter};
 use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWriter};
 
 use crate::progress::Progress;
@@ -39,6 +40,104 @@ pub struct PositionsArgs {
     /// Print errors only.
     #[arg(short, long)]
     pub quiet: bool,
+    /// A dataset directory (`-o DIR/ --partition-by year,month`).
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
+}
+
+/// Options of a table written as a dataset directory of Parquet files.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DatasetArgs {
+    /// Write a Hive-partitioned dataset into the -o directory
+    /// (`DIR/year=2024/month=1/part-00000.parquet`), by any of: year,
+    /// month (of UTCDate, else Date), variant, speed (lichess's class of
+    /// TimeControl). An -o ending in `/` is a dataset without this.
+    #[arg(long, value_name = "KEYS")]
+    pub partition_by: Option<String>,
+    /// Dataset: start a new file after about this many bytes (`128M`, `1G`).
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub max_file_size: Option<u64>,
+    /// Dataset: at most this many rows per file.
+    #[arg(long, value_name = "ROWS")]
+    pub max_file_rows: Option<u64>,
+    /// Dataset: replace a directory that is not empty (once the new
+    /// dataset is complete).
+    #[arg(long, conflicts_with = "append")]
+    pub overwrite: bool,
+    /// Dataset: add files to a directory that is not empty.
+    #[arg(long)]
+    pub append: bool,
+}
+
+impl DatasetArgs {
+    /// Whether `output` is written as a dataset directory: `--partition-by`
+    /// given, or a path ending in `/`.
+    fn is_dataset(&self, output: &Path) -> bool {
+        self.partition_by.is_some()
+            || output
+                .as_os_str()
+                .to_string_lossy()
+                .ends_with(std::path::MAIN_SEPARATOR)
+    }
+
+    fn options(&self, threads: usize) -> Result<DatasetOptions> {
+        use gamerec_arrow::partition::{
+            DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILE_ROWS, Existing, parse_keys,
+        };
+        let keys = match &self.partition_by {
+            Some(k) => parse_keys(k).map_err(|e| anyhow::anyhow!("--partition-by: {e}"))?,
+            None => Vec::new(),
+        };
+        Ok(DatasetOptions {
+            keys,
+            max_file_rows: self.max_file_rows.unwrap_or(DEFAULT_MAX_FILE_ROWS).max(1),
+            max_file_bytes: self.max_file_size.unwrap_or(DEFAULT_MAX_FILE_BYTES).max(1),
+            existing: if self.overwrite {
+                Existing::Overwrite
+            } else if self.append {
+                Existing::Append
+            } else {
+                Existing::Refuse
+            },
+            threads,
+            ..DatasetOptions::default()
+        })
+    }
+
+    /// The dataset options apply only with a dataset output.
+    fn refuse_without_dataset(&self) -> Result<()> {
+        if self.max_file_size.is_some()
+            || self.max_file_rows.is_some()
+            || self.overwrite
+            || self.append
+        {
+            anyhow::bail!(
+                "--max-file-size, --max-file-rows, --overwrite and --append apply to a dataset \
+                 output (-o DIR/ or --partition-by)"
+            );
+        }
+        Ok(())
+    }
+}
+
+/// `128M`, `1G`, `64k`, `1000`: bytes (powers of 1024).
+fn parse_size(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?}: expected a size such as 128M"))?;
+    let shift = match unit.to_ascii_lowercase().trim_end_matches(['b', 'i']) {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return Err(format!("{s:?}: expected a size such as 128M")),
+    };
+    n.checked_mul(1 << shift)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{s:?}: out of range"))
 }
 
 fn threads(requested: Option<usize>) -> usize {
@@ -64,8 +163,22 @@ pub fn convert(
     threads_arg: Option<usize>,
     max_game_bytes: u64,
     quiet: bool,
+    dataset: &DatasetArgs,
 ) -> Option<Result<ExitCode>> {
     let paths: Vec<PathBuf> = inputs.iter().map(PathBuf::from).collect();
+    if let Some(output) = output.filter(|o| dataset.is_dataset(o)) {
+        let opts = Options {
+            table: Table::Games,
+            threads: threads(threads_arg),
+            filter: PositionFilter::default(),
+            names: Vec::new(),
+            max_game_bytes,
+        };
+        return Some(write_table("convert", paths, output, opts, quiet, dataset));
+    }
+    if let Err(e) = dataset.refuse_without_dataset() {
+        return Some(Err(e));
+    }
     if output.is_some_and(is_table) {
         let output = output?;
         let opts = Options {
@@ -75,7 +188,14 @@ pub fn convert(
             names: Vec::new(),
             max_game_bytes,
         };
-        return Some(write_table("convert", paths, output, opts, quiet));
+        return Some(write_table(
+            "convert",
+            paths,
+            output,
+            opts,
+            quiet,
+            &DatasetArgs::default(),
+        ));
     }
     if !paths.is_empty() && paths.iter().all(|p| is_table(p)) {
         return Some(tables_to_games(&paths, output, quiet));
@@ -85,7 +205,11 @@ pub fn convert(
 
 /// `gamerec positions`.
 pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
-    if !is_table(&args.output) {
+    let dataset = args.dataset.is_dataset(&args.output);
+    if !dataset {
+        args.dataset.refuse_without_dataset()?;
+    }
+    if !dataset && !is_table(&args.output) {
         anyhow::bail!(
             "{}: the positions table is written as .parquet or .arrow",
             args.output.display()
@@ -110,7 +234,43 @@ pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
         max_game_bytes: args.max_game_bytes,
     };
     let paths = args.inputs.iter().map(PathBuf::from).collect();
-    write_table("positions", paths, &args.output, opts, args.quiet)
+    write_table(
+        "positions",
+        paths,
+        &args.output,
+        opts,
+        args.quiet,
+        &args.dataset,
+    )
+}
+
+/// Where `write_table` writes: one file, or a dataset directory.
+enum Sink {
+    File(TableWriter),
+    Dataset(DatasetWriter),
+}
+
+impl Sink {
+    fn write(&mut self, batch: &gamerec_arrow::RecordBatch) -> Result<(), gamerec_arrow::Error> {
+        match self {
+            Sink::File(w) => w.write(batch),
+            Sink::Dataset(w) => w.write(batch),
+        }
+    }
+
+    fn rows(&self) -> u64 {
+        match self {
+            Sink::File(w) => w.rows(),
+            Sink::Dataset(w) => w.rows(),
+        }
+    }
+
+    fn commit(self) -> Result<(), gamerec_arrow::Error> {
+        match self {
+            Sink::File(w) => w.commit(),
+            Sink::Dataset(w) => w.commit(),
+        }
+    }
 }
 
 fn write_table(
@@ -119,12 +279,18 @@ fn write_table(
     output: &Path,
     opts: Options,
     quiet: bool,
+    dataset: &DatasetArgs,
 ) -> Result<ExitCode> {
-    let kind = table_kind(output).context("not a table extension")?;
     // Chess or Go tables, by the inputs (SGF: Go).
     let table_schema = gamerec_arrow::go::table_schema(&paths, opts.table)?;
-    // Errors name the output (gamerec::io::AtomicFile).
-    let mut writer = TableWriter::create(output, kind, table_schema)?.with_threads(opts.threads);
+    let mut writer = if dataset.is_dataset(output) {
+        let options = dataset.options(opts.threads)?;
+        Sink::Dataset(DatasetWriter::create(output, table_schema, options)?)
+    } else {
+        let kind = table_kind(output).context("not a table extension")?;
+        // Errors name the output (gamerec::io::AtomicFile).
+        Sink::File(TableWriter::create(output, kind, table_schema)?.with_threads(opts.threads))
+    };
     let progress = Progress::new(None);
     let (mut games, mut bad_inputs, mut errors) = (0u64, 0u64, 0u64);
     let mut warnings = 0u64;
@@ -180,6 +346,10 @@ fn write_table(
         );
         return Ok(ExitCode::from(2));
     }
+    let files = match &writer {
+        Sink::Dataset(w) => format!(" in {} files", w.files()),
+        Sink::File(_) => String::new(),
+    };
     writer.commit()?;
     // Games counted as `gamerec check` counts them: those that failed
     // (and those a filter left out) included.
@@ -190,7 +360,7 @@ fn write_table(
             n => format!(", {n} files not read"),
         };
         eprintln!(
-            "{}: {rows} rows from {games} games ({with_errors} with errors){not_read}",
+            "{}: {rows} rows{files} from {games} games ({with_errors} with errors){not_read}",
             output.display()
         );
     }

@@ -90,6 +90,7 @@ enum Command {
     ///   gamerec convert games.pgn -o book.fbk      # all games merged into one tree
     ///   gamerec convert games.pgn.zst -o games.parquet   # games table (also .arrow)
     ///   gamerec convert games.parquet -o games.pgn        # and back
+    ///   gamerec convert games.pgn.zst -o dataset/ --partition-by year,month   # Hive dataset
     ///   gamerec convert games.pgc --to pgn > games.pgn
     ///   gamerec convert games.cbf --to json > games.jsonl
     ///   gamerec convert games.pgn --to fen           # a FEN per position
@@ -115,6 +116,7 @@ enum Command {
     ///
     /// Examples:
     ///   gamerec positions games.pgn.zst -o plies.parquet
+    ///   gamerec positions games.pgn.zst -o plies/ --partition-by speed
     ///   gamerec positions games.pgn.zst --min-rating 2000 --time-control blitz -o plies.parquet
     #[command(verbatim_doc_comment)]
     Positions(data_cmd::PositionsArgs),
@@ -190,6 +192,7 @@ fn main() -> ExitCode {
                 args.threads,
                 args.max_game_bytes,
                 args.quiet,
+                &args.dataset,
             ) {
                 Some(result) => result,
                 None => check_cmd::convert(args),

@@ -121,21 +121,15 @@ pub fn check_sgf(
     diags.sort_by_key(|d| d.offset);
     // Games with errors, exactly: an error belongs to the game whose root
     // comes last at or before it (as the Go tables count them).
-    let starts: Vec<u64> = parsed
-        .collection
-        .roots
-        .iter()
-        .map(|&r| u64::from(parsed.collection.node(r).offset))
-        .collect();
     let mut last_game = None;
     let mut with_errors = 0u64;
     for d in &diags {
-        if d.severity == Severity::Error && !starts.is_empty() {
-            let k = starts.partition_point(|&o| o <= d.offset).saturating_sub(1);
-            if last_game != Some(k) {
-                last_game = Some(k);
-                with_errors += 1;
-            }
+        if d.severity == Severity::Error
+            && let Some(k) = parsed.collection.game_at(d.offset)
+            && last_game != Some(k)
+        {
+            last_game = Some(k);
+            with_errors += 1;
         }
     }
     s.with_errors = with_errors;

@@ -314,3 +314,227 @@ fn a_games_table_converts_to_tables_again() {
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stderr.matches("nope.parquet").count(), 1, "{stderr}");
 }
+
+/// The files under `dir`, as paths relative to it, sorted (hidden
+/// entries included: a staging directory left behind would show).
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).expect("under dir");
+                out.push(rel.display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Games of a few dates, speeds and variants (one without any date).
+fn dated_games(path: &Path) {
+    let games = [
+        ("2024.01.05", "300+3", ""),
+        ("2024.01.20", "60+0", ""),
+        ("2024.02.01", "60+0", "Crazyhouse"),
+        ("????.??.??", "-", ""),
+        ("2023.12.31", "900+10", "King of the Hill"),
+    ];
+    let mut text = String::new();
+    for (date, tc, variant) in games {
+        text.push_str(&format!(
+            "[Event \"e\"]\n[Date \"{date}\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\
+             [TimeControl \"{tc}\"]\n"
+        ));
+        if !variant.is_empty() {
+            text.push_str(&format!("[Variant \"{variant}\"]\n"));
+        }
+        text.push_str("\n1. e4 e5 1-0\n\n");
+    }
+    std::fs::write(path, text).expect("input");
+}
+
+#[test]
+fn a_partitioned_dataset_has_the_hive_layout_and_bounded_files() {
+    let dir = temp_dir("data-cli-partition");
+    let input = dir.join("dated.pgn");
+    dated_games(&input);
+    let out = dir.join("ds");
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&input),
+        "-o",
+        s(&out),
+        "--partition-by",
+        "year,month",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("5 rows in 4 files from 5 games"),
+        "{stderr}"
+    );
+    assert_eq!(
+        tree(&out),
+        [
+            "year=2023/month=12/part-00000.parquet",
+            "year=2024/month=1/part-00000.parquet",
+            "year=2024/month=2/part-00000.parquet",
+            "year=__HIVE_DEFAULT_PARTITION__/month=__HIVE_DEFAULT_PARTITION__/part-00000.parquet",
+        ]
+    );
+    assert_eq!(tree(&dir), {
+        let mut all: Vec<String> = tree(&out).iter().map(|f| format!("ds/{f}")).collect();
+        all.insert(0, "dated.pgn".into());
+        all
+    });
+    // Not empty: refused, the dataset unchanged.
+    let before = tree(&out);
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&input),
+        "-o",
+        s(&out),
+        "--partition-by",
+        "speed",
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("not empty"), "{stderr}");
+    assert_eq!(tree(&out), before);
+    // --overwrite replaces it; --max-file-rows bounds each file.
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&input),
+        "-o",
+        s(&out),
+        "--partition-by",
+        "speed",
+        "--max-file-rows",
+        "1",
+        "--overwrite",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        tree(&out),
+        [
+            "speed=blitz/part-00000.parquet",
+            "speed=bullet/part-00000.parquet",
+            "speed=bullet/part-00001.parquet",
+            "speed=correspondence/part-00000.parquet",
+            "speed=rapid/part-00000.parquet",
+        ]
+    );
+    // --append adds files named by the run, the old ones kept.
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "positions",
+        s(&input),
+        "-o",
+        s(&out),
+        "--partition-by",
+        "speed",
+        "--append",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    let files = tree(&out);
+    assert_eq!(files.len(), 9, "{files:?}");
+    assert!(
+        files
+            .iter()
+            .any(|f| f.starts_with("speed=blitz/part-00000-"))
+    );
+    // An -o ending in / is a dataset without partitions.
+    let flat = format!("{}/", dir.join("flat").display());
+    let (code, _, stderr) = code_and_text(&gamerec(&["convert", s(&input), "-o", &flat]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(tree(&dir.join("flat")), ["part-00000.parquet"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_failed_partitioned_run_leaves_the_old_dataset_and_nothing_else() {
+    let dir = temp_dir("data-cli-partition-failed");
+    let input = dir.join("dated.pgn");
+    dated_games(&input);
+    let missing = dir.join("missing.pgn");
+    let out = dir.join("ds");
+    std::fs::create_dir_all(out.join("year=2020")).unwrap();
+    std::fs::write(out.join("year=2020/part-00000.parquet"), b"old").unwrap();
+    // An input that cannot be read, after one that was: exit 2, nothing
+    // moved into place, no staging directory left beside it.
+    for mode in ["--overwrite", "--append"] {
+        let (code, _, stderr) = code_and_text(&gamerec(&[
+            "convert",
+            s(&input),
+            s(&missing),
+            "-o",
+            s(&out),
+            "--partition-by",
+            "year",
+            mode,
+        ]));
+        assert_eq!(code, 2, "{stderr}");
+        assert_eq!(tree(&out), ["year=2020/part-00000.parquet"], "{mode}");
+        assert_eq!(
+            std::fs::read(out.join("year=2020/part-00000.parquet")).unwrap(),
+            b"old"
+        );
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["dated.pgn", "ds"], "{mode}");
+    }
+    // Dataset options without a dataset output, and unknown keys: refused.
+    let table = dir.join("t.parquet");
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&input),
+        "-o",
+        s(&table),
+        "--append",
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!table.exists());
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&input),
+        "-o",
+        s(&dir.join("x")),
+        "--partition-by",
+        "year,event",
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot partition by \"event\""), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn max_file_size_splits_a_dataset_into_parts() {
+    let dir = temp_dir("data-cli-partition-size");
+    let source = corpus("pgn/lichess_db_1000k.pgn");
+    let out = format!("{}/", dir.join("ds").display());
+    let (code, _, stderr) = code_and_text(&gamerec(&[
+        "convert",
+        s(&source),
+        "-o",
+        &out,
+        "--max-file-size",
+        "64k",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    let files = tree(&dir.join("ds"));
+    assert!(files.len() >= 3, "{files:?}");
+    assert!(
+        stderr.contains(&format!("438 rows in {} files", files.len())),
+        "{stderr}"
+    );
+    // The default bound (128M) keeps the sample in one file.
+    let one = format!("{}/", dir.join("one").display());
+    assert_success(&gamerec(&["convert", s(&source), "-o", &one]), "one file");
+    assert_eq!(tree(&dir.join("one")), ["part-00000.parquet"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

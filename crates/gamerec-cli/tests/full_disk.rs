@@ -231,3 +231,34 @@ fn input_errors_still_write_the_games_read() {
     }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn a_partitioned_dataset_on_a_full_filesystem_keeps_the_old_dataset() {
+    let inputs = inputs();
+    let Some(fs) = SmallFs::mount("full-disk-dataset") else {
+        return;
+    };
+    let ds = fs.dir.join("ds");
+    std::fs::create_dir_all(ds.join("year=2020")).expect("old dataset");
+    std::fs::write(ds.join("year=2020/part-00000.parquet"), b"old").expect("old file");
+    for mode in ["--overwrite", "--append"] {
+        let mut args: Vec<&str> = vec!["convert", "-q"];
+        args.extend(inputs.iter().map(String::as_str));
+        let out = ds.to_str().expect("utf-8 path");
+        args.extend(["-o", out, "--partition-by", "year,month", mode]);
+        let (code, _, stderr) =
+            gamerec_testkit::code_and_text(&gamerec_testkit::run(BIN, &args, b""));
+        assert_ne!(code, 0, "{mode}: {stderr}");
+        assert!(
+            stderr.contains("No space left on device"),
+            "{mode}: {stderr}"
+        );
+        assert_eq!(listing(&fs.dir), ["ds"], "{mode}: leftovers");
+        assert_eq!(listing(&ds), ["year=2020"], "{mode}");
+        assert_eq!(listing(&ds.join("year=2020")), ["part-00000.parquet"]);
+        assert_eq!(
+            std::fs::read(ds.join("year=2020/part-00000.parquet")).expect("kept"),
+            b"old"
+        );
+    }
+}

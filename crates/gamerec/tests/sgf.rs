@@ -1301,3 +1301,23 @@ fn bytes_invalid_in_the_declared_charset_are_warned_with_their_position() {
     let f = checks_of("(;FF[4]CA[UTF-8]C[指揮權])".as_bytes());
     assert!(f.is_empty(), "{f:?}");
 }
+
+#[test]
+fn game_at_maps_offsets_to_the_game_tree_whose_root_precedes_them() {
+    let src = b"junk (;GM[1];B[aa]) \n(;GM[1];W[bb])(;GM[1])";
+    let p = parse(src);
+    let c = &p.collection;
+    assert_eq!(c.roots.len(), 3);
+    assert_eq!(
+        c.game_at(0),
+        Some(0),
+        "before the first root: the first game"
+    );
+    assert_eq!(c.game_at(7), Some(0));
+    let root = |k: usize| u64::from(c.node(c.roots[k]).offset);
+    assert_eq!(c.game_at(root(1) - 1), Some(0));
+    assert_eq!(c.game_at(root(1)), Some(1));
+    assert_eq!(c.game_at(root(2)), Some(2));
+    assert_eq!(c.game_at(u64::MAX), Some(2));
+    assert_eq!(Collection::new().game_at(0), None);
+}

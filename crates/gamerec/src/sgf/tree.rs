@@ -278,6 +278,21 @@ impl Collection {
         &self.nodes[id.0 as usize]
     }
 
+    /// The game tree (0-based index into [`Collection::roots`]) that the
+    /// byte `offset` of the parsed input belongs to: the one whose root
+    /// comes last at or before it (the first game for an offset before any
+    /// root). `None` when there is no game. This is how diagnostics are
+    /// counted per game (`gamerec check`, the Go tables).
+    pub fn game_at(&self, offset: u64) -> Option<usize> {
+        if self.roots.is_empty() {
+            return None;
+        }
+        let after = self
+            .roots
+            .partition_point(|&r| u64::from(self.node(r).offset) <= offset);
+        Some(after.saturating_sub(1))
+    }
+
     /// The parent of a node (`None` for a root).
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
         let p = self.nodes[id.0 as usize].parent;
