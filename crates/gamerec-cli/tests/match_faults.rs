@@ -483,3 +483,137 @@ fn each_sets_options_of_every_engine() {
     assert_eq!(config["engines"][1]["spec"], "builtin:1|Hash=1|Hash=2");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The `go` lines of one engine process in an `--engine-log` file.
+fn go_lines(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once(" > go").map(|(_, rest)| format!("go{rest}")))
+        .collect()
+}
+
+/// Per-engine limits (`--limits`): the limited engine's every `go` carries
+/// its depth (and no clock), the other engine keeps the match's clock; a
+/// limited engine with its own `tc` gets the clock, its nodes and movetime
+/// and its own increment; the PGN has each side's control and `gamerec
+/// check` reads it back; the report says each engine's limits.
+#[test]
+fn per_engine_limits_reach_go_the_pgn_and_the_report() {
+    let Some(python) = python_chess() else {
+        eprintln!("skipped: no Python with python-chess (set GAMEREC_PYTHON)");
+        return;
+    };
+    let dir = fresh_dir("limits");
+    let script = engine_script(&dir);
+    let run = |name: &str, limits: &[&str]| {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("match")
+            .arg(format!(
+                "uci:{} {} none {}",
+                python.display(),
+                script.display(),
+                dir.join("marker").display()
+            ))
+            .arg("builtin:1")
+            .args(["--names", "py,builtin", "--games", "2", "--tc", "60+1"])
+            .args(["--max-moves", "4", "-q", "--engine-log"])
+            .arg(dir.join(format!("{name}.log")))
+            .arg("--dir")
+            .arg(dir.join(name))
+            .arg("-o")
+            .arg(dir.join(format!("{name}.pgn")));
+        for l in limits {
+            cmd.args(["--limits", l]);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let check = Command::new(BIN)
+            .arg("check")
+            .arg(dir.join(format!("{name}.pgn")))
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+        (stderr, read_pgn(&dir.join(format!("{name}.pgn"))))
+    };
+
+    // py at depth 1 (untimed), the built-in engine at 60+1.
+    let (stderr, games) = run("depth", &["1:depth=1"]);
+    let gos = go_lines(&dir.join("depth.log"));
+    assert_eq!(gos.len(), 8, "{gos:?}");
+    assert!(gos.iter().all(|g| g == "go depth 1"), "{gos:?}");
+    assert!(
+        stderr.contains("Limits of py: depth=1 (clock -)"),
+        "{stderr}"
+    );
+    for game in &games {
+        let py_white = game.tags.get("White") == Some("py");
+        let (py, builtin) = if py_white {
+            ("WhiteTimeControl", "BlackTimeControl")
+        } else {
+            ("BlackTimeControl", "WhiteTimeControl")
+        };
+        assert_eq!(game.tags.get(py), Some("-"));
+        assert_eq!(game.tags.get(builtin), Some("60+1"));
+        assert_eq!(game.tags.get("TimeControl"), None);
+        // Only the timed side's moves carry its clock.
+        for (i, node) in game.tree.mainline().enumerate() {
+            let text: String = game
+                .tree
+                .node(node)
+                .comments_after
+                .iter()
+                .map(|c| c.text.clone())
+                .collect();
+            let py_moved = (i % 2 == 0) == py_white;
+            assert_eq!(text.contains("[%clk"), !py_moved, "ply {i}: {text}");
+        }
+    }
+
+    // py with its own 10+0.1, nodes and movetime; the built-in at depth 1.
+    let (stderr, games) = run("own", &["py:tc=10+0.1,nodes=500,st=0.25", "2:depth=1"]);
+    let gos = go_lines(&dir.join("own.log"));
+    assert_eq!(gos.len(), 8, "{gos:?}");
+    for g in &gos {
+        assert!(g.starts_with("go wtime "), "{g}");
+        assert!(g.ends_with(" nodes 500 movetime 250"), "{g}");
+        assert!(
+            g.contains(" winc 100 binc 0 ") || g.contains(" winc 0 binc 100 "),
+            "{g}"
+        );
+    }
+    assert!(
+        stderr.contains("Limits of py: tc=10+0.1,nodes=500,st=0.25 (clock 10+0.1)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Limits of builtin: depth=1 (clock -)"),
+        "{stderr}"
+    );
+    let white = &games[0];
+    assert_eq!(white.tags.get("White"), Some("py"));
+    assert_eq!(white.tags.get("WhiteTimeControl"), Some("10+0.1"));
+    assert_eq!(white.tags.get("BlackTimeControl"), Some("-"));
+    let config = json(&dir.join("own/match.json"));
+    assert_eq!(config["limits"][0]["nodes"], 500);
+    assert_eq!(config["limits"][1]["depth"], 1);
+
+    // Bad limits are usage errors.
+    for bad in ["3:depth=1", "nobody:depth=1", "1:speed=3", "1depth=1"] {
+        let out = Command::new(BIN)
+            .args(["match", "builtin:1", "builtin:1", "--limits", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--limits"),
+            "{bad}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
