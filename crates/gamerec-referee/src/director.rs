@@ -414,10 +414,13 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
                     spec.number
                 )));
             }
-            for m in &saved.moves {
-                state
-                    .replay_move(&m.san, Duration::from_millis(m.ms))
-                    .map_err(|e| EventError(format!("state of game {}: {e}", spec.number)))?;
+            for (i, m) in saved.moves.iter().enumerate() {
+                if i < spec.opening.len() {
+                    state.play_book_move(&m.san)
+                } else {
+                    state.replay_move(&m.san, Duration::from_millis(m.ms))
+                }
+                .map_err(|e| EventError(format!("state of game {}: {e}", spec.number)))?;
                 if let Some(us) = m.latency_us {
                     state.set_last_latency(Duration::from_micros(us));
                 }
@@ -433,7 +436,7 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
         None => {
             for san in &spec.opening {
                 state
-                    .replay_move(san, Duration::ZERO)
+                    .play_book_move(san)
                     .map_err(|e| EventError(format!("opening of game {}: {e}", spec.number)))?;
             }
         }

@@ -238,7 +238,7 @@ impl Adjudication {
             }
         }
         if let Some(max) = self.max_moves
-            && plies >= 2 * max as usize
+            && plies - state.book_plies() >= 2 * max as usize
         {
             return Some((
                 Outcome::Draw,
@@ -413,10 +413,14 @@ pub struct Scheduled {
     pub partner: Option<u32>,
 }
 
-/// Start positions for `count` game pairs.
-fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Chess>, EventError> {
+/// Openings of `count` game pairs: the start position and the opening
+/// (book) moves in SAN, which the games keep as moves marked `book`.
+fn opening_positions(
+    config: &MatchConfig,
+    count: usize,
+) -> Result<Vec<(Chess, Vec<String>)>, EventError> {
     let Some(openings) = &config.openings else {
-        return Ok(vec![Chess::default(); count]);
+        return Ok(vec![(Chess::default(), Vec::new()); count]);
     };
     let path = &openings.file;
     let is_book = path
@@ -433,21 +437,25 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Chess>, E
                 let mut rng =
                     SplitMix64::new(config.seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
                 let mut pos = Chess::default();
+                let mut sans = Vec::new();
                 for mv in book.walk(&pos.clone(), plies, |n| rng.below(n)) {
+                    sans.push(shakmaty::san::San::from_move(&pos, mv).to_string());
                     pos.play_unchecked(mv);
                 }
-                pos
+                (Chess::default(), sans)
             })
             .collect());
     }
     let lines = load_openings(path)?;
     let mut positions = Vec::with_capacity(lines.len());
     for (start, moves) in lines {
-        let mut pos = start;
+        let mut pos = start.clone();
         let keep = openings.plies.map_or(moves.len(), |p| p as usize);
+        let mut sans = Vec::new();
         for san in moves.iter().take(keep) {
             let mv = crate::game::parse_move(&pos, san)
                 .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+            sans.push(shakmaty::san::San::from_move(&pos, mv).to_string());
             pos.play_unchecked(mv);
         }
         if pos.is_game_over() {
@@ -456,7 +464,7 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Chess>, E
                 path.display()
             )));
         }
-        positions.push(pos);
+        positions.push((start, sans));
     }
     let mut order: Vec<usize> = (0..positions.len()).collect();
     if openings.order == OpeningOrder::Random {
@@ -488,7 +496,7 @@ pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
     }
     let starts = opening_positions(config, rounds)?;
     let mut out = Vec::new();
-    for (round, start) in starts.iter().enumerate() {
+    for (round, (start, opening)) in starts.iter().enumerate() {
         for (p, &(a, b)) in pairings.iter().enumerate() {
             let both = 2 * round as u32 + 2 <= config.games;
             let first_number = out.len() as u32 + 1;
@@ -514,7 +522,7 @@ pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
                         white: config.engines[w].name.clone(),
                         black: config.engines[bl].name.clone(),
                         start: start.clone(),
-                        opening: Vec::new(),
+                        opening: opening.clone(),
                         time_control: controls[w].clone(),
                         black_time_control: (controls[bl] != controls[w])
                             .then(|| controls[bl].clone()),
