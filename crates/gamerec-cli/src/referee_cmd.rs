@@ -100,6 +100,7 @@ pub struct BridgeArgs {
     --openings book.bin --openings-plies 8 --sprt 0 5 0.05 0.05 --dir run1 --events run1/events.jsonl\n  \
     gamerec match uci:a uci:b uci:c --tournament gauntlet --games 10 --tc 60+1 --openings book.epd --openings-order random\n  \
     gamerec match uci:./sf builtin --tc 60+1 --limits 1:nodes=5000 --limits builtin:tc=10+0.1,depth=4\n  \
+    gamerec match uci:./sf uci:./base --variant chess960 --games 100 --tc 10+0.1   # or --openings dfrc / 960.epd\n  \
     gamerec match --resume run1            # after a crash or kill: plays what is missing\n  \
     gamerec match report run1 run2 run3    # one report over runs on several machines\n\n\
     Each pairing plays pairs of games from one opening, colours reversed. A referee runs on 127.0.0.1\n\
@@ -128,9 +129,14 @@ pub struct MatchArgs {
     /// Pairings for more than two engines.
     #[arg(long, value_enum, default_value_t = TournamentArg::RoundRobin)]
     tournament: TournamentArg,
-    /// Openings: EPD, PGN or Polyglot .bin book.
+    /// Openings: EPD, PGN or Polyglot .bin book; `960` (Chess960 start
+    /// positions drawn by --seed) or `dfrc` (each side's drawn on its own).
     #[arg(long)]
     openings: Option<PathBuf>,
+    /// Chess variant: chess960 (alias fischerandom) draws Chess960 start
+    /// positions by --seed unless --openings gives a file of them.
+    #[arg(long, value_enum, default_value_t = VariantArg::Standard)]
+    variant: VariantArg,
     /// Order of EPD/PGN openings.
     #[arg(long, value_enum, default_value_t = OrderArg::Sequential)]
     openings_order: OrderArg,
@@ -246,6 +252,13 @@ pub struct MatchReportArgs {
     allow_mixed_tc: bool,
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum VariantArg {
+    Standard,
+    #[value(alias = "fischerandom")]
+    Chess960,
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum TournamentArg {
     RoundRobin,
@@ -357,7 +370,16 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         )?),
         _ => return Err("--sprt takes ELO0 ELO1 ALPHA BETA".into()),
     };
-    let openings = match &args.openings {
+    let generated = args.openings.as_ref().and_then(|o| match o.to_str() {
+        Some("960") if !o.exists() => Some(tester::Frc::Chess960),
+        Some("dfrc") if !o.exists() => Some(tester::Frc::Dfrc),
+        _ => None,
+    });
+    let frc = generated.or(
+        (args.variant == VariantArg::Chess960 && args.openings.is_none())
+            .then_some(tester::Frc::Chess960),
+    );
+    let openings = match args.openings.as_ref().filter(|_| generated.is_none()) {
         Some(file) => Some(Openings {
             file: std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
             order: match args.openings_order {
@@ -439,6 +461,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         wait_ms: args.wait,
         noswap: args.noswap,
         reverse: args.reverse,
+        frc,
         limits,
     })
 }

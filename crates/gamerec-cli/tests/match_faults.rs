@@ -617,3 +617,139 @@ fn per_engine_limits_reach_go_the_pgn_and_the_report() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Chess960 (`--variant fischerandom`) and DFRC (`--openings dfrc`): the
+/// built-in engines play from start positions drawn by the seed; the PGN
+/// has `[Variant "Chess960"]`, SetUp and FEN, and `gamerec check` replays
+/// it without error, as python-chess does (when GAMEREC_PYTHON has it).
+#[test]
+fn chess960_and_dfrc_games_replay_in_gamerec_and_python_chess() {
+    let dir = fresh_dir("960");
+    for (name, how) in [
+        ("c960", ["--variant", "fischerandom"]),
+        ("dfrc", ["--openings", "dfrc"]),
+    ] {
+        let out = Command::new(BIN)
+            .args(["match", "builtin:1", "builtin:1", "--names", "a,b"])
+            .args(["--games", "4", "--tc", "10+0.1", "--max-moves", "40"])
+            .args(how)
+            .args(["--seed", "5", "-q", "--dir"])
+            .arg(dir.join(name))
+            .arg("-o")
+            .arg(dir.join(format!("{name}.pgn")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let pgn = dir.join(format!("{name}.pgn"));
+        let check = Command::new(BIN).arg("check").arg(&pgn).output().unwrap();
+        assert!(check.status.success(), "{check:?}");
+        let games = read_pgn(&pgn);
+        assert_eq!(games.len(), 4);
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(g.tags.get("Variant"), Some("Chess960"), "game {i}");
+            assert_eq!(g.tags.get("SetUp"), Some("1"));
+            let fen = g.tags.get("FEN").unwrap();
+            let (white, black) = (
+                fen.split(['/', ' ']).nth(7).unwrap(),
+                fen.split('/').next().unwrap(),
+            );
+            if name == "c960" {
+                assert_eq!(white.to_lowercase(), black, "{fen}");
+            }
+        }
+        // DFRC: over the pairs, some position has different back ranks.
+        if name == "dfrc" {
+            assert!(games.iter().any(|g| {
+                let fen = g.tags.get("FEN").unwrap();
+                fen.split(['/', ' ']).nth(7).unwrap().to_lowercase()
+                    != fen.split('/').next().unwrap()
+            }));
+        }
+        let Some(python) = python_chess() else {
+            eprintln!(
+                "python-chess part skipped: no Python with python-chess (set GAMEREC_PYTHON)"
+            );
+            continue;
+        };
+        let script = r#"
+import sys, chess.pgn
+n = 0
+with open(sys.argv[1]) as f:
+    while (game := chess.pgn.read_game(f)) is not None:
+        assert game.headers["Variant"] == "Chess960", game.headers
+        board = game.board()
+        assert board.chess960, board.fen()
+        assert not game.errors, game.errors
+        for mv in game.mainline_moves():
+            assert board.is_legal(mv), (board.fen(), mv)
+            board.push(mv)
+        n += 1
+print(n)
+"#;
+        let out = Command::new(&python)
+            .arg("-c")
+            .arg(script)
+            .arg(&pgn)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "4");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Stockfish plays Chess960: UCI_Chess960 is set once per game (not before
+/// every search), castling goes out king-takes-rook, and the games check.
+#[test]
+fn stockfish_plays_chess960() {
+    let Some(stockfish) = gamerec_testkit::peer("stockfish") else {
+        return;
+    };
+    let dir = fresh_dir("sf960");
+    let out = Command::new(BIN)
+        .arg("match")
+        .arg(format!("uci:{}|Hash=16", stockfish.display()))
+        .arg("builtin:1")
+        .args(["--games", "2", "--tc", "2+0.02", "--max-moves", "30"])
+        .args(["--variant", "chess960", "--seed", "7", "-q", "--engine-log"])
+        .arg(dir.join("io.log"))
+        .arg("--dir")
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(dir.join("io.log")).unwrap();
+    let set = log
+        .lines()
+        .filter(|l| l.ends_with("> setoption name UCI_Chess960 value true"))
+        .count();
+    assert_eq!(set, 1, "one engine process, told once");
+    let check = Command::new(BIN)
+        .arg("check")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{check:?}");
+    let games = read_pgn(&dir.join("out.pgn"));
+    assert_eq!(games.len(), 2);
+    assert!(
+        games
+            .iter()
+            .all(|g| g.tags.get("Variant") == Some("Chess960"))
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -10,7 +10,7 @@
 use gamerec::model::{Comment, Game, GameResult, NodeId, Ply, PlyMove, Tags};
 use gamerec::pgn::WriteOptions;
 use gamerec::pgn::commands::KnownCommand;
-use shakmaty::{CastlingMode, Color};
+use shakmaty::Color;
 
 use crate::game::{EngineReport, GameState, Outcome};
 use crate::runner::GameSpec;
@@ -56,7 +56,7 @@ pub fn to_game_with(spec: &GameSpec, state: &GameState, options: ExportOptions) 
     let mut game = Game {
         tags,
         start: state.start().clone(),
-        castling_mode: CastlingMode::Standard,
+        castling_mode: crate::runner::castling_mode(state.start()),
         result: Some(match state.ending().map(|e| e.outcome) {
             Some(Outcome::Win(Color::White)) => GameResult::WhiteWins,
             Some(Outcome::Win(Color::Black)) => GameResult::BlackWins,

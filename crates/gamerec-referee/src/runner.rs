@@ -121,15 +121,23 @@ impl GameSpec {
             }
             _ => tags.push(("TimeControl".into(), self.time_control.to_string())),
         }
+        let mode = castling_mode(&self.start);
+        if mode == shakmaty::CastlingMode::Chess960 {
+            tags.push(("Variant".into(), "Chess960".into()));
+        }
         if self.start != Chess::default() {
             tags.push(("SetUp".into(), "1".into()));
-            tags.push((
-                "FEN".into(),
-                gamerec::fen::write_fen(&self.start, shakmaty::CastlingMode::Standard),
-            ));
+            tags.push(("FEN".into(), gamerec::fen::write_fen(&self.start, mode)));
         }
         tags
     }
+}
+
+/// Chess960 when `start`'s castling rights need it (a king or rook off its
+/// standard square), else standard: castling is the same in both then.
+pub fn castling_mode(start: &Chess) -> shakmaty::CastlingMode {
+    use shakmaty::Position;
+    shakmaty::CastlingMode::detect(&start.to_setup(shakmaty::EnPassantMode::Legal))
 }
 
 /// How the supervisor (or shutdown) stops a game.

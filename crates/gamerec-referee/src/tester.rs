@@ -294,6 +294,10 @@ pub struct MatchConfig {
     /// (fastchess `-reverse`).
     #[serde(default)]
     pub reverse: bool,
+    /// Generated Chess960 start positions (`--variant chess960`,
+    /// `--openings 960|dfrc`) instead of an openings file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frc: Option<Frc>,
     /// Each engine's own limits (`--limits`), in engine order; missing
     /// entries have none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -413,12 +417,100 @@ pub struct Scheduled {
     pub partner: Option<u32>,
 }
 
+/// Generated Chess960 start positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Frc {
+    /// One of the 960 positions, the same for both sides.
+    Chess960,
+    /// Double Fischer Random: each side's back rank drawn on its own.
+    Dfrc,
+}
+
+/// The back rank (files a to h, upper case) of Chess960 position `n`
+/// (0..960, Scharnagl's numbering; 518 is the standard position).
+pub fn chess960_rank(n: u32) -> [u8; 8] {
+    let mut rank = [0u8; 8];
+    let mut n = n % 960;
+    rank[(2 * (n % 4) + 1) as usize] = b'B';
+    n /= 4;
+    rank[(2 * (n % 4)) as usize] = b'B';
+    n /= 4;
+    let empty = |rank: &[u8; 8], k: u32| {
+        (0..8)
+            .filter(|&f| rank[f] == 0)
+            .nth(k as usize)
+            .unwrap_or(0)
+    };
+    let q = empty(&rank, n % 6);
+    rank[q] = b'Q';
+    n /= 6;
+    const KNIGHTS: [(u32, u32); 10] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ];
+    let (a, b) = KNIGHTS[n as usize];
+    let (na, nb) = (empty(&rank, a), empty(&rank, b));
+    rank[na] = b'N';
+    rank[nb] = b'N';
+    for piece in [b'R', b'K', b'R'] {
+        let f = empty(&rank, 0);
+        rank[f] = piece;
+    }
+    rank
+}
+
+/// The start position with White's back rank `white` and Black's `black`
+/// (Chess960 numbers), castling rights on both rooks of each side.
+pub fn chess960_position(white: u32, black: u32) -> Chess {
+    let (w, b) = (chess960_rank(white), chess960_rank(black));
+    let rooks = |rank: &[u8; 8]| -> String {
+        (0..8u8)
+            .rev()
+            .filter(|&f| rank[f as usize] == b'R')
+            .map(|f| char::from(b'A' + f))
+            .collect()
+    };
+    let fen = format!(
+        "{}/pppppppp/8/8/8/8/PPPPPPPP/{} w {}{} - 0 1",
+        String::from_utf8_lossy(&b).to_lowercase(),
+        String::from_utf8_lossy(&w),
+        rooks(&w),
+        rooks(&b).to_lowercase()
+    );
+    gamerec::fen::read_fen(&fen)
+        .map(|(pos, _)| pos)
+        .unwrap_or_default()
+}
+
 /// Openings of `count` game pairs: the start position and the opening
 /// (book) moves in SAN, which the games keep as moves marked `book`.
 fn opening_positions(
     config: &MatchConfig,
     count: usize,
 ) -> Result<Vec<(Chess, Vec<String>)>, EventError> {
+    if let Some(frc) = config.frc {
+        return Ok((0..count)
+            .map(|i| {
+                let mut rng =
+                    SplitMix64::new(config.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let white = rng.below(960) as u32;
+                let black = match frc {
+                    Frc::Chess960 => white,
+                    Frc::Dfrc => rng.below(960) as u32,
+                };
+                (chess960_position(white, black), Vec::new())
+            })
+            .collect());
+    }
     let Some(openings) = &config.openings else {
         return Ok(vec![(Chess::default(), Vec::new()); count]);
     };
@@ -1190,6 +1282,7 @@ mod tests {
             wait_ms: 0,
             noswap: false,
             reverse: false,
+            frc: None,
             limits: Vec::new(),
         }
     }
@@ -1258,6 +1351,29 @@ mod tests {
         }
         c.limits[0] = EngineLimits::parse("tc=*60").unwrap();
         assert!(c.validate().is_err(), "a sandclock for one side only");
+    }
+
+    #[test]
+    fn chess960_positions_are_the_960_and_seeded() {
+        assert_eq!(&chess960_rank(518), b"RNBQKBNR");
+        assert_eq!(&chess960_rank(0), b"BBQNNRKR");
+        assert_eq!(&chess960_rank(959), b"RKRNNQBB");
+        let ranks: std::collections::HashSet<[u8; 8]> = (0..960).map(chess960_rank).collect();
+        assert_eq!(ranks.len(), 960);
+        assert_eq!(chess960_position(518, 518), Chess::default());
+        let p = chess960_position(0, 959);
+        assert_eq!(
+            gamerec::fen::write_fen(&p, shakmaty::CastlingMode::Chess960),
+            "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
+        );
+        let mut c = config(2, 4);
+        c.frc = Some(Frc::Dfrc);
+        let s = schedule(&c).unwrap();
+        assert_eq!(s[0].spec.start, s[1].spec.start, "a pair shares its start");
+        assert_ne!(s[0].spec.start, s[2].spec.start);
+        let tags = s[0].spec.tags("*");
+        assert!(tags.contains(&("Variant".to_owned(), "Chess960".to_owned())));
+        assert_eq!(schedule(&c).unwrap()[2].spec.start, s[2].spec.start);
     }
 
     #[test]
