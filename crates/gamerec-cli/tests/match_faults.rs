@@ -753,3 +753,42 @@ fn stockfish_plays_chess960() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An XBoard engine without `fischerandom` in its variants is refused a
+/// Chess960 game with a clear message (it would play other moves than
+/// the board's), not charged illegal moves.
+#[test]
+fn xboard_engine_without_fischerandom_is_refused_chess960() {
+    let Some(fairymax) = gamerec_testkit::peer("fairymax") else {
+        return;
+    };
+    let dir = fresh_dir("fm960");
+    let out = Command::new(BIN)
+        .arg("match")
+        .arg(format!("xboard:{}", fairymax.display()))
+        .arg("builtin:1")
+        .args(["--names", "fm,bi", "--games", "2", "--tc", "2+0.02"])
+        .args(["--variant", "chess960", "-q", "--dir"])
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let games = read_pgn(&dir.join("out.pgn"));
+    if games
+        .iter()
+        .any(|g| g.tags.get("Termination") == Some("normal"))
+    {
+        eprintln!("skipped: this fairymax plays fischerandom");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    assert!(
+        stderr.contains("does not play Chess960 (no fischerandom in its variants)"),
+        "{stderr}"
+    );
+    let report = json(&dir.join("run/report.json"));
+    assert_eq!(engine(&report, "fm")["illegal_moves"], 0, "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
