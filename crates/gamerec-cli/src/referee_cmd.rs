@@ -99,6 +99,8 @@ pub struct BridgeArgs {
     gamerec match uci:./new uci:./base --games 20000 --tc 10+0.1 --concurrency 2 \\\n      \
     --openings book.bin --openings-plies 8 --sprt 0 5 0.05 0.05 --dir run1 --events run1/events.jsonl\n  \
     gamerec match uci:a uci:b uci:c --tournament gauntlet --games 10 --tc 60+1 --openings book.epd --openings-order random\n  \
+    gamerec match uci:./sf builtin --tc 60+1 --limits 1:nodes=5000 --limits builtin:tc=10+0.1,depth=4\n  \
+    gamerec match uci:./sf uci:./base --variant chess960 --games 100 --tc 10+0.1   # or --openings dfrc / 960.epd\n  \
     gamerec match --resume run1            # after a crash or kill: plays what is missing\n  \
     gamerec match report run1 run2 run3    # one report over runs on several machines\n\n\
     Each pairing plays pairs of games from one opening, colours reversed. A referee runs on 127.0.0.1\n\
@@ -127,9 +129,14 @@ pub struct MatchArgs {
     /// Pairings for more than two engines.
     #[arg(long, value_enum, default_value_t = TournamentArg::RoundRobin)]
     tournament: TournamentArg,
-    /// Openings: EPD, PGN or Polyglot .bin book.
+    /// Openings: EPD, PGN or Polyglot .bin book; `960` (Chess960 start
+    /// positions drawn by --seed) or `dfrc` (each side's drawn on its own).
     #[arg(long)]
     openings: Option<PathBuf>,
+    /// Chess variant: chess960 (alias fischerandom) draws Chess960 start
+    /// positions by --seed unless --openings gives a file of them.
+    #[arg(long, value_enum, default_value_t = VariantArg::Standard)]
+    variant: VariantArg,
     /// Order of EPD/PGN openings.
     #[arg(long, value_enum, default_value_t = OrderArg::Sequential)]
     openings_order: OrderArg,
@@ -207,6 +214,15 @@ pub struct MatchArgs {
     /// `|` in an engine spec; an engine's own options win).
     #[arg(long, value_name = "OPTIONS")]
     each: Option<String>,
+    /// One engine's own limits, `ENGINE:KEY=VALUE[,KEY=VALUE...]` (repeatable):
+    /// ENGINE is its position (1, 2, ...) or its name; keys are `tc` (its
+    /// own time control, e.g. tc=10+0.1), `nodes`, `depth` and `st` (seconds
+    /// per move), as fastchess's per-engine options. Every `go` carries the
+    /// nodes, depth and movetime; an engine with any of these and no `tc`
+    /// plays untimed (its clock counts, never flags). The PGN has
+    /// WhiteTimeControl/BlackTimeControl when the sides' differ.
+    #[arg(long, value_name = "ENGINE:KEY=VALUE,...")]
+    limits: Vec<String>,
     /// Append every line sent to and read from the engines to this file.
     #[arg(long, value_name = "FILE")]
     engine_log: Option<PathBuf>,
@@ -234,6 +250,13 @@ pub struct MatchReportArgs {
     /// Merge runs played at different time controls.
     #[arg(long)]
     allow_mixed_tc: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum VariantArg {
+    Standard,
+    #[value(alias = "fischerandom")]
+    Chess960,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -347,7 +370,16 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         )?),
         _ => return Err("--sprt takes ELO0 ELO1 ALPHA BETA".into()),
     };
-    let openings = match &args.openings {
+    let generated = args.openings.as_ref().and_then(|o| match o.to_str() {
+        Some("960") if !o.exists() => Some(tester::Frc::Chess960),
+        Some("dfrc") if !o.exists() => Some(tester::Frc::Dfrc),
+        _ => None,
+    });
+    let frc = generated.or(
+        (args.variant == VariantArg::Chess960 && args.openings.is_none())
+            .then_some(tester::Frc::Chess960),
+    );
+    let openings = match args.openings.as_ref().filter(|_| generated.is_none()) {
         Some(file) => Some(Openings {
             file: std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
             order: match args.openings_order {
@@ -375,6 +407,26 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         )),
         _ => return Err("--draw takes FROM MOVES SCORE".into()),
     };
+    let mut limits = vec![tester::EngineLimits::default(); args.engines.len()];
+    for given in &args.limits {
+        let (who, what) = given
+            .split_once(':')
+            .ok_or_else(|| format!("--limits {given}: expected ENGINE:KEY=VALUE,..."))?;
+        let i = match who.trim().parse::<usize>() {
+            Ok(n) if (1..=args.engines.len()).contains(&n) => n - 1,
+            _ => names.iter().position(|n| n == who.trim()).ok_or_else(|| {
+                format!(
+                    "--limits {given}: no engine `{who}` (give its position 1..{} or its name)",
+                    args.engines.len()
+                )
+            })?,
+        };
+        limits[i] =
+            tester::EngineLimits::parse(what).map_err(|e| format!("--limits {given}: {e}"))?;
+    }
+    if limits.iter().all(tester::EngineLimits::is_empty) {
+        limits.clear();
+    }
     Ok(MatchConfig {
         engines: args
             .engines
@@ -409,6 +461,8 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         wait_ms: args.wait,
         noswap: args.noswap,
         reverse: args.reverse,
+        frc,
+        limits,
     })
 }
 

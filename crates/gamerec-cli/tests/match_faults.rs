@@ -483,3 +483,312 @@ fn each_sets_options_of_every_engine() {
     assert_eq!(config["engines"][1]["spec"], "builtin:1|Hash=1|Hash=2");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The `go` lines of one engine process in an `--engine-log` file.
+fn go_lines(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once(" > go").map(|(_, rest)| format!("go{rest}")))
+        .collect()
+}
+
+/// Per-engine limits (`--limits`): the limited engine's every `go` carries
+/// its depth (and no clock), the other engine keeps the match's clock; a
+/// limited engine with its own `tc` gets the clock, its nodes and movetime
+/// and its own increment; the PGN has each side's control and `gamerec
+/// check` reads it back; the report says each engine's limits.
+#[test]
+fn per_engine_limits_reach_go_the_pgn_and_the_report() {
+    let Some(python) = python_chess() else {
+        eprintln!("skipped: no Python with python-chess (set GAMEREC_PYTHON)");
+        return;
+    };
+    let dir = fresh_dir("limits");
+    let script = engine_script(&dir);
+    let run = |name: &str, limits: &[&str]| {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("match")
+            .arg(format!(
+                "uci:{} {} none {}",
+                python.display(),
+                script.display(),
+                dir.join("marker").display()
+            ))
+            .arg("builtin:1")
+            .args(["--names", "py,builtin", "--games", "2", "--tc", "60+1"])
+            .args(["--max-moves", "4", "-q", "--engine-log"])
+            .arg(dir.join(format!("{name}.log")))
+            .arg("--dir")
+            .arg(dir.join(name))
+            .arg("-o")
+            .arg(dir.join(format!("{name}.pgn")));
+        for l in limits {
+            cmd.args(["--limits", l]);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let check = Command::new(BIN)
+            .arg("check")
+            .arg(dir.join(format!("{name}.pgn")))
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+        (stderr, read_pgn(&dir.join(format!("{name}.pgn"))))
+    };
+
+    // py at depth 1 (untimed), the built-in engine at 60+1.
+    let (stderr, games) = run("depth", &["1:depth=1"]);
+    let gos = go_lines(&dir.join("depth.log"));
+    assert_eq!(gos.len(), 8, "{gos:?}");
+    assert!(gos.iter().all(|g| g == "go depth 1"), "{gos:?}");
+    assert!(
+        stderr.contains("Limits of py: depth=1 (clock -)"),
+        "{stderr}"
+    );
+    for game in &games {
+        let py_white = game.tags.get("White") == Some("py");
+        let (py, builtin) = if py_white {
+            ("WhiteTimeControl", "BlackTimeControl")
+        } else {
+            ("BlackTimeControl", "WhiteTimeControl")
+        };
+        assert_eq!(game.tags.get(py), Some("-"));
+        assert_eq!(game.tags.get(builtin), Some("60+1"));
+        assert_eq!(game.tags.get("TimeControl"), None);
+        // Only the timed side's moves carry its clock.
+        for (i, node) in game.tree.mainline().enumerate() {
+            let text: String = game
+                .tree
+                .node(node)
+                .comments_after
+                .iter()
+                .map(|c| c.text.clone())
+                .collect();
+            let py_moved = (i % 2 == 0) == py_white;
+            assert_eq!(text.contains("[%clk"), !py_moved, "ply {i}: {text}");
+        }
+    }
+
+    // py with its own 10+0.1, nodes and movetime; the built-in at depth 1.
+    let (stderr, games) = run("own", &["py:tc=10+0.1,nodes=500,st=0.25", "2:depth=1"]);
+    let gos = go_lines(&dir.join("own.log"));
+    assert_eq!(gos.len(), 8, "{gos:?}");
+    for g in &gos {
+        assert!(g.starts_with("go wtime "), "{g}");
+        assert!(g.ends_with(" nodes 500 movetime 250"), "{g}");
+        assert!(
+            g.contains(" winc 100 binc 0 ") || g.contains(" winc 0 binc 100 "),
+            "{g}"
+        );
+    }
+    assert!(
+        stderr.contains("Limits of py: tc=10+0.1,nodes=500,st=0.25 (clock 10+0.1)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Limits of builtin: depth=1 (clock -)"),
+        "{stderr}"
+    );
+    let white = &games[0];
+    assert_eq!(white.tags.get("White"), Some("py"));
+    assert_eq!(white.tags.get("WhiteTimeControl"), Some("10+0.1"));
+    assert_eq!(white.tags.get("BlackTimeControl"), Some("-"));
+    let config = json(&dir.join("own/match.json"));
+    assert_eq!(config["limits"][0]["nodes"], 500);
+    assert_eq!(config["limits"][1]["depth"], 1);
+
+    // Bad limits are usage errors.
+    for bad in ["3:depth=1", "nobody:depth=1", "1:speed=3", "1depth=1"] {
+        let out = Command::new(BIN)
+            .args(["match", "builtin:1", "builtin:1", "--limits", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--limits"),
+            "{bad}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Chess960 (`--variant fischerandom`) and DFRC (`--openings dfrc`): the
+/// built-in engines play from start positions drawn by the seed; the PGN
+/// has `[Variant "Chess960"]`, SetUp and FEN, and `gamerec check` replays
+/// it without error, as python-chess does (when GAMEREC_PYTHON has it).
+#[test]
+fn chess960_and_dfrc_games_replay_in_gamerec_and_python_chess() {
+    let dir = fresh_dir("960");
+    for (name, how) in [
+        ("c960", ["--variant", "fischerandom"]),
+        ("dfrc", ["--openings", "dfrc"]),
+    ] {
+        let out = Command::new(BIN)
+            .args(["match", "builtin:1", "builtin:1", "--names", "a,b"])
+            .args(["--games", "4", "--tc", "10+0.1", "--max-moves", "40"])
+            .args(how)
+            .args(["--seed", "5", "-q", "--dir"])
+            .arg(dir.join(name))
+            .arg("-o")
+            .arg(dir.join(format!("{name}.pgn")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let pgn = dir.join(format!("{name}.pgn"));
+        let check = Command::new(BIN).arg("check").arg(&pgn).output().unwrap();
+        assert!(check.status.success(), "{check:?}");
+        let games = read_pgn(&pgn);
+        assert_eq!(games.len(), 4);
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(g.tags.get("Variant"), Some("Chess960"), "game {i}");
+            assert_eq!(g.tags.get("SetUp"), Some("1"));
+            let fen = g.tags.get("FEN").unwrap();
+            let (white, black) = (
+                fen.split(['/', ' ']).nth(7).unwrap(),
+                fen.split('/').next().unwrap(),
+            );
+            if name == "c960" {
+                assert_eq!(white.to_lowercase(), black, "{fen}");
+            }
+        }
+        // DFRC: over the pairs, some position has different back ranks.
+        if name == "dfrc" {
+            assert!(games.iter().any(|g| {
+                let fen = g.tags.get("FEN").unwrap();
+                fen.split(['/', ' ']).nth(7).unwrap().to_lowercase()
+                    != fen.split('/').next().unwrap()
+            }));
+        }
+        let Some(python) = python_chess() else {
+            eprintln!(
+                "python-chess part skipped: no Python with python-chess (set GAMEREC_PYTHON)"
+            );
+            continue;
+        };
+        let script = r#"
+import sys, chess.pgn
+n = 0
+with open(sys.argv[1]) as f:
+    while (game := chess.pgn.read_game(f)) is not None:
+        assert game.headers["Variant"] == "Chess960", game.headers
+        board = game.board()
+        assert board.chess960, board.fen()
+        assert not game.errors, game.errors
+        for mv in game.mainline_moves():
+            assert board.is_legal(mv), (board.fen(), mv)
+            board.push(mv)
+        n += 1
+print(n)
+"#;
+        let out = Command::new(&python)
+            .arg("-c")
+            .arg(script)
+            .arg(&pgn)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "4");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Stockfish plays Chess960: UCI_Chess960 is set once per game (not before
+/// every search), castling goes out king-takes-rook, and the games check.
+#[test]
+fn stockfish_plays_chess960() {
+    let Some(stockfish) = gamerec_testkit::peer("stockfish") else {
+        return;
+    };
+    let dir = fresh_dir("sf960");
+    let out = Command::new(BIN)
+        .arg("match")
+        .arg(format!("uci:{}|Hash=16", stockfish.display()))
+        .arg("builtin:1")
+        .args(["--games", "2", "--tc", "2+0.02", "--max-moves", "30"])
+        .args(["--variant", "chess960", "--seed", "7", "-q", "--engine-log"])
+        .arg(dir.join("io.log"))
+        .arg("--dir")
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(dir.join("io.log")).unwrap();
+    let set = log
+        .lines()
+        .filter(|l| l.ends_with("> setoption name UCI_Chess960 value true"))
+        .count();
+    assert_eq!(set, 1, "one engine process, told once");
+    let check = Command::new(BIN)
+        .arg("check")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{check:?}");
+    let games = read_pgn(&dir.join("out.pgn"));
+    assert_eq!(games.len(), 2);
+    assert!(
+        games
+            .iter()
+            .all(|g| g.tags.get("Variant") == Some("Chess960"))
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An XBoard engine without `fischerandom` in its variants is refused a
+/// Chess960 game with a clear message (it would play other moves than
+/// the board's), not charged illegal moves.
+#[test]
+fn xboard_engine_without_fischerandom_is_refused_chess960() {
+    let Some(fairymax) = gamerec_testkit::peer("fairymax") else {
+        return;
+    };
+    let dir = fresh_dir("fm960");
+    let out = Command::new(BIN)
+        .arg("match")
+        .arg(format!("xboard:{}", fairymax.display()))
+        .arg("builtin:1")
+        .args(["--names", "fm,bi", "--games", "2", "--tc", "2+0.02"])
+        .args(["--variant", "chess960", "-q", "--dir"])
+        .arg(dir.join("run"))
+        .arg("-o")
+        .arg(dir.join("out.pgn"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let games = read_pgn(&dir.join("out.pgn"));
+    if games
+        .iter()
+        .any(|g| g.tags.get("Termination") == Some("normal"))
+    {
+        eprintln!("skipped: this fairymax plays fischerandom");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    assert!(
+        stderr.contains("does not play Chess960 (no fischerandom in its variants)"),
+        "{stderr}"
+    );
+    let report = json(&dir.join("run/report.json"));
+    assert_eq!(engine(&report, "fm")["illegal_moves"], 0, "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

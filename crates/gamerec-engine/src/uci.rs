@@ -362,12 +362,15 @@ impl Engine for UciEngine {
         crate::notation::play_line(start, moves).map_err(EngineError::Usage)?;
         self.start = start.clone();
         self.moves = moves.to_vec();
-        self.mode = CastlingMode::detect(&start.to_setup(EnPassantMode::Legal));
-        if self.mode == CastlingMode::Chess960
-            && self.options.iter().any(|o| o.name == "UCI_Chess960")
-        {
-            self.proc.send("setoption name UCI_Chess960 value true")?;
+        let mode = CastlingMode::detect(&start.to_setup(EnPassantMode::Legal));
+        // UCI_Chess960 is told when the mode changes (once per game, not
+        // before every search), and turned off again for standard games.
+        if mode != self.mode && self.options.iter().any(|o| o.name == "UCI_Chess960") {
+            let on = mode == CastlingMode::Chess960;
+            self.proc
+                .send(&format!("setoption name UCI_Chess960 value {on}"))?;
         }
+        self.mode = mode;
         Ok(())
     }
 

@@ -305,6 +305,9 @@ impl XboardEngine {
     fn move_text(&self, pos: &Chess, m: Move) -> String {
         if self.flag("san", false) {
             shakmaty::san::San::from_move(pos, m).to_string()
+        } else if self.mode == CastlingMode::Chess960 && m.is_castle() {
+            // CECP: castling in fischerandom is O-O / O-O-O.
+            shakmaty::san::San::from_move(pos, m).to_string()
         } else {
             uci(m, self.mode)
         }
@@ -427,6 +430,15 @@ impl Engine for XboardEngine {
         self.start = start.clone();
         self.moves = moves.to_vec();
         self.mode = CastlingMode::detect(&start.to_setup(EnPassantMode::Legal));
+        if self.mode == CastlingMode::Chess960
+            && self
+                .feature("variants")
+                .is_some_and(|v| !v.split(',').any(|v| v.trim() == "fischerandom"))
+        {
+            return Err(EngineError::Usage(
+                "the engine does not play Chess960 (no fischerandom in its variants)".into(),
+            ));
+        }
         Ok(())
     }
 
@@ -453,6 +465,10 @@ impl Engine for XboardEngine {
             });
         }
         self.proc.send("new")?;
+        if self.mode == CastlingMode::Chess960 {
+            // CECP: the variant follows `new` (which resets it to normal).
+            self.proc.send("variant fischerandom")?;
+        }
         self.proc.send("force")?;
         self.proc.send("easy")?;
         self.proc.send("post")?;

@@ -132,6 +132,7 @@ async fn one_game() -> (Duration, Duration) {
         start: Chess::default(),
         opening: Vec::new(),
         time_control: "60+1".parse().unwrap(),
+        black_time_control: None,
     };
     let state = GameState::new(Chess::default(), Clocks::new(spec.time_control.clone()));
     let (_stop, stop_rx) = tokio::sync::watch::channel(None);

@@ -36,6 +36,8 @@ struct ClientGame {
     pos: Chess,
     keys: Vec<u64>,
     control: TimeControl,
+    /// Black's control when the sides have their own (per-engine limits).
+    black_control: Option<TimeControl>,
     clocks: Option<Clocks>,
     charged: [usize; 2],
     last_cc: [Duration; 2],
@@ -58,6 +60,7 @@ impl ClientGame {
             start,
             moves: Vec::new(),
             control: TimeControl::Unknown,
+            black_control: None,
             clocks: None,
             charged: [0, 0],
             last_cc: [Duration::ZERO; 2],
@@ -80,9 +83,9 @@ impl ClientGame {
             || given.halfmoves() != self.pos.halfmoves()
             || given.fullmoves() != self.pos.fullmoves()
         {
-            let control = self.control.clone();
+            let control = (self.control.clone(), self.black_control.clone());
             *self = ClientGame::new(given);
-            self.set_control(control);
+            self.set_controls(control.0, control.1);
         }
         if let Some(sm) = record.op("sm").and_then(|op| op.move_list().next()) {
             // The codec checked `sm` in the record's position, which may
@@ -99,9 +102,21 @@ impl ClientGame {
         self.keys.push(key(&self.pos));
     }
 
-    fn set_control(&mut self, control: TimeControl) {
-        self.clocks = is_timed(&control).then(|| Clocks::new(control.clone()));
-        self.control = control;
+    /// Sets White's control and Black's (`None`: the same as White's).
+    fn set_controls(&mut self, white: TimeControl, black: Option<TimeControl>) {
+        let black = black.filter(|b| *b != white);
+        let black_control = black.clone().unwrap_or_else(|| white.clone());
+        self.clocks = (is_timed(&white) || is_timed(&black_control))
+            .then(|| Clocks::per_side(white.clone(), black_control));
+        self.control = white;
+        self.black_control = black;
+    }
+
+    fn control_of(&self, color: Color) -> &TimeControl {
+        match (color, &self.black_control) {
+            (Color::Black, Some(b)) => b,
+            _ => &self.control,
+        }
     }
 
     /// Charges each side's moves since last time: our own with the time we
@@ -147,22 +162,39 @@ impl ClientGame {
         }
     }
 
-    /// The search limits for our move: the clocks (the referee's exact
-    /// values when it sends `clk_ms`, else as we keep them less a safety
-    /// margin), the increment and moves to go of the current period, and
-    /// `depth` when the player has one. In untimed games `untimed_depth`
-    /// applies when there is no `depth`, and an engine with neither gets a
-    /// nominal minute each, so every search ends.
-    fn limits(&self, depth: Option<u32>, untimed_depth: Option<u32>) -> Limits {
-        let depth = if self.clocks.is_some() {
-            depth
-        } else {
-            depth.or(untimed_depth)
-        };
+    /// The search limits for our move: the player's fixed limits (`depth`,
+    /// `nodes`, `movetime`) and, when our side plays a clock, the clocks
+    /// (the referee's exact values when it sends `clk_ms`, else as we keep
+    /// them less a safety margin) with each side's increment and our moves
+    /// to go. On an untimed side a player with no fixed limit searches to
+    /// `untimed_depth`, or with a nominal minute each, so every search ends.
+    fn limits(&self, fixed: &Limits, untimed_depth: Option<u32>) -> Limits {
+        let me = self.pos.turn();
         let mut limits = Limits {
-            depth,
+            depth: fixed.depth,
+            nodes: fixed.nodes,
+            movetime: fixed.movetime,
             ..Limits::default()
         };
+        let timed = self
+            .clocks
+            .as_ref()
+            .is_some_and(|c| c.remaining(me).is_some());
+        if !timed {
+            if fixed.depth.is_some() || fixed.nodes.is_some() || fixed.movetime.is_some() {
+                return limits;
+            }
+            if untimed_depth.is_some() {
+                limits.depth = untimed_depth;
+                return limits;
+            }
+            limits.clock = Some(Clock {
+                white: UNTIMED_CLOCK,
+                black: UNTIMED_CLOCK,
+                ..Clock::default()
+            });
+            return limits;
+        }
         let safe = |d: Option<Duration>| {
             d.map_or(Duration::from_millis(10), |d| {
                 d.saturating_sub(SAFETY_MARGIN)
@@ -170,38 +202,47 @@ impl ClientGame {
             })
         };
         let mut clock = match (&self.clocks, self.exact) {
-            (Some(_), Some([white, black])) => Clock {
+            (_, Some([white, black])) => Clock {
                 white,
                 black,
                 ..Clock::default()
             },
-            (Some(clocks), None) => Clock {
-                white: safe(clocks.remaining(Color::White)),
-                black: safe(clocks.remaining(Color::Black)),
-                ..Clock::default()
-            },
-            (None, _) if depth.is_none() => Clock {
-                white: UNTIMED_CLOCK,
-                black: UNTIMED_CLOCK,
-                ..Clock::default()
-            },
-            (None, _) => return limits,
-        };
-        if let TimeControl::Periods(periods) = &self.control {
-            let mut turn = self.start.turn();
-            let mut mine = 0u32;
-            for _ in &self.moves {
-                if turn == self.pos.turn() {
-                    mine += 1;
+            (Some(clocks), None) => {
+                // An untimed opponent is shown our own time.
+                let mine = clocks.remaining(me);
+                Clock {
+                    white: safe(clocks.remaining(Color::White).or(mine)),
+                    black: safe(clocks.remaining(Color::Black).or(mine)),
+                    ..Clock::default()
                 }
-                turn = !turn;
             }
-            if let Some(period) = self.control.period_of_move(mine + 1) {
+            (None, None) => return limits,
+        };
+        // Moves made by each side so far.
+        let mut made = [0u32; 2];
+        let mut turn = self.start.turn();
+        for _ in &self.moves {
+            made[usize::from(turn.is_black())] += 1;
+            turn = !turn;
+        }
+        for color in [Color::White, Color::Black] {
+            let control = self.control_of(color);
+            let TimeControl::Periods(periods) = control else {
+                continue;
+            };
+            let done = made[usize::from(color.is_black())];
+            let Some(period) = control.period_of_move(done + 1) else {
+                continue;
+            };
+            if color.is_white() {
                 clock.white_inc = period.increment();
+            } else {
                 clock.black_inc = period.increment();
-                if let (Some(moves), 1) = (period.moves(), periods.len()) {
-                    clock.moves_to_go = Some(moves - mine % moves);
-                }
+            }
+            if color == me
+                && let (Some(moves), 1) = (period.moves(), periods.len())
+            {
+                clock.moves_to_go = Some(moves - done % moves);
             }
         }
         limits.clock = Some(clock);
@@ -254,7 +295,8 @@ const BUILTIN_DEPTH: u32 = 3;
 /// depth it searches to (the built-in engine's `builtin:DEPTH`).
 pub struct EnginePlayer {
     engine: Box<dyn Engine>,
-    depth: Option<u32>,
+    /// Limits of every search: depth, nodes, movetime.
+    fixed: Limits,
     untimed_depth: Option<u32>,
     ponder: bool,
 }
@@ -270,6 +312,20 @@ impl EnginePlayer {
             // without the option ponders when asked all the same).
             let _ = self.engine.set_option("Ponder", "true");
         }
+        self
+    }
+
+    /// Adds fixed limits to every search (a match's per-engine `nodes=`,
+    /// `depth=`, `st=`); a depth given here replaces the spec's.
+    pub fn with_limits(
+        mut self,
+        depth: Option<u32>,
+        nodes: Option<u64>,
+        movetime: Option<Duration>,
+    ) -> EnginePlayer {
+        self.fixed.depth = depth.or(self.fixed.depth);
+        self.fixed.nodes = nodes.or(self.fixed.nodes);
+        self.fixed.movetime = movetime.or(self.fixed.movetime);
         self
     }
 
@@ -297,7 +353,10 @@ impl EnginePlayer {
         };
         Ok(EnginePlayer {
             engine,
-            depth,
+            fixed: Limits {
+                depth,
+                ..Limits::default()
+            },
             untimed_depth,
             ponder: false,
         })
@@ -445,7 +504,7 @@ async fn play(
     let mut summary = BridgeSummary::default();
     let EnginePlayer {
         engine,
-        depth,
+        fixed,
         untimed_depth,
         ponder,
     } = player;
@@ -499,10 +558,22 @@ async fn play(
                 engine = Some(run_blocking(e, |e| e.new_game()).await?.0);
             }
             Some("inform") => {
+                // TimeControl, or each side's (a match's per-engine limits).
+                let read = |v: &str| parse_time_control(v).unwrap_or(TimeControl::Unknown);
+                let (mut white, mut black) = (None, None);
                 for (k, v) in record.tag_pairs() {
-                    if k == "TimeControl" {
-                        game.set_control(parse_time_control(&v).unwrap_or(TimeControl::Unknown));
+                    match k.as_str() {
+                        "TimeControl" => {
+                            white = Some(read(&v));
+                            black = None;
+                        }
+                        "WhiteTimeControl" => white = Some(read(&v)),
+                        "BlackTimeControl" => black = Some(read(&v)),
+                        _ => {}
                     }
+                }
+                if let Some(white) = white {
+                    game.set_controls(white, black);
                 }
             }
             Some("execute") => {
@@ -519,7 +590,7 @@ async fn play(
                 let (start, moves, limits) = (
                     game.start.clone(),
                     game.moves.clone(),
-                    game.limits(depth, untimed_depth),
+                    game.limits(&fixed, untimed_depth),
                 );
                 let thinking = std::time::Instant::now();
                 // Pondering on the expected reply: a hit is our search.

@@ -96,10 +96,26 @@ struct SideClock {
     moves: u32,
 }
 
+impl SideClock {
+    fn starting(control: &TimeControl) -> SideClock {
+        // A sandclock starts with its sand split evenly.
+        let initial = match sandclock(control) {
+            Some(total) => total / 2,
+            None => control.initial_time().unwrap_or_default(),
+        };
+        SideClock {
+            remaining_ms: i64::try_from(initial.as_millis()).unwrap_or(i64::MAX / 4),
+            ..SideClock::default()
+        }
+    }
+}
+
 /// Both clocks of a game under a time control.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clocks {
     control: TimeControl,
+    /// Black's own control when it differs from White's (per-engine limits).
+    black_control: Option<TimeControl>,
     white: SideClock,
     black: SideClock,
     /// How far past zero a clock may run before its flag falls.
@@ -113,21 +129,37 @@ pub struct FlagFall(pub Color);
 impl Clocks {
     /// Fresh clocks at the start of a game.
     pub fn new(control: TimeControl) -> Clocks {
-        // A sandclock starts with its sand split evenly.
-        let initial = match sandclock(&control) {
-            Some(total) => total / 2,
-            None => control.initial_time().unwrap_or_default(),
-        };
-        let initial = i64::try_from(initial.as_millis()).unwrap_or(i64::MAX / 4);
-        let side = SideClock {
-            remaining_ms: initial,
-            ..SideClock::default()
-        };
+        let side = SideClock::starting(&control);
         Clocks {
             control,
+            black_control: None,
             white: side,
             black: side,
             margin_ms: 0,
+        }
+    }
+
+    /// Fresh clocks where each side plays its own control (a match's
+    /// per-engine time controls); an untimed side (`-`) never flags. Equal
+    /// controls are [`Clocks::new`]. A sandclock cannot be one side's only.
+    pub fn per_side(white: TimeControl, black: TimeControl) -> Clocks {
+        if white == black {
+            return Clocks::new(white);
+        }
+        Clocks {
+            white: SideClock::starting(&white),
+            black: SideClock::starting(&black),
+            control: white,
+            black_control: Some(black),
+            margin_ms: 0,
+        }
+    }
+
+    /// The control `color` plays.
+    pub fn control_of(&self, color: Color) -> &TimeControl {
+        match (color, &self.black_control) {
+            (Color::Black, Some(b)) => b,
+            _ => &self.control,
         }
     }
 
@@ -146,13 +178,13 @@ impl Clocks {
     /// How long `color` may think from now before its flag falls (its
     /// clock plus the margin), or `None` when no clock runs.
     pub fn time_to_flag(&self, color: Color) -> Option<Duration> {
-        is_timed(&self.control).then(|| {
+        is_timed(self.control_of(color)).then(|| {
             let ms = self.side(color).remaining_ms.saturating_add(self.margin_ms);
             Duration::from_millis(ms.max(0) as u64)
         })
     }
 
-    /// The time control.
+    /// The time control (White's when the sides differ).
     pub fn control(&self) -> &TimeControl {
         &self.control
     }
@@ -173,7 +205,7 @@ impl Clocks {
 
     /// Time left for `color`, or `None` when no clock runs.
     pub fn remaining(&self, color: Color) -> Option<Duration> {
-        is_timed(&self.control)
+        is_timed(self.control_of(color))
             .then(|| Duration::from_millis(self.side(color).remaining_ms.max(0) as u64))
     }
 
@@ -188,8 +220,8 @@ impl Clocks {
     /// reached zero, or with a margin ran more than the margin past it.
     pub fn complete_move(&mut self, color: Color, elapsed: Duration) -> Result<(), FlagFall> {
         let ms = elapsed.as_millis().min(i64::MAX as u128 / 4) as i64;
-        let timed = is_timed(&self.control);
-        let sand = sandclock(&self.control).is_some();
+        let timed = is_timed(self.control_of(color));
+        let sand = sandclock(self.control_of(color)).is_some();
         let margin = self.margin_ms;
         let side = self.side_mut(color);
         side.used_ms = side.used_ms.saturating_add(ms as u64);
@@ -211,7 +243,7 @@ impl Clocks {
         // The increment, plus the next period's time when this move ends a
         // `moves/seconds` period.
         let added = self
-            .control
+            .control_of(color)
             .time_added_after_move(moves)
             .unwrap_or_default();
         let side = self.side_mut(color);
@@ -324,6 +356,29 @@ mod tests {
             s.complete_move(Color::White, Duration::from_secs(60))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn each_side_runs_its_own_control() {
+        let mut c = Clocks::per_side(tc("60+1"), tc("-"));
+        assert_eq!(c.remaining(Color::White), Some(Duration::from_secs(60)));
+        assert_eq!(c.remaining(Color::Black), None);
+        assert_eq!(c.time_to_flag(Color::Black), None);
+        c.complete_move(Color::White, Duration::from_secs(2))
+            .unwrap();
+        c.complete_move(Color::Black, Duration::from_secs(1000))
+            .unwrap();
+        assert_eq!(c.remaining(Color::White), Some(Duration::from_secs(59)));
+        assert_eq!(c.used(Color::Black), Duration::from_secs(1000));
+        let mut c = Clocks::per_side(tc("10"), tc("40/120+2"));
+        c.complete_move(Color::Black, Duration::from_secs(1))
+            .unwrap();
+        assert_eq!(c.remaining(Color::Black), Some(Duration::from_secs(121)));
+        assert!(
+            c.complete_move(Color::White, Duration::from_secs(10))
+                .is_err()
+        );
+        assert_eq!(Clocks::per_side(tc("5"), tc("5")), Clocks::new(tc("5")));
     }
 
     #[test]

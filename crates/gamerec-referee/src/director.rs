@@ -26,7 +26,6 @@ use tokio_util::task::TaskTracker;
 
 use crate::background::Background;
 use crate::bridge::{EnginePlayer, run_local_bridge};
-use crate::clock::Clocks;
 use crate::conn::{LocalClient, handle_client};
 use crate::event::{EventConfig, EventError};
 use crate::export::{ExportOptions, game_pgn_with};
@@ -406,7 +405,7 @@ pub fn read_saved(dir: &Path, number: u32) -> Result<Option<SavedGame>, EventErr
 
 /// Rebuilds a game from its saved moves (or from its opening if new).
 fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, EventError> {
-    let mut state = GameState::new(spec.start.clone(), Clocks::new(spec.time_control.clone()));
+    let mut state = GameState::new(spec.start.clone(), spec.clocks());
     match saved {
         Some(saved) => {
             if saved.white != spec.white || saved.black != spec.black {
@@ -415,10 +414,13 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
                     spec.number
                 )));
             }
-            for m in &saved.moves {
-                state
-                    .replay_move(&m.san, Duration::from_millis(m.ms))
-                    .map_err(|e| EventError(format!("state of game {}: {e}", spec.number)))?;
+            for (i, m) in saved.moves.iter().enumerate() {
+                if i < spec.opening.len() {
+                    state.play_book_move(&m.san)
+                } else {
+                    state.replay_move(&m.san, Duration::from_millis(m.ms))
+                }
+                .map_err(|e| EventError(format!("state of game {}: {e}", spec.number)))?;
                 if let Some(us) = m.latency_us {
                     state.set_last_latency(Duration::from_micros(us));
                 }
@@ -434,7 +436,7 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
         None => {
             for san in &spec.opening {
                 state
-                    .replay_move(san, Duration::ZERO)
+                    .play_book_move(san)
                     .map_err(|e| EventError(format!("opening of game {}: {e}", spec.number)))?;
             }
         }
@@ -932,6 +934,7 @@ mod tests {
             start: shakmaty::Chess::default(),
             opening: Vec::new(),
             time_control: "-".parse().expect("time control"),
+            black_time_control: None,
         };
         let live = Live::default();
         live.update(&spec, &state);

@@ -287,6 +287,7 @@ impl EventConfig {
                     start,
                     opening,
                     time_control: tc.clone(),
+                    black_time_control: None,
                 }
             })
             .collect())

@@ -4,12 +4,13 @@
 //! supplement's `[%clk]` (the mover's clock) and `[%emt]` (the time the move
 //! took), both made by `gamerec::pgn::commands`. Both are the referee's
 //! millisecond values, written `h:mm:ss.fff` with trailing zeros dropped
-//! (`0:00:04.93`), as chess GUIs and TCEC write fractions.
+//! (`0:00:04.93`), as chess GUIs and TCEC write fractions. Opening (book)
+//! moves are commented `{book}` instead, as cutechess and fastchess do.
 
 use gamerec::model::{Comment, Game, GameResult, NodeId, Ply, PlyMove, Tags};
 use gamerec::pgn::WriteOptions;
 use gamerec::pgn::commands::KnownCommand;
-use shakmaty::{CastlingMode, Color};
+use shakmaty::Color;
 
 use crate::game::{EngineReport, GameState, Outcome};
 use crate::runner::GameSpec;
@@ -55,7 +56,7 @@ pub fn to_game_with(spec: &GameSpec, state: &GameState, options: ExportOptions) 
     let mut game = Game {
         tags,
         start: state.start().clone(),
-        castling_mode: CastlingMode::Standard,
+        castling_mode: crate::runner::castling_mode(state.start()),
         result: Some(match state.ending().map(|e| e.outcome) {
             Some(Outcome::Win(Color::White)) => GameResult::WhiteWins,
             Some(Outcome::Win(Color::Black)) => GameResult::BlackWins,
@@ -76,6 +77,14 @@ pub fn to_game_with(spec: &GameSpec, state: &GameState, options: ExportOptions) 
             },
         );
         let mut words = Vec::new();
+        if played.book {
+            mover = !mover;
+            game.tree
+                .node_mut(node)
+                .comments_after
+                .push(Comment::new("book".to_owned()));
+            continue;
+        }
         if let Some(clock) = played.clock_after {
             words.push(KnownCommand::Clk(clock).to_string());
         }

@@ -139,6 +139,9 @@ pub struct Played {
     /// charged: the referee's measure (`respond` sent to `reply` in) less
     /// the engine's time (`go` written to `bestmove` read).
     pub relay: Option<Duration>,
+    /// An opening (book) move: played by the referee before the players
+    /// take over, off the clocks.
+    pub book: bool,
 }
 
 /// A search's result as a client may send it with its move: the EPD
@@ -506,6 +509,7 @@ impl GameState {
             latency: None,
             engine: EngineReport::default(),
             relay: None,
+            book: false,
         });
     }
 
@@ -553,6 +557,27 @@ impl GameState {
             ));
         }
         None
+    }
+
+    /// Plays an opening (book) move: no time, no increment, not counted
+    /// by the clocks' periods; the PGN marks it `book`.
+    pub fn play_book_move(&mut self, san: &str) -> Result<(), String> {
+        let color = self.turn();
+        let mv = parse_move(&self.pos, san)?;
+        let san = shakmaty::san::SanPlus::from_move(self.pos.clone(), mv).to_string();
+        self.pos.play_unchecked(mv);
+        self.keys.push(key(&self.pos));
+        self.push_played(mv, san, Duration::ZERO, false, None, color);
+        if let Some(last) = self.played.last_mut() {
+            last.clock_after = None;
+            last.book = true;
+        }
+        Ok(())
+    }
+
+    /// The number of opening (book) moves at the start of the game.
+    pub fn book_plies(&self) -> usize {
+        self.played.iter().take_while(|p| p.book).count()
     }
 
     /// Replays a recorded move (restart), without clock checks.
@@ -769,6 +794,23 @@ mod tests {
         };
         assert_eq!(e.outcome, Outcome::Win(Color::Black));
         assert_eq!(e.termination, Termination::Normal);
+    }
+
+    #[test]
+    fn book_moves_are_off_the_clocks() {
+        let mut g = game("2/10+1");
+        g.play_book_move("e4").unwrap();
+        g.play_book_move("e5").unwrap();
+        assert!(g.play_book_move("Ke3").is_err());
+        assert_eq!(g.book_plies(), 2);
+        assert!(g.played().iter().all(|p| p.book && p.clock_after.is_none()));
+        // No increment, and not counted toward the 2-move period.
+        for side in [Color::White, Color::Black] {
+            assert_eq!(g.clocks().remaining(side), Some(Duration::from_secs(10)));
+        }
+        play(&mut g, &["Nf3"]);
+        assert_eq!(g.book_plies(), 2);
+        assert!(!g.played()[2].book);
     }
 
     #[test]

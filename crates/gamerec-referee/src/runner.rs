@@ -74,12 +74,32 @@ pub struct GameSpec {
     pub start: Chess,
     /// Opening moves (SAN) played before the players take over.
     pub opening: Vec<String>,
-    /// The time control.
+    /// The time control (White's, when the sides have their own).
     pub time_control: TimeControl,
+    /// Black's time control when it differs from White's (a match's
+    /// per-engine limits); `None`: both play `time_control`.
+    pub black_time_control: Option<TimeControl>,
 }
 
 impl GameSpec {
-    /// The Seven Tag Roster plus TimeControl (and SetUp/FEN when the start is
+    /// The control `color` plays.
+    pub fn control_of(&self, color: Color) -> &TimeControl {
+        match (color, &self.black_time_control) {
+            (Color::Black, Some(b)) => b,
+            _ => &self.time_control,
+        }
+    }
+
+    /// Fresh clocks for the game: each side under its own control.
+    pub fn clocks(&self) -> crate::clock::Clocks {
+        crate::clock::Clocks::per_side(
+            self.time_control.clone(),
+            self.control_of(Color::Black).clone(),
+        )
+    }
+
+    /// The Seven Tag Roster plus TimeControl (White/BlackTimeControl when
+    /// the sides' differ; and SetUp/FEN when the start is
     /// not the standard position), Result as `result`.
     pub fn tags(&self, result: &str) -> Vec<(String, String)> {
         let mut tags: Vec<(String, String)> = [
@@ -94,16 +114,30 @@ impl GameSpec {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-        tags.push(("TimeControl".into(), self.time_control.to_string()));
+        match &self.black_time_control {
+            Some(black) if *black != self.time_control => {
+                tags.push(("WhiteTimeControl".into(), self.time_control.to_string()));
+                tags.push(("BlackTimeControl".into(), black.to_string()));
+            }
+            _ => tags.push(("TimeControl".into(), self.time_control.to_string())),
+        }
+        let mode = castling_mode(&self.start);
+        if mode == shakmaty::CastlingMode::Chess960 {
+            tags.push(("Variant".into(), "Chess960".into()));
+        }
         if self.start != Chess::default() {
             tags.push(("SetUp".into(), "1".into()));
-            tags.push((
-                "FEN".into(),
-                gamerec::fen::write_fen(&self.start, shakmaty::CastlingMode::Standard),
-            ));
+            tags.push(("FEN".into(), gamerec::fen::write_fen(&self.start, mode)));
         }
         tags
     }
+}
+
+/// Chess960 when `start`'s castling rights need it (a king or rook off its
+/// standard square), else standard: castling is the same in both then.
+pub fn castling_mode(start: &Chess) -> shakmaty::CastlingMode {
+    use shakmaty::Position;
+    shakmaty::CastlingMode::detect(&start.to_setup(shakmaty::EnPassantMode::Legal))
 }
 
 /// How the supervisor (or shutdown) stops a game.
@@ -169,10 +203,13 @@ fn respond_record(state: &GameState) -> Record {
             .map(|&s| Operand::Clock(EpdClock::from_seconds(s)))
             .collect(),
     ));
-    if let (Some(white), Some(black)) = (
+    // An untimed side (per-engine limits) is shown the other side's time,
+    // so a timed opponent's engine still gets both clocks.
+    let (white, black) = (
         state.clocks().remaining(Color::White),
         state.clocks().remaining(Color::Black),
-    ) {
+    );
+    if let (Some(white), Some(black)) = (white.or(black), black.or(white)) {
         record.set(Operation::new(
             EXACT_CLOCK_OPCODE,
             [white, black]

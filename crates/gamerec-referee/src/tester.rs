@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Position};
 
-use crate::clock::parse_time_control;
+use crate::clock::{TimeControl, parse_time_control};
 use crate::event::{EventError, load_openings};
 use crate::game::{GameState, Outcome};
 use crate::runner::GameSpec;
@@ -39,6 +39,100 @@ pub struct MatchEngine {
     pub name: String,
     /// `builtin[:DEPTH]`, `uci:CMD|Name=Value...`, `xboard:CMD|Name=Value...`.
     pub spec: String,
+}
+
+/// An engine's own limits in a match (fastchess's per-engine `tc=`,
+/// `nodes=`, `depth=`, `st=`): its clock runs `tc` instead of the match's,
+/// and every `go` carries the nodes, depth and movetime. An engine with
+/// nodes, depth or movetime and no `tc` of its own plays untimed (`-`): its
+/// clock counts the time it takes and never flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineLimits {
+    /// Its own time control (PGN TimeControl syntax).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<String>,
+    /// Nodes per search (`go nodes N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Depth per search (`go depth D`, XBoard `sd D`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Milliseconds per move (`go movetime M`, XBoard `st`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub movetime_ms: Option<u64>,
+}
+
+impl EngineLimits {
+    /// No limit given.
+    pub fn is_empty(&self) -> bool {
+        *self == EngineLimits::default()
+    }
+
+    /// Whether every search is bounded by nodes, depth or movetime.
+    pub fn is_fixed(&self) -> bool {
+        self.nodes.is_some() || self.depth.is_some() || self.movetime_ms.is_some()
+    }
+
+    /// Reads `KEY=VALUE[,KEY=VALUE...]` with the keys `tc`, `nodes`,
+    /// `depth` and `st` (seconds, fractions allowed), as fastchess spells
+    /// them.
+    pub fn parse(text: &str) -> Result<EngineLimits, String> {
+        let mut limits = EngineLimits::default();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("`{item}`: expected KEY=VALUE (tc, nodes, depth, st)"))?;
+            let (key, value) = (key.trim(), value.trim());
+            let bad = || format!("`{item}`: bad value");
+            match key {
+                "tc" => {
+                    parse_time_control(value).map_err(|e| format!("`{item}`: {e}"))?;
+                    limits.tc = Some(value.to_owned());
+                }
+                "nodes" => {
+                    limits.nodes = Some(value.parse().ok().filter(|&n| n > 0).ok_or_else(bad)?)
+                }
+                "depth" => {
+                    limits.depth = Some(
+                        value
+                            .parse()
+                            .ok()
+                            .filter(|d| (1..=255).contains(d))
+                            .ok_or_else(bad)?,
+                    )
+                }
+                "st" => {
+                    let secs: f64 = value.parse().map_err(|_| bad())?;
+                    if !(0.001..=86_400.0).contains(&secs) {
+                        return Err(bad());
+                    }
+                    limits.movetime_ms = Some((secs * 1000.0).round() as u64);
+                }
+                _ => return Err(format!("`{item}`: unknown limit (tc, nodes, depth, st)")),
+            }
+        }
+        Ok(limits)
+    }
+}
+
+impl std::fmt::Display for EngineLimits {
+    /// `tc=..,nodes=..,depth=..,st=..` (what was given).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(tc) = &self.tc {
+            parts.push(format!("tc={tc}"));
+        }
+        if let Some(n) = self.nodes {
+            parts.push(format!("nodes={n}"));
+        }
+        if let Some(d) = self.depth {
+            parts.push(format!("depth={d}"));
+        }
+        if let Some(ms) = self.movetime_ms {
+            parts.push(format!("st={}", ms as f64 / 1000.0));
+        }
+        f.write_str(&parts.join(","))
+    }
 }
 
 /// Who plays whom when there are more than two engines.
@@ -144,7 +238,7 @@ impl Adjudication {
             }
         }
         if let Some(max) = self.max_moves
-            && plies >= 2 * max as usize
+            && plies - state.book_plies() >= 2 * max as usize
         {
             return Some((
                 Outcome::Draw,
@@ -200,6 +294,14 @@ pub struct MatchConfig {
     /// (fastchess `-reverse`).
     #[serde(default)]
     pub reverse: bool,
+    /// Generated Chess960 start positions (`--variant chess960`,
+    /// `--openings 960|dfrc`) instead of an openings file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frc: Option<Frc>,
+    /// Each engine's own limits (`--limits`), in engine order; missing
+    /// entries have none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<EngineLimits>,
 }
 
 impl MatchConfig {
@@ -220,7 +322,47 @@ impl MatchConfig {
             return Err(EventError("--games must be at least 1".into()));
         }
         parse_time_control(&self.time_control).map_err(|e| EventError(e.to_string()))?;
+        let controls = (0..self.engines.len())
+            .map(|i| self.engine_control(i))
+            .collect::<Result<Vec<_>, _>>()?;
+        if controls.windows(2).any(|w| w[0] != w[1])
+            && controls.iter().any(|c| c.to_string().starts_with('*'))
+        {
+            return Err(EventError(
+                "a sandclock cannot be one engine's only: give every engine the same".into(),
+            ));
+        }
         Ok(())
+    }
+
+    /// The time control engine `i` plays: its own `tc`, else `-` when it
+    /// has nodes, depth or movetime, else the match's.
+    pub fn engine_control(&self, i: usize) -> Result<TimeControl, EventError> {
+        let limits = self.engine_limits(i);
+        let text = match &limits.tc {
+            Some(tc) => tc.as_str(),
+            None if limits.is_fixed() => "-",
+            None => self.time_control.as_str(),
+        };
+        parse_time_control(text).map_err(|e| EventError(format!("{}: {e}", self.engines[i].name)))
+    }
+
+    /// Engine `i`'s own limits (empty when it has none).
+    pub fn engine_limits(&self, i: usize) -> EngineLimits {
+        self.limits.get(i).cloned().unwrap_or_default()
+    }
+
+    /// The time control as runs are compared by `match report`: the
+    /// match's, then each engine's own limits (`NAME: tc=..,nodes=..`).
+    pub fn limits_summary(&self) -> String {
+        let mut out = self.time_control.clone();
+        for (i, e) in self.engines.iter().enumerate() {
+            let limits = self.engine_limits(i);
+            if !limits.is_empty() {
+                out.push_str(&format!("; {}: {limits}", e.name));
+            }
+        }
+        out
     }
 
     /// (first, second) engine indices of every pairing.
@@ -275,10 +417,102 @@ pub struct Scheduled {
     pub partner: Option<u32>,
 }
 
-/// Start positions for `count` game pairs.
-fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Chess>, EventError> {
+/// Generated Chess960 start positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Frc {
+    /// One of the 960 positions, the same for both sides.
+    Chess960,
+    /// Double Fischer Random: each side's back rank drawn on its own.
+    Dfrc,
+}
+
+/// The back rank (files a to h, upper case) of Chess960 position `n`
+/// (0..960, Scharnagl's numbering; 518 is the standard position).
+pub fn chess960_rank(n: u32) -> [u8; 8] {
+    let mut rank = [0u8; 8];
+    let mut n = n % 960;
+    rank[(2 * (n % 4) + 1) as usize] = b'B';
+    n /= 4;
+    rank[(2 * (n % 4)) as usize] = b'B';
+    n /= 4;
+    let empty = |rank: &[u8; 8], k: u32| {
+        (0..8)
+            .filter(|&f| rank[f] == 0)
+            .nth(k as usize)
+            .unwrap_or(0)
+    };
+    let q = empty(&rank, n % 6);
+    rank[q] = b'Q';
+    n /= 6;
+    const KNIGHTS: [(u32, u32); 10] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ];
+    let (a, b) = KNIGHTS[n as usize];
+    let (na, nb) = (empty(&rank, a), empty(&rank, b));
+    rank[na] = b'N';
+    rank[nb] = b'N';
+    for piece in [b'R', b'K', b'R'] {
+        let f = empty(&rank, 0);
+        rank[f] = piece;
+    }
+    rank
+}
+
+/// The start position with White's back rank `white` and Black's `black`
+/// (Chess960 numbers), castling rights on both rooks of each side.
+pub fn chess960_position(white: u32, black: u32) -> Chess {
+    let (w, b) = (chess960_rank(white), chess960_rank(black));
+    let rooks = |rank: &[u8; 8]| -> String {
+        (0..8u8)
+            .rev()
+            .filter(|&f| rank[f as usize] == b'R')
+            .map(|f| char::from(b'A' + f))
+            .collect()
+    };
+    let fen = format!(
+        "{}/pppppppp/8/8/8/8/PPPPPPPP/{} w {}{} - 0 1",
+        String::from_utf8_lossy(&b).to_lowercase(),
+        String::from_utf8_lossy(&w),
+        rooks(&w),
+        rooks(&b).to_lowercase()
+    );
+    gamerec::fen::read_fen(&fen)
+        .map(|(pos, _)| pos)
+        .unwrap_or_default()
+}
+
+/// Openings of `count` game pairs: the start position and the opening
+/// (book) moves in SAN, which the games keep as moves marked `book`.
+fn opening_positions(
+    config: &MatchConfig,
+    count: usize,
+) -> Result<Vec<(Chess, Vec<String>)>, EventError> {
+    if let Some(frc) = config.frc {
+        return Ok((0..count)
+            .map(|i| {
+                let mut rng =
+                    SplitMix64::new(config.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let white = rng.below(960) as u32;
+                let black = match frc {
+                    Frc::Chess960 => white,
+                    Frc::Dfrc => rng.below(960) as u32,
+                };
+                (chess960_position(white, black), Vec::new())
+            })
+            .collect());
+    }
     let Some(openings) = &config.openings else {
-        return Ok(vec![Chess::default(); count]);
+        return Ok(vec![(Chess::default(), Vec::new()); count]);
     };
     let path = &openings.file;
     let is_book = path
@@ -295,21 +529,25 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Chess>, E
                 let mut rng =
                     SplitMix64::new(config.seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
                 let mut pos = Chess::default();
+                let mut sans = Vec::new();
                 for mv in book.walk(&pos.clone(), plies, |n| rng.below(n)) {
+                    sans.push(shakmaty::san::San::from_move(&pos, mv).to_string());
                     pos.play_unchecked(mv);
                 }
-                pos
+                (Chess::default(), sans)
             })
             .collect());
     }
     let lines = load_openings(path)?;
     let mut positions = Vec::with_capacity(lines.len());
     for (start, moves) in lines {
-        let mut pos = start;
+        let mut pos = start.clone();
         let keep = openings.plies.map_or(moves.len(), |p| p as usize);
+        let mut sans = Vec::new();
         for san in moves.iter().take(keep) {
             let mv = crate::game::parse_move(&pos, san)
                 .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+            sans.push(shakmaty::san::San::from_move(&pos, mv).to_string());
             pos.play_unchecked(mv);
         }
         if pos.is_game_over() {
@@ -318,7 +556,7 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Chess>, E
                 path.display()
             )));
         }
-        positions.push(pos);
+        positions.push((start, sans));
     }
     let mut order: Vec<usize> = (0..positions.len()).collect();
     if openings.order == OpeningOrder::Random {
@@ -337,7 +575,9 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Chess>, E
 /// Every game of the match in order: game pairs round by round, each
 /// pairing's pair in turn (so every pairing advances together).
 pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
-    let tc = parse_time_control(&config.time_control).map_err(|e| EventError(e.to_string()))?;
+    let controls = (0..config.engines.len())
+        .map(|i| config.engine_control(i))
+        .collect::<Result<Vec<_>, _>>()?;
     let pairings = config.pairings();
     let rounds = config.games.div_ceil(2) as usize;
     if rounds * pairings.len() * 2 > crate::event::MAX_GAMES {
@@ -348,7 +588,7 @@ pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
     }
     let starts = opening_positions(config, rounds)?;
     let mut out = Vec::new();
-    for (round, start) in starts.iter().enumerate() {
+    for (round, (start, opening)) in starts.iter().enumerate() {
         for (p, &(a, b)) in pairings.iter().enumerate() {
             let both = 2 * round as u32 + 2 <= config.games;
             let first_number = out.len() as u32 + 1;
@@ -374,8 +614,10 @@ pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
                         white: config.engines[w].name.clone(),
                         black: config.engines[bl].name.clone(),
                         start: start.clone(),
-                        opening: Vec::new(),
-                        time_control: tc.clone(),
+                        opening: opening.clone(),
+                        time_control: controls[w].clone(),
+                        black_time_control: (controls[bl] != controls[w])
+                            .then(|| controls[bl].clone()),
                     },
                     pairing: p,
                     first_is_white,
@@ -641,6 +883,22 @@ pub fn report_text(tally: &[PairingTally], sprt: Option<&Sprt>, scheduled: usize
                 }
             ));
         }
+    }
+    out
+}
+
+/// The report's lines of engines with their own limits (none without).
+pub fn limits_text(config: &MatchConfig) -> String {
+    let mut out = String::new();
+    for (i, e) in config.engines.iter().enumerate() {
+        let limits = config.engine_limits(i);
+        if limits.is_empty() {
+            continue;
+        }
+        let clock = config
+            .engine_control(i)
+            .map_or_else(|_| "?".to_owned(), |c| c.to_string());
+        out.push_str(&format!("Limits of {}: {limits} (clock {clock})\n", e.name));
     }
     out
 }
@@ -1024,6 +1282,8 @@ mod tests {
             wait_ms: 0,
             noswap: false,
             reverse: false,
+            frc: None,
+            limits: Vec::new(),
         }
     }
 
@@ -1049,6 +1309,71 @@ mod tests {
         }
         let back: MatchConfig = serde_json::from_value(json).unwrap();
         assert_eq!(back, config(2, 2));
+    }
+
+    #[test]
+    fn per_engine_limits_give_each_side_its_control_and_survive_match_json() {
+        let mut c = config(2, 2);
+        c.limits = vec![
+            EngineLimits::parse("depth=1").unwrap(),
+            EngineLimits::parse(" tc=40/60+1 , nodes=5000,st=0.25").unwrap(),
+        ];
+        assert_eq!(c.limits[1].to_string(), "tc=40/60+1,nodes=5000,st=0.25");
+        assert_eq!(c.limits[1].movetime_ms, Some(250));
+        c.validate().unwrap();
+        let s = schedule(&c).unwrap();
+        let tcs = |g: &Scheduled| {
+            (
+                g.spec.control_of(Color::White).to_string(),
+                g.spec.control_of(Color::Black).to_string(),
+            )
+        };
+        assert_eq!(tcs(&s[0]), ("-".into(), "40/60+1".into()));
+        assert_eq!(tcs(&s[1]), ("40/60+1".into(), "-".into()));
+        let tags = s[0].spec.tags("*");
+        let tag = |k: &str| tags.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        assert_eq!(tag("WhiteTimeControl"), Some("-"));
+        assert_eq!(tag("BlackTimeControl"), Some("40/60+1"));
+        assert_eq!(tag("TimeControl"), None);
+        assert_eq!(
+            c.limits_summary(),
+            "10+0.1; e0: depth=1; e1: tc=40/60+1,nodes=5000,st=0.25"
+        );
+        assert!(limits_text(&c).contains("Limits of e0: depth=1 (clock -)"));
+        // `--resume` reads them back from match.json.
+        let back: MatchConfig = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+        // Without limits every game has one TimeControl, as before.
+        let plain = schedule(&config(2, 2)).unwrap();
+        assert!(plain[0].spec.black_time_control.is_none());
+        for bad in ["depth=0", "nodes=x", "st=-1", "tc=0", "speed=3", "depth"] {
+            assert!(EngineLimits::parse(bad).is_err(), "{bad}");
+        }
+        c.limits[0] = EngineLimits::parse("tc=*60").unwrap();
+        assert!(c.validate().is_err(), "a sandclock for one side only");
+    }
+
+    #[test]
+    fn chess960_positions_are_the_960_and_seeded() {
+        assert_eq!(&chess960_rank(518), b"RNBQKBNR");
+        assert_eq!(&chess960_rank(0), b"BBQNNRKR");
+        assert_eq!(&chess960_rank(959), b"RKRNNQBB");
+        let ranks: std::collections::HashSet<[u8; 8]> = (0..960).map(chess960_rank).collect();
+        assert_eq!(ranks.len(), 960);
+        assert_eq!(chess960_position(518, 518), Chess::default());
+        let p = chess960_position(0, 959);
+        assert_eq!(
+            gamerec::fen::write_fen(&p, shakmaty::CastlingMode::Chess960),
+            "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
+        );
+        let mut c = config(2, 4);
+        c.frc = Some(Frc::Dfrc);
+        let s = schedule(&c).unwrap();
+        assert_eq!(s[0].spec.start, s[1].spec.start, "a pair shares its start");
+        assert_ne!(s[0].spec.start, s[2].spec.start);
+        let tags = s[0].spec.tags("*");
+        assert!(tags.contains(&("Variant".to_owned(), "Chess960".to_owned())));
+        assert_eq!(schedule(&c).unwrap()[2].spec.start, s[2].spec.start);
     }
 
     #[test]
@@ -1351,7 +1676,7 @@ pub async fn run(
     let write_report = |t: &Tally| {
         let report = ReportFile::new(&config.event, scheduled, &t.pairings, sprt)
             .with_counters(&t.counters)
-            .with_run(&config.time_control, &run_id);
+            .with_run(&config.limits_summary(), &run_id);
         let written = serde_json::to_string_pretty(&report)
             .map_err(std::io::Error::other)
             .and_then(|text| {
@@ -1368,8 +1693,9 @@ pub async fn run(
     let already = decided(&tally);
     let tally = Arc::new(Mutex::new(tally));
     let finish = |tally: &Tally, decision: Option<SprtDecision>| {
-        let report =
-            report_text(&tally.pairings, sprt.as_ref(), scheduled) + &tally.counters.text();
+        let report = report_text(&tally.pairings, sprt.as_ref(), scheduled)
+            + &limits_text(config)
+            + &tally.counters.text();
         stream.emit(
             "match_end",
             serde_json::json!({
@@ -1522,7 +1848,7 @@ pub async fn run(
     }
     let bridge_cancel = tokio_util::sync::CancellationToken::new();
     let mut bridges = tokio::task::JoinSet::new();
-    for (engine, secret) in config.engines.iter().zip(&secrets) {
+    for (i, (engine, secret)) in config.engines.iter().zip(&secrets).enumerate() {
         let plays = games
             .iter()
             .filter(|g| g.spec.white == engine.name || g.spec.black == engine.name)
@@ -1531,9 +1857,19 @@ pub async fn run(
             // The first start fails the match (a wrong command); later
             // restarts after a crash are retried.
             let ponder = config.ponder;
-            let first = EnginePlayer::start(&engine.spec, None)
-                .map_err(|e| EventError(format!("{}: {e}", engine.spec)))?
-                .pondering(ponder);
+            let limits = config.engine_limits(i);
+            let start = move |spec: &str| {
+                EnginePlayer::start(spec, None).map(|p| {
+                    p.with_limits(
+                        limits.depth,
+                        limits.nodes,
+                        limits.movetime_ms.map(std::time::Duration::from_millis),
+                    )
+                    .pondering(ponder)
+                })
+            };
+            let first =
+                start(&engine.spec).map_err(|e| EventError(format!("{}: {e}", engine.spec)))?;
             let (name, spec, c, secret) = (
                 engine.name.clone(),
                 engine.spec.clone(),
@@ -1547,8 +1883,8 @@ pub async fn run(
                 for restart in 0..=MAX_RESTARTS {
                     let engine = match player.take() {
                         Some(p) => p,
-                        None => match EnginePlayer::start(&spec, None) {
-                            Ok(p) => p.pondering(ponder),
+                        None => match start(&spec) {
+                            Ok(p) => p,
                             Err(e) => {
                                 eprintln!("match: {name}: cannot restart: {e}");
                                 tokio::time::sleep(std::time::Duration::from_millis(500)).await;

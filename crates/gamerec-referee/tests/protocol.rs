@@ -56,6 +56,7 @@ fn spec(tc: &str, start: Chess) -> GameSpec {
         start,
         opening: Vec::new(),
         time_control: tc.parse().unwrap(),
+        black_time_control: None,
     }
 }
 
