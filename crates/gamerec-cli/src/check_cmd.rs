@@ -501,6 +501,7 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
     let mut pos = game.start.clone();
     let mainline: Vec<_> = game.tree.mainline().collect();
     let plies = a.ply.unwrap_or(mainline.len());
+    let variant = game.variant_mainline();
     if plies > mainline.len() {
         anyhow::bail!(
             "{}: game {} has {} plies; --ply {plies} is past its end",
@@ -512,7 +513,9 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
     let mut last = None;
     for &node in &mainline[..plies] {
         if let Some(ply) = &game.tree.node(node).ply {
-            pos = gamerec::model::play_ply(&pos, ply.mv);
+            if variant.is_none() {
+                pos = gamerec::model::play_ply(&pos, ply.mv);
+            }
             last = Some(ply.san.clone());
         }
     }
@@ -526,6 +529,16 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
         header.push_str(&format!(", after {san}"));
     }
     println!("{}", gamerec::diag::escape_controls(&header));
+    if let Some(positions) = variant {
+        // A lichess variant's position, played by its rules.
+        let Some(pos) = positions.get(plies) else {
+            anyhow::bail!("{}: game {} cannot be replayed", input.name, a.game);
+        };
+        let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
+        print!("{}", crate::moves_cmd::board_diagram(pos, a.flip, a.ascii));
+        println!("{} position {fen}", pos.variant());
+        return Ok(0);
+    }
     let fen = gamerec::fen::write_fen(&pos, game.castling_mode);
     crate::moves_cmd::show_fen(&fen, a.flip, a.ascii)
 }
