@@ -536,7 +536,12 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
         };
         let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
         print!("{}", crate::moves_cmd::board_diagram(pos, a.flip, a.ascii));
-        println!("{} position {fen}", pos.variant());
+        // The result by the variant's rules (`*` while the game goes on).
+        println!(
+            "{} position {fen}, result {}",
+            pos.variant(),
+            shakmaty::Position::outcome(pos)
+        );
         return Ok(0);
     }
     let fen = gamerec::fen::write_fen(&pos, game.castling_mode);

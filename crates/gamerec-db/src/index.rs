@@ -302,7 +302,12 @@ pub fn game_entries(game: &Game) -> GameEntries {
             white_elo: elo("WhiteElo"),
             black_elo: elo("BlackElo"),
             result,
-            plies: (positions.len() - 1).min(usize::from(u16::MAX)) as u16,
+            // A variant game has no standard positions: its plies are counted.
+            plies: positions
+                .len()
+                .checked_sub(1)
+                .unwrap_or_else(|| game.tree.mainline_len())
+                .min(usize::from(u16::MAX)) as u16,
             speed: Speed::of_time_control(tag("TimeControl")).map_or(0, |s| s as u8),
             white_name: name_hash(tag("White")),
             black_name: name_hash(tag("Black")),
