@@ -310,7 +310,7 @@ fn variant_games_convert_to_pgn_and_back_and_nowhere_else() {
     assert!(original.contains("80 games, "), "{original}");
     if let Some(python) = python() {
         assert_eq!(
-            check_matches_python_chess(&python, &[once.clone()]),
+            check_matches_python_chess(&python, std::slice::from_ref(&once)),
             (73, 0)
         );
     }

@@ -98,10 +98,13 @@ pub fn start_position(variant: Variant, fen: Option<&[u8]>) -> Result<VariantPos
 pub fn stand_in(pos: &VariantPosition) -> Chess {
     let setup = pos.to_setup(shakmaty::EnPassantMode::Legal);
     let mode = pos.castles().mode();
-    if let Ok(chess) =
-        Chess::from_setup(setup.clone(), mode).or_else(|e| e.ignore_too_much_material())
-    {
-        return chess;
+    match Chess::from_setup(setup.clone(), mode) {
+        Ok(chess) => return chess,
+        Err(e) => {
+            if let Ok(chess) = e.ignore_too_much_material() {
+                return chess;
+            }
+        }
     }
     let mut start = Chess::default().to_setup(shakmaty::EnPassantMode::Legal);
     start.turn = setup.turn;
