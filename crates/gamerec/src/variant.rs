@@ -282,7 +282,7 @@ mod tests {
     fn variant_fens_drops_and_game_ends() {
         let start = start_position(
             Variant::Crazyhouse,
-            Some(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Nn] w KQkq - 0 1"),
+            Some(b"r1bqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR[Nn] w KQkq - 0 1"),
         )
         .unwrap();
         let mut line = VariantLine::new(start);
