@@ -479,3 +479,33 @@ fn unknown_variants_are_one_error_per_game_everywhere() {
         }
     }
 }
+
+#[test]
+fn dedup_and_eco_tell_variant_games_from_standard_ones() {
+    let dir = temp_dir("variants-dedup");
+    let pgn = dir.join("d.pgn");
+    std::fs::write(
+        &pgn,
+        "[Variant \"Atomic\"]\n\n1. e4 e5 2. Nf3 *\n\n\
+         [Event \"standard\"]\n\n1. e4 e5 2. Nf3 *\n\n\
+         [Variant \"atomic\"]\n\n1. e4 e5 2. Nf3 *\n\n\
+         [Variant \"Crazyhouse\"]\n\n1. e4 e5 2. Nf3 *\n",
+    )
+    .expect("write");
+    let out = dir.join("kept.pgn");
+    let (code, _, stderr) = code_and_text(&run(GAMEREC, &["dedup", s(&pgn), "-o", s(&out)], b""));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("3 games kept, 1 duplicates dropped"),
+        "{stderr}"
+    );
+    // ECO names standard openings: only the standard game is classified.
+    let eco = gamerec_testkit::corpus("pgn/eco.pgn");
+    let (code, _, stderr) = code_and_text(&run(
+        GAMEREC,
+        &["eco", "--eco-file", s(&eco), s(&pgn), "-o", s(&out)],
+        b"",
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 of 4 games classified"), "{stderr}");
+}
