@@ -509,3 +509,26 @@ fn dedup_and_eco_tell_variant_games_from_standard_ones() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("1 of 4 games classified"), "{stderr}");
 }
+
+#[test]
+fn svg_draws_a_variant_game_by_its_rules() {
+    let atomic = samples()
+        .into_iter()
+        .find(|p| s(p).ends_with("atomic.pgn"))
+        .expect("atomic sample");
+    // Game 3 ends with White's king exploded (python-chess's final FEN).
+    let (code, game, stderr) =
+        code_and_text(&run(GAMEREC, &["svg", s(&atomic), "--game", "3"], b""));
+    assert_eq!(code, 0, "{stderr}");
+    let (code, fen, stderr) = code_and_text(&run(
+        GAMEREC,
+        &[
+            "svg",
+            "r1b2b1r/2p2kp1/1p1p3p/4p2P/p7/P2P2PN/1PP2P2/1R5R w - - 0 16",
+        ],
+        b"",
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(game.contains("<svg"), "{game}");
+    assert_eq!(game, fen);
+}
