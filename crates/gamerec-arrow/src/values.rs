@@ -4,7 +4,6 @@ use gamerec::model::{Game, Node, PlyMove};
 use gamerec::pgn::commands::{KnownCommand, Score, commands};
 use shakmaty::CastlingMode;
 use shakmaty::uci::UciMove;
-use shakmaty::variant::Variant;
 
 /// Days since 1970-01-01 of a `YYYY.MM.DD` date (`UTCDate`); `None` when any
 /// part is unknown (`?`) or the date does not exist.
@@ -250,38 +249,8 @@ pub fn uci_mode(game: &Game) -> CastlingMode {
     }
 }
 
-/// Whether a `Variant` tag value names Chess960 (any letter case).
-pub fn names_chess960(variant: &str) -> bool {
-    matches!(
-        variant.to_ascii_lowercase().as_str(),
-        "chess960" | "chess 960" | "fischerandom" | "fischerrandom" | "fischer random"
-    )
-}
-
-/// The rules a `Variant` tag value names, by lichess's and python-chess's
-/// names (any letter case): `Ok(None)` for standard chess and Chess960 (read
-/// by the library's own rules), `Ok(Some(..))` for a lichess variant,
-/// `Err(())` for anything else (such games are not supported).
-#[allow(clippy::result_unit_err)]
-pub fn variant_of(tag: &str) -> Result<Option<Variant>, ()> {
-    let name = tag.trim().to_ascii_lowercase();
-    if names_chess960(&name) {
-        return Ok(None);
-    }
-    Ok(Some(match name.as_str() {
-        "" | "standard" | "chess" | "classical" | "normal" | "illegal" | "from position"
-        | "fromposition" => return Ok(None),
-        "crazyhouse" | "crazy house" | "house" | "zh" => Variant::Crazyhouse,
-        "atomic" | "atom" | "atomic chess" => Variant::Atomic,
-        "antichess" | "anti chess" | "anti" => Variant::Antichess,
-        "king of the hill" | "kingofthehill" | "koth" => Variant::KingOfTheHill,
-        "three-check" | "three check" | "threecheck" | "three check chess" | "3-check"
-        | "3 check" | "3check" => Variant::ThreeCheck,
-        "racing kings" | "racingkings" | "racing" | "race" => Variant::RacingKings,
-        "horde" | "horde chess" => Variant::Horde,
-        _ => return Err(()),
-    }))
-}
+/// The lichess variant names (one mapping, in the library).
+pub use gamerec::variant::{names_chess960, variant_of};
 
 /// The UCI text of a ply (`e2e4`, `e7e8q`, `0000` for a null move); castling
 /// is written king-to-rook in Chess960 games, king-two-squares otherwise.
@@ -368,28 +337,6 @@ mod tests {
         }
         assert_eq!(lone_clock(b"[%clk 1:02:03]"), Some(3_723_000));
         assert_eq!(lone_clock(b"[%clk 0:03:00.5]"), None);
-    }
-
-    #[test]
-    fn variant_tags_name_lichess_variants_or_are_refused() {
-        assert_eq!(variant_of("Standard"), Ok(None));
-        assert_eq!(variant_of("From Position"), Ok(None));
-        assert_eq!(variant_of("chess 960"), Ok(None));
-        assert_eq!(variant_of("Crazyhouse"), Ok(Some(Variant::Crazyhouse)));
-        assert_eq!(variant_of("ZH"), Ok(Some(Variant::Crazyhouse)));
-        assert_eq!(
-            variant_of("King of the Hill"),
-            Ok(Some(Variant::KingOfTheHill))
-        );
-        assert_eq!(variant_of("Three-check"), Ok(Some(Variant::ThreeCheck)));
-        assert_eq!(variant_of("3check"), Ok(Some(Variant::ThreeCheck)));
-        assert_eq!(variant_of("Racing Kings"), Ok(Some(Variant::RacingKings)));
-        assert_eq!(variant_of("antichess"), Ok(Some(Variant::Antichess)));
-        assert_eq!(variant_of("Atomic"), Ok(Some(Variant::Atomic)));
-        assert_eq!(variant_of("Horde"), Ok(Some(Variant::Horde)));
-        // Suicide and giveaway differ from lichess's antichess.
-        assert_eq!(variant_of("Suicide"), Err(()));
-        assert_eq!(variant_of("Shogi"), Err(()));
     }
 
     #[test]

@@ -28,10 +28,9 @@ use gamerec::pgn::{
     Visitor,
 };
 use gamerec::san::{ReadOptions, read_san, write_san_given_after};
-use shakmaty::fen::Fen;
-use shakmaty::san::{San, SanError, SanPlus};
+use shakmaty::san::San;
 use shakmaty::variant::{Variant, VariantPosition};
-use shakmaty::{CastlingMode, Chess, Color, KnownOutcome, Outcome as GameOutcome, Position};
+use shakmaty::{CastlingMode, Chess, Color, Position};
 
 use crate::columns::Strings;
 use crate::games::{GamesBuilder, Mark};
@@ -403,25 +402,13 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         if self.model {
             return self.unsupported("a tag that is not UTF-8");
         }
-        let start = match self.tag_value(self.fen_tag) {
-            None => VariantPosition::new(variant),
-            Some(fen) => {
-                let position = Fen::from_ascii(fen.trim_ascii())
-                    .map_err(|e| e.to_string())
-                    .and_then(|fen| {
-                        let setup = fen.into_setup();
-                        let mode = CastlingMode::detect(&setup);
-                        VariantPosition::from_setup(variant, setup, mode).map_err(|e| e.to_string())
-                    });
-                match position {
-                    Ok(pos) => pos,
-                    Err(e) => {
-                        return Flow::Break(Stop::Invalid(
-                            gamerec::diag::Code::Position,
-                            format!("invalid FEN tag: {e}"),
-                        ));
-                    }
-                }
+        let start = match gamerec::variant::start_position(variant, self.tag_value(self.fen_tag)) {
+            Ok(pos) => pos,
+            Err(e) => {
+                return Flow::Break(Stop::Invalid(
+                    gamerec::diag::Code::Position,
+                    format!("invalid FEN tag: {e}"),
+                ));
             }
         };
         self.mode = CastlingMode::Standard;
@@ -459,53 +446,26 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
     }
 
     fn play_variant(&mut self, pos: &mut VariantPosition, text: &[u8]) -> Flow {
-        use gamerec::diag::Code;
-        let (core, nag) = gamerec::san::split_annotation(text).unwrap_or((text, None));
-        let illegal = |code, e: &dyn std::fmt::Display| {
-            let fen = Fen::from_position(&*pos, shakmaty::EnPassantMode::Legal);
-            Flow::Break(Stop::Invalid(
-                code,
-                format!(
-                    "illegal move {}: {e} in {} position {fen}",
-                    excerpt(text),
-                    pos.variant()
-                ),
-            ))
-        };
-        let san = match SanPlus::from_ascii(core) {
-            Ok(san) => san.san,
-            Err(e) => return illegal(Code::SanSyntax, &e),
-        };
-        let m = match san.to_move(pos) {
-            Ok(m) => m,
-            Err(e @ SanError::AmbiguousSan) => return illegal(Code::AmbiguousMove, &e),
-            Err(e) => return illegal(Code::IllegalMove, &e),
+        let (m, nag) = match gamerec::variant::read_move(pos, text) {
+            Ok(read) => read,
+            Err((code, message)) => return Flow::Break(Stop::Invalid(code, message)),
         };
         let ply = self.ply;
         self.ply += 1;
         self.after_move = true;
         if self.skip {
-            play_variant_move(pos, m);
+            gamerec::variant::play(pos, m);
             return Flow::Continue(());
         }
         self.close_ply();
         self.out.before_variant_move(pos);
         let san = San::from_move(pos, m);
-        play_variant_move(pos, m);
+        gamerec::variant::play(pos, m);
         self.move_number(ply);
         self.san.clear();
         san.append_to_string(&mut self.san);
-        // python-chess's mark: `#` after a checkmate and after any move that
-        // ends the game by the variant's rules with a winner.
-        let decisive = matches!(
-            pos.variant_outcome(),
-            GameOutcome::Known(KnownOutcome::Decisive { .. })
-        );
-        if decisive || pos.is_checkmate() {
-            self.san.push('#');
-        } else if pos.is_check() {
-            self.san.push('+');
-        }
+        // python-chess's mark (`#` also after a variant's win).
+        self.san.extend(gamerec::variant::suffix(pos));
         self.out
             .movetext()
             .bytes
@@ -547,24 +507,6 @@ fn push_normalized(out: &mut Vec<u8>, text: &[u8]) {
         } else {
             out.push(b);
             in_space = false;
-        }
-    }
-}
-
-/// Plays a legal move of a variant game. A pawn dropped in Crazyhouse
-/// does not reset the halfmove clock, as python-chess counts it (shakmaty
-/// resets it), so the FENs agree with python-chess's.
-fn play_variant_move(pos: &mut VariantPosition, m: shakmaty::Move) {
-    let halfmoves = pos.halfmoves();
-    pos.play_unchecked(m);
-    if let (VariantPosition::Crazyhouse(_), shakmaty::Move::Put { .. }) = (&*pos, m)
-        && pos.halfmoves() != halfmoves + 1
-    {
-        let mode = pos.castles().mode();
-        let mut setup = pos.to_setup(shakmaty::EnPassantMode::Always);
-        setup.halfmoves = halfmoves + 1;
-        if let Ok(again) = VariantPosition::from_setup(Variant::Crazyhouse, setup, mode) {
-            *pos = again;
         }
     }
 }
@@ -635,10 +577,8 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
                 Ok(None) => {}
                 Ok(Some(variant)) => return self.begin_variant(variant),
                 Err(()) => {
-                    return Flow::Break(Stop::Invalid(
-                        gamerec::diag::Code::Value,
-                        format!("variant {} is not supported", excerpt(value)),
-                    ));
+                    let (code, message) = gamerec::variant::unsupported(value);
+                    return Flow::Break(Stop::Invalid(code, message));
                 }
             }
         }

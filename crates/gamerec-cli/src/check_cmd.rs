@@ -504,6 +504,7 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
     let mut pos = game.start.clone();
     let mainline: Vec<_> = game.tree.mainline().collect();
     let plies = a.ply.unwrap_or(mainline.len());
+    let variant = game.variant_mainline();
     if plies > mainline.len() {
         anyhow::bail!(
             "{}: game {} has {} plies; --ply {plies} is past its end",
@@ -515,7 +516,9 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
     let mut last = None;
     for &node in &mainline[..plies] {
         if let Some(ply) = &game.tree.node(node).ply {
-            pos = gamerec::model::play_ply(&pos, ply.mv);
+            if variant.is_none() {
+                pos = gamerec::model::play_ply(&pos, ply.mv);
+            }
             last = Some(ply.san.clone());
         }
     }
@@ -529,6 +532,21 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
         header.push_str(&format!(", after {san}"));
     }
     println!("{}", gamerec::diag::escape_controls(&header));
+    if let Some(positions) = variant {
+        // A lichess variant's position, played by its rules.
+        let Some(pos) = positions.get(plies) else {
+            anyhow::bail!("{}: game {} cannot be replayed", input.name, a.game);
+        };
+        let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
+        print!("{}", crate::moves_cmd::board_diagram(pos, a.flip, a.ascii));
+        // The result by the variant's rules (`*` while the game goes on).
+        println!(
+            "{} position {fen}, result {}",
+            pos.variant(),
+            shakmaty::Position::outcome(pos)
+        );
+        return Ok(0);
+    }
     let fen = gamerec::fen::write_fen(&pos, game.castling_mode);
     crate::moves_cmd::show_fen(&fen, a.flip, a.ascii)
 }

@@ -128,9 +128,10 @@ pub fn convert_games(
         |item| item,
         |o| {
             let name = &inputs[o.input].name;
+            let takes = writer.takes(&o.value);
             match writer.write(&o.value, name) {
                 Ok(losses) => {
-                    written += 1;
+                    written += u64::from(takes);
                     let mut report = shown.borrow_mut();
                     report.losses += losses.len() as u64;
                     for d in losses {

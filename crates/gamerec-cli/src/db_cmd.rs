@@ -664,6 +664,14 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
         size,
         start.elapsed().as_secs_f64()
     );
+    if stats.variants > 0 {
+        eprintln!(
+            "{}: {} games of lichess variants: their tags are indexed, their positions are not \
+             (position queries are standard chess)",
+            out.display(),
+            stats.variants
+        );
+    }
     let mut tally = tally;
     tally.written = Some(stats.games - before);
     eprintln!("gamerec index: {tally}");

@@ -9,7 +9,7 @@ use clap::Args;
 use gamerec::fen::read_fen;
 use gamerec::model::PlyMove;
 use gamerec::san::{Language, WriteOptions, write_san_with};
-use gamerec::shakmaty::{Chess, Color, EnPassantMode, File, Position, Rank, Square};
+use gamerec::shakmaty::{Color, EnPassantMode, File, Position, Rank, Square};
 
 const MOVES_EXAMPLES: &str = "\
 Examples:
@@ -112,7 +112,7 @@ pub fn show_fen(fen: &str, flip: bool, ascii: bool) -> anyhow::Result<u8> {
 
 /// The board as text: ranks with their digits, files below, then the side to
 /// move and the other FEN fields.
-pub fn board_diagram(pos: &Chess, flip: bool, ascii: bool) -> String {
+pub fn board_diagram<P: Position>(pos: &P, flip: bool, ascii: bool) -> String {
     let mut s = String::new();
     let ranks: Vec<Rank> = if flip {
         Rank::ALL.to_vec()
@@ -158,7 +158,7 @@ pub fn board_diagram(pos: &Chess, flip: bool, ascii: bool) -> String {
         ""
     };
     s.push_str(&format!("{side} to move{status}\n"));
-    let fen = gamerec::fen::write_fen_with(pos, EnPassantMode::Always);
+    let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Always).to_string();
     let fields: Vec<&str> = fen.split(' ').collect();
     if let [_, _, castling, ep, half, full] = fields[..] {
         s.push_str(&format!(
@@ -171,6 +171,7 @@ pub fn board_diagram(pos: &Chess, flip: bool, ascii: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gamerec::shakmaty::Chess;
 
     #[test]
     fn diagram_of_the_start_position() {

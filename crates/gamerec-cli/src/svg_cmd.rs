@@ -174,6 +174,20 @@ fn draw_pgn(args: &SvgArgs, data: &[u8], name: &str, opts: &BoardOptions) -> Res
             ))
         })?,
     };
+    if let Some(positions) = game.variant_mainline() {
+        // A lichess variant: the board of its own replay.
+        let ply = args.ply.unwrap_or(game.tree.mainline_len());
+        let Some(pos) = positions.get(ply) else {
+            return Err(input_error(format!(
+                "{name}: game {} cannot be replayed to ply {ply}",
+                args.game
+            )));
+        };
+        return Ok(gamerec_view::board_svg(
+            shakmaty::Position::board(pos),
+            opts,
+        ));
+    }
     Ok(gamerec_view::game_svg(game, node, opts))
 }
 

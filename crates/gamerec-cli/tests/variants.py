@@ -15,6 +15,14 @@
         move; and the final position (the last FEN with the last move
         played) equal to python-chess's. Prints one line per difference and
         a summary; exits 1 on any difference.
+
+    variants.py check-reference PGN...
+        python-chess's reading of every game, one tab-separated line per game:
+        file, game number (from 1), `ok` or `error`, then for a game read
+        without error its final FEN and result (`board.result()`, `*` while
+        the game is not over), for a game with an error the FEN of the
+        position in which the refused move was played and an empty field;
+        last the Variant tag.
 """
 
 from __future__ import annotations
@@ -231,7 +239,30 @@ def compare(games_path: str, positions_path: str, gamerr: int, paths) -> int:
     return 1 if differences else 0
 
 
+def check_reference(paths) -> int:
+    import os
+
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            number = 0
+            while True:
+                game = chess.pgn.read_game(f)
+                if game is None:
+                    break
+                number += 1
+                board = game.end().board()
+                name = os.path.basename(path)
+                variant = game.headers.get("Variant", "Standard")
+                if game.errors:
+                    print(f"{name}\t{number}\terror\t{board.fen()}\t\t{variant}")
+                else:
+                    print(f"{name}\t{number}\tok\t{board.fen()}\t{board.result()}\t{variant}")
+    return 0
+
+
 def main(argv) -> int:
+    if argv[1] == "check-reference":
+        return check_reference(argv[2:])
     if argv[1] == "generate":
         generate(argv[2], int(argv[3]), int(argv[4]))
         return 0

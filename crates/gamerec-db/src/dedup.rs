@@ -25,6 +25,12 @@ pub fn identity(game: &Game, opts: DedupOptions) -> u128 {
         let mut h = std::hash::DefaultHasher::new();
         seed.hash(&mut h);
         gamerec::fen::write_fen(&game.start, game.castling_mode).hash(&mut h);
+        // A variant game is never the standard game of the same moves; its
+        // start is the FEN tag read by its rules (pockets, check counters).
+        if let Some(variant) = game.variant() {
+            gamerec::variant::lichess_name(variant).hash(&mut h);
+            game.tags.get("FEN").map(str::trim).hash(&mut h);
+        }
         for id in game.tree.mainline() {
             if let Some(ply) = &game.tree.node(id).ply {
                 ply.mv.hash(&mut h);

@@ -123,6 +123,10 @@ impl EcoBook {
 
     /// The line classifying `game`, if any.
     pub fn classify(&self, game: &Game) -> Option<&EcoLine> {
+        // ECO codes name standard-chess openings.
+        if game.variant().is_some() {
+            return None;
+        }
         let limit = self.max_plies + PLY_SLACK;
         let mut found = None;
         let mut pos = game.start.clone();

@@ -129,6 +129,7 @@ pub struct Subject<'a> {
     /// The game.
     pub game: &'a Game,
     positions: OnceCell<Vec<Chess>>,
+    variant_boards: OnceCell<Option<Vec<shakmaty::Board>>>,
 }
 
 impl<'a> Subject<'a> {
@@ -137,12 +138,23 @@ impl<'a> Subject<'a> {
         Subject {
             game,
             positions: OnceCell::new(),
+            variant_boards: OnceCell::new(),
         }
     }
 
     /// The main-line positions, start first.
     pub fn positions(&self) -> &[Chess] {
         self.positions.get_or_init(|| mainline(self.game))
+    }
+
+    /// The main-line boards of a lichess variant game (by its rules),
+    /// `None` for a standard game: patterns and material match them; FEN
+    /// and ending criteria, which are standard chess, never match a
+    /// variant game.
+    pub fn variant_boards(&self) -> Option<&[shakmaty::Board]> {
+        self.variant_boards
+            .get_or_init(|| crate::position::variant_boards(self.game))
+            .as_deref()
     }
 }
 
@@ -330,8 +342,14 @@ impl Atom {
                     .iter()
                     .any(|p| key(p) == k && same_position(p, q))
             }
-            Atom::Pattern(p) => s.positions().iter().any(|pos| p.matches(pos.board())),
-            Atom::Material(m) => s.positions().iter().any(|pos| m.matches(pos.board())),
+            Atom::Pattern(p) => match s.variant_boards() {
+                Some(boards) => boards.iter().any(|b| p.matches(b)),
+                None => s.positions().iter().any(|pos| p.matches(pos.board())),
+            },
+            Atom::Material(m) => match s.variant_boards() {
+                Some(boards) => boards.iter().any(|b| m.matches(b)),
+                None => s.positions().iter().any(|pos| m.matches(pos.board())),
+            },
             Atom::Ended(e) => ending(s.positions()) == Some(*e),
         }
     }

@@ -243,6 +243,9 @@ pub struct GameEntries {
     pub materials: Vec<u64>,
     /// The summary (offset filled in by the caller).
     pub info: GameInfo,
+    /// A lichess variant game: its tags and summary are indexed, its
+    /// positions are not (position queries are standard chess).
+    pub variant: bool,
 }
 
 /// Extracts what the index needs from one game.
@@ -288,6 +291,7 @@ pub fn game_entries(game: &Game) -> GameEntries {
         GameResult::Unknown => 0,
     };
     GameEntries {
+        variant: game.variant().is_some(),
         positions: keys,
         boards,
         materials,
@@ -298,7 +302,12 @@ pub fn game_entries(game: &Game) -> GameEntries {
             white_elo: elo("WhiteElo"),
             black_elo: elo("BlackElo"),
             result,
-            plies: (positions.len() - 1).min(usize::from(u16::MAX)) as u16,
+            // A variant game has no standard positions: its plies are counted.
+            plies: positions
+                .len()
+                .checked_sub(1)
+                .unwrap_or_else(|| game.tree.mainline_len())
+                .min(usize::from(u16::MAX)) as u16,
             speed: Speed::of_time_control(tag("TimeControl")).map_or(0, |s| s as u8),
             white_name: name_hash(tag("White")),
             black_name: name_hash(tag("Black")),
@@ -556,6 +565,8 @@ pub struct BuildStats {
     pub positions: u64,
     /// Postings ((position, game) pairs).
     pub postings: u64,
+    /// Games of lichess variants (indexed without their positions).
+    pub variants: u64,
 }
 
 /// Builds an index of the PGN games read from `input` into `out`. With
@@ -647,6 +658,7 @@ fn build_in(
             let info = match outcome {
                 Ok((offset, mut e)) => {
                     e.info.offset = offset;
+                    stats.variants += u64::from(e.variant);
                     for (i, &(key, ply)) in e.positions.iter().enumerate() {
                         run.push(Entry { key, game: g, ply });
                         board_run.push((key, e.boards.get(i).copied().unwrap_or(UNPACKED)));

@@ -20,8 +20,13 @@ pub fn same_position(a: &Chess, b: &Chess) -> bool {
 
 /// Every position of the main line: the start (ply 0), then the position
 /// after each ply. A null move in check (which the builder never produces)
-/// ends the line.
+/// ends the line. A lichess variant game ([`Game::variant`]) has no
+/// standard-chess positions: none, so no standard position, FEN query or
+/// index key ever matches it (its boards are [`variant_boards`]).
 pub fn mainline(game: &Game) -> Vec<Chess> {
+    if game.variant().is_some() {
+        return Vec::new();
+    }
     let mut out = Vec::with_capacity(game.tree.mainline_len() + 1);
     let mut pos = game.start.clone();
     out.push(pos.clone());
@@ -32,6 +37,17 @@ pub fn mainline(game: &Game) -> Vec<Chess> {
         }
     }
     out
+}
+
+/// The boards of a lichess variant game's main line, start first, played
+/// by its rules; `None` for a standard game.
+pub fn variant_boards(game: &Game) -> Option<Vec<shakmaty::Board>> {
+    Some(
+        game.variant_mainline()?
+            .into_iter()
+            .map(|p| p.board().clone())
+            .collect(),
+    )
 }
 
 /// Reads a query position: a FEN, or an EPD's first four fields.

@@ -159,6 +159,9 @@ pub enum Code {
     Io,
     /// A game or record larger than the reader's bound, left out.
     TooLarge,
+    /// A game of a chess variant the library does not play (its `Variant`
+    /// tag), left out.
+    UnsupportedVariant,
 }
 
 impl Code {
@@ -179,6 +182,7 @@ impl Code {
             Code::TooManyErrors => "too-many-errors",
             Code::Io => "io",
             Code::TooLarge => "too-large",
+            Code::UnsupportedVariant => "unsupported-variant",
         }
     }
 }

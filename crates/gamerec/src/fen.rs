@@ -90,7 +90,7 @@ impl FenError {
         }
     }
 
-    fn illegal(field: FenField, column: usize, message: impl Into<String>) -> FenError {
+    pub(crate) fn illegal(field: FenField, column: usize, message: impl Into<String>) -> FenError {
         FenError {
             kind: FenErrorKind::Illegal,
             field,

@@ -32,6 +32,7 @@ pub mod pgn;
 pub mod polyglot;
 pub mod san;
 pub mod sgf;
+pub mod variant;
 #[doc(hidden)]
 pub mod work;
 

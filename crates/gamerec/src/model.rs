@@ -447,6 +447,17 @@ impl Game {
     /// tag is not required, as many files omit it), detecting Chess960
     /// castling. Without a `FEN` tag the start is the standard position.
     pub fn set_start_from_tags(&mut self) -> Result<(), crate::fen::FenError> {
+        if let Some(variant) = self.variant() {
+            // A variant's FEN (pockets, check counters, no white king):
+            // `start` stands in for it.
+            let fen = self.tags.get("FEN").map(str::as_bytes);
+            let start = crate::variant::start_position(variant, fen).map_err(|e| {
+                crate::fen::FenError::illegal(crate::fen::FenField::Placement, 0, e)
+            })?;
+            self.start = crate::variant::stand_in(&start);
+            self.castling_mode = start.castles().mode();
+            return Ok(());
+        }
         match self.tags.get("FEN") {
             Some(fen) => {
                 let (pos, mode) = crate::fen::read_fen(fen)?;
@@ -517,6 +528,42 @@ impl Game {
                 stack.push((c, after.clone()));
             }
         }
+    }
+
+    /// The lichess variant the game's `Variant` tag names (`None` for
+    /// standard chess, Chess960 and names the library does not know). The
+    /// positions of [`Game::start`], [`Game::position_at`] and the other
+    /// replays are standard chess: for a variant game use
+    /// [`Game::variant_mainline`].
+    pub fn variant(&self) -> Option<crate::variant::Variant> {
+        crate::variant::variant_of(self.tags.get("Variant")?)
+            .ok()
+            .flatten()
+    }
+
+    /// The main-line positions of a variant game ([`Game::variant`]) by its
+    /// rules, start first (the start from its `FEN` tag); `None` for a
+    /// standard game. The line stops at a move its rules do not allow.
+    pub fn variant_mainline(&self) -> Option<Vec<crate::variant::VariantPosition>> {
+        let variant = self.variant()?;
+        let fen = self.tags.get("FEN").map(str::as_bytes);
+        let Ok(mut pos) = crate::variant::start_position(variant, fen) else {
+            return Some(Vec::new());
+        };
+        let mut out = vec![pos.clone()];
+        for id in self.tree.mainline() {
+            match &self.tree.node(id).ply {
+                Some(Ply {
+                    mv: PlyMove::Move(m),
+                    ..
+                }) if pos.is_legal(*m) => {
+                    crate::variant::play(&mut pos, *m);
+                    out.push(pos.clone());
+                }
+                _ => break,
+            }
+        }
+        Some(out)
     }
 
     /// The final position of the main line.

@@ -212,6 +212,18 @@ impl<'w> GameWriter<'w> {
             }
         };
         self.buf.clear();
+        if !self.takes(item)
+            && let Record::Game(g) = &item.record
+            && let Some(variant) = g.variant()
+        {
+            // PGC, ChessBase, FBK, EPD and FEN have no way to say the rules.
+            say(vec![format!(
+                "a {} game cannot be written to {}: left out",
+                crate::variant::lichess_name(variant),
+                self.format
+            )]);
+            return Ok(losses);
+        }
         match (self.format, &item.record) {
             (Format::Epd, Record::Position(r)) => {
                 self.buf.extend_from_slice(r.to_string().as_bytes());
@@ -295,6 +307,17 @@ impl<'w> GameWriter<'w> {
             self.target.out().write_all(&self.buf)?;
         }
         Ok(losses)
+    }
+
+    /// Whether [`GameWriter::write`] writes `item` (else it is left out
+    /// with a loss): a lichess variant game goes to PGN and JSON only.
+    pub fn takes(&self, item: &Item) -> bool {
+        match &item.record {
+            Record::Game(g) => {
+                matches!(self.format, Format::Pgn | Format::Json) || g.variant().is_none()
+            }
+            Record::Position(_) => true,
+        }
     }
 
     fn prepared<'g>(&self, game: &'g Game) -> Cow<'g, Game> {

@@ -20,6 +20,7 @@ use super::visitor::{Flow, GameEnd, GameStart, Problem, RawValue, Skip, Stop, Vi
 use crate::fen::read_fen;
 use crate::model::{Comment, Game, MoveTree, NodeId, Ply, PlyMove, Tags, play_ply};
 use crate::san::{ReadOptions, read_san, write_san};
+use crate::variant::{self, VariantLine};
 
 /// Options of the [`GameBuilder`].
 #[derive(Debug, Clone, Default)]
@@ -56,6 +57,9 @@ pub struct GameBuilder {
     stack: Vec<Frame>,
     start: Chess,
     mode: CastlingMode,
+    /// The game of a lichess variant (its `Variant` tag), played by its
+    /// rules; `start` and `pos` then only stand in for it.
+    variant: Option<Box<VariantLine>>,
 }
 
 impl Default for GameBuilder {
@@ -80,6 +84,7 @@ impl GameBuilder {
             stack: Vec::new(),
             start: Chess::default(),
             mode: CastlingMode::Standard,
+            variant: None,
         }
     }
 
@@ -87,6 +92,70 @@ impl GameBuilder {
         for text in self.pending.drain(..) {
             self.comments.push((node, Slot::Before, text));
         }
+    }
+}
+
+impl GameBuilder {
+    /// Starts a game of a lichess variant: its `FEN` tag read by the
+    /// variant's rules, else the variant's start position.
+    #[cold]
+    fn begin_variant(&mut self, v: variant::Variant) -> Flow {
+        let fen = self
+            .tags
+            .iter()
+            .find(|(n, _)| n == b"FEN")
+            .map(|(_, fen)| fen.as_slice());
+        match variant::start_position(v, fen) {
+            Ok(start) => {
+                self.start = variant::stand_in(&start);
+                self.mode = start.castles().mode();
+                self.pos = self.start.clone();
+                self.before = self.start.clone();
+                self.variant = Some(Box::new(VariantLine::new(start)));
+                Flow::Continue(())
+            }
+            Err(e) => Flow::Break(Stop::Invalid(
+                crate::diag::Code::Position,
+                format!("invalid FEN tag: {e}"),
+            )),
+        }
+    }
+
+    /// Reads a move of a variant game and adds it to the tree.
+    #[cold]
+    fn variant_san(&mut self, san: &[u8]) -> Flow {
+        let Some(line) = self.variant.as_deref_mut() else {
+            return Flow::Continue(());
+        };
+        let (m, nag) = match line.read(san) {
+            Ok(read) => read,
+            Err((code, message)) => return Flow::Break(Stop::Invalid(code, message)),
+        };
+        line.play(m);
+        let mut canonical = String::new();
+        variant::write_san_to(line.before(), m, line.position(), &mut canonical);
+        let node = self.tree.add_child(
+            self.cur,
+            Ply {
+                mv: PlyMove::Move(m),
+                san: canonical,
+                written: None,
+            },
+        );
+        if !self.pending.is_empty() {
+            let target = if self.cur == NodeId::ROOT && self.stack.is_empty() {
+                NodeId::ROOT
+            } else {
+                node
+            };
+            self.flush_pending(target);
+        }
+        if let Some(nag) = nag {
+            self.tree.node_mut(node).nags.push(nag);
+        }
+        self.cur = node;
+        self.after_move = true;
+        Flow::Continue(())
     }
 }
 
@@ -103,6 +172,7 @@ impl Visitor for GameBuilder {
         self.stack.clear();
         self.start = Chess::default();
         self.mode = CastlingMode::Standard;
+        self.variant = None;
         Flow::Continue(())
     }
 
@@ -113,6 +183,16 @@ impl Visitor for GameBuilder {
     }
 
     fn begin_movetext(&mut self) -> Flow {
+        if let Some((_, tag)) = self.tags.iter().find(|(n, _)| n == b"Variant") {
+            match variant::variant_of_bytes(tag) {
+                Ok(None) => {}
+                Ok(Some(v)) => return self.begin_variant(v),
+                Err(()) => {
+                    let (code, message) = variant::unsupported(tag);
+                    return Flow::Break(Stop::Invalid(code, message));
+                }
+            }
+        }
         if let Some((_, fen)) = self.tags.iter().find(|(n, _)| n == b"FEN") {
             let text = String::from_utf8_lossy(fen);
             match read_fen(&text) {
@@ -134,6 +214,9 @@ impl Visitor for GameBuilder {
     }
 
     fn san(&mut self, san: &[u8], _offset: u64) -> Flow {
+        if self.variant.is_some() {
+            return self.variant_san(san);
+        }
         let read = match read_san(&self.pos, san, &self.opts.san) {
             Ok(read) => read,
             Err(e) => {
@@ -201,6 +284,9 @@ impl Visitor for GameBuilder {
         });
         self.cur = parent;
         self.after_move = false;
+        if let Some(line) = self.variant.as_deref_mut() {
+            line.begin_variation();
+        }
         ControlFlow::Continue(Skip(false))
     }
 
@@ -211,6 +297,9 @@ impl Visitor for GameBuilder {
             for text in self.pending.drain(..) {
                 self.comments.push((cur, Slot::After, text));
             }
+        }
+        if let Some(line) = self.variant.as_deref_mut() {
+            line.end_variation();
         }
         if let Some(frame) = self.stack.pop() {
             self.cur = frame.cur;

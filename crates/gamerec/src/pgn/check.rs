@@ -11,6 +11,7 @@ use crate::fen::read_fen;
 use crate::model::{PlyMove, Tags, play_ply};
 use crate::pgn::tags::{TagWarning, check_tags};
 use crate::san::{Language, ReadOptions, read_canonical_move, read_san};
+use crate::variant::{self, VariantLine};
 
 /// What the checker verifies.
 #[derive(Debug, Clone)]
@@ -50,12 +51,20 @@ pub struct Checked {
 #[derive(Debug, Clone, Default)]
 pub struct Checker {
     opts: CheckOptions,
-    start: Option<Chess>,
     pos: Chess,
     before: Chess,
     stack: Vec<(Chess, Chess)>,
     moves: u64,
     tags: Tags,
+    /// The game's first `FEN` and `Variant` tag values (unescaped; the
+    /// buffers are kept from game to game).
+    fen: Vec<u8>,
+    has_fen: bool,
+    variant_tag: Vec<u8>,
+    has_variant: bool,
+    /// The game of a lichess variant being played (its `Variant` tag);
+    /// standard games never touch it.
+    variant: Option<Box<VariantLine>>,
 }
 
 impl Checker {
@@ -78,11 +87,77 @@ impl Checker {
     }
 }
 
+impl Checker {
+    /// Starts a standard-chess (or Chess960) game: from its FEN tag, if any.
+    fn begin_standard(&mut self) -> Flow {
+        self.pos = match self.has_fen {
+            false => Chess::default(),
+            true => match read_fen(std::str::from_utf8(&self.fen).unwrap_or("")) {
+                Ok((pos, _mode)) => pos,
+                Err(e) => {
+                    return Flow::Break(Stop::Invalid(
+                        crate::diag::Code::Position,
+                        format!("invalid FEN tag: {e}"),
+                    ));
+                }
+            },
+        };
+        Flow::Continue(())
+    }
+
+    /// Starts the game of a `Variant` tag: a lichess variant is played by
+    /// its rules from then on; standard chess and Chess960 stay here; any
+    /// other name fails the game.
+    #[cold]
+    fn begin_variant(&mut self) -> Flow {
+        let tag = &self.variant_tag;
+        match variant::variant_of_bytes(tag) {
+            Err(()) => {
+                let (code, message) = variant::unsupported(tag);
+                Flow::Break(Stop::Invalid(code, message))
+            }
+            Ok(None) => self.begin_standard(),
+            Ok(Some(v)) => {
+                match variant::start_position(v, self.has_fen.then_some(&self.fen[..])) {
+                    Ok(start) => {
+                        self.variant = Some(Box::new(VariantLine::new(start)));
+                        Flow::Continue(())
+                    }
+                    Err(e) => Flow::Break(Stop::Invalid(
+                        crate::diag::Code::Position,
+                        format!("invalid FEN tag: {e}"),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Reads and plays a move of a variant game.
+    #[cold]
+    fn variant_san(&mut self, san: &[u8]) -> Flow {
+        let Some(line) = self.variant.as_deref_mut() else {
+            return Flow::Continue(());
+        };
+        match line.read(san) {
+            Ok((m, _)) => {
+                if !line.in_variation() {
+                    self.moves += 1;
+                }
+                line.play(m);
+                Flow::Continue(())
+            }
+            Err((code, message)) => Flow::Break(Stop::Invalid(code, message)),
+        }
+    }
+}
+
 impl Visitor for Checker {
     type Output = Checked;
 
     fn begin_game(&mut self, _: GameStart) -> Flow {
-        self.start = None;
+        self.has_fen = false;
+        self.has_variant = false;
+        self.variant = None;
         self.stack.clear();
         self.moves = 0;
         if self.opts.strict {
@@ -96,29 +171,32 @@ impl Visitor for Checker {
             let text = String::from_utf8_lossy(&value.unescape()).into_owned();
             self.tags.push(String::from_utf8_lossy(name), text);
         }
-        if name == b"FEN" {
-            let value = value.unescape();
-            let fen = std::str::from_utf8(&value).unwrap_or("");
-            match read_fen(fen) {
-                Ok((pos, _mode)) => self.start = Some(pos),
-                Err(e) => {
-                    return Flow::Break(Stop::Invalid(
-                        crate::diag::Code::Position,
-                        format!("invalid FEN tag: {e}"),
-                    ));
-                }
-            }
+        // Both are read when the movetext begins: a FEN tag is read by the
+        // rules of a `Variant` tag that may follow it.
+        if name == b"Variant" && !self.has_variant {
+            self.has_variant = true;
+            self.variant_tag.clear();
+            self.variant_tag.extend_from_slice(&value.unescape());
+        } else if name == b"FEN" && !self.has_fen {
+            self.has_fen = true;
+            self.fen.clear();
+            self.fen.extend_from_slice(&value.unescape());
         }
         Flow::Continue(())
     }
 
     fn begin_movetext(&mut self) -> Flow {
-        self.pos = self.start.take().unwrap_or_default();
-        Flow::Continue(())
+        if self.has_variant {
+            return self.begin_variant();
+        }
+        self.begin_standard()
     }
 
     #[inline]
     fn san(&mut self, san: &[u8], _offset: u64) -> Flow {
+        if self.variant.is_some() {
+            return self.variant_san(san);
+        }
         if self.opts.san.languages.contains(Language::English)
             && let Some(mv) = read_canonical_move(&self.pos, san)
         {
@@ -151,12 +229,20 @@ impl Visitor for Checker {
         if !self.opts.variations {
             return ControlFlow::Continue(Skip(true));
         }
+        if let Some(line) = self.variant.as_deref_mut() {
+            line.begin_variation();
+            return ControlFlow::Continue(Skip(false));
+        }
         let pos = std::mem::replace(&mut self.pos, self.before.clone());
         self.stack.push((self.before.clone(), pos));
         ControlFlow::Continue(Skip(false))
     }
 
     fn end_variation(&mut self) -> Flow {
+        if let Some(line) = self.variant.as_deref_mut() {
+            line.end_variation();
+            return Flow::Continue(());
+        }
         if let Some((before, pos)) = self.stack.pop() {
             self.before = before;
             self.pos = pos;

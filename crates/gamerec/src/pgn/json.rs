@@ -55,7 +55,20 @@ pub fn write_game_json(game: &Game, commands: &dyn Fn(&[Comment], &mut String), 
         out.push(']');
     }
     out.push_str("],\"start\":");
-    if game.start == Chess::default() {
+    if let Some(variant) = game.variant() {
+        // A variant's start: its own FEN (pockets, check counters).
+        match game.tags.get("FEN") {
+            Some(fen) => match crate::variant::start_position(variant, Some(fen.as_bytes())) {
+                Ok(pos) => push_json_string(
+                    &shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                        .to_string(),
+                    out,
+                ),
+                Err(_) => out.push_str("null"),
+            },
+            None => out.push_str("null"),
+        }
+    } else if game.start == Chess::default() {
         out.push_str("null");
     } else {
         push_json_string(&write_fen(&game.start, game.castling_mode), out);
