@@ -1181,7 +1181,9 @@ explorer (fen, play, moves, topGames, recentGames, ratings, speeds, since,
 until; and player), with the JSON of `gamerec find --tree --to json`;
 GET /game/export/ID gives game ID (from 1) as PGN; GET / the explorer page.
 Explorer answers are kept while the server runs (the last 4,096, at most
-64 MB), so popular positions are computed once. Listens on loopback unless --allow-remote; SIGTERM stops it cleanly.")]
+64 MB), so popular positions are computed once. Listens on loopback
+unless --allow-remote; SIGTERM stops it cleanly.")]
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub struct ServeArgs {
     /// The database the index was built from.
     db: PathBuf,
@@ -1214,7 +1216,14 @@ pub struct ServeArgs {
     full_check: bool,
 }
 
+/// `gamerec serve` without the `server` feature.
+#[cfg(not(feature = "server"))]
+pub fn run_serve(_args: ServeArgs) -> Result<ExitCode> {
+    Ok(crate::without::missing("serve", "server"))
+}
+
 /// `gamerec serve`.
+#[cfg(feature = "server")]
 pub fn run_serve(args: ServeArgs) -> Result<ExitCode> {
     if !args.listen.ip().is_loopback() && !args.allow_remote {
         eprintln!(

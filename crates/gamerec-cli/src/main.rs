@@ -16,20 +16,35 @@ use clap::{Parser, Subcommand};
 mod binary_cmd;
 mod check_cmd;
 mod convert_cmd;
+#[cfg(feature = "data")]
+mod data_cmd;
+#[cfg(not(feature = "data"))]
+#[path = "without/data_cmd.rs"]
 mod data_cmd;
 mod db_cmd;
 mod engine_cmd;
 mod epd_cmd;
+#[cfg(feature = "server")]
+mod go_cmd;
+#[cfg(not(feature = "server"))]
+#[path = "without/go_cmd.rs"]
 mod go_cmd;
 mod html_cmd;
 mod input;
 mod moves_cmd;
 mod pgn_cmd;
 mod progress;
+#[cfg(feature = "server")]
+mod referee_cmd;
+#[cfg(not(feature = "server"))]
+#[path = "without/referee_cmd.rs"]
 mod referee_cmd;
 mod sgf_cmd;
 mod sort_cmd;
 mod svg_cmd;
+// Stand-ins for the verbs of features this build leaves out.
+#[cfg(not(all(feature = "data", feature = "server")))]
+mod without;
 
 const EXAMPLES: &str = "\
 Examples:

@@ -350,6 +350,16 @@ fn draw_sgf(args: &SvgArgs, data: &[u8], name: &str) -> Result<String> {
     gamerec_view::sgf_svg(coll, node, &opts).map_err(|e| input_error(format!("{}: {e}", name)))
 }
 
+#[cfg(feature = "png")]
+fn to_png(svg: &str) -> Result<Vec<u8>> {
+    Ok(gamerec_view::png::svg_to_png(svg)?)
+}
+
+#[cfg(not(feature = "png"))]
+fn to_png(_svg: &str) -> Result<Vec<u8>> {
+    bail!("PNG output needs the `png` feature: build gamerec with the default features")
+}
+
 fn write(args: &SvgArgs, svg: &str) -> Result<()> {
     let png = args.png
         || args
@@ -358,7 +368,7 @@ fn write(args: &SvgArgs, svg: &str) -> Result<()> {
             .and_then(Path::extension)
             .is_some_and(|e| e.eq_ignore_ascii_case("png"));
     let bytes = if png {
-        gamerec_view::png::svg_to_png(svg)?
+        to_png(svg)?
     } else {
         svg.as_bytes().to_vec()
     };

@@ -1,0 +1,11 @@
+//! `gamerec sgf analyze` without the `server` feature (Go matches fall
+//! through to `match`, which says the same).
+
+use std::process::ExitCode;
+
+/// `sgf analyze`: the feature is missing; anything else: `None`.
+pub fn dispatch(args: &[std::ffi::OsString]) -> Option<ExitCode> {
+    let analyze =
+        args.get(1).is_some_and(|w| w == "sgf") && args.get(2).is_some_and(|w| w == "analyze");
+    analyze.then(|| crate::without::missing("sgf analyze", "server"))
+}

@@ -1,0 +1,23 @@
+//! `gamerec referee`, `bridge` and `match` without the `server` feature
+//! (no tokio in this build).
+
+use std::process::ExitCode;
+
+pub use crate::without::Missing as RefereeArgs;
+pub use crate::without::Missing as BridgeArgs;
+pub use crate::without::Missing as MatchArgs;
+
+/// `gamerec referee`: the feature is missing.
+pub fn referee(_args: RefereeArgs) -> ExitCode {
+    crate::without::missing("referee", "server")
+}
+
+/// `gamerec bridge`: the feature is missing.
+pub fn bridge(_args: BridgeArgs) -> ExitCode {
+    crate::without::missing("bridge", "server")
+}
+
+/// `gamerec match`: the feature is missing.
+pub fn run_match(_args: MatchArgs) -> ExitCode {
+    crate::without::missing("match", "server")
+}
