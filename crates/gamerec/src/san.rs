@@ -363,7 +363,7 @@ impl std::error::Error for SanError {}
 #[inline]
 pub fn read_san(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, SanError> {
     if opts.languages.contains(Language::English)
-        && let Some(read) = read_canonical(pos, text)
+        && let Some(read) = read_canonical::<true>(pos, text)
     {
         return Ok(read);
     }
@@ -376,7 +376,7 @@ pub fn read_san(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove
 /// only the move: nothing is returned through memory.
 #[inline]
 pub fn read_canonical_move(pos: &Chess, text: &[u8]) -> Option<Move> {
-    match read_canonical(pos, text)?.mv {
+    match read_canonical::<false>(pos, text)?.mv {
         PlyMove::Move(m) => Some(m),
         PlyMove::Null => None,
     }
@@ -411,9 +411,11 @@ fn square_of(file: u8, rank: u8) -> Option<Square> {
 /// in one step and
 /// resolved when exactly one legal move matches. Anything else, and every
 /// illegal or ambiguous move, is left to [`read_san_general`], which
-/// explains.
+/// explains. With `TOLERANCE` false the `tolerated` flags are not worked out
+/// (a disambiguator is not compared with the canonical one): for callers
+/// that want only the move.
 #[inline]
-fn read_canonical(pos: &Chess, text: &[u8]) -> Option<ReadMove> {
+fn read_canonical<const TOLERANCE: bool>(pos: &Chess, text: &[u8]) -> Option<ReadMove> {
     let (body, nag) = match text {
         [body @ .., b'!', b'!'] => (body, Some(3)),
         [body @ .., b'?', b'?'] => (body, Some(4)),
@@ -473,7 +475,10 @@ fn read_canonical(pos: &Chess, text: &[u8]) -> Option<ReadMove> {
             return None;
         };
         let mut tolerated = Tolerated::NONE;
-        if (file.is_some() || rank.is_some()) && canonical_disambiguation(pos, m) != (file, rank) {
+        if TOLERANCE
+            && (file.is_some() || rank.is_some())
+            && canonical_disambiguation(pos, m) != (file, rank)
+        {
             tolerated = tolerated.with(Tolerated::DISAMBIGUATION);
             if file.is_some() && rank.is_some() {
                 tolerated = tolerated.with(Tolerated::LONG_FORM);
@@ -1410,7 +1415,7 @@ mod tests {
                 }
                 for &m in &moves {
                     let text = write_san(&pos, PlyMove::Move(m));
-                    let read = read_canonical(&pos, text.as_bytes());
+                    let read = read_canonical::<true>(&pos, text.as_bytes());
                     assert_eq!(read.map(|r| r.mv), Some(PlyMove::Move(m)), "{text}");
                     canonical += 1;
                 }
@@ -1433,7 +1438,7 @@ mod tests {
                     }
                     text.push_str(["", "", "+", "#", "++"][below(5)]);
                     text.push_str(["", "", "!", "?", "!!", "??", "!?", "?!", "?!?"][below(9)]);
-                    if let Some(fast) = read_canonical(&pos, text.as_bytes()) {
+                    if let Some(fast) = read_canonical::<true>(&pos, text.as_bytes()) {
                         assert_eq!(
                             Ok(fast),
                             read_san_general(&pos, text.as_bytes(), &opts),

@@ -207,21 +207,133 @@ impl Input {
 pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
     let mut buffered = BufReader::with_capacity(1 << 16, raw);
     let head = buffered.fill_buf()?;
-    Ok(match Compression::sniff(head) {
-        Compression::None => Box::new(buffered),
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            1 << 16,
-            flate2::read::MultiGzDecoder::new(buffered),
-        )),
-        Compression::Bzip2 => Box::new(BufReader::with_capacity(
-            1 << 16,
-            bzip2::read::MultiBzDecoder::new(buffered),
-        )),
-        Compression::Zstd => Box::new(BufReader::with_capacity(
-            1 << 16,
-            zstd::stream::read::Decoder::with_buffer(buffered)?,
-        )),
-    })
+    let decoder: Box<dyn Read + Send> = match Compression::sniff(head) {
+        Compression::None => return Ok(Box::new(buffered)),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(buffered)),
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(buffered)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+    };
+    Ok(Box::new(DecodeAhead::spawn(decoder)?))
+}
+
+/// Bytes of one block the decoding thread hands over.
+const AHEAD_BLOCK: usize = 1 << 20;
+/// Blocks decoded ahead of the reader (besides the one being read and the
+/// one being filled).
+const AHEAD_BLOCKS: usize = 2;
+
+/// A decompressed stream decoded on a thread of its own, up to
+/// [`AHEAD_BLOCKS`] blocks of [`AHEAD_BLOCK`] bytes ahead of the reader, so
+/// that decoding and parsing overlap. The first error ends the stream after
+/// the bytes before it; memory is bounded by the blocks in flight. Dropping
+/// the reader ends the thread at its next block.
+struct DecodeAhead {
+    blocks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    spent: std::sync::mpsc::SyncSender<Vec<u8>>,
+    block: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl DecodeAhead {
+    fn spawn(mut decoder: Box<dyn Read + Send>) -> io::Result<DecodeAhead> {
+        use std::sync::mpsc::{TryRecvError, sync_channel};
+        let (tx, blocks) = sync_channel::<io::Result<Vec<u8>>>(AHEAD_BLOCKS);
+        let (spent, recycled) = sync_channel::<Vec<u8>>(AHEAD_BLOCKS + 1);
+        let decode = move || {
+            loop {
+                // A spent block keeps its length: refilled without zeroing.
+                let mut block = match recycled.try_recv() {
+                    Ok(b) => b,
+                    Err(TryRecvError::Empty) => Vec::with_capacity(AHEAD_BLOCK),
+                    Err(TryRecvError::Disconnected) => return,
+                };
+                let (ended, error) = match fill_block(&mut decoder, &mut block) {
+                    Ok(full) => (!full, None),
+                    Err(e) => (true, Some(e)),
+                };
+                // The bytes before an end or an error go first.
+                if !block.is_empty() && tx.send(Ok(block)).is_err() {
+                    return;
+                }
+                if let Some(e) = error {
+                    // The reader may be gone: then nobody wants the error.
+                    tx.send(Err(e)).ok();
+                }
+                if ended {
+                    return;
+                }
+            }
+        };
+        std::thread::Builder::new()
+            .name("gamerec-decode".into())
+            .spawn(decode)?;
+        Ok(DecodeAhead {
+            blocks,
+            spent,
+            block: Vec::new(),
+            at: 0,
+            done: false,
+        })
+    }
+}
+
+/// Reads from `decoder` into `block` up to [`AHEAD_BLOCK`] bytes: `true`
+/// when the block is full, `false` at the end of the stream.
+fn fill_block(decoder: &mut dyn Read, block: &mut Vec<u8>) -> io::Result<bool> {
+    block.resize(AHEAD_BLOCK, 0);
+    let mut n = 0;
+    let result = loop {
+        if n == AHEAD_BLOCK {
+            break Ok(true);
+        }
+        match decoder.read(&mut block[n..]) {
+            Ok(0) => break Ok(false),
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    block.truncate(n);
+    result
+}
+
+impl Read for DecodeAhead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let have = self.fill_buf()?;
+            let n = have.len().min(buf.len());
+            buf[..n].copy_from_slice(&have[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for DecodeAhead {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.at == self.block.len() && !self.done {
+            match self.blocks.recv() {
+                Ok(Ok(next)) => {
+                    let old = std::mem::replace(&mut self.block, next);
+                    self.at = 0;
+                    // A full queue of spent blocks: this one is freed instead.
+                    self.spent.try_send(old).ok();
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => self.done = true,
+            }
+        }
+        Ok(&self.block[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.block.len());
+    }
 }
 
 /// The error that ended a stream read through [`EndAtError`].
@@ -315,6 +427,50 @@ mod tests {
                 .unwrap();
             assert_eq!(out, text);
         }
+    }
+
+    #[test]
+    fn decodes_ahead_over_many_blocks_and_members() {
+        // Three gzip members and two zstd frames, each over a block, read
+        // through a small buffer: the bytes come out whole and in order.
+        let text: Vec<u8> = (0..(AHEAD_BLOCK * 3 / 2))
+            .map(|i| b"1. e4 e5 2. Nf3 *\n"[i % 18])
+            .collect();
+        let mut gz = Vec::new();
+        let mut z = Vec::new();
+        for part in [&text[..], &text[..7], &text[..]] {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(part).unwrap();
+            gz.extend(e.finish().unwrap());
+        }
+        for part in [&text[..], &text[..]] {
+            z.extend(zstd::encode_all(part, 1).unwrap());
+        }
+        let mut want = [&text[..], &text[..7], &text[..]].concat();
+        for (bytes, want) in [(gz, want.clone()), (z, text.repeat(2))] {
+            let mut r = decompress(Box::new(io::Cursor::new(bytes))).unwrap();
+            let mut out = Vec::new();
+            let mut buf = [0u8; 1000];
+            loop {
+                match r.read(&mut buf).unwrap() {
+                    0 => break,
+                    n => out.extend_from_slice(&buf[..n]),
+                }
+            }
+            assert_eq!(out.len(), want.len());
+            assert!(out == want);
+        }
+        // A truncated stream: the bytes before the cut, then its error.
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&text).unwrap();
+        let mut gz = e.finish().unwrap();
+        gz.truncate(gz.len() / 2);
+        let mut r = decompress(Box::new(io::Cursor::new(gz))).unwrap();
+        want.clear();
+        let err = r.read_to_end(&mut want).expect_err("truncated");
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof, "{err}");
+        assert!(!want.is_empty() && text.starts_with(&want));
+        assert_eq!(r.read(&mut [0u8; 10]).unwrap(), 0);
     }
 
     #[test]

@@ -25,6 +25,8 @@ const WS: u8 = 1;
 const MOVE: u8 = 2;
 const DIGIT: u8 = 4;
 const NAME: u8 = 8;
+/// Bytes that end the plain run of a tag value: `"`, backslash, line ends.
+const VALUE_STOP: u8 = 16;
 
 /// Byte classes: whitespace, move-token bytes, digits, tag-name bytes.
 static CLASS: [u8; 256] = {
@@ -50,6 +52,9 @@ static CLASS: [u8; 256] = {
         }
         if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'#' | b'=' | b':' | b'-') {
             c |= NAME;
+        }
+        if matches!(b, b'"' | b'\\' | b'\n' | b'\r') {
+            c |= VALUE_STOP;
         }
         t[i] = c;
         i += 1;
@@ -347,6 +352,9 @@ impl<'a> SliceReader<'a> {
         self.pos += 1;
         let value_start = self.pos;
         loop {
+            while self.pos < data.len() && !is(data[self.pos], VALUE_STOP) {
+                self.pos += 1;
+            }
             match data.get(self.pos) {
                 Some(b'"') => break,
                 Some(b'\\') => self.pos += 2,
@@ -515,6 +523,18 @@ impl<'a> SliceReader<'a> {
                 b'{' | b';' => self.comment(v, st, wants_comments),
                 b'0'..=b'9' => {
                     let mut end = at + 1;
+                    while end < data.len() && is(data[end], DIGIT) {
+                        end += 1;
+                    }
+                    // A move number (digits alone, not UCI's null move
+                    // `0000`), and the periods after it, in one step.
+                    if data.get(end).is_none_or(|&c| !is(c, MOVE))
+                        && (&data[at..end] != b"0000" || data.get(end) == Some(&b'.'))
+                    {
+                        end += data[end..].iter().take_while(|&&c| c == b'.').count();
+                        self.pos = end;
+                        continue;
+                    }
                     while end < data.len() && is(data[end], MOVE) {
                         end += 1;
                     }
