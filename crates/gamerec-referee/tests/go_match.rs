@@ -280,6 +280,21 @@ fn gnugo_round_robin() {
     );
 }
 
+/// GNU Go against Pachi on 9x9. Debian's `pachi` package is a platform
+/// game, not the Go engine, so this runs only where GAMEREC_PACHI names a
+/// Pachi built from its source (`make DCNN=0 JOSEKIFIX=0`; nothing here
+/// builds it), with 1,000 playouts a move.
+#[test]
+fn gnugo_against_pachi() {
+    let Some(pachi) = std::env::var_os("GAMEREC_PACHI") else {
+        eprintln!("skipped: GAMEREC_PACHI (a Pachi Go engine binary) is not set");
+        return;
+    };
+    let Some(g0) = gnugo(0) else { return };
+    let pachi = format!("gtp:{} -t =1000", Path::new(&pachi).display());
+    gnugo_match(&[("gnugo0", &g0), ("pachi", &pachi)], "go-match-pachi", 9);
+}
+
 fn gnugo_match(engines: &[(&str, &str)], name: &str, size: u32) {
     let dir = temp(name);
     let mut c = config(engines, 2, "60");
