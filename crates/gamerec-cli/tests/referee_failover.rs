@@ -3,6 +3,8 @@
 //! FIFOs; `gamerec match` writes PGN; the spectator page renders in headless
 //! Chromium.
 
+mod cdp;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -430,31 +432,24 @@ fn spectator_page_renders_live_games_in_chromium() {
         first.starts_with("data: {") && first.contains("\"games\""),
         "{first}"
     );
-    let profile = dir.join("profile");
-    let out = Command::new(chromium)
-        .args(gamerec_testkit::CHROMIUM_HEADLESS)
-        .args([
-            &format!("--user-data-dir={}", profile.display()),
-            "--disable-quic",
-            // Real time: the event stream stays open, so a virtual-time
-            // budget would wait for the event to end.
-            "--timeout=5000",
-            "--dump-dom",
-            &format!("http://127.0.0.1:{http}/"),
-        ])
-        .output()
-        .unwrap();
-    gamerec_testkit::assert_success(&out, "chromium");
-    let dom = String::from_utf8_lossy(&out.stdout);
-    // The page's script connected to the event stream and drew the state:
-    // boards, the players, clocks and the moves played so far. Only what
-    // the script drew counts (its own text holds the same markup).
-    let body = &dom[dom.find("<body>").expect("a body")..];
-    let drawn = &body[..body.find("<script>").expect("the script")];
-    assert!(
-        drawn.contains(r#"<span id="status">live</span>"#),
-        "no event stream: {drawn}"
+    // The page in a browser: its script connects to the event stream and
+    // draws the state (boards, players, clocks, the moves so far). Waited
+    // for, then read from the DOM as drawn.
+    let mut browser = cdp::Browser::launch(
+        &chromium,
+        dir.join("profile"),
+        &format!("http://127.0.0.1:{http}/"),
+        (1300, 900),
     );
+    browser.wait_for(
+        "document.getElementById('status')?.textContent === 'live' && \
+         document.querySelector('#games .board .sq')",
+    );
+    let drawn = browser
+        .eval("document.getElementById('layout').outerHTML")
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(
         drawn.contains(r#"<div class="board" data-fen=""#),
         "{drawn}"
