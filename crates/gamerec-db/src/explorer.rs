@@ -297,7 +297,7 @@ fn first_by<K: Ord>(
         keyed.truncate(n);
     }
     keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    keyed.into_iter().map(|(_, i)| all[i].clone()).collect()
+    keyed.into_iter().map(|(_, i)| all[i]).collect()
 }
 
 /// Plays `moves` (UCI or SAN each, `0000` or `--` a null move) from `pos`;
