@@ -493,8 +493,17 @@ impl DatasetWriter {
             let old = PathBuf::from(old);
             std::fs::rename(&dir, &old).map_err(|e| named(&dir, e))?;
             if let Err(e) = std::fs::rename(&self.staging, &dir) {
-                let _ = std::fs::rename(&old, &dir);
-                return Err(named(&dir, e));
+                // Put the old dataset back; if even that fails, say where it is.
+                return Err(match std::fs::rename(&old, &dir) {
+                    Ok(()) => named(&dir, e),
+                    Err(back) => named(
+                        &dir,
+                        std::io::Error::new(
+                            e.kind(),
+                            format!("{e}; the old dataset is left at {}: {back}", old.display()),
+                        ),
+                    ),
+                });
             }
             std::fs::remove_dir_all(&old).map_err(|e| named(&old, e))?;
         } else {
