@@ -134,11 +134,18 @@ impl GameBuilder {
         line.play(m);
         let mut canonical = String::new();
         variant::write_san_to(line.before(), m, line.position(), &mut canonical);
+        self.add_move(PlyMove::Move(m), canonical, nag);
+        Flow::Continue(())
+    }
+
+    /// Adds a move under the current node, with the comments waiting for
+    /// it and its suffix NAG, and makes it the current node.
+    fn add_move(&mut self, mv: PlyMove, san: String, nag: Option<u8>) {
         let node = self.tree.add_child(
             self.cur,
             Ply {
-                mv: PlyMove::Move(m),
-                san: canonical,
+                mv,
+                san,
                 written: None,
             },
         );
@@ -155,7 +162,6 @@ impl GameBuilder {
         }
         self.cur = node;
         self.after_move = true;
-        Flow::Continue(())
     }
 }
 
@@ -227,32 +233,12 @@ impl Visitor for GameBuilder {
             }
         };
         let canonical = write_san(&self.pos, read.mv);
-        let node = self.tree.add_child(
-            self.cur,
-            Ply {
-                mv: read.mv,
-                san: canonical,
-                written: None,
-            },
-        );
-        if !self.pending.is_empty() {
-            let target = if self.cur == NodeId::ROOT && self.stack.is_empty() {
-                NodeId::ROOT
-            } else {
-                node
-            };
-            self.flush_pending(target);
-        }
-        if let Some(nag) = read.nag {
-            self.tree.node_mut(node).nags.push(nag);
-        }
+        self.add_move(read.mv, canonical, read.nag);
         self.before = self.pos.clone();
         match read.mv {
             PlyMove::Move(m) => self.pos.play_unchecked(m),
             PlyMove::Null => self.pos = play_ply(&self.pos, read.mv),
         }
-        self.cur = node;
-        self.after_move = true;
         Flow::Continue(())
     }
 
