@@ -166,33 +166,34 @@ pub fn convert(
     dataset: &DatasetArgs,
 ) -> Option<Result<ExitCode>> {
     let paths: Vec<PathBuf> = inputs.iter().map(PathBuf::from).collect();
+    // The games table's options, for either kind of table output.
+    let opts = || Options {
+        table: Table::Games,
+        threads: threads(threads_arg),
+        filter: PositionFilter::default(),
+        names: Vec::new(),
+        max_game_bytes,
+    };
     if let Some(output) = output.filter(|o| dataset.is_dataset(o)) {
-        let opts = Options {
-            table: Table::Games,
-            threads: threads(threads_arg),
-            filter: PositionFilter::default(),
-            names: Vec::new(),
-            max_game_bytes,
-        };
-        return Some(write_table("convert", paths, output, opts, quiet, dataset));
+        return Some(write_table(
+            "convert",
+            paths,
+            output,
+            opts(),
+            quiet,
+            dataset,
+        ));
     }
     if let Err(e) = dataset.refuse_without_dataset() {
         return Some(Err(e));
     }
     if output.is_some_and(is_table) {
         let output = output?;
-        let opts = Options {
-            table: Table::Games,
-            threads: threads(threads_arg),
-            filter: PositionFilter::default(),
-            names: Vec::new(),
-            max_game_bytes,
-        };
         return Some(write_table(
             "convert",
             paths,
             output,
-            opts,
+            opts(),
             quiet,
             &DatasetArgs::default(),
         ));
