@@ -14,6 +14,7 @@ use std::ops::ControlFlow;
 
 use shakmaty::{CastlingMode, Chess, Position};
 
+use super::check::invalid_fen_tag;
 use super::reader::SliceReader;
 use super::text::{Encoding, normalize_comment};
 use super::visitor::{Flow, GameEnd, GameStart, Problem, RawValue, Skip, Stop, Visitor};
@@ -114,10 +115,7 @@ impl GameBuilder {
                 self.variant = Some(Box::new(VariantLine::new(start)));
                 Flow::Continue(())
             }
-            Err(e) => Flow::Break(Stop::Invalid(
-                crate::diag::Code::Position,
-                format!("invalid FEN tag: {e}"),
-            )),
+            Err(e) => invalid_fen_tag(e),
         }
     }
 
@@ -206,12 +204,7 @@ impl Visitor for GameBuilder {
                     self.start = pos;
                     self.mode = mode;
                 }
-                Err(e) => {
-                    return Flow::Break(Stop::Invalid(
-                        crate::diag::Code::Position,
-                        format!("invalid FEN tag: {e}"),
-                    ));
-                }
+                Err(e) => return invalid_fen_tag(e),
             }
         }
         self.pos = self.start.clone();

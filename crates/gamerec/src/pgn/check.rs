@@ -87,6 +87,14 @@ impl Checker {
     }
 }
 
+/// Stops a game whose `FEN` tag cannot be read (by its variant's rules).
+pub(crate) fn invalid_fen_tag(e: impl std::fmt::Display) -> Flow {
+    Flow::Break(Stop::Invalid(
+        crate::diag::Code::Position,
+        format!("invalid FEN tag: {e}"),
+    ))
+}
+
 impl Checker {
     /// Starts a standard-chess (or Chess960) game: from its FEN tag, if any.
     fn begin_standard(&mut self) -> Flow {
@@ -94,12 +102,7 @@ impl Checker {
             false => Chess::default(),
             true => match read_fen(std::str::from_utf8(&self.fen).unwrap_or("")) {
                 Ok((pos, _mode)) => pos,
-                Err(e) => {
-                    return Flow::Break(Stop::Invalid(
-                        crate::diag::Code::Position,
-                        format!("invalid FEN tag: {e}"),
-                    ));
-                }
+                Err(e) => return invalid_fen_tag(e),
             },
         };
         Flow::Continue(())
@@ -123,10 +126,7 @@ impl Checker {
                         self.variant = Some(Box::new(VariantLine::new(start)));
                         Flow::Continue(())
                     }
-                    Err(e) => Flow::Break(Stop::Invalid(
-                        crate::diag::Code::Position,
-                        format!("invalid FEN tag: {e}"),
-                    )),
+                    Err(e) => invalid_fen_tag(e),
                 }
             }
         }
