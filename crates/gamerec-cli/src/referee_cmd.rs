@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use gamerec_referee::app::{self, BridgeOptions, ServeOptions};
-use gamerec_referee::stats::{EloModel, Sprt};
-use gamerec_referee::tester::{
+use gamerec_referee::match_runner::{
     self, Adjudication, MatchConfig, MatchEngine, OpeningOrder, Openings, RunMatch, Tournament,
 };
+use gamerec_referee::stats::{EloModel, Sprt};
 
 /// The referee's subcommands.
 #[derive(Subcommand, Debug)]
@@ -371,13 +371,13 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         _ => return Err("--sprt takes ELO0 ELO1 ALPHA BETA".into()),
     };
     let generated = args.openings.as_ref().and_then(|o| match o.to_str() {
-        Some("960") if !o.exists() => Some(tester::Frc::Chess960),
-        Some("dfrc") if !o.exists() => Some(tester::Frc::Dfrc),
+        Some("960") if !o.exists() => Some(match_runner::Frc::Chess960),
+        Some("dfrc") if !o.exists() => Some(match_runner::Frc::Dfrc),
         _ => None,
     });
     let frc = generated.or(
         (args.variant == VariantArg::Chess960 && args.openings.is_none())
-            .then_some(tester::Frc::Chess960),
+            .then_some(match_runner::Frc::Chess960),
     );
     let openings = match args.openings.as_ref().filter(|_| generated.is_none()) {
         Some(file) => Some(Openings {
@@ -407,7 +407,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         )),
         _ => return Err("--draw takes FROM MOVES SCORE".into()),
     };
-    let mut limits = vec![tester::EngineLimits::default(); args.engines.len()];
+    let mut limits = vec![match_runner::EngineLimits::default(); args.engines.len()];
     for given in &args.limits {
         let (who, what) = given
             .split_once(':')
@@ -421,10 +421,10 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
                 )
             })?,
         };
-        limits[i] =
-            tester::EngineLimits::parse(what).map_err(|e| format!("--limits {given}: {e}"))?;
+        limits[i] = match_runner::EngineLimits::parse(what)
+            .map_err(|e| format!("--limits {given}: {e}"))?;
     }
-    if limits.iter().all(tester::EngineLimits::is_empty) {
+    if limits.iter().all(match_runner::EngineLimits::is_empty) {
         limits.clear();
     }
     Ok(MatchConfig {
@@ -480,17 +480,22 @@ fn with_each(spec: &str, each: Option<&str>) -> String {
 
 /// `gamerec match report DIR...`.
 fn match_report(args: &MatchReportArgs) -> ExitCode {
-    let (tally, sprt, scheduled) =
-        match tester::merge_reports_checked(&args.dirs, args.allow_duplicates, args.allow_mixed_tc)
-        {
-            Ok(m) => m,
-            Err(e) => return fail(e),
-        };
+    let (tally, sprt, scheduled) = match match_runner::merge_reports_checked(
+        &args.dirs,
+        args.allow_duplicates,
+        args.allow_mixed_tc,
+    ) {
+        Ok(m) => m,
+        Err(e) => return fail(e),
+    };
     if args.json {
-        let report = tester::ReportFile::new("merged", scheduled, &tally, sprt);
+        let report = match_runner::ReportFile::new("merged", scheduled, &tally, sprt);
         println!("{}", report.to_json());
     } else {
-        print!("{}", tester::report_text(&tally, sprt.as_ref(), scheduled));
+        print!(
+            "{}",
+            match_runner::report_text(&tally, sprt.as_ref(), scheduled)
+        );
     }
     ExitCode::SUCCESS
 }
@@ -510,7 +515,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
             if !args.engines.is_empty() {
                 return fail("--resume DIR takes the match from DIR/match.json: give no engines");
             }
-            match tester::load_config(dir) {
+            match match_runner::load_config(dir) {
                 Ok(c) => (c, dir.clone()),
                 Err(e) => return fail(e),
             }

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clocks, TimeControl, is_timed, parse_time_control};
 use crate::conn::{Line, LocalClient, read_line_bounded};
-use crate::game::{epd_fields, parse_move, position_from_fields};
+use crate::game_rules::{epd_fields, parse_move, position_from_fields};
 use crate::wire::{MAX_RECORD_LEN, Record, bare_record, read_record, refcom, with_refreq};
 use gamerec::epd::{Opcode, Operand, Operation};
 use gamerec::model::PlyMove;
@@ -256,9 +256,9 @@ impl ClientGame {
 }
 
 /// The referee's exact clocks from a `clk_ms WHITE BLACK` operation
-/// (milliseconds left on each clock; see [`crate::runner`]).
+/// (milliseconds left on each clock; see [`crate::game_runner`]).
 pub fn exact_clocks(record: &Record) -> Option<[Duration; 2]> {
-    let op = record.op(crate::runner::EXACT_CLOCK_OPCODE)?;
+    let op = record.op(crate::game_runner::EXACT_CLOCK_OPCODE)?;
     let ms: Vec<u64> = op
         .operands
         .iter()

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `wire` | the protocol's records over `gamerec::epd` (malformed vs illegal move) |
 //! | `clock` | PGN TimeControl values and the referee's clocks |
-//! | `game` | the rules of one game, free of I/O |
+//! | `game_rules` | the rules of one game, free of I/O |
 
 pub mod app;
 pub mod background;
@@ -16,16 +16,16 @@ pub mod counters;
 pub mod director;
 pub mod event;
 pub mod export;
-pub mod game;
+pub mod game_rules;
+pub mod game_runner;
 pub mod go_match;
 pub mod limits;
 pub mod lobby;
 pub mod log;
-pub mod runner;
+pub mod match_runner;
 pub mod serial;
 pub mod server;
 pub mod spectator;
 pub mod standings;
 pub mod stats;
-pub mod tester;
 pub mod wire;

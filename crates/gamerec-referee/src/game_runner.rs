@@ -10,7 +10,7 @@ use tokio::sync::watch;
 use tokio::time::{Instant, sleep_until};
 
 use crate::clock::TimeControl;
-use crate::game::{GameState, Outcome, Step, Termination};
+use crate::game_rules::{GameState, Outcome, Step, Termination};
 use crate::lobby::{Inbound, Lobby, Seat};
 use crate::log::EventLog;
 use gamerec::epd::basetypes::EpdClock;
