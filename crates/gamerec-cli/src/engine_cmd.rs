@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use gamerec_engine::analysis::{self, Outcome, Progress, Verb};
-use gamerec_engine::report::{self, Run};
+use gamerec_engine::results::Run;
 use gamerec_engine::{Clock, EngineSpec, Limits};
+use gamerec_view::report;
 
 /// EPD verbs that run an engine.
 #[derive(Subcommand, Debug)]
