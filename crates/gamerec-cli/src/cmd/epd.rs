@@ -251,9 +251,9 @@ pub fn check_file(
     bytes: &[u8],
     quiet: bool,
     out: &mut Vec<u8>,
-) -> crate::sgf_cmd::Summary {
+) -> crate::cmd::sgf::Summary {
     let text = epd::decode(bytes);
-    let mut summary = crate::sgf_cmd::Summary {
+    let mut summary = crate::cmd::sgf::Summary {
         files: 1,
         bytes: bytes.len() as u64,
         ..Default::default()

@@ -1,6 +1,6 @@
 //! The format-dispatching verbs: `check`, `convert` and `show FILE`.
 //!
-//! Each format module (`sgf_cmd`, ...) provides check/convert/show functions;
+//! Each format module (`cmd::sgf`, `formats::pgn`, ...) provides check/convert/show functions;
 //! this file picks one by the input's extension.
 
 use std::ffi::OsString;
@@ -11,7 +11,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::{pgn_cmd, sgf_cmd};
+use crate::cmd::sgf;
+use crate::formats::pgn;
 use gamerec::io::Format;
 
 /// Arguments of `gamerec check` (all formats).
@@ -127,7 +128,7 @@ pub struct ConvertArgs {
     pub max_game_bytes: u64,
     /// Tables: a dataset directory (`-o DIR/ --partition-by year,month`).
     #[command(flatten)]
-    pub dataset: crate::data_cmd::DatasetArgs,
+    pub dataset: crate::cmd::data::DatasetArgs,
 }
 
 #[derive(clap::Args)]
@@ -172,13 +173,13 @@ struct Scratch {
 /// Checks one file, dispatching on its extension.
 fn check_one(
     path: &str,
-    opts: &sgf_cmd::CheckOptions,
+    opts: &sgf::CheckOptions,
     scratch: &mut Scratch,
-) -> (Vec<u8>, sgf_cmd::Summary, Option<String>) {
+) -> (Vec<u8>, sgf::Summary, Option<String>) {
     let Scratch { buf, opener, parse } = scratch;
     let mut out = Vec::new();
     let failed = |msg: String| {
-        let s = sgf_cmd::Summary {
+        let s = sgf::Summary {
             unreadable: 1,
             ..Default::default()
         };
@@ -191,7 +192,7 @@ fn check_one(
         gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
     if format == Some(Format::Sgf) && path != "-" && !compressed {
         return match gamerec::io::read_file_into(path, opener, buf) {
-            Ok(n) => match sgf_cmd::check_sgf(path, &buf[..n], opts, &mut out, parse) {
+            Ok(n) => match sgf::check_sgf(path, &buf[..n], opts, &mut out, parse) {
                 Ok(s) => (out, s, None),
                 Err(e) => failed(format!("{path}: {e:#}")),
             },
@@ -202,9 +203,9 @@ fn check_one(
         format,
         Some(Format::Pgc | Format::Cbf | Format::Fbk | Format::Json | Format::Fen)
     ) {
-        return match crate::binary_cmd::check_report(path, opts.quiet, &mut out) {
+        return match crate::formats::binary::check_report(path, opts.quiet, &mut out) {
             Ok(b) => {
-                let s = sgf_cmd::Summary {
+                let s = sgf::Summary {
                     files: 1,
                     games: b.games,
                     nodes: b.nodes,
@@ -224,7 +225,7 @@ fn check_one(
     }
     let owned;
     let bytes: &[u8] = if compressed || path == "-" {
-        match sgf_cmd::read_input(path) {
+        match sgf::read_input(path) {
             Ok(b) => {
                 owned = b;
                 &owned
@@ -239,10 +240,10 @@ fn check_one(
     };
     let name = if path == "-" { "<stdin>" } else { path };
     if format == Some(Format::Epd) {
-        let summary = crate::epd_cmd::check_file(name, bytes, opts.quiet, &mut out);
+        let summary = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, summary, None);
     }
-    match sgf_cmd::check_sgf(name, bytes, opts, &mut out, parse) {
+    match sgf::check_sgf(name, bytes, opts, &mut out, parse) {
         Ok(s) => (out, s, None),
         Err(e) => failed(format!("{name}: {e:#}")),
     }
@@ -268,7 +269,7 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     });
     let mut tally = gamerec::io::pipeline::Tally::default();
     if !other.is_empty() {
-        let pgn = pgn_cmd::CheckArgs {
+        let pgn = pgn::CheckArgs {
             inputs: other,
             threads: a.threads,
             mainline_only: a.mainline_only,
@@ -276,9 +277,9 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
             strict: a.strict,
             max_game_bytes: a.max_game_bytes,
         };
-        match pgn_cmd::check(pgn)? {
-            pgn_cmd::Checked::Done(t) => tally.add(&t),
-            pgn_cmd::Checked::PipeClosed => return Ok(ExitCode::SUCCESS),
+        match pgn::check(pgn)? {
+            pgn::Checked::Done(t) => tally.add(&t),
+            pgn::Checked::PipeClosed => return Ok(ExitCode::SUCCESS),
         }
     }
     if !sgf.is_empty() {
@@ -303,14 +304,14 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
 }
 
 fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipeline::Tally> {
-    let opts = sgf_cmd::CheckOptions {
+    let opts = sgf::CheckOptions {
         charset: a.charset.clone(),
         quiet: a.quiet,
     };
     let threads = a
         .threads
         .unwrap_or_else(gamerec::io::parallel::default_threads);
-    let mut total = sgf_cmd::Summary::default();
+    let mut total = sgf::Summary::default();
     let mut with_errors = (0u64, 0u64);
     let mut stdout = std::io::stdout().lock();
     let mut pipe_closed = false;
@@ -349,7 +350,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipel
 
 /// Games (or records) with errors in one file's summary, as (games,
 /// records).
-fn with_errors(s: &sgf_cmd::Summary) -> (u64, u64) {
+fn with_errors(s: &sgf::Summary) -> (u64, u64) {
     if s.records > 0 {
         (0, s.with_errors)
     } else {
@@ -381,7 +382,7 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
             // The JSON dump of an SGF collection reads back to SGF.
             if let [one] = &a.inputs[..]
                 && formats[0] == Some(F::Json)
-                && let Some(code) = sgf_cmd::convert_sgf_json(one, output, target, &a.charset)?
+                && let Some(code) = sgf::convert_sgf_json(one, output, target, &a.charset)?
             {
                 return Ok(ExitCode::from(code));
             }
@@ -409,13 +410,13 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     // PGN to PGN or JSON: written by the parallel readers themselves.
     let all_pgn = formats.iter().all(|f| matches!(f, None | Some(F::Pgn)));
     if all_pgn && matches!(target, F::Pgn | F::Json) {
-        return pgn_cmd::convert(pgn_cmd::ConvertArgs {
+        return pgn::convert(pgn::ConvertArgs {
             inputs: a.inputs,
             output: a.output,
             to: Some(if target == F::Json {
-                pgn_cmd::To::Json
+                pgn::To::Json
             } else {
-                pgn_cmd::To::Pgn
+                pgn::To::Pgn
             }),
             threads: a.threads,
             encoding: a.encoding,
@@ -427,30 +428,30 @@ pub fn convert(a: ConvertArgs) -> Result<ExitCode> {
     // EPD to EPD is `epd normalize`: records in canonical form, lines with
     // errors reported and copied unchanged.
     if target == F::Epd && formats.iter().all(|f| *f == Some(F::Epd)) {
-        let code = crate::epd_cmd::run_verb(crate::epd_cmd::Verb::Normalize {
+        let code = crate::cmd::epd::run_verb(crate::cmd::epd::Verb::Normalize {
             files: a.inputs.iter().map(PathBuf::from).collect(),
             output: output.map(Path::to_path_buf),
             warnings: !a.quiet,
         })?;
         return Ok(ExitCode::from(code));
     }
-    crate::convert_cmd::convert_games(&inputs, output, target, &a)
+    crate::cmd::convert::convert_games(&inputs, output, target, &a)
 }
 
 fn convert_sgf_file(input: &str, output: Option<&str>, a: &ConvertArgs, to: To) -> Result<u8> {
     let target = match to {
-        To::Json => sgf_cmd::SgfTarget::Json,
-        _ => sgf_cmd::SgfTarget::Sgf,
+        To::Json => sgf::SgfTarget::Json,
+        _ => sgf::SgfTarget::Sgf,
     };
-    let bytes = sgf_cmd::read_input(input)?;
-    let opts = sgf_cmd::ConvertOptions {
+    let bytes = sgf::read_input(input)?;
+    let opts = sgf::ConvertOptions {
         charset: a.charset.clone(),
         ff4: a.ff4,
         expand_point_lists: a.expand_points,
     };
     let (out, errors) =
-        sgf_cmd::convert_sgf(input, &bytes, target, &opts, &mut std::io::stderr().lock())?;
-    sgf_cmd::write_output(output, &out)?;
+        sgf::convert_sgf(input, &bytes, target, &opts, &mut std::io::stderr().lock())?;
+    sgf::write_output(output, &out)?;
     Ok(if errors > 0 { 1 } else { 0 })
 }
 
@@ -464,13 +465,13 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
     } else if path.exists() {
         Input::file(path)
     } else {
-        return crate::moves_cmd::show_fen(&a.input, a.flip, a.ascii);
+        return crate::cmd::moves::show_fen(&a.input, a.flip, a.ascii);
     };
     let format = input.format();
-    if format == Some(F::Sgf) || (format.is_none() && sgf_cmd::is_sgf(&a.input)) {
-        let bytes = sgf_cmd::read_input(&a.input)?;
-        let text = sgf_cmd::show_sgf(&a.input, &bytes, a.node.as_deref(), a.charset.as_deref())?;
-        sgf_cmd::write_output(None, text.as_bytes())?;
+    if format == Some(F::Sgf) || (format.is_none() && sgf::is_sgf(&a.input)) {
+        let bytes = sgf::read_input(&a.input)?;
+        let text = sgf::show_sgf(&a.input, &bytes, a.node.as_deref(), a.charset.as_deref())?;
+        sgf::write_output(None, text.as_bytes())?;
         return Ok(0);
     }
     let Some(format) = format.or(Some(F::Pgn)).filter(|f| f.is_chess()) else {
@@ -538,7 +539,7 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
             anyhow::bail!("{}: game {} cannot be replayed", input.name, a.game);
         };
         let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
-        print!("{}", crate::moves_cmd::board_diagram(pos, a.flip, a.ascii));
+        print!("{}", crate::cmd::moves::board_diagram(pos, a.flip, a.ascii));
         // The result by the variant's rules (`*` while the game goes on).
         println!(
             "{} position {fen}, result {}",
@@ -548,5 +549,5 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
         return Ok(0);
     }
     let fen = gamerec::fen::write_fen(&pos, game.castling_mode);
-    crate::moves_cmd::show_fen(&fen, a.flip, a.ascii)
+    crate::cmd::moves::show_fen(&fen, a.flip, a.ascii)
 }

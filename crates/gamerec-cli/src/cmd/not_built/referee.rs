@@ -3,21 +3,21 @@
 
 use std::process::ExitCode;
 
-pub use crate::without::Missing as RefereeArgs;
-pub use crate::without::Missing as BridgeArgs;
-pub use crate::without::Missing as MatchArgs;
+pub use crate::cmd::not_built::Missing as RefereeArgs;
+pub use crate::cmd::not_built::Missing as BridgeArgs;
+pub use crate::cmd::not_built::Missing as MatchArgs;
 
 /// `gamerec referee`: the feature is missing.
 pub fn referee(_args: RefereeArgs) -> ExitCode {
-    crate::without::missing("referee", "server")
+    crate::cmd::not_built::missing("referee", "server")
 }
 
 /// `gamerec bridge`: the feature is missing.
 pub fn bridge(_args: BridgeArgs) -> ExitCode {
-    crate::without::missing("bridge", "server")
+    crate::cmd::not_built::missing("bridge", "server")
 }
 
 /// `gamerec match`: the feature is missing.
 pub fn run_match(_args: MatchArgs) -> ExitCode {
-    crate::without::missing("match", "server")
+    crate::cmd::not_built::missing("match", "server")
 }

@@ -1219,7 +1219,7 @@ pub struct ServeArgs {
 /// `gamerec serve` without the `server` feature.
 #[cfg(not(feature = "server"))]
 pub fn run_serve(_args: ServeArgs) -> Result<ExitCode> {
-    Ok(crate::without::missing("serve", "server"))
+    Ok(crate::cmd::not_built::missing("serve", "server"))
 }
 
 /// `gamerec serve`.

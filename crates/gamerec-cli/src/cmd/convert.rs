@@ -11,7 +11,7 @@ use anyhow::Result;
 use gamerec::diag::{Code, Diagnostic};
 use gamerec::io::{Format, GameWriter, Input, WriteOptions, parallel, pipeline};
 
-use crate::check_cmd::ConvertArgs;
+use crate::cmd::check::ConvertArgs;
 
 /// Losses of one kind shown in full; further ones are counted.
 const LOSSES_SHOWN_PER_KIND: u64 = 10;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-pub use crate::without::Missing as PositionsArgs;
+pub use crate::cmd::not_built::Missing as PositionsArgs;
 
 fn is_table(path: &Path) -> bool {
     matches!(
@@ -55,10 +55,10 @@ pub fn convert(
         || dir
         || output.is_some_and(is_table)
         || inputs.iter().any(|i| is_table(Path::new(i)));
-    tables.then(|| Ok(crate::without::missing("convert", "data")))
+    tables.then(|| Ok(crate::cmd::not_built::missing("convert", "data")))
 }
 
 /// `gamerec positions`: the feature is missing.
 pub fn positions(_args: PositionsArgs) -> Result<ExitCode> {
-    Ok(crate::without::missing("positions", "data"))
+    Ok(crate::cmd::not_built::missing("positions", "data"))
 }
