@@ -84,7 +84,7 @@ enum Command {
     ///   gamerec convert games.pgn --to fen           # a FEN per position
     ///   gamerec convert games.pgn -o positions.epd --variations
     #[command(verbatim_doc_comment)]
-    Convert(cmd::check::ConvertArgs),
+    Convert(cmd::convert::ConvertArgs),
     /// Print all legal moves of FEN positions in canonical SAN.
     Moves(cmd::moves::MovesArgs),
     /// Draw a position in the terminal: a FEN, a node of an SGF file, or a
@@ -98,7 +98,7 @@ enum Command {
     ///   gamerec show game.sgf --node 57,2,60   # variation 2 at move 57, then move 60
     ///   gamerec show games.pgn --game 2 --ply 30   # game 2 after 30 plies
     #[command(verbatim_doc_comment)]
-    Show(cmd::check::ShowArgs),
+    Show(cmd::show::ShowArgs),
     /// Write one row per ply (FEN before the move, UCI, SAN, clock, eval,
     /// result, ratings) to a Parquet or Arrow IPC table.
     ///
@@ -130,25 +130,25 @@ enum Command {
         command: EpdCommand,
     },
     /// Gastric-style report over `epd solve` results (text + HTML).
-    Report(cmd::epd_engine::ReportArgs),
+    Report(cmd::report::ReportArgs),
     /// Select games: tags, result, positions, patterns, material, endings.
-    Filter(cmd::db::FilterArgs),
+    Filter(cmd::filter::FilterArgs),
     /// Drop duplicate games (same moves from the same start), keeping the first.
-    Dedup(cmd::db::DedupArgs),
+    Dedup(cmd::dedup::DedupArgs),
     /// Classify games by opening against an ECO file (ECO, Opening, Variation).
-    Eco(cmd::db::EcoArgs),
+    Eco(cmd::eco::EcoArgs),
     /// Build a position index of a PGN database (for `gamerec find`).
-    Index(cmd::db::IndexArgs),
+    Index(cmd::index::IndexArgs),
     /// Find games by position, pattern or material in an indexed database; opening tree.
-    Find(cmd::db::FindArgs),
+    Find(cmd::find::FindArgs),
     /// Serve an indexed database as an opening explorer over HTTP (lichess explorer JSON, a page).
-    Serve(cmd::db::ServeArgs),
+    Serve(cmd::serve::ServeArgs),
     /// The Argus tournament referee (EPD referee protocol).
     Referee(cmd::referee::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
-    Bridge(cmd::referee::BridgeArgs),
+    Bridge(cmd::bridge::BridgeArgs),
     /// Play engines against each other through a local referee: game pairs, books, SPRT, Elo, resume.
-    Match(Box<cmd::referee::MatchArgs>),
+    Match(Box<cmd::r#match::MatchArgs>),
     /// Draw a board as SVG (or PNG): a FEN, a PGN game at a ply, an SGF node.
     Svg(cmd::svg::SvgArgs),
     /// Write static viewer pages (board, moves, graphs) for PGN/SGF files.
@@ -172,23 +172,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Check(args) => cmd::check::check(args),
-        Command::Convert(args) => {
-            let output = args.output.as_deref();
-            match cmd::data::convert(
-                &args.inputs,
-                output,
-                args.threads,
-                args.max_game_bytes,
-                args.quiet,
-                &args.dataset,
-            ) {
-                Some(result) => result,
-                None => cmd::check::convert(args),
-            }
-        }
+        Command::Convert(args) => cmd::convert::run(args),
         Command::Positions(args) => cmd::data::positions(args),
         Command::Moves(args) => cmd::moves::run_moves(args),
-        Command::Show(args) => cmd::check::show(&args).map(ExitCode::from),
+        Command::Show(args) => cmd::show::show(&args).map(ExitCode::from),
         Command::Sort(args) => cmd::sort::run_sort(args),
         Command::Split(args) => cmd::sort::run_split(args),
         Command::Sgf { command } => cmd::sgf::run_sgf(&command).map(ExitCode::from),
@@ -198,16 +185,16 @@ fn main() -> ExitCode {
         Command::Epd {
             command: EpdCommand::Engine(c),
         } => cmd::epd_engine::run_epd(c),
-        Command::Report(a) => cmd::epd_engine::run_report(a),
-        Command::Filter(args) => cmd::db::run_filter(args),
-        Command::Dedup(args) => cmd::db::run_dedup(args),
-        Command::Eco(args) => cmd::db::run_eco(args),
-        Command::Index(args) => cmd::db::run_index(args),
-        Command::Find(args) => cmd::db::run_find(args),
-        Command::Serve(args) => cmd::db::run_serve(args),
+        Command::Report(a) => cmd::report::run_report(a),
+        Command::Filter(args) => cmd::filter::run_filter(args),
+        Command::Dedup(args) => cmd::dedup::run_dedup(args),
+        Command::Eco(args) => cmd::eco::run_eco(args),
+        Command::Index(args) => cmd::index::run_index(args),
+        Command::Find(args) => cmd::find::run_find(args),
+        Command::Serve(args) => cmd::serve::run_serve(args),
         Command::Referee(args) => Ok(cmd::referee::referee(args)),
-        Command::Bridge(args) => Ok(cmd::referee::bridge(args)),
-        Command::Match(args) => Ok(cmd::referee::run_match(*args)),
+        Command::Bridge(args) => Ok(cmd::bridge::bridge(args)),
+        Command::Match(args) => Ok(cmd::r#match::run_match(*args)),
         Command::Svg(args) => cmd::svg::run(args),
         Command::Html(args) => cmd::html::run(args),
     };

@@ -1,17 +1,221 @@
-//! `gamerec convert` between chess formats through the library's one
-//! reader and one writer ([`gamerec::io`]).
+//! `gamerec convert`: any chess format to any other through the library's
+//! one reader and one writer ([`gamerec::io`]), PGN to PGN/JSON through
+//! the parallel writer of `formats::pgn`, SGF to SGF or JSON, games to and
+//! from tables (`cmd::data`).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io::Write;
 use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use gamerec::diag::{Code, Diagnostic};
 use gamerec::io::{Format, GameWriter, Input, WriteOptions, parallel, pipeline};
 
-use crate::cmd::check::ConvertArgs;
+use crate::cmd::sgf;
+use crate::formats::pgn;
+
+/// Output format of `gamerec convert`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum To {
+    /// PGN export format.
+    Pgn,
+    /// JSON Lines (PGN input: one game per line; SGF input: the tree dump).
+    Json,
+    /// Smart Game Format.
+    Sgf,
+    /// Extended Position Description, one record per line.
+    Epd,
+    /// FEN, one position per line.
+    Fen,
+    /// ChessBase DOS game file (the .cbi index is written beside it).
+    Cbf,
+    /// ChessBase opening book.
+    Fbk,
+    /// PGN Compressed (binary).
+    Pgc,
+}
+
+impl To {
+    /// The format's name as written after `--to`.
+    pub fn name(self) -> &'static str {
+        match self {
+            To::Pgn => "pgn",
+            To::Json => "json",
+            To::Sgf => "sgf",
+            To::Epd => "epd",
+            To::Fen => "fen",
+            To::Cbf => "cbf",
+            To::Fbk => "fbk",
+            To::Pgc => "pgc",
+        }
+    }
+}
+
+/// Arguments of `gamerec convert` (all formats).
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// Input files (`-` for stdin: SGF and EPD recognised by content, else PGN;
+    /// .gz, .bz2, .zst read transparently).
+    #[arg(required = true)]
+    pub inputs: Vec<OsString>,
+    /// Output file (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Output format (default: by the output's extension, else the input's);
+    /// an -o extension must agree; cbf needs -o (it writes .cbf and .cbi).
+    #[arg(long)]
+    pub to: Option<To>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// PGN: text encoding of the output, utf-8 or latin-1.
+    #[arg(long, default_value = "utf-8")]
+    pub encoding: gamerec::pgn::Encoding,
+    /// PGN: remove embedded `[%...]` commands from comments (presentation output).
+    #[arg(long)]
+    pub strip_commands: bool,
+    /// Print errors only.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// PGN to EPD: a record for every position, variations included.
+    #[arg(long)]
+    pub variations: bool,
+    /// PGN to EPD: the game's tags as a `ptp` operation on every record.
+    #[arg(long)]
+    pub ptp: bool,
+    /// SGF: upgrade to FF[4] while converting.
+    #[arg(long)]
+    pub ff4: bool,
+    /// SGF: expand compressed point lists [aa:cc].
+    #[arg(long)]
+    pub expand_points: bool,
+    /// SGF: read input in this charset, overriding CA.
+    #[arg(long)]
+    pub charset: Option<String>,
+    /// The bound on one game's bytes; a larger game is reported and left
+    /// out, the rest is read.
+    #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
+    pub max_game_bytes: u64,
+    /// Tables: a dataset directory (`-o DIR/ --partition-by year,month`).
+    #[command(flatten)]
+    pub dataset: crate::cmd::data::DatasetArgs,
+}
+
+/// `gamerec convert`: tables (`cmd::data`) first, then every other format.
+pub fn run(args: ConvertArgs) -> Result<ExitCode> {
+    let output = args.output.as_deref();
+    match crate::cmd::data::convert(
+        &args.inputs,
+        output,
+        args.threads,
+        args.max_game_bytes,
+        args.quiet,
+        &args.dataset,
+    ) {
+        Some(result) => result,
+        None => convert(args),
+    }
+}
+
+/// `gamerec convert`: any chess format to any other (PGN, JSON, EPD, FEN,
+/// PGC, CBF, FBK), many inputs into one output; SGF to SGF or JSON.
+///
+/// The output format is `--to`, else the `-o` file's extension, else the
+/// first input's format; `-o` with a known extension writes that format or
+/// fails (an extension that disagrees with `--to` is an error). What the
+/// target cannot hold is reported per game (input, line, game number).
+fn convert(a: ConvertArgs) -> Result<ExitCode> {
+    use gamerec::io::Format as F;
+    let inputs = gamerec::io::Input::from_args(&a.inputs);
+    let output = a.output.as_deref().filter(|p| *p != Path::new("-"));
+    let to =
+        a.to.map(|t| t.name().parse::<F>())
+            .transpose()
+            .map_err(anyhow::Error::msg)?;
+    let target =
+        gamerec::io::output_format(to, output, inputs[0].format()).map_err(anyhow::Error::msg)?;
+    let formats: Vec<Option<F>> = inputs.iter().map(|i| i.format()).collect();
+    let any_sgf = formats.contains(&Some(F::Sgf));
+    if any_sgf || target == F::Sgf {
+        if !any_sgf {
+            // The JSON dump of an SGF collection reads back to SGF.
+            if let [one] = &a.inputs[..]
+                && formats[0] == Some(F::Json)
+                && let Some(code) = sgf::convert_sgf_json(one, output, target, &a.charset)?
+            {
+                return Ok(ExitCode::from(code));
+            }
+            anyhow::bail!(
+                "cannot convert chess games to SGF (SGF holds Go, Othello and other games)"
+            );
+        }
+        if !matches!(target, F::Sgf | F::Json) {
+            anyhow::bail!("cannot convert SGF to {target} (supported: sgf, json)");
+        }
+        anyhow::ensure!(a.inputs.len() == 1, "SGF conversion takes one input file");
+        let input = a.inputs[0].to_string_lossy().into_owned();
+        let out = a.output.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let sgf_target = if target == F::Json { To::Json } else { To::Sgf };
+        return convert_sgf_file(&input, out.as_deref(), &a, sgf_target).map(ExitCode::from);
+    }
+    if let Some(out) = output
+        && let Some(input) = inputs.iter().find(|i| i.is_same_file(out))
+    {
+        anyhow::bail!(
+            "{}: the output is an input too (it would be emptied before it is read)",
+            input.name
+        );
+    }
+    // PGN to PGN or JSON: written by the parallel readers themselves.
+    let all_pgn = formats.iter().all(|f| matches!(f, None | Some(F::Pgn)));
+    if all_pgn && matches!(target, F::Pgn | F::Json) {
+        return pgn::convert(pgn::ConvertArgs {
+            inputs: a.inputs,
+            output: a.output,
+            to: Some(if target == F::Json {
+                pgn::To::Json
+            } else {
+                pgn::To::Pgn
+            }),
+            threads: a.threads,
+            encoding: a.encoding,
+            strip_commands: a.strip_commands,
+            quiet: a.quiet,
+            max_game_bytes: a.max_game_bytes,
+        });
+    }
+    // EPD to EPD is `epd normalize`: records in canonical form, lines with
+    // errors reported and copied unchanged.
+    if target == F::Epd && formats.iter().all(|f| *f == Some(F::Epd)) {
+        let code = crate::cmd::epd::run_verb(crate::cmd::epd::Verb::Normalize {
+            files: a.inputs.iter().map(PathBuf::from).collect(),
+            output: output.map(Path::to_path_buf),
+            warnings: !a.quiet,
+        })?;
+        return Ok(ExitCode::from(code));
+    }
+    convert_games(&inputs, output, target, &a)
+}
+
+fn convert_sgf_file(input: &str, output: Option<&str>, a: &ConvertArgs, to: To) -> Result<u8> {
+    let target = match to {
+        To::Json => sgf::SgfTarget::Json,
+        _ => sgf::SgfTarget::Sgf,
+    };
+    let bytes = sgf::read_input(input)?;
+    let opts = sgf::ConvertOptions {
+        charset: a.charset.clone(),
+        ff4: a.ff4,
+        expand_point_lists: a.expand_points,
+    };
+    let (out, errors) =
+        sgf::convert_sgf(input, &bytes, target, &opts, &mut std::io::stderr().lock())?;
+    sgf::write_output(output, &out)?;
+    Ok(if errors > 0 { 1 } else { 0 })
+}
 
 /// Losses of one kind shown in full; further ones are counted.
 const LOSSES_SHOWN_PER_KIND: u64 = 10;

@@ -1,6 +1,11 @@
 //! The verbs: one module per verb or verb family, each holding its
 //! arguments (clap) and its rendering over the libraries.
 
+#[cfg(feature = "server")]
+pub mod bridge;
+#[cfg(not(feature = "server"))]
+#[path = "not_built/bridge.rs"]
+pub mod bridge;
 pub mod check;
 pub mod convert;
 #[cfg(feature = "data")]
@@ -9,21 +14,34 @@ pub mod data;
 #[path = "not_built/data.rs"]
 pub mod data;
 pub mod db;
+pub mod dedup;
+pub mod eco;
 pub mod epd;
 pub mod epd_engine;
+pub mod filter;
+pub mod find;
 #[cfg(feature = "server")]
 pub mod go;
 #[cfg(not(feature = "server"))]
 #[path = "not_built/go.rs"]
 pub mod go;
 pub mod html;
+pub mod index;
+#[cfg(feature = "server")]
+pub mod r#match;
+#[cfg(not(feature = "server"))]
+#[path = "not_built/match.rs"]
+pub mod r#match;
 pub mod moves;
 #[cfg(feature = "server")]
 pub mod referee;
 #[cfg(not(feature = "server"))]
 #[path = "not_built/referee.rs"]
 pub mod referee;
+pub mod report;
+pub mod serve;
 pub mod sgf;
+pub mod show;
 pub mod sort;
 pub mod svg;
 // Stand-ins for the verbs of features this build leaves out.

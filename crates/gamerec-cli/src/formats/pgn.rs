@@ -48,7 +48,7 @@ pub enum To {
 }
 
 /// What `convert` asks of PGN inputs written as PGN or JSON (from
-/// `cmd::check::ConvertArgs`).
+/// `cmd::convert::ConvertArgs`).
 #[derive(Debug)]
 pub struct ConvertArgs {
     /// Input files (`-` for stdin).
