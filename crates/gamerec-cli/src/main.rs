@@ -107,11 +107,11 @@ enum Command {
     ///   gamerec positions games.pgn.zst -o plies/ --partition-by speed
     ///   gamerec positions games.pgn.zst --min-rating 2000 --time-control blitz -o plies.parquet
     #[command(verbatim_doc_comment)]
-    Positions(cmd::data::PositionsArgs),
+    Positions(cmd::positions::PositionsArgs),
     /// Sort PGN games into the standard's collation order.
     Sort(cmd::sort::SortArgs),
     /// Split PGN games into a chronological archive (YYYY/YYYYMM.pgn).
-    Split(cmd::sort::SplitArgs),
+    Split(cmd::split::SplitArgs),
     /// SGF tools (upgrade).
     Sgf {
         #[command(subcommand)]
@@ -173,11 +173,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => cmd::check::check(args),
         Command::Convert(args) => cmd::convert::run(args),
-        Command::Positions(args) => cmd::data::positions(args),
+        Command::Positions(args) => cmd::positions::positions(args),
         Command::Moves(args) => cmd::moves::run_moves(args),
         Command::Show(args) => cmd::show::show(&args).map(ExitCode::from),
         Command::Sort(args) => cmd::sort::run_sort(args),
-        Command::Split(args) => cmd::sort::run_split(args),
+        Command::Split(args) => cmd::split::run_split(args),
         Command::Sgf { command } => cmd::sgf::run_sgf(&command).map(ExitCode::from),
         Command::Epd {
             command: EpdCommand::Data(verb),

@@ -1,7 +1,7 @@
 //! `gamerec convert`: any chess format to any other through the library's
 //! one reader and one writer ([`gamerec::io`]), PGN to PGN/JSON through
 //! the parallel writer of `formats::pgn`, SGF to SGF or JSON, games to and
-//! from tables (`cmd::data`).
+//! from tables (`formats::tables`).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -101,13 +101,13 @@ pub struct ConvertArgs {
     pub max_game_bytes: u64,
     /// Tables: a dataset directory (`-o DIR/ --partition-by year,month`).
     #[command(flatten)]
-    pub dataset: crate::cmd::data::DatasetArgs,
+    pub dataset: crate::formats::tables::DatasetArgs,
 }
 
-/// `gamerec convert`: tables (`cmd::data`) first, then every other format.
+/// `gamerec convert`: tables (`formats::tables`) first, then every other format.
 pub fn run(args: ConvertArgs) -> Result<ExitCode> {
     let output = args.output.as_deref();
-    match crate::cmd::data::convert(
+    match crate::formats::tables::convert(
         &args.inputs,
         output,
         args.threads,

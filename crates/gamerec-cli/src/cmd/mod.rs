@@ -8,11 +8,6 @@ pub mod bridge;
 pub mod bridge;
 pub mod check;
 pub mod convert;
-#[cfg(feature = "data")]
-pub mod data;
-#[cfg(not(feature = "data"))]
-#[path = "not_built/data.rs"]
-pub mod data;
 pub mod db;
 pub mod dedup;
 pub mod eco;
@@ -33,6 +28,11 @@ pub mod r#match;
 #[path = "not_built/match.rs"]
 pub mod r#match;
 pub mod moves;
+#[cfg(feature = "data")]
+pub mod positions;
+#[cfg(not(feature = "data"))]
+#[path = "not_built/positions.rs"]
+pub mod positions;
 #[cfg(feature = "server")]
 pub mod referee;
 #[cfg(not(feature = "server"))]
@@ -43,6 +43,7 @@ pub mod serve;
 pub mod sgf;
 pub mod show;
 pub mod sort;
+pub mod split;
 pub mod svg;
 // Stand-ins for the verbs of features this build leaves out.
 #[cfg(not(all(feature = "data", feature = "server")))]

@@ -1,23 +1,20 @@
-//! `gamerec sort` (the PGN standard's collation order, section 12),
-//! `gamerec split --by-date` (the chronological archive of section 11.4)
-//! and `gamerec split --games N | --bytes N -o DIR` (compressed shards of
-//! the input's bytes, streamed).
+//! `gamerec sort`: games in the PGN standard's collation order (section 12).
 //!
-//! Both read every input whole, export each game once to PGN export format
-//! (keeping only its Seven Tag Roster values and the exported text), sort
-//! with [`gamerec::pgn::collate`] and write the text out.
+//! `sort` and `split --by-date` read every input whole, export each game
+//! once to PGN export format (keeping only its Seven Tag Roster values and
+//! the exported text), sort with [`gamerec::pgn::collate`] and write the
+//! text out; what they share is here.
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use clap::{ArgGroup, Args, ValueEnum};
+use anyhow::{Context, Result};
+use clap::Args;
 use gamerec::model::{Game, Tags};
 use gamerec::pgn::WriteOptions;
-use gamerec::pgn::collate::{ArchiveGranularity, archive_path, roster_value, sort_games};
+use gamerec::pgn::collate::sort_games;
 use gamerec::pgn::tags::SEVEN_TAG_ROSTER;
 use gamerec::pgn::writer::{export_result, export_string};
 
@@ -46,89 +43,11 @@ pub struct SortArgs {
     quiet: bool,
 }
 
-/// File granularity of `split --by-date`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Per {
-    /// `DIR/YYYY.pgn`
-    Year,
-    /// `DIR/YYYY/YYYYMM.pgn`
-    Month,
-    /// `DIR/YYYY/YYYYMM/YYYYMMDD.pgn`
-    Day,
-}
-
-/// Compression of `split --games/--bytes` shards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Compress {
-    /// `.pgn.zst` (zstd level 3)
-    Zst,
-    /// `.pgn.gz`
-    Gz,
-    /// `.pgn`
-    None,
-}
-
-/// Split games into a chronological archive of PGN files, or into shards
-/// of N games or about N bytes.
-#[derive(Args, Debug)]
-#[command(group(ArgGroup::new("mode").required(true).args(["by_date", "games", "bytes"])))]
-#[command(after_help = "Examples:
-  gamerec split --by-date archive/ games.pgn        # archive/1992/199211.pgn ...
-  gamerec split --by-date archive/ --per year a.pgn # archive/1992.pgn ...
-  gamerec split --by-date archive/ --per day --force games.pgn.zst
-  gamerec split --games 100000 -o shards/ lichess_db_standard_rated_2024-01.pgn.zst
-  curl -s URL | gamerec split --bytes 256M -o shards/ -   # shards/part-00000.pgn.zst ...
-
-Layout (PGN standard section 11.4): year files `YYYY.pgn`, month files
-`YYYYMM.pgn` in a directory `YYYY`, day files `YYYYMMDD.pgn` in `YYYY/YYYYMM`.
-`?` date digits count as 0 (`1993.??.??` goes to 1993/199300.pgn). Each file
-is in collation order. Existing files are kept unless --force (exit 2).
-
-Shards (--games N, --bytes N with an optional K, M or G): the inputs' games,
-decompressed, in input order and byte for byte as written, cut between two
-games when a shard holds N games or reached N bytes (uncompressed; a game
-is never cut), written as DIR/PREFIX-00000.pgn.zst (--compress gz: .pgn.gz,
-none: .pgn). Streamed in bounded memory; games are not checked (run
-`gamerec check` for that). All shards are put into place together at the
-end; a failed run leaves none.")]
-pub struct SplitArgs {
-    /// The archive directory to write.
-    #[arg(long, value_name = "DIR")]
-    by_date: Option<PathBuf>,
-    /// Shards of this many games.
-    #[arg(long, value_name = "N")]
-    games: Option<u64>,
-    /// Shards of about this many uncompressed bytes (`K`, `M`, `G` suffixes).
-    #[arg(long, value_name = "N", value_parser = parse_size)]
-    bytes: Option<u64>,
-    /// The shard directory (with --games or --bytes).
-    #[arg(long, short = 'o', value_name = "DIR")]
-    output: Option<PathBuf>,
-    /// Shard compression.
-    #[arg(long, default_value = "zst")]
-    compress: Compress,
-    /// Shard file names: PREFIX-00000.pgn.zst.
-    #[arg(long, default_value = "part")]
-    prefix: String,
-    /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
-    #[arg(required = true)]
-    inputs: Vec<OsString>,
-    /// One file per year, month or day.
-    #[arg(long, default_value = "month")]
-    per: Per,
-    /// Replace archive files that already exist.
-    #[arg(long)]
-    force: bool,
-    /// Do not print warnings (only errors).
-    #[arg(long, short = 'q')]
-    quiet: bool,
-}
-
 /// One game, exported, with what collation needs.
-struct Exported {
-    roster: Tags,
-    text: String,
-    movetext_start: usize,
+pub(crate) struct Exported {
+    pub(crate) roster: Tags,
+    pub(crate) text: String,
+    pub(crate) movetext_start: usize,
 }
 
 impl Exported {
@@ -150,7 +69,7 @@ impl Exported {
         }
     }
 
-    fn movetext(&self) -> &str {
+    pub(crate) fn movetext(&self) -> &str {
         &self.text[self.movetext_start..]
     }
 }
@@ -158,7 +77,7 @@ impl Exported {
 /// Reads every input, reporting problems on stderr; returns the games that
 /// read and the exit code so far (1: errors in the input; 2: an input could
 /// not be read, reported as `gamerec: PATH: reason`, the others still read).
-fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u8)> {
+pub(crate) fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u8)> {
     let mut games = Vec::new();
     let (mut errors, mut unreadable) = (0, 0);
     let stderr = std::io::stderr();
@@ -182,7 +101,7 @@ fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u8)> {
     Ok((games, code))
 }
 
-fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
+pub(crate) fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
     for g in games {
         out.write_all(g.text.as_bytes())?;
         if !g.text.ends_with("\n\n") {
@@ -192,7 +111,7 @@ fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
     out.flush()
 }
 
-fn exit_code(code: u8) -> ExitCode {
+pub(crate) fn exit_code(code: u8) -> ExitCode {
     ExitCode::from(code)
 }
 
@@ -205,253 +124,5 @@ pub fn run_sort(args: SortArgs) -> Result<ExitCode> {
     // An input could not be read (exit 2): a file output is not put into
     // place, the old one stays.
     out.finish_if(errors < 2).context("writing sorted games")?;
-    Ok(exit_code(errors))
-}
-
-/// A byte count: digits and an optional `K`, `M` or `G` (binary).
-fn parse_size(text: &str) -> std::result::Result<u64, String> {
-    let (digits, unit) = match text.as_bytes().last() {
-        Some(b'K' | b'k') => (&text[..text.len() - 1], 1u64 << 10),
-        Some(b'M' | b'm') => (&text[..text.len() - 1], 1 << 20),
-        Some(b'G' | b'g') => (&text[..text.len() - 1], 1 << 30),
-        _ => (text, 1),
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(unit))
-        .filter(|&n| n > 0)
-        .ok_or_else(|| {
-            format!("{text:?}: expected a positive byte count like 100000, 64K, 256M, 1G")
-        })
-}
-
-/// The game start offsets (first token) of a [`gamerec::pgn::SliceReader`]'s games.
-struct Starts;
-
-impl gamerec::pgn::Visitor for Starts {
-    type Output = u64;
-    fn begin_game(&mut self, _: gamerec::pgn::GameStart) -> gamerec::pgn::Flow {
-        std::ops::ControlFlow::Break(gamerec::pgn::Stop::SkipGame)
-    }
-    fn wants_comments(&self) -> bool {
-        false
-    }
-    fn end_game(&mut self, end: gamerec::pgn::GameEnd<'_>) -> u64 {
-        end.offset
-    }
-}
-
-/// The shard being written and those done (committed together at the end).
-struct Shards {
-    dir: PathBuf,
-    prefix: String,
-    compress: Compress,
-    done: Vec<gamerec::io::AtomicFile>,
-    current: Option<Box<dyn ShardWrite>>,
-    games: u64,
-    bytes: u64,
-    total_games: u64,
-}
-
-/// A shard's (compressing) writer that gives its file back.
-trait ShardWrite: Write {
-    fn finish(self: Box<Self>) -> std::io::Result<gamerec::io::AtomicFile>;
-}
-
-impl ShardWrite for zstd::stream::write::Encoder<'static, gamerec::io::AtomicFile> {
-    fn finish(self: Box<Self>) -> std::io::Result<gamerec::io::AtomicFile> {
-        (*self).finish()
-    }
-}
-
-impl ShardWrite for flate2::write::GzEncoder<gamerec::io::AtomicFile> {
-    fn finish(self: Box<Self>) -> std::io::Result<gamerec::io::AtomicFile> {
-        (*self).finish()
-    }
-}
-
-impl ShardWrite for gamerec::io::AtomicFile {
-    fn finish(self: Box<Self>) -> std::io::Result<gamerec::io::AtomicFile> {
-        Ok(*self)
-    }
-}
-
-impl Shards {
-    fn name(&self, n: usize) -> PathBuf {
-        let ext = match self.compress {
-            Compress::Zst => "pgn.zst",
-            Compress::Gz => "pgn.gz",
-            Compress::None => "pgn",
-        };
-        self.dir.join(format!("{}-{n:05}.{ext}", self.prefix))
-    }
-
-    /// Starts the next shard.
-    fn open(&mut self) -> Result<()> {
-        let path = self.name(self.done.len());
-        let file = gamerec::io::AtomicFile::create(&path)?;
-        let fail = |e| gamerec::io::path_error(&path, e);
-        self.current = Some(match self.compress {
-            Compress::Zst => Box::new(zstd::stream::write::Encoder::new(file, 3).map_err(fail)?),
-            Compress::Gz => Box::new(flate2::write::GzEncoder::new(
-                file,
-                flate2::Compression::default(),
-            )),
-            Compress::None => Box::new(file),
-        });
-        self.games = 0;
-        self.bytes = 0;
-        Ok(())
-    }
-
-    /// Ends the current shard.
-    fn close(&mut self) -> Result<()> {
-        if let Some(out) = self.current.take() {
-            let path = self.name(self.done.len());
-            let file = out
-                .finish()
-                .map_err(|e| gamerec::io::path_error(&path, e))?;
-            self.done.push(file);
-        }
-        Ok(())
-    }
-
-    /// Writes `bytes` (whole games, `games` of them, or the rest of one).
-    fn write(&mut self, bytes: &[u8], games: u64) -> Result<()> {
-        if self.current.is_none() {
-            self.open()?;
-        }
-        let path = self.name(self.done.len());
-        let out = self.current.as_mut().expect("opened");
-        out.write_all(bytes)
-            .map_err(|e| gamerec::io::path_error(&path, e))?;
-        self.games += games;
-        self.total_games += games;
-        self.bytes += bytes.len() as u64;
-        Ok(())
-    }
-}
-
-/// Runs `gamerec split --games N | --bytes N -o DIR`.
-fn run_shards(args: &SplitArgs) -> Result<ExitCode> {
-    let Some(dir) = &args.output else {
-        bail!("--games and --bytes write shards into a directory: give it with -o DIR");
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut shards = Shards {
-        dir: dir.clone(),
-        prefix: args.prefix.clone(),
-        compress: args.compress,
-        done: Vec::new(),
-        current: None,
-        games: 0,
-        bytes: 0,
-        total_games: 0,
-    };
-    let full = |s: &Shards| {
-        args.games.is_some_and(|n| s.games >= n) || args.bytes.is_some_and(|n| s.bytes >= n)
-    };
-    let mut last = b'\n';
-    for input in Input::from_args(&args.inputs) {
-        let reader = input.open(None)?;
-        let mut chunker = gamerec::pgn::stream::Chunker::new(reader);
-        // The chunker's cut may fall inside a game (a marker and `[` in an
-        // open comment): then no shard may end where the next chunk begins.
-        let mut inside = false;
-        while let Some(chunk) = chunker
-            .next_chunk()
-            .with_context(|| format!("reading {}", input.name))?
-        {
-            let data = &chunk.data;
-            let mut reader = gamerec::pgn::SliceReader::with_offset(data, chunk.offset);
-            let mut starts = Vec::new();
-            while let Some(start) = reader.read_game(&mut Starts) {
-                starts.push((start - chunk.offset) as usize);
-            }
-            let mut from = 0;
-            for (i, &start) in starts.iter().enumerate() {
-                // The bytes before this game's start end the game before.
-                if start > from || (i == 0 && inside) {
-                    shards.write(&data[from..start], 0)?;
-                }
-                if (i > 0 || !inside) && full(&shards) {
-                    shards.close()?;
-                }
-                let end = starts.get(i + 1).copied().unwrap_or(data.len());
-                shards.write(&data[start..end], 1)?;
-                from = end;
-            }
-            if from < data.len() {
-                shards.write(&data[from..], 0)?;
-            }
-            inside = reader.truncated() && !chunk.last;
-            last = data.last().copied().unwrap_or(last);
-        }
-        // The next input's first game starts on a line of its own.
-        if last != b'\n' {
-            shards.write(b"\n", 0)?;
-            last = b'\n';
-        }
-    }
-    shards.close()?;
-    let files = shards.done.len();
-    gamerec::io::commit_all(shards.done).context("putting the shards into place")?;
-    eprintln!(
-        "{} games in {files} shards in {}",
-        shards.total_games,
-        dir.display()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Runs `gamerec split`.
-pub fn run_split(args: SplitArgs) -> Result<ExitCode> {
-    let Some(by_date) = args.by_date.clone() else {
-        return run_shards(&args);
-    };
-    let granularity = match args.per {
-        Per::Year => ArchiveGranularity::Year,
-        Per::Month => ArchiveGranularity::Month,
-        Per::Day => ArchiveGranularity::Day,
-    };
-    let (games, errors) = load(&args.inputs, args.quiet)?;
-    if errors >= 2 {
-        // An input could not be read: no archive file is written.
-        return Ok(exit_code(errors));
-    }
-    let total = games.len();
-    let mut files: BTreeMap<PathBuf, Vec<Exported>> = BTreeMap::new();
-    for g in games {
-        let path = archive_path(roster_value(&g.roster, "Date"), granularity);
-        files.entry(path).or_default().push(g);
-    }
-    if !args.force {
-        let existing: Vec<String> = files
-            .keys()
-            .map(|p| by_date.join(p))
-            .filter(|p| p.exists())
-            .map(|p| p.display().to_string())
-            .collect();
-        if !existing.is_empty() {
-            bail!(
-                "{} archive file(s) exist ({}{}); use --force to replace them",
-                existing.len(),
-                existing[0],
-                if existing.len() > 1 { ", ..." } else { "" }
-            );
-        }
-    }
-    for (rel, mut games) in files.iter_mut().map(|(p, g)| (p, std::mem::take(g))) {
-        sort_games(&mut games, |g| (&g.roster, g.movetext()));
-        let path = by_date.join(rel);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let mut out = open_output(Some(&path))?;
-        write_games(&mut out, &games)?;
-        out.finish()?;
-    }
-    eprintln!("{total} games in {} files", files.len());
     Ok(exit_code(errors))
 }
