@@ -14,6 +14,7 @@ use anyhow::Result;
 use crate::cmd::sgf;
 use crate::formats::pgn;
 use gamerec::io::Format;
+use gamerec::io::pipeline::Tally;
 
 /// Arguments of `gamerec check` (all formats).
 #[derive(clap::Args)]
@@ -63,13 +64,14 @@ fn check_one(
     path: &str,
     opts: &sgf::CheckOptions,
     scratch: &mut Scratch,
-) -> (Vec<u8>, sgf::Summary, Option<String>) {
+) -> (Vec<u8>, Tally, Option<String>) {
     let Scratch { buf, opener, parse } = scratch;
     let mut out = Vec::new();
     let failed = |msg: String| {
-        let s = sgf::Summary {
-            unreadable: 1,
-            ..Default::default()
+        let s = Tally {
+            inputs: 1,
+            inputs_not_read: 1,
+            ..Tally::default()
         };
         (Vec::new(), s, Some(msg))
     };
@@ -92,19 +94,7 @@ fn check_one(
         Some(Format::Pgc | Format::Cbf | Format::Fbk | Format::Json | Format::Fen)
     ) {
         return match crate::formats::binary::check_report(path, opts.quiet, &mut out) {
-            Ok(b) => {
-                let s = sgf::Summary {
-                    files: 1,
-                    games: b.games,
-                    nodes: b.nodes,
-                    records: b.records,
-                    errors: b.errors,
-                    warnings: b.warnings,
-                    with_errors: b.with_errors,
-                    ..Default::default()
-                };
-                (out, s, None)
-            }
+            Ok(s) => (out, s, None),
             Err(e) => failed(format!("{e:#}")),
         };
     }
@@ -128,8 +118,8 @@ fn check_one(
     };
     let name = if path == "-" { "<stdin>" } else { path };
     if format == Some(Format::Epd) {
-        let summary = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
-        return (out, summary, None);
+        let tally = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
+        return (out, tally, None);
     }
     match sgf::check_sgf(name, bytes, opts, &mut out, parse) {
         Ok(s) => (out, s, None),
@@ -155,7 +145,7 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
             )
         )
     });
-    let mut tally = gamerec::io::pipeline::Tally::default();
+    let mut tally = Tally::default();
     if !other.is_empty() {
         let pgn = pgn::CheckArgs {
             inputs: other,
@@ -191,7 +181,7 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     Ok(ExitCode::from(tally.exit_code()))
 }
 
-fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipeline::Tally> {
+fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<Tally> {
     let opts = sgf::CheckOptions {
         charset: a.charset.clone(),
         quiet: a.quiet,
@@ -199,8 +189,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipel
     let threads = a
         .threads
         .unwrap_or_else(gamerec::io::parallel::default_threads);
-    let mut total = sgf::Summary::default();
-    let mut with_errors = (0u64, 0u64);
+    let mut total = Tally::default();
     let mut stdout = std::io::stdout().lock();
     let mut pipe_closed = false;
     // The library's ordered parallel map: results printed in input order.
@@ -208,11 +197,8 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipel
         files,
         threads,
         |path: &String, scratch: &mut Scratch| check_one(path, &opts, scratch),
-        |(out, s, err)| {
-            total.add(&s);
-            let w = self::with_errors(&s);
-            with_errors.0 += w.0;
-            with_errors.1 += w.1;
+        |(out, tally, err)| {
+            total.add(&tally);
             if let Some(e) = err {
                 eprintln!("{e}");
             }
@@ -222,26 +208,5 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<gamerec::io::pipel
             ControlFlow::Continue(())
         },
     );
-    Ok(gamerec::io::pipeline::Tally {
-        inputs: total.files + total.unreadable,
-        inputs_not_read: total.unreadable,
-        games: total.games,
-        games_with_errors: with_errors.0,
-        records: total.records,
-        records_with_errors: with_errors.1,
-        nodes: (total.nodes > 0 || total.games > 0).then_some(total.nodes),
-        errors: total.errors,
-        warnings: total.warnings,
-        ..Default::default()
-    })
-}
-
-/// Games (or records) with errors in one file's summary, as (games,
-/// records).
-fn with_errors(s: &sgf::Summary) -> (u64, u64) {
-    if s.records > 0 {
-        (0, s.with_errors)
-    } else {
-        (s.with_errors, 0)
-    }
+    Ok(total)
 }
