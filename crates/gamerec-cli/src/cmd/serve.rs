@@ -3,10 +3,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+#[cfg(feature = "server")]
+use anyhow::Context;
+use anyhow::Result;
 use clap::Args;
 
+#[cfg(feature = "server")]
 use crate::cmd::db::load_eco;
+#[cfg(feature = "server")]
 use crate::cmd::index::{default_index, open_checked};
 
 /// Serve an indexed database as an opening explorer over HTTP.
