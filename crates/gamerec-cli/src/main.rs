@@ -1,9 +1,10 @@
 //! The `gamerec` command-line tool: a thin layer over the gamerec libraries.
 //!
-//! Each verb lives in its own module (`<area>_cmd.rs`) exposing an `Args`
+//! Each verb lives in its own module under `src/cmd/` exposing an `Args`
 //! struct and a `run` function; this file only registers them (one `Command`
 //! variant and one `match` arm each). Verbs shared by several formats
-//! (`check`, `convert`, `show`) dispatch by extension in `check_cmd`.
+//! (`check`, `convert`, `show`) dispatch by format in `cmd::check`; the
+//! per-format drivers they call are in `src/formats/`.
 //!
 //! Exit codes: 0 success, 1 errors found in the input, 2 usage or I/O
 //! failure. A closed stdout (broken pipe, e.g. `| head`) counts as success.
@@ -13,38 +14,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod binary_cmd;
-mod check_cmd;
-mod convert_cmd;
-#[cfg(feature = "data")]
-mod data_cmd;
-#[cfg(not(feature = "data"))]
-#[path = "without/data_cmd.rs"]
-mod data_cmd;
-mod db_cmd;
-mod engine_cmd;
-mod epd_cmd;
-#[cfg(feature = "server")]
-mod go_cmd;
-#[cfg(not(feature = "server"))]
-#[path = "without/go_cmd.rs"]
-mod go_cmd;
-mod html_cmd;
+mod cmd;
+mod formats;
 mod input;
-mod moves_cmd;
-mod pgn_cmd;
 mod progress;
-#[cfg(feature = "server")]
-mod referee_cmd;
-#[cfg(not(feature = "server"))]
-#[path = "without/referee_cmd.rs"]
-mod referee_cmd;
-mod sgf_cmd;
-mod sort_cmd;
-mod svg_cmd;
-// Stand-ins for the verbs of features this build leaves out.
-#[cfg(not(all(feature = "data", feature = "server")))]
-mod without;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -84,7 +57,7 @@ enum Command {
     ///   gamerec check game.sgf
     ///   find games -name '*.sgf' | xargs gamerec check
     #[command(verbatim_doc_comment)]
-    Check(check_cmd::CheckArgs),
+    Check(cmd::check::CheckArgs),
     /// Convert a game record to another format or form.
     ///
     /// Any chess format to any other (PGN, JSON, EPD, FEN, PGC, CBF, FBK),
@@ -111,9 +84,9 @@ enum Command {
     ///   gamerec convert games.pgn --to fen           # a FEN per position
     ///   gamerec convert games.pgn -o positions.epd --variations
     #[command(verbatim_doc_comment)]
-    Convert(check_cmd::ConvertArgs),
+    Convert(cmd::convert::ConvertArgs),
     /// Print all legal moves of FEN positions in canonical SAN.
-    Moves(moves_cmd::MovesArgs),
+    Moves(cmd::moves::MovesArgs),
     /// Draw a position in the terminal: a FEN, a node of an SGF file, or a
     /// position of any chess game file.
     ///
@@ -125,7 +98,7 @@ enum Command {
     ///   gamerec show game.sgf --node 57,2,60   # variation 2 at move 57, then move 60
     ///   gamerec show games.pgn --game 2 --ply 30   # game 2 after 30 plies
     #[command(verbatim_doc_comment)]
-    Show(check_cmd::ShowArgs),
+    Show(cmd::show::ShowArgs),
     /// Write one row per ply (FEN before the move, UCI, SAN, clock, eval,
     /// result, ratings) to a Parquet or Arrow IPC table.
     ///
@@ -134,15 +107,15 @@ enum Command {
     ///   gamerec positions games.pgn.zst -o plies/ --partition-by speed
     ///   gamerec positions games.pgn.zst --min-rating 2000 --time-control blitz -o plies.parquet
     #[command(verbatim_doc_comment)]
-    Positions(data_cmd::PositionsArgs),
+    Positions(cmd::positions::PositionsArgs),
     /// Sort PGN games into the standard's collation order.
-    Sort(sort_cmd::SortArgs),
+    Sort(cmd::sort::SortArgs),
     /// Split PGN games into a chronological archive (YYYY/YYYYMM.pgn).
-    Split(sort_cmd::SplitArgs),
+    Split(cmd::split::SplitArgs),
     /// SGF tools (upgrade).
     Sgf {
         #[command(subcommand)]
-        command: sgf_cmd::SgfCommand,
+        command: cmd::sgf::SgfCommand,
     },
     /// EPD verbs: normalize (pfdn), purge (pfop), check; analyze (pfga),
     /// mate (pfms), solve (pfts).
@@ -157,86 +130,73 @@ enum Command {
         command: EpdCommand,
     },
     /// Gastric-style report over `epd solve` results (text + HTML).
-    Report(engine_cmd::ReportArgs),
+    Report(cmd::report::ReportArgs),
     /// Select games: tags, result, positions, patterns, material, endings.
-    Filter(db_cmd::FilterArgs),
+    Filter(cmd::filter::FilterArgs),
     /// Drop duplicate games (same moves from the same start), keeping the first.
-    Dedup(db_cmd::DedupArgs),
+    Dedup(cmd::dedup::DedupArgs),
     /// Classify games by opening against an ECO file (ECO, Opening, Variation).
-    Eco(db_cmd::EcoArgs),
+    Eco(cmd::eco::EcoArgs),
     /// Build a position index of a PGN database (for `gamerec find`).
-    Index(db_cmd::IndexArgs),
+    Index(cmd::index::IndexArgs),
     /// Find games by position, pattern or material in an indexed database; opening tree.
-    Find(db_cmd::FindArgs),
+    Find(cmd::find::FindArgs),
     /// Serve an indexed database as an opening explorer over HTTP (lichess explorer JSON, a page).
-    Serve(db_cmd::ServeArgs),
+    Serve(cmd::serve::ServeArgs),
     /// The Argus tournament referee (EPD referee protocol).
-    Referee(referee_cmd::RefereeArgs),
+    Referee(cmd::referee::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
-    Bridge(referee_cmd::BridgeArgs),
+    Bridge(cmd::bridge::BridgeArgs),
     /// Play engines against each other through a local referee: game pairs, books, SPRT, Elo, resume.
-    Match(Box<referee_cmd::MatchArgs>),
+    Match(Box<cmd::r#match::MatchArgs>),
     /// Draw a board as SVG (or PNG): a FEN, a PGN game at a ply, an SGF node.
-    Svg(svg_cmd::SvgArgs),
+    Svg(cmd::svg::SvgArgs),
     /// Write static viewer pages (board, moves, graphs) for PGN/SGF files.
-    Html(html_cmd::HtmlArgs),
+    Html(cmd::html::HtmlArgs),
 }
 
 #[derive(Subcommand)]
 enum EpdCommand {
     #[command(flatten)]
-    Data(epd_cmd::Verb),
+    Data(cmd::epd::Verb),
     #[command(flatten)]
-    Engine(engine_cmd::EpdEngineCommand),
+    Engine(cmd::epd_engine::EpdEngineCommand),
 }
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Go matches (`gtp:`/`random`/`weak` engines) and `sgf analyze`.
-    if let Some(code) = go_cmd::dispatch(&args) {
+    if let Some(code) = cmd::go::dispatch(&args) {
         return code;
     }
     let cli = Cli::parse_from(args);
     let result = match cli.command {
-        Command::Check(args) => check_cmd::check(args),
-        Command::Convert(args) => {
-            let output = args.output.as_deref();
-            match data_cmd::convert(
-                &args.inputs,
-                output,
-                args.threads,
-                args.max_game_bytes,
-                args.quiet,
-                &args.dataset,
-            ) {
-                Some(result) => result,
-                None => check_cmd::convert(args),
-            }
-        }
-        Command::Positions(args) => data_cmd::positions(args),
-        Command::Moves(args) => moves_cmd::run_moves(args),
-        Command::Show(args) => check_cmd::show(&args).map(ExitCode::from),
-        Command::Sort(args) => sort_cmd::run_sort(args),
-        Command::Split(args) => sort_cmd::run_split(args),
-        Command::Sgf { command } => sgf_cmd::run_sgf(&command).map(ExitCode::from),
+        Command::Check(args) => cmd::check::check(args),
+        Command::Convert(args) => cmd::convert::run(args),
+        Command::Positions(args) => cmd::positions::positions(args),
+        Command::Moves(args) => cmd::moves::run_moves(args),
+        Command::Show(args) => cmd::show::show(&args).map(ExitCode::from),
+        Command::Sort(args) => cmd::sort::run_sort(args),
+        Command::Split(args) => cmd::split::run_split(args),
+        Command::Sgf { command } => cmd::sgf::run_sgf(&command).map(ExitCode::from),
         Command::Epd {
             command: EpdCommand::Data(verb),
-        } => epd_cmd::run_verb(verb).map(ExitCode::from),
+        } => cmd::epd::run_verb(verb).map(ExitCode::from),
         Command::Epd {
             command: EpdCommand::Engine(c),
-        } => engine_cmd::run_epd(c),
-        Command::Report(a) => engine_cmd::run_report(a),
-        Command::Filter(args) => db_cmd::run_filter(args),
-        Command::Dedup(args) => db_cmd::run_dedup(args),
-        Command::Eco(args) => db_cmd::run_eco(args),
-        Command::Index(args) => db_cmd::run_index(args),
-        Command::Find(args) => db_cmd::run_find(args),
-        Command::Serve(args) => db_cmd::run_serve(args),
-        Command::Referee(args) => Ok(referee_cmd::referee(args)),
-        Command::Bridge(args) => Ok(referee_cmd::bridge(args)),
-        Command::Match(args) => Ok(referee_cmd::run_match(*args)),
-        Command::Svg(args) => svg_cmd::run(args),
-        Command::Html(args) => html_cmd::run(args),
+        } => cmd::epd_engine::run_epd(c),
+        Command::Report(a) => cmd::report::run_report(a),
+        Command::Filter(args) => cmd::filter::run_filter(args),
+        Command::Dedup(args) => cmd::dedup::run_dedup(args),
+        Command::Eco(args) => cmd::eco::run_eco(args),
+        Command::Index(args) => cmd::index::run_index(args),
+        Command::Find(args) => cmd::find::run_find(args),
+        Command::Serve(args) => cmd::serve::run_serve(args),
+        Command::Referee(args) => Ok(cmd::referee::referee(args)),
+        Command::Bridge(args) => Ok(cmd::bridge::bridge(args)),
+        Command::Match(args) => Ok(cmd::r#match::run_match(*args)),
+        Command::Svg(args) => cmd::svg::run(args),
+        Command::Html(args) => cmd::html::run(args),
     };
     finish(result)
 }

@@ -23,8 +23,20 @@ fn cli_sources_decide_no_format_and_run_no_threads() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
     let mut files = 0;
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let path = entry.unwrap().path();
+    // Every `.rs` file under `src/`, subfolders (`cmd/`, `formats/`) included.
+    let mut dirs = vec![src.clone()];
+    let mut paths = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                paths.push(path);
+            }
+        }
+    }
+    for path in paths {
         if path.extension().is_none_or(|e| e != "rs") {
             continue;
         }

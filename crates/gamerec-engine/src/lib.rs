@@ -1,6 +1,7 @@
 //! Chess engines for gamerec: drivers for UCI and XBoard/CECP engines running
 //! as child processes, a built-in engine, an exact mate solver, the EPD
-//! analysis verbs (pfga, pfms, pfts) and Gastric-style reports.
+//! analysis verbs (pfga, pfms, pfts) and their result files read back
+//! ([`results`]; `gamerec_view::report` draws the report).
 //!
 //! Every engine implements [`Engine`]: set a position (start + moves), run a
 //! search with [`Limits`] while receiving [`Info`] lines, get a
@@ -14,7 +15,7 @@ pub mod gtp;
 pub mod mate;
 pub mod notation;
 mod process;
-pub mod report;
+pub mod results;
 pub mod types;
 pub mod uci;
 pub mod xboard;

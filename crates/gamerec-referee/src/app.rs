@@ -267,16 +267,16 @@ pub fn engine_name(spec: &str) -> String {
         .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned())
 }
 
-/// `gamerec match`: plays (or resumes) a match with [`crate::tester::run`]
+/// `gamerec match`: plays (or resumes) a match with [`crate::match_runner::run`]
 /// on its own runtime; Ctrl-C stops it (games in flight are replayed by
 /// `--resume`).
 pub fn run_match(
-    config: &crate::tester::MatchConfig,
-    run: &crate::tester::RunMatch,
-) -> Result<crate::tester::MatchOutcome, EventError> {
+    config: &crate::match_runner::MatchConfig,
+    run: &crate::match_runner::RunMatch,
+) -> Result<crate::match_runner::MatchOutcome, EventError> {
     runtime()?.block_on(async move {
         let cancel = CancellationToken::new();
         ctrl_c(cancel.clone());
-        crate::tester::run(config, run, cancel).await
+        crate::match_runner::run(config, run, cancel).await
     })
 }

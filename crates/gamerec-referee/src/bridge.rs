@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clocks, TimeControl, is_timed, parse_time_control};
 use crate::conn::{Line, LocalClient, read_line_bounded};
-use crate::game::{epd_fields, parse_move, position_from_fields};
+use crate::game_rules::{epd_fields, parse_move, position_from_fields};
 use crate::wire::{MAX_RECORD_LEN, Record, bare_record, read_record, refcom, with_refreq};
 use gamerec::epd::{Opcode, Operand, Operation};
 use gamerec::model::PlyMove;
@@ -256,9 +256,9 @@ impl ClientGame {
 }
 
 /// The referee's exact clocks from a `clk_ms WHITE BLACK` operation
-/// (milliseconds left on each clock; see [`crate::runner`]).
+/// (milliseconds left on each clock; see [`crate::game_runner`]).
 pub fn exact_clocks(record: &Record) -> Option<[Duration; 2]> {
-    let op = record.op(crate::runner::EXACT_CLOCK_OPCODE)?;
+    let op = record.op(crate::wire::EXACT_CLOCK_OPCODE)?;
     let ms: Vec<u64> = op
         .operands
         .iter()
@@ -733,7 +733,7 @@ async fn play(
                         // read (a ponder hit's search began earlier: none).
                         if !was_pondered {
                             reply.set(Operation::new(
-                                Opcode::Other(ENGINE_TIME_OPCODE.into()),
+                                Opcode::Other(crate::wire::ENGINE_TIME_OPCODE.into()),
                                 vec![Operand::Raw(result.elapsed.as_micros().to_string())],
                             ));
                         }
@@ -785,13 +785,6 @@ async fn play(
         }
     }
 }
-
-/// The opcode of the engine's own time for a move, sent with `reply` by
-/// gamerec's bridges: `engine_us N`, microseconds from writing `go` to the
-/// engine to reading its `bestmove`. A referee that trusts the client
-/// (the match runner's own bridges) charges that instead of its own
-/// measure, which includes the relay.
-pub const ENGINE_TIME_OPCODE: &str = "engine_us";
 
 /// How often an idle bridge looks at its engine's exit watch.
 const EXIT_POLL: Duration = Duration::from_millis(20);

@@ -547,7 +547,7 @@ mod tests {
         ));
         let mut client = LocalClient::sign_on(&lobby, "a", Some("s"), &log).expect("signed on");
         let mut seat = lobby.try_take("a").expect("seated");
-        let start = crate::game::epd_fields(&shakmaty::Chess::default());
+        let start = crate::game_rules::epd_fields(&shakmaty::Chess::default());
         client
             .send_line(&format!("{start} refreq reply; sm e4;\n"))
             .expect("sent");

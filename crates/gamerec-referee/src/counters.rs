@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 
-use crate::game::{Ending, Outcome, Termination};
+use crate::game_rules::{Ending, Outcome, Termination};
 
 /// One engine's counters over the games it played.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -29,10 +29,10 @@ use crate::bridge::{EnginePlayer, run_local_bridge};
 use crate::conn::{LocalClient, handle_client};
 use crate::event::{EventConfig, EventError};
 use crate::export::{ExportOptions, game_pgn_with};
-use crate::game::{Ending, EngineReport, GameState, Outcome, epd_fields};
+use crate::game_rules::{Ending, EngineReport, GameState, Outcome, epd_fields};
+use crate::game_runner::{Adjudicator, GameContext, GameSpec, Hook, RunEnd, Stop, run_game};
 use crate::lobby::Lobby;
 use crate::log::EventLog;
-use crate::runner::{Adjudicator, GameContext, GameSpec, Hook, RunEnd, Stop, run_game};
 use crate::standings::{Standings, Table};
 
 /// One move as persisted.
@@ -512,7 +512,7 @@ impl Records {
     }
 }
 
-/// What a match runner (`crate::tester`) plugs into an event.
+/// What a match runner (`crate::match_runner`) plugs into an event.
 #[derive(Clone, Default)]
 pub struct EventHooks {
     /// The games to play, instead of the event file's schedule.
@@ -524,7 +524,7 @@ pub struct EventHooks {
     /// What `games.pgn` adds (engine data, GameDuration).
     pub export: ExportOptions,
     /// Charge the clients' own engine times, with this allowance for the
-    /// relay ([`crate::runner::Timing::relay_allowance`]; the match
+    /// relay ([`crate::game_runner::Timing::relay_allowance`]; the match
     /// runner, whose bridges are its own).
     pub relay_allowance: Option<Duration>,
     /// The lobby, when the caller seats clients of its own in it

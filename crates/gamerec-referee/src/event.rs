@@ -8,7 +8,7 @@ use serde::Deserialize;
 use shakmaty::{Chess, Position};
 
 use crate::clock::TimeControl;
-use crate::runner::{GameSpec, Timing};
+use crate::game_runner::{GameSpec, Timing};
 
 /// How games are paired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -12,8 +12,8 @@ use gamerec::pgn::WriteOptions;
 use gamerec::pgn::commands::KnownCommand;
 use shakmaty::Color;
 
-use crate::game::{EngineReport, GameState, Outcome};
-use crate::runner::GameSpec;
+use crate::game_rules::{EngineReport, GameState, Outcome};
+use crate::game_runner::GameSpec;
 use gamerec::epd::opcodes::Evaluation;
 use gamerec::pgn::commands::{Eval, Score};
 
@@ -56,7 +56,7 @@ pub fn to_game_with(spec: &GameSpec, state: &GameState, options: ExportOptions) 
     let mut game = Game {
         tags,
         start: state.start().clone(),
-        castling_mode: crate::runner::castling_mode(state.start()),
+        castling_mode: crate::game_runner::castling_mode(state.start()),
         result: Some(match state.ending().map(|e| e.outcome) {
             Some(Outcome::Win(Color::White)) => GameResult::WhiteWins,
             Some(Outcome::Win(Color::Black)) => GameResult::BlackWins,

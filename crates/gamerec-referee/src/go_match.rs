@@ -1,6 +1,6 @@
 //! `gamerec match` for Go: GTP (or built-in) engines play a schedule of
 //! games, with the chess match's pairings, colour-reversed game pairs,
-//! statistics and SPRT ([`crate::tester`], [`crate::stats`]).
+//! statistics and SPRT ([`crate::match_runner`], [`crate::stats`]).
 //!
 //! - [`GoMatchConfig`] is the whole match, saved as `match.json` (with
 //!   `"game": "go"`) in the match directory; `--resume DIR` plays the games
@@ -31,10 +31,10 @@ use gamerec_engine::gtp::{GoEngine, GoEngineSpec, GoGameSetup, GoMove, GoTime};
 use serde::{Deserialize, Serialize};
 
 use crate::event::EventError;
-use crate::stats::{Sprt, SprtDecision};
-use crate::tester::{
+use crate::match_runner::{
     MatchEngine, PairingTally, ReportFile, SplitMix64, Tournament, live_line, report_text,
 };
+use crate::stats::{Sprt, SprtDecision};
 
 /// A Go time control: main time then byo-yomi, Canadian (`stones` per
 /// period) or Japanese (`periods` of one move each); no byo-yomi is

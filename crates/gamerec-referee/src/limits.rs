@@ -1,4 +1,4 @@
-//! Bounds on what clients may hold and send (issue #23): connection caps
+//! Bounds on what clients may hold and send: connection caps
 //! per address and in all, the sign-on and idle timeouts, a record rate
 //! budget per connection, and caps on the spectator page's connections.
 //!

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use shakmaty::Color;
 
-use crate::game::Outcome;
+use crate::game_rules::Outcome;
 
 /// One player's line.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

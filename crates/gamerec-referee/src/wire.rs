@@ -13,6 +13,19 @@ pub use gamerec::epd::{EpdRecord as Record, Operand};
 /// The longest record line accepted (EPD spec section 4 suggests 4096).
 pub const MAX_RECORD_LEN: usize = 4096;
 
+/// The opcode of the referee's exact clocks on `respond`: `clk_ms W B`,
+/// the milliseconds left on White's and on Black's clock when the record is
+/// sent (EPD's `cc` has whole seconds of time used, too coarse for fast
+/// games). Clients that do not know it ignore it, as EPD readers do.
+pub const EXACT_CLOCK_OPCODE: &str = "clk_ms";
+
+/// The opcode of the engine's own time for a move, sent with `reply` by
+/// gamerec's bridges: `engine_us N`, microseconds from writing `go` to the
+/// engine to reading its `bestmove`. A referee that trusts the client
+/// (the match runner's own bridges) charges that instead of its own
+/// measure, which includes the relay.
+pub const ENGINE_TIME_OPCODE: &str = "engine_us";
+
 /// Why a received line is not a usable record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WireError {

@@ -308,7 +308,7 @@ async fn restart_resumes_unfinished_games() {
         let respond = await_respond(&mut lines).await;
         let r = gamerec_referee::wire::read_record(&respond).unwrap();
         pos = gamerec::model::play_ply(r.chess(), r.moves("sm")[0]);
-        let fields = gamerec_referee::game::epd_fields(&pos);
+        let fields = gamerec_referee::game_rules::epd_fields(&pos);
         w.write_all(format!("{fields} refreq reply; sm {reply};\n").as_bytes())
             .await
             .unwrap();
@@ -366,7 +366,7 @@ async fn restart_resumes_unfinished_games() {
     w.write_all(
         format!(
             "{} refreq reply; resign;\n",
-            gamerec_referee::game::epd_fields(&pos)
+            gamerec_referee::game_rules::epd_fields(&pos)
         )
         .as_bytes(),
     )

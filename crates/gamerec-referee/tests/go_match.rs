@@ -10,8 +10,8 @@ use std::sync::atomic::AtomicBool;
 use gamerec::sgf::score::Outcome;
 use gamerec::sgf::{Prop, Value};
 use gamerec_referee::go_match::{GoMatchConfig, GoOpenings, GoTimeControl, run};
+use gamerec_referee::match_runner::{MatchEngine, Tournament};
 use gamerec_referee::stats::{EloModel, Sprt};
-use gamerec_referee::tester::{MatchEngine, Tournament};
 
 fn config(engines: &[(&str, &str)], games: u32, tc: &str) -> GoMatchConfig {
     GoMatchConfig {

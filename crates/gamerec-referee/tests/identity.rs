@@ -11,7 +11,7 @@ use std::time::Duration;
 use gamerec::model::PlyMove;
 use gamerec_referee::director::{EventSummary, Live, RunOptions, run_event};
 use gamerec_referee::event::EventConfig;
-use gamerec_referee::game::epd_fields;
+use gamerec_referee::game_rules::epd_fields;
 use gamerec_referee::wire::{read_record, refcom};
 use shakmaty::{Chess, Position};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

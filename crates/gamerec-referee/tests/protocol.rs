@@ -6,12 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gamerec_referee::clock::{Clocks, TimeControl};
-use gamerec_referee::game::{
+use gamerec_referee::game_rules::{
     GameState, Outcome, Termination, epd_fields, parse_move, position_from_fields,
 };
+use gamerec_referee::game_runner::{GameContext, GameSpec, RunEnd, Stop, Timing, run_game};
 use gamerec_referee::lobby::Lobby;
 use gamerec_referee::log::EventLog;
-use gamerec_referee::runner::{GameContext, GameSpec, RunEnd, Stop, Timing, run_game};
 use gamerec_referee::server::accept_loop;
 use gamerec_referee::wire::{Record, read_record, refcom};
 use shakmaty::{Chess, Color, Position};

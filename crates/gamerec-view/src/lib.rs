@@ -9,6 +9,9 @@
 //!   move numbers for a range, labels and marks (`LB`, `TR`, `CR`, `SQ`,
 //!   `MA`), any board size.
 //! * [`viewer`]: the self-contained HTML game viewer of `gamerec html`.
+//! * [`report`]: the Gastric-style report of `gamerec report` over
+//!   `gamerec_engine::results::Run`s: a text summary and an HTML page with
+//!   SVG charts.
 //! * `png` (feature `png`): SVG to PNG through resvg.
 //!
 //! Every drawn element carries a `class` and `data-square` / `data-point`
@@ -38,6 +41,7 @@ pub mod chess;
 pub mod diagram;
 #[cfg(feature = "png")]
 pub mod png;
+pub mod report;
 pub mod viewer;
 
 pub use chess::{BoardOptions, board_svg, game_svg, mainline_node, position_svg};

@@ -26,8 +26,8 @@ use shakmaty::{Chess, Color, Position};
 
 use crate::clock::{TimeControl, parse_time_control};
 use crate::event::{EventError, load_openings};
-use crate::game::{GameState, Outcome};
-use crate::runner::GameSpec;
+use crate::game_rules::{GameState, Outcome};
+use crate::game_runner::GameSpec;
 use crate::stats::{
     Estimate, Pentanomial, Sprt, SprtDecision, Trinomial, pentanomial_estimate, trinomial_estimate,
 };
@@ -545,7 +545,7 @@ fn opening_positions(
         let keep = openings.plies.map_or(moves.len(), |p| p as usize);
         let mut sans = Vec::new();
         for san in moves.iter().take(keep) {
-            let mv = crate::game::parse_move(&pos, san)
+            let mv = crate::game_rules::parse_move(&pos, san)
                 .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
             sans.push(shakmaty::san::San::from_move(&pos, mv).to_string());
             pos.play_unchecked(mv);
@@ -700,7 +700,7 @@ impl Tally {
     pub fn count_engines(
         &mut self,
         game: &Scheduled,
-        ending: &crate::game::Ending,
+        ending: &crate::game_rules::Ending,
         moves: impl IntoIterator<Item = crate::counters::MoveTimes>,
     ) {
         let book = game.spec.opening.len();
@@ -805,7 +805,7 @@ pub fn live_line(t: &PairingTally, sprt: Option<&Sprt>) -> String {
 
 /// How a game ended, as the live output tells it after each game:
 /// `Finished game 3 (a vs b): 0-1 {time forfeit: white lost on time (12 ms over)}`.
-pub fn finished_line(spec: &GameSpec, ending: &crate::game::Ending) -> String {
+pub fn finished_line(spec: &GameSpec, ending: &crate::game_rules::Ending) -> String {
     format!(
         "Finished game {} ({} vs {}): {} {{{}: {}}}",
         spec.number,
@@ -1424,7 +1424,7 @@ mod tests {
 
     #[test]
     fn adjudication_rules() {
-        use crate::game::EngineReport;
+        use crate::game_rules::EngineReport;
         let rules = Adjudication {
             resign: Some((2, 500)),
             draw: Some((3, 2, 10)),
@@ -1725,7 +1725,7 @@ pub async fn run(
     // the report, the live line, and the SPRT's stop.
     let lookup = Arc::new(by_number(&games));
     let stop = cancel.clone();
-    let observer: crate::runner::Hook = {
+    let observer: crate::game_runner::Hook = {
         let (stream, tally, lookup, live) =
             (stream.clone(), tally.clone(), lookup.clone(), run.live);
         let (event, dir) = (config.event.clone(), dir.clone());
@@ -1802,7 +1802,7 @@ pub async fn run(
         schedule: Some(games.iter().map(|g| g.spec.clone()).collect()),
         observer: Some(observer),
         adjudicator: adjudication.is_active().then(|| {
-            let judge: crate::runner::Adjudicator =
+            let judge: crate::game_runner::Adjudicator =
                 Arc::new(move |_: &GameSpec, state: &GameState| adjudication.judge(state));
             judge
         }),

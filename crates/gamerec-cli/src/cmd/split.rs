@@ -1,11 +1,7 @@
-//! `gamerec sort` (the PGN standard's collation order, section 12),
-//! `gamerec split --by-date` (the chronological archive of section 11.4)
-//! and `gamerec split --games N | --bytes N -o DIR` (compressed shards of
-//! the input's bytes, streamed).
-//!
-//! Both read every input whole, export each game once to PGN export format
-//! (keeping only its Seven Tag Roster values and the exported text), sort
-//! with [`gamerec::pgn::collate`] and write the text out.
+//! `gamerec split --by-date` (the chronological archive of section 11.4,
+//! games in collation order as `sort` writes them) and `gamerec split
+//! --games N | --bytes N -o DIR` (compressed shards of the input's bytes,
+//! streamed).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -15,36 +11,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{ArgGroup, Args, ValueEnum};
-use gamerec::model::{Game, Tags};
-use gamerec::pgn::WriteOptions;
 use gamerec::pgn::collate::{ArchiveGranularity, archive_path, roster_value, sort_games};
-use gamerec::pgn::tags::SEVEN_TAG_ROSTER;
-use gamerec::pgn::writer::{export_result, export_string};
 
 use crate::input::{Input, open_output};
 
-/// Sort games into the PGN standard's collation order.
-#[derive(Args, Debug)]
-#[command(after_help = "Examples:
-  gamerec sort games.pgn -o sorted.pgn
-  gamerec sort a.pgn b.pgn.zst > all-sorted.pgn
-  cat *.pgn | gamerec sort -
-
-Order (PGN standard section 12): Date (`?` digits as 0), Event, Site, Round
-(`?`, then `-`, then numbers, multipart part by part), White, Black, Result,
-then the movetext; stable. Output is PGN export format. Games that fail to
-read are reported on stderr and left out (exit 1).")]
-pub struct SortArgs {
-    /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
-    #[arg(required = true)]
-    inputs: Vec<OsString>,
-    /// Output file (default: stdout).
-    #[arg(long, short = 'o')]
-    output: Option<PathBuf>,
-    /// Do not print warnings (only errors).
-    #[arg(long, short = 'q')]
-    quiet: bool,
-}
+use crate::cmd::sort::{Exported, exit_code, load, write_games};
 
 /// File granularity of `split --by-date`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -122,90 +93,6 @@ pub struct SplitArgs {
     /// Do not print warnings (only errors).
     #[arg(long, short = 'q')]
     quiet: bool,
-}
-
-/// One game, exported, with what collation needs.
-struct Exported {
-    roster: Tags,
-    text: String,
-    movetext_start: usize,
-}
-
-impl Exported {
-    fn new(game: &Game) -> Exported {
-        let text = export_string(game, &WriteOptions::default());
-        let mut roster = Tags::new();
-        for name in SEVEN_TAG_ROSTER {
-            match game.tags.get(name) {
-                Some(value) => roster.push(name, value),
-                None if name == "Result" => roster.push(name, export_result(game).as_str()),
-                None => {}
-            }
-        }
-        let movetext_start = text.find("\n\n").map_or(0, |i| i + 2);
-        Exported {
-            roster,
-            text,
-            movetext_start,
-        }
-    }
-
-    fn movetext(&self) -> &str {
-        &self.text[self.movetext_start..]
-    }
-}
-
-/// Reads every input, reporting problems on stderr; returns the games that
-/// read and the exit code so far (1: errors in the input; 2: an input could
-/// not be read, reported as `gamerec: PATH: reason`, the others still read).
-fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u8)> {
-    let mut games = Vec::new();
-    let (mut errors, mut unreadable) = (0, 0);
-    let stderr = std::io::stderr();
-    for input in Input::from_args(inputs) {
-        match crate::input::read_pgn_games(&input, quiet, &mut stderr.lock()) {
-            Ok((read, read_errors)) => {
-                errors += read_errors;
-                games.extend(read.iter().map(Exported::new));
-            }
-            Err(e) => {
-                eprintln!("gamerec: {e}");
-                unreadable += 1;
-            }
-        }
-    }
-    let code = if unreadable > 0 {
-        2
-    } else {
-        u8::from(errors > 0)
-    };
-    Ok((games, code))
-}
-
-fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
-    for g in games {
-        out.write_all(g.text.as_bytes())?;
-        if !g.text.ends_with("\n\n") {
-            out.write_all(b"\n")?;
-        }
-    }
-    out.flush()
-}
-
-fn exit_code(code: u8) -> ExitCode {
-    ExitCode::from(code)
-}
-
-/// Runs `gamerec sort`.
-pub fn run_sort(args: SortArgs) -> Result<ExitCode> {
-    let (mut games, errors) = load(&args.inputs, args.quiet)?;
-    sort_games(&mut games, |g| (&g.roster, g.movetext()));
-    let mut out = open_output(args.output.as_deref())?;
-    write_games(&mut out, &games).context("writing sorted games")?;
-    // An input could not be read (exit 2): a file output is not put into
-    // place, the old one stays.
-    out.finish_if(errors < 2).context("writing sorted games")?;
-    Ok(exit_code(errors))
 }
 
 /// A byte count: digits and an optional `K`, `M` or `G` (binary).

@@ -21,7 +21,7 @@ use crate::input::{Input, is_broken_pipe, open_output};
 use crate::progress::Progress;
 use gamerec::io::Format;
 
-/// What `check` asks of the PGN inputs (from `check_cmd::CheckArgs`).
+/// What `check` asks of the PGN inputs (from `cmd::check::CheckArgs`).
 #[derive(Debug)]
 pub struct CheckArgs {
     /// Input files (`-` for stdin).
@@ -48,7 +48,7 @@ pub enum To {
 }
 
 /// What `convert` asks of PGN inputs written as PGN or JSON (from
-/// `check_cmd::ConvertArgs`).
+/// `cmd::convert::ConvertArgs`).
 #[derive(Debug)]
 pub struct ConvertArgs {
     /// Input files (`-` for stdin).

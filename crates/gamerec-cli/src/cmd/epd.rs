@@ -8,6 +8,7 @@ use clap::Subcommand;
 use gamerec::diag::{Diagnostic, Severity};
 use gamerec::epd::{self, LineRead};
 use gamerec::io::Output;
+use gamerec::io::pipeline::Tally;
 
 /// EPD data verbs (EPD specification section 7).
 #[derive(Subcommand, Debug)]
@@ -246,17 +247,11 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
 
 /// `gamerec check` on one EPD file: writes its diagnostics (errors only
 /// when `quiet`) to `out` and counts its records.
-pub fn check_file(
-    path: &str,
-    bytes: &[u8],
-    quiet: bool,
-    out: &mut Vec<u8>,
-) -> crate::sgf_cmd::Summary {
+pub fn check_file(path: &str, bytes: &[u8], quiet: bool, out: &mut Vec<u8>) -> Tally {
     let text = epd::decode(bytes);
-    let mut summary = crate::sgf_cmd::Summary {
-        files: 1,
-        bytes: bytes.len() as u64,
-        ..Default::default()
+    let mut summary = Tally {
+        inputs: 1,
+        ..Tally::default()
     };
     for line in epd::read_lines(&text) {
         if line.is_blank() {
@@ -268,7 +263,7 @@ pub fn check_file(
             .iter()
             .any(|d| d.severity == Severity::Error)
         {
-            summary.with_errors += 1;
+            summary.records_with_errors += 1;
         }
         for d in &line.diagnostics {
             match d.severity {

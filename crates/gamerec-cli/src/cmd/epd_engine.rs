@@ -1,5 +1,5 @@
-//! `gamerec epd analyze|mate|solve` (EPD verbs pfga, pfms, pfts) and
-//! `gamerec report` (Gastric-style reports).
+//! `gamerec epd analyze|mate|solve`: the EPD verbs that run an engine
+//! (pfga, pfms, pfts).
 
 use std::fs;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use gamerec_engine::analysis::{self, Outcome, Progress, Verb};
-use gamerec_engine::report::{self, Run};
 use gamerec_engine::{Clock, EngineSpec, Limits};
 
 /// EPD verbs that run an engine.
@@ -78,23 +77,6 @@ pub struct EngineRunArgs {
     quiet: bool,
 }
 
-/// `gamerec report`.
-#[derive(Args, Debug)]
-#[command(
-    after_help = "Reads result files of `gamerec epd solve` (or any EPD with pm and bm/am),\nprints a text summary and writes a self-contained HTML report with inline\nSVG charts: solved per suite, solutions against time, node and time\ndistributions, STS theme scores, and the runs side by side.\n\nExamples:\n  gamerec report wac-builtin.epd wac-stockfish.epd -o wac.html\n  gamerec report sts-run.epd --title 'STS, 1 s'"
-)]
-pub struct ReportArgs {
-    /// Result EPD files, one run each.
-    #[arg(required = true)]
-    inputs: Vec<PathBuf>,
-    /// HTML output file.
-    #[arg(short, long, default_value = "report.html")]
-    output: PathBuf,
-    /// Report title.
-    #[arg(long, default_value = "gamerec report")]
-    title: String,
-}
-
 /// Parses `500ms`, `1s`, `1.5s`, `2m`, or a number of milliseconds (as
 /// UCI's `go movetime` counts).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -140,7 +122,7 @@ fn limits(a: &EngineRunArgs) -> Limits {
 }
 
 /// Reads a file or stdin (`-`), decompressed (.gz, .bz2, .zst by magic).
-fn read_input(path: &Path) -> anyhow::Result<String> {
+pub(crate) fn read_input(path: &Path) -> anyhow::Result<String> {
     let bytes = gamerec::io::Input::from_arg(path.as_os_str()).read_all()?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
@@ -308,31 +290,6 @@ fn progress_bar(p: &Progress, verb: Verb, started: Instant) {
         p.total,
         eta
     );
-}
-
-/// Runs `gamerec report`.
-pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let mut runs = Vec::new();
-    for path in &args.inputs {
-        let text = read_input(path)?;
-        let label = path
-            .file_stem()
-            .map_or_else(|| "stdin".to_string(), |s| s.to_string_lossy().into_owned());
-        let run = Run::parse(&label, &text);
-        if run.records.is_empty() {
-            bail!("{}: no EPD records", path.display());
-        }
-        runs.push(run);
-    }
-    let mut out = io::stdout().lock();
-    if let Err(e) = out.write_all(report::text_summary(&runs).as_bytes())
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        return Err(e).context("writing stdout");
-    }
-    gamerec::io::write_atomic(&args.output, report::html_report(&args.title, &runs))?;
-    eprintln!("wrote {}", args.output.display());
-    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

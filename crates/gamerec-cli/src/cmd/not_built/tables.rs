@@ -1,13 +1,11 @@
-//! `gamerec positions` and the table cases of `convert` without the
-//! `data` feature (no Arrow/Parquet in this build).
+//! The table cases of `convert` without the `data` feature (no
+//! Arrow/Parquet in this build).
 
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-
-pub use crate::without::Missing as PositionsArgs;
 
 fn is_table(path: &Path) -> bool {
     matches!(
@@ -55,10 +53,5 @@ pub fn convert(
         || dir
         || output.is_some_and(is_table)
         || inputs.iter().any(|i| is_table(Path::new(i)));
-    tables.then(|| Ok(crate::without::missing("convert", "data")))
-}
-
-/// `gamerec positions`: the feature is missing.
-pub fn positions(_args: PositionsArgs) -> Result<ExitCode> {
-    Ok(crate::without::missing("positions", "data"))
+    tables.then(|| Ok(crate::cmd::not_built::missing("convert", "data")))
 }

@@ -9,7 +9,7 @@ use clap::Args;
 use gamerec::fen::read_fen;
 use gamerec::model::PlyMove;
 use gamerec::san::{Language, WriteOptions, write_san_with};
-use gamerec::shakmaty::{Color, EnPassantMode, File, Position, Rank, Square};
+use gamerec::shakmaty::Position;
 
 const MOVES_EXAMPLES: &str = "\
 Examples:
@@ -90,99 +90,4 @@ pub fn run_moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// `gamerec show FEN`: draws the board with coordinates and the side to
-/// move; exit code 1 for a bad FEN.
-pub fn show_fen(fen: &str, flip: bool, ascii: bool) -> anyhow::Result<u8> {
-    let pos = match read_fen(fen) {
-        Ok((pos, _)) => pos,
-        Err(err) => {
-            eprintln!("gamerec show: {err}");
-            return Ok(1);
-        }
-    };
-    let text = board_diagram(&pos, flip, ascii);
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(0)
-}
-
-/// The board as text: ranks with their digits, files below, then the side to
-/// move and the other FEN fields.
-pub fn board_diagram<P: Position>(pos: &P, flip: bool, ascii: bool) -> String {
-    let mut s = String::new();
-    let ranks: Vec<Rank> = if flip {
-        Rank::ALL.to_vec()
-    } else {
-        Rank::ALL.iter().rev().copied().collect()
-    };
-    let files: Vec<File> = if flip {
-        File::ALL.iter().rev().copied().collect()
-    } else {
-        File::ALL.to_vec()
-    };
-    for &rank in &ranks {
-        s.push(rank.char());
-        for &file in &files {
-            s.push(' ');
-            let sq = Square::from_coords(file, rank);
-            s.push(match pos.board().piece_at(sq) {
-                Some(piece) if ascii => piece.char(),
-                Some(piece) => gamerec::san::figurine(piece.color, piece.role),
-                None if ascii => '.',
-                None => '\u{00B7}',
-            });
-        }
-        s.push('\n');
-    }
-    s.push(' ');
-    for &file in &files {
-        s.push(' ');
-        s.push(file.char());
-    }
-    s.push('\n');
-    let side = match pos.turn() {
-        Color::White => "White",
-        Color::Black => "Black",
-    };
-    let status = if pos.is_checkmate() {
-        " (checkmated)"
-    } else if pos.is_stalemate() {
-        " (stalemate)"
-    } else if pos.is_check() {
-        " (in check)"
-    } else {
-        ""
-    };
-    s.push_str(&format!("{side} to move{status}\n"));
-    let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Always).to_string();
-    let fields: Vec<&str> = fen.split(' ').collect();
-    if let [_, _, castling, ep, half, full] = fields[..] {
-        s.push_str(&format!(
-            "castling {castling}, en passant {ep}, halfmove clock {half}, move {full}\n"
-        ));
-    }
-    s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gamerec::shakmaty::Chess;
-
-    #[test]
-    fn diagram_of_the_start_position() {
-        let d = board_diagram(&Chess::default(), false, true);
-        let lines: Vec<&str> = d.lines().collect();
-        assert_eq!(lines[0], "8 r n b q k b n r");
-        assert_eq!(lines[7], "1 R N B Q K B N R");
-        assert_eq!(lines[8], "  a b c d e f g h");
-        assert_eq!(lines[9], "White to move");
-        let d = board_diagram(&Chess::default(), true, false);
-        assert!(d.starts_with("1 \u{2656} \u{2658}"), "{d}");
-        assert!(d.contains("  h g f e d c b a"));
-    }
 }

@@ -14,8 +14,8 @@ use clap::Parser;
 use gamerec::sgf::{self, Collection, Color, NodeId, Prop, Value};
 use gamerec_engine::gtp::{GoEngineSpec, GoGameSetup, GoMove};
 use gamerec_referee::go_match::{self, GoMatchConfig, GoOpenings, GoTimeControl};
+use gamerec_referee::match_runner::{MatchEngine, Tournament};
 use gamerec_referee::stats::{EloModel, Sprt};
-use gamerec_referee::tester::{MatchEngine, Tournament};
 
 /// `gamerec match` for Go.
 #[derive(Parser, Debug)]

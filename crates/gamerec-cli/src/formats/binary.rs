@@ -8,42 +8,30 @@ use std::io::Write;
 
 use anyhow::Result;
 use gamerec::diag::{Diagnostic, Severity};
-use gamerec::io::pipeline::ErrorGames;
+use gamerec::io::pipeline::{ErrorGames, Tally};
 use gamerec::io::{Format, Input, ReadOptions, Reader, Record, check_binary};
 
-/// Counts of one checked binary file.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BinarySummary {
-    /// Games read.
-    pub games: u64,
-    /// Plies read (variations included).
-    pub nodes: u64,
-    /// Positions read (FEN).
-    pub records: u64,
-    /// Error issues.
-    pub errors: u64,
-    /// Warning issues.
-    pub warnings: u64,
-    /// Games (or records) with at least one error.
-    pub with_errors: u64,
-}
-
 /// `check` for one file: appends one line per issue to `out` (warnings only
-/// unless `quiet`) and returns the counts. PGC, CBF/CBI and FBK files are
+/// unless `quiet`) and returns its counts (one input). PGC, CBF/CBI and FBK files are
 /// read game by game in bounded memory ([`gamerec::io::check_binary`]);
 /// JSON Lines and FEN through the library's reader.
-pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<BinarySummary> {
+pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Tally> {
     let input = Input::from_arg(std::ffi::OsStr::new(path));
-    let mut s = BinarySummary::default();
+    let mut s = Tally {
+        inputs: 1,
+        ..Tally::default()
+    };
+    let mut nodes = 0u64;
+    let mut with_errors = 0u64;
     let mut games_with_errors = ErrorGames::default();
-    let mut show = |d: Diagnostic, s: &mut BinarySummary| -> std::io::Result<()> {
+    let mut show = |d: Diagnostic, s: &mut Tally| -> std::io::Result<()> {
         match d.severity {
             Severity::Error => s.errors += 1,
             Severity::Warning => s.warnings += 1,
         }
         // An error that names no game is taken as its own game's.
         if games_with_errors.is_new(&d) || (d.is_error() && d.game.is_none()) {
-            s.with_errors += 1;
+            with_errors += 1;
         }
         if d.severity == Severity::Error || !quiet {
             writeln!(out, "{d}")?;
@@ -62,8 +50,8 @@ pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Binary
             return Err(e.into());
         }
         s.games = check.games;
-        s.nodes = check.moves;
-        return Ok(s);
+        nodes = check.moves;
+        return Ok(with_counts(s, nodes, with_errors));
     }
     let mut reader = Reader::open(&input, &ReadOptions::default())?;
     while let Some(item) = reader.next() {
@@ -72,7 +60,7 @@ pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Binary
             show(d, &mut s)?;
         }
         if let Record::Game(g) = item?.record {
-            s.nodes += g.tree.len() as u64 - 1;
+            nodes += g.tree.len() as u64 - 1;
         }
     }
     for d in reader.take_diagnostics() {
@@ -85,7 +73,19 @@ pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Binary
     } else {
         s.games = reader.items_met();
     }
-    Ok(s)
+    Ok(with_counts(s, nodes, with_errors))
+}
+
+/// `s` with its nodes (plies; none counted when there are no games and no
+/// plies) and its games, or records when there are any, with errors.
+fn with_counts(mut s: Tally, nodes: u64, with_errors: u64) -> Tally {
+    s.nodes = (nodes > 0 || s.games > 0).then_some(nodes);
+    if s.records > 0 {
+        s.records_with_errors = with_errors;
+    } else {
+        s.games_with_errors = with_errors;
+    }
+    s
 }
 
 #[cfg(test)]

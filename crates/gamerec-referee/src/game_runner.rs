@@ -10,7 +10,7 @@ use tokio::sync::watch;
 use tokio::time::{Instant, sleep_until};
 
 use crate::clock::TimeControl;
-use crate::game::{GameState, Outcome, Step, Termination};
+use crate::game_rules::{GameState, Outcome, Step, Termination};
 use crate::lobby::{Inbound, Lobby, Seat};
 use crate::log::EventLog;
 use gamerec::epd::basetypes::EpdClock;
@@ -33,7 +33,7 @@ pub struct Timing {
     /// How far past zero a clock may run before its flag falls (default 0).
     pub margin: Duration,
     /// Trusted clients (the match runner's own bridges): a `reply` that
-    /// carries the engine's own time ([`crate::bridge::ENGINE_TIME_OPCODE`],
+    /// carries the engine's own time ([`crate::wire::ENGINE_TIME_OPCODE`],
     /// `go` written to `bestmove` read) is charged that time, not the
     /// referee's measure, and the flag waits this much longer for the relay.
     /// `None` (the default): every client is charged the referee's measure.
@@ -187,12 +187,6 @@ fn inform_record(spec: &GameSpec, pos: &Chess, result: &str) -> Record {
     finish(crate::wire::bare_record(pos).with(ptp), "inform")
 }
 
-/// The opcode of the referee's exact clocks on `respond`: `clk_ms W B`,
-/// the milliseconds left on White's and on Black's clock when the record is
-/// sent (EPD's `cc` has whole seconds of time used, too coarse for fast
-/// games). Clients that do not know it ignore it, as EPD readers do.
-pub const EXACT_CLOCK_OPCODE: &str = "clk_ms";
-
 fn respond_record(state: &GameState) -> Record {
     let (before, last) = state.last_move_view();
     let mut record = position_record(&before);
@@ -211,7 +205,7 @@ fn respond_record(state: &GameState) -> Record {
     );
     if let (Some(white), Some(black)) = (white.or(black), black.or(white)) {
         record.set(Operation::new(
-            EXACT_CLOCK_OPCODE,
+            crate::wire::EXACT_CLOCK_OPCODE,
             [white, black]
                 .iter()
                 .map(|d| Operand::Integer(d.as_millis().min(i64::MAX as u128) as i64))
@@ -566,7 +560,7 @@ pub async fn run_game(
 
 /// The engine's own time a reply carries (`engine_us`), if any.
 fn engine_time(record: &Record) -> Option<Duration> {
-    let op = record.op(crate::bridge::ENGINE_TIME_OPCODE)?;
+    let op = record.op(crate::wire::ENGINE_TIME_OPCODE)?;
     let us: u64 = op.operands.first()?.text().parse().ok()?;
     Some(Duration::from_micros(us))
 }

@@ -1,5 +1,5 @@
-//! Games as data: `convert` to and from Parquet / Arrow IPC tables, and the
-//! `positions` verb (one row per ply), over `gamerec-arrow`.
+//! Games as data over `gamerec-arrow`: `convert` to and from Parquet /
+//! Arrow IPC tables and datasets, and the table writer `positions` uses.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -13,37 +13,6 @@ use gamerec_arrow::partition::{DatasetOptions, DatasetWriter};
 use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWriter};
 
 use crate::progress::Progress;
-
-/// Arguments of `gamerec positions`.
-#[derive(Args, Debug)]
-pub struct PositionsArgs {
-    /// Input PGN files (`-` for stdin; .gz, .bz2, .zst read transparently),
-    /// or SGF files and directories of them (the Go moves table).
-    #[arg(required = true)]
-    pub inputs: Vec<OsString>,
-    /// Output table: `.parquet`, or `.arrow` for Arrow IPC.
-    #[arg(short, long)]
-    pub output: PathBuf,
-    /// Only games where both players are rated at least this (WhiteElo, BlackElo).
-    #[arg(long)]
-    pub min_rating: Option<i32>,
-    /// Only games with this TimeControl tag (`300+3`) or speed class
-    /// (ultrabullet, bullet, blitz, rapid, classical).
-    #[arg(long)]
-    pub time_control: Option<String>,
-    /// Decoding threads (default: all cores).
-    #[arg(long, short = 't')]
-    pub threads: Option<usize>,
-    /// Skip (and report) a game larger than this many bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
-    pub max_game_bytes: u64,
-    /// Print errors only.
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// A dataset directory (`-o DIR/ --partition-by year,month`).
-    #[command(flatten)]
-    pub dataset: DatasetArgs,
-}
 
 /// Options of a table written as a dataset directory of Parquet files.
 #[derive(Args, Debug, Clone, Default)]
@@ -72,7 +41,7 @@ pub struct DatasetArgs {
 impl DatasetArgs {
     /// Whether `output` is written as a dataset directory: `--partition-by`
     /// given, or a path ending in `/`.
-    fn is_dataset(&self, output: &Path) -> bool {
+    pub(crate) fn is_dataset(&self, output: &Path) -> bool {
         self.partition_by.is_some()
             || output
                 .as_os_str()
@@ -105,7 +74,7 @@ impl DatasetArgs {
     }
 
     /// The dataset options apply only with a dataset output.
-    fn refuse_without_dataset(&self) -> Result<()> {
+    pub(crate) fn refuse_without_dataset(&self) -> Result<()> {
         if self.max_file_size.is_some()
             || self.max_file_rows.is_some()
             || self.overwrite
@@ -140,11 +109,11 @@ fn parse_size(s: &str) -> std::result::Result<u64, String> {
         .ok_or_else(|| format!("{s:?}: out of range"))
 }
 
-fn threads(requested: Option<usize>) -> usize {
+pub(crate) fn threads(requested: Option<usize>) -> usize {
     requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-fn is_table(path: &Path) -> bool {
+pub(crate) fn is_table(path: &Path) -> bool {
     table_kind(path).is_some()
 }
 
@@ -204,47 +173,6 @@ pub fn convert(
     None
 }
 
-/// `gamerec positions`.
-pub fn positions(args: PositionsArgs) -> Result<ExitCode> {
-    let dataset = args.dataset.is_dataset(&args.output);
-    if !dataset {
-        args.dataset.refuse_without_dataset()?;
-    }
-    if !dataset && !is_table(&args.output) {
-        anyhow::bail!(
-            "{}: the positions table is written as .parquet or .arrow",
-            args.output.display()
-        );
-    }
-    if let Some(tc) = &args.time_control
-        && !gamerec_arrow::values::is_time_control_filter(tc)
-    {
-        anyhow::bail!(
-            "--time-control {tc}: expected a TimeControl value such as 300+3 or a speed class \
-             (ultrabullet, bullet, blitz, rapid, classical)"
-        );
-    }
-    let opts = Options {
-        table: Table::Positions,
-        threads: threads(args.threads),
-        filter: PositionFilter {
-            min_rating: args.min_rating,
-            time_control: args.time_control,
-        },
-        names: Vec::new(),
-        max_game_bytes: args.max_game_bytes,
-    };
-    let paths = args.inputs.iter().map(PathBuf::from).collect();
-    write_table(
-        "positions",
-        paths,
-        &args.output,
-        opts,
-        args.quiet,
-        &args.dataset,
-    )
-}
-
 /// Where `write_table` writes: one file, or a dataset directory.
 enum Sink {
     File(TableWriter),
@@ -274,7 +202,7 @@ impl Sink {
     }
 }
 
-fn write_table(
+pub(crate) fn write_table(
     verb: &str,
     paths: Vec<PathBuf>,
     output: &Path,

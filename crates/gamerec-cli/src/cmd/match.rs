@@ -1,92 +1,17 @@
-//! `gamerec referee serve`, `gamerec bridge` and `gamerec match`: the Argus
-//! referee, the engine bridge, and engine-vs-engine matches.
+//! `gamerec match`: engines play each other through a local referee (game
+//! pairs, books, SPRT, Elo, resume), and `gamerec match report`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use gamerec_referee::app::{self, BridgeOptions, ServeOptions};
-use gamerec_referee::stats::{EloModel, Sprt};
-use gamerec_referee::tester::{
+use gamerec_referee::app;
+use gamerec_referee::match_runner::{
     self, Adjudication, MatchConfig, MatchEngine, OpeningOrder, Openings, RunMatch, Tournament,
 };
+use gamerec_referee::stats::{EloModel, Sprt};
 
-/// The referee's subcommands.
-#[derive(Subcommand, Debug)]
-pub enum RefereeCommand {
-    /// Run an event: a TCP server speaking the EPD referee protocol.
-    #[command(after_help = "Examples:\n  \
-        gamerec referee serve --event cup/EVENT.toml\n  \
-        gamerec referee serve --event cup/EVENT.toml --listen 0.0.0.0:7878 --http 127.0.0.1:8080\n  \
-        gamerec referee serve --event cup/EVENT.toml --observe 10.0.0.1:7878   # fail-over observer\n  \
-        gamerec referee serve --event cup/EVENT.toml --serial /tmp/a.in:/tmp/a.out --serial /tmp/b.in:/tmp/b.out\n\n\
-        Console commands on stdin: pause, resume, standings, games, abort N RESULT, adjourn N, quit.\n\
-        The event directory receives games.pgn, log.txt, standings.txt, standings.json and state/.\n\
-        Exit status: 0 all games finished, 1 event stopped with games unfinished, 2 usage or I/O error.")]
-    Serve(ServeArgs),
-}
-
-/// `gamerec referee`.
-#[derive(Args, Debug)]
-pub struct RefereeArgs {
-    #[command(subcommand)]
-    command: RefereeCommand,
-}
-
-/// `gamerec referee serve`.
-#[derive(Args, Debug)]
-pub struct ServeArgs {
-    /// The EVENT.toml file.
-    #[arg(long)]
-    event: PathBuf,
-    /// Event directory for records and state (default: the event file's directory).
-    #[arg(long)]
-    dir: Option<PathBuf>,
-    /// Listen address (default: the event's `listen`, else 127.0.0.1:7878).
-    #[arg(long)]
-    listen: Option<String>,
-    /// Games played at the same time (overrides the event file).
-    #[arg(long)]
-    concurrency: Option<usize>,
-    /// Observe the primary referee at HOST:PORT and take over when it stops.
-    #[arg(long, value_name = "HOST:PORT")]
-    observe: Option<String>,
-    /// Serve the live spectator page at this address.
-    #[arg(long, value_name = "HOST:PORT")]
-    http: Option<String>,
-    /// A client over a pipe pair IN:OUT or a serial/pty device (repeatable).
-    #[arg(long, value_name = "IN:OUT")]
-    serial: Vec<String>,
-    /// Echo the protocol log to stderr.
-    #[arg(short, long)]
-    verbose: bool,
-}
-
-/// `gamerec bridge`.
-#[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  \
-    gamerec bridge --engine builtin 127.0.0.1:7878\n  \
-    gamerec bridge --engine 'uci:stockfish' --name stockfish 10.0.0.1:7878,10.0.0.2:7878\n  \
-    gamerec bridge --engine xboard:fairymax --name fairymax 127.0.0.1:7878\n  \
-    GAMEREC_TOKEN=s3cret-bob gamerec bridge --engine builtin --name bob 10.0.0.1:7878\n\n\
-    With several addresses the bridge fails over to the next when one stops answering.")]
-pub struct BridgeArgs {
-    /// The engine: builtin, builtin:DEPTH, uci:COMMAND or xboard:COMMAND.
-    #[arg(long)]
-    engine: String,
-    /// The player name to sign on with (default: the engine's program name).
-    #[arg(long)]
-    name: Option<String>,
-    /// Reconnection attempts when the referee cannot be reached.
-    #[arg(long, default_value_t = 20)]
-    retries: u32,
-    /// The player's secret from the EVENT file (default: $GAMEREC_TOKEN).
-    #[arg(long, value_name = "SECRET")]
-    token: Option<String>,
-    /// Referee address(es), comma-separated.
-    #[arg(value_name = "HOST:PORT[,HOST:PORT...]")]
-    address: String,
-}
+use crate::cmd::referee::fail;
 
 /// `gamerec match`.
 #[derive(Args, Debug)]
@@ -277,65 +202,6 @@ enum ModelArg {
     Normalized,
 }
 
-fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("gamerec: error: {message}");
-    ExitCode::from(2)
-}
-
-/// Runs `gamerec referee ...`.
-pub fn referee(args: RefereeArgs) -> ExitCode {
-    let RefereeCommand::Serve(a) = args.command;
-    let options = ServeOptions {
-        event: a.event,
-        dir: a.dir,
-        listen: a.listen,
-        concurrency: a.concurrency,
-        observe: a.observe,
-        http: a.http,
-        serial: a.serial,
-        verbose: a.verbose,
-    };
-    match app::serve(options) {
-        Ok(summary) => {
-            print!("{}", summary.standings.to_text());
-            if !summary.errors.is_empty() {
-                return fail(format!(
-                    "the event's record is incomplete: {}",
-                    summary.errors.join("; ")
-                ));
-            }
-            if summary.finished == summary.total {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => fail(e),
-    }
-}
-
-/// Runs `gamerec bridge ...`.
-pub fn bridge(args: BridgeArgs) -> ExitCode {
-    let options = BridgeOptions {
-        name: args.name.unwrap_or_else(|| app::engine_name(&args.engine)),
-        engine: args.engine,
-        addresses: args.address.split(',').map(str::to_owned).collect(),
-        retries: args.retries,
-        token: args.token.or_else(|| {
-            std::env::var("GAMEREC_TOKEN")
-                .ok()
-                .filter(|t| !t.is_empty())
-        }),
-    };
-    match app::bridge(options) {
-        Ok(s) => {
-            eprintln!("bridge: {} games, {} moves", s.games, s.moves);
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e),
-    }
-}
-
 /// The match described by the command line.
 fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     if args.engines.len() < 2 {
@@ -371,13 +237,13 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         _ => return Err("--sprt takes ELO0 ELO1 ALPHA BETA".into()),
     };
     let generated = args.openings.as_ref().and_then(|o| match o.to_str() {
-        Some("960") if !o.exists() => Some(tester::Frc::Chess960),
-        Some("dfrc") if !o.exists() => Some(tester::Frc::Dfrc),
+        Some("960") if !o.exists() => Some(match_runner::Frc::Chess960),
+        Some("dfrc") if !o.exists() => Some(match_runner::Frc::Dfrc),
         _ => None,
     });
     let frc = generated.or(
         (args.variant == VariantArg::Chess960 && args.openings.is_none())
-            .then_some(tester::Frc::Chess960),
+            .then_some(match_runner::Frc::Chess960),
     );
     let openings = match args.openings.as_ref().filter(|_| generated.is_none()) {
         Some(file) => Some(Openings {
@@ -407,7 +273,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         )),
         _ => return Err("--draw takes FROM MOVES SCORE".into()),
     };
-    let mut limits = vec![tester::EngineLimits::default(); args.engines.len()];
+    let mut limits = vec![match_runner::EngineLimits::default(); args.engines.len()];
     for given in &args.limits {
         let (who, what) = given
             .split_once(':')
@@ -421,10 +287,10 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
                 )
             })?,
         };
-        limits[i] =
-            tester::EngineLimits::parse(what).map_err(|e| format!("--limits {given}: {e}"))?;
+        limits[i] = match_runner::EngineLimits::parse(what)
+            .map_err(|e| format!("--limits {given}: {e}"))?;
     }
-    if limits.iter().all(tester::EngineLimits::is_empty) {
+    if limits.iter().all(match_runner::EngineLimits::is_empty) {
         limits.clear();
     }
     Ok(MatchConfig {
@@ -480,17 +346,22 @@ fn with_each(spec: &str, each: Option<&str>) -> String {
 
 /// `gamerec match report DIR...`.
 fn match_report(args: &MatchReportArgs) -> ExitCode {
-    let (tally, sprt, scheduled) =
-        match tester::merge_reports_checked(&args.dirs, args.allow_duplicates, args.allow_mixed_tc)
-        {
-            Ok(m) => m,
-            Err(e) => return fail(e),
-        };
+    let (tally, sprt, scheduled) = match match_runner::merge_reports_checked(
+        &args.dirs,
+        args.allow_duplicates,
+        args.allow_mixed_tc,
+    ) {
+        Ok(m) => m,
+        Err(e) => return fail(e),
+    };
     if args.json {
-        let report = tester::ReportFile::new("merged", scheduled, &tally, sprt);
+        let report = match_runner::ReportFile::new("merged", scheduled, &tally, sprt);
         println!("{}", report.to_json());
     } else {
-        print!("{}", tester::report_text(&tally, sprt.as_ref(), scheduled));
+        print!(
+            "{}",
+            match_runner::report_text(&tally, sprt.as_ref(), scheduled)
+        );
     }
     ExitCode::SUCCESS
 }
@@ -510,7 +381,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
             if !args.engines.is_empty() {
                 return fail("--resume DIR takes the match from DIR/match.json: give no engines");
             }
-            match tester::load_config(dir) {
+            match match_runner::load_config(dir) {
                 Ok(c) => (c, dir.clone()),
                 Err(e) => return fail(e),
             }

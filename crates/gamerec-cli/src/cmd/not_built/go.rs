@@ -7,5 +7,5 @@ use std::process::ExitCode;
 pub fn dispatch(args: &[std::ffi::OsString]) -> Option<ExitCode> {
     let analyze =
         args.get(1).is_some_and(|w| w == "sgf") && args.get(2).is_some_and(|w| w == "analyze");
-    analyze.then(|| crate::without::missing("sgf analyze", "server"))
+    analyze.then(|| crate::cmd::not_built::missing("sgf analyze", "server"))
 }

@@ -6,49 +6,12 @@ use std::io::{self, Write};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use gamerec::diag::Severity;
+use gamerec::io::pipeline::Tally;
 use gamerec::sgf::{
     self, Collection, Color, NodeId, ParseOptions, Parsed, Point, Prop, Value, WriteOptions,
     charset, json,
     replay::{self, Position},
 };
-
-/// Counts reported by `check`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Summary {
-    /// Files read.
-    pub files: u64,
-    /// Files that could not be read.
-    pub unreadable: u64,
-    /// Games (game trees) read.
-    pub games: u64,
-    /// Nodes read.
-    pub nodes: u64,
-    /// EPD records read.
-    pub records: u64,
-    /// Error diagnostics.
-    pub errors: u64,
-    /// Warning diagnostics.
-    pub warnings: u64,
-    /// Bytes read.
-    pub bytes: u64,
-    /// Games (or records) with at least one error.
-    pub with_errors: u64,
-}
-
-impl Summary {
-    /// Adds another file's counts.
-    pub fn add(&mut self, o: &Summary) {
-        self.files += o.files;
-        self.unreadable += o.unreadable;
-        self.games += o.games;
-        self.nodes += o.nodes;
-        self.records += o.records;
-        self.errors += o.errors;
-        self.warnings += o.warnings;
-        self.bytes += o.bytes;
-        self.with_errors += o.with_errors;
-    }
-}
 
 /// Options of `check` that SGF uses.
 #[derive(Debug, Clone, Default)]
@@ -86,17 +49,18 @@ pub fn check_sgf(
     opts: &CheckOptions,
     out: &mut Vec<u8>,
     buffers: &mut sgf::ParseBuffers,
-) -> Result<Summary> {
+) -> Result<Tally> {
     let options = parse_options(opts.charset.as_deref())?;
     // Most files are clean: line:col is worked out only for files with
     // something to report.
     let mut parsed = sgf::parse_unindexed_reusing(bytes, &options, buffers);
-    let mut s = Summary {
-        files: 1,
-        bytes: bytes.len() as u64,
-        games: parsed.collection.roots.len() as u64,
-        nodes: parsed.collection.node_count() as u64,
-        ..Summary::default()
+    let games = parsed.collection.roots.len() as u64;
+    let nodes = parsed.collection.node_count() as u64;
+    let mut s = Tally {
+        inputs: 1,
+        games,
+        nodes: (nodes > 0 || games > 0).then_some(nodes),
+        ..Tally::default()
     };
     let mut rule_errors = Vec::new();
     for (g, &root) in parsed.collection.roots.iter().enumerate() {
@@ -132,7 +96,7 @@ pub fn check_sgf(
             with_errors += 1;
         }
     }
-    s.with_errors = with_errors;
+    s.games_with_errors = with_errors;
     for d in &diags {
         match d.severity {
             Severity::Error => s.errors += 1,

@@ -1,0 +1,212 @@
+//! `gamerec check`: every format, dispatched by extension. PGN goes through
+//! the parallel checker of `formats::pgn`; SGF, EPD and the binary and line
+//! formats are checked file by file on the library's ordered parallel map,
+//! and every format checked is summed in one `Tally` line.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cmd::sgf;
+use crate::formats::pgn;
+use gamerec::io::Format;
+use gamerec::io::pipeline::Tally;
+
+/// Arguments of `gamerec check` (all formats).
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Files to check (`-` for stdin: SGF and EPD recognised by content, else PGN;
+    /// .gz, .bz2, .zst read transparently).
+    #[arg(required = true)]
+    pub files: Vec<OsString>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// PGN: check only main-line moves (skip variations).
+    #[arg(long)]
+    pub mainline_only: bool,
+    /// Print errors only (warnings are still counted).
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// PGN: also warn on tag values that break their formats (Date, Round,
+    /// TimeControl, ...; PGN standard sections 8.1 and 9).
+    #[arg(long)]
+    pub strict: bool,
+    /// SGF: read input in this charset, overriding CA (e.g. GB18030).
+    #[arg(long)]
+    pub charset: Option<String>,
+    /// PGN: the bound on one game's bytes; a larger game is reported and
+    /// left out, the rest is read.
+    #[arg(long, value_name = "BYTES", default_value_t = gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES)]
+    pub max_game_bytes: u64,
+}
+
+/// The error for a file of no format `check` or `show` reads.
+pub(crate) fn unsupported(path: &str) -> anyhow::Error {
+    anyhow::anyhow!("{path}: unsupported format")
+}
+
+/// Memory and open directory kept by a worker from file to file.
+#[derive(Default)]
+struct Scratch {
+    /// Read buffer (see [`gamerec::io::read_file_into`]).
+    buf: Vec<u8>,
+    opener: gamerec::io::Opener,
+    parse: gamerec::sgf::ParseBuffers,
+}
+
+/// Checks one file, dispatching on its extension.
+fn check_one(
+    path: &str,
+    opts: &sgf::CheckOptions,
+    scratch: &mut Scratch,
+) -> (Vec<u8>, Tally, Option<String>) {
+    let Scratch { buf, opener, parse } = scratch;
+    let mut out = Vec::new();
+    let failed = |msg: String| {
+        let s = Tally {
+            inputs: 1,
+            inputs_not_read: 1,
+            ..Tally::default()
+        };
+        (Vec::new(), s, Some(msg))
+    };
+    // Plain `.sgf` files (the common case in bulk checks) skip the other
+    // formats' tests.
+    let format = Format::of_arg(path.as_ref());
+    let compressed =
+        gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
+    if format == Some(Format::Sgf) && path != "-" && !compressed {
+        return match gamerec::io::read_file_into(path, opener, buf) {
+            Ok(n) => match sgf::check_sgf(path, &buf[..n], opts, &mut out, parse) {
+                Ok(s) => (out, s, None),
+                Err(e) => failed(format!("{path}: {e:#}")),
+            },
+            Err(e) => failed(format!("{path}: {e}")),
+        };
+    }
+    if matches!(
+        format,
+        Some(Format::Pgc | Format::Cbf | Format::Fbk | Format::Json | Format::Fen)
+    ) {
+        return match crate::formats::binary::check_report(path, opts.quiet, &mut out) {
+            Ok(s) => (out, s, None),
+            Err(e) => failed(format!("{e:#}")),
+        };
+    }
+    if !matches!(format, Some(Format::Sgf | Format::Epd)) {
+        return failed(format!("{}", unsupported(path)));
+    }
+    let owned;
+    let bytes: &[u8] = if compressed || path == "-" {
+        match sgf::read_input(path) {
+            Ok(b) => {
+                owned = b;
+                &owned
+            }
+            Err(e) => return failed(format!("{e:#}")),
+        }
+    } else {
+        match gamerec::io::read_file_into(path, opener, buf) {
+            Ok(n) => &buf[..n],
+            Err(e) => return failed(format!("{path}: {e}")),
+        }
+    };
+    let name = if path == "-" { "<stdin>" } else { path };
+    if format == Some(Format::Epd) {
+        let tally = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
+        return (out, tally, None);
+    }
+    match sgf::check_sgf(name, bytes, opts, &mut out, parse) {
+        Ok(s) => (out, s, None),
+        Err(e) => failed(format!("{name}: {e:#}")),
+    }
+}
+
+/// `gamerec check`: SGF and EPD files are checked file by file, everything
+/// else as PGN; each group prints its own summary line.
+pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
+    let files = std::mem::take(&mut a.files);
+    let (sgf, other): (Vec<OsString>, Vec<OsString>) = files.into_iter().partition(|f| {
+        matches!(
+            Format::of_arg(f),
+            Some(
+                Format::Sgf
+                    | Format::Epd
+                    | Format::Fen
+                    | Format::Json
+                    | Format::Cbf
+                    | Format::Fbk
+                    | Format::Pgc
+            )
+        )
+    });
+    let mut tally = Tally::default();
+    if !other.is_empty() {
+        let pgn = pgn::CheckArgs {
+            inputs: other,
+            threads: a.threads,
+            mainline_only: a.mainline_only,
+            quiet: a.quiet,
+            strict: a.strict,
+            max_game_bytes: a.max_game_bytes,
+        };
+        match pgn::check(pgn)? {
+            pgn::Checked::Done(t) => tally.add(&t),
+            pgn::Checked::PipeClosed => return Ok(ExitCode::SUCCESS),
+        }
+    }
+    if !sgf.is_empty() {
+        let files: Vec<String> = sgf
+            .into_iter()
+            .map(|f| {
+                f.into_string()
+                    .unwrap_or_else(|f| f.to_string_lossy().into_owned())
+            })
+            .collect();
+        tally.add(&check_sgf_files(&files, &a)?);
+    }
+    // One summary line for every format checked.
+    let mut stdout = std::io::stdout().lock();
+    if writeln!(stdout, "{tally}")
+        .and_then(|_| stdout.flush())
+        .is_err()
+    {
+        return Ok(ExitCode::SUCCESS); // a closed pipe
+    }
+    Ok(ExitCode::from(tally.exit_code()))
+}
+
+fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<Tally> {
+    let opts = sgf::CheckOptions {
+        charset: a.charset.clone(),
+        quiet: a.quiet,
+    };
+    let threads = a
+        .threads
+        .unwrap_or_else(gamerec::io::parallel::default_threads);
+    let mut total = Tally::default();
+    let mut stdout = std::io::stdout().lock();
+    let mut pipe_closed = false;
+    // The library's ordered parallel map: results printed in input order.
+    gamerec::io::pipeline::map_in_order(
+        files,
+        threads,
+        |path: &String, scratch: &mut Scratch| check_one(path, &opts, scratch),
+        |(out, tally, err)| {
+            total.add(&tally);
+            if let Some(e) = err {
+                eprintln!("{e}");
+            }
+            if !pipe_closed && stdout.write_all(&out).is_err() {
+                pipe_closed = true;
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    Ok(total)
+}
