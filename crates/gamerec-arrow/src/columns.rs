@@ -89,18 +89,25 @@ impl Default for OptionalStrings {
 }
 
 impl OptionalStrings {
-    /// Stores one value (UTF-8) or a null.
-    pub(crate) fn push(&mut self, value: Option<&[u8]>) {
-        match value {
-            Some(v) => {
-                self.values.push(v);
-                self.nulls.append_non_null();
-            }
-            None => {
-                self.values.push(b"");
-                self.nulls.append_null();
-            }
+    /// Stores `n` copies of one value (UTF-8) or `n` nulls.
+    pub(crate) fn push_n(&mut self, value: Option<&[u8]>, n: usize) {
+        let bytes = value.unwrap_or_default();
+        let values = &mut self.values;
+        values.offsets.reserve(n);
+        values.bytes.reserve(bytes.len() * n);
+        for _ in 0..n {
+            values.bytes.extend_from_slice(bytes);
+            values.offsets.push(offset(values.bytes.len()));
         }
+        match value {
+            Some(_) => self.nulls.append_n_non_nulls(n),
+            None => self.nulls.append_n_nulls(n),
+        }
+    }
+
+    /// Makes room for `values` more values of `bytes` bytes in all.
+    pub(crate) fn reserve(&mut self, values: usize, bytes: usize) {
+        self.values.reserve(values, bytes);
     }
 
     /// The values as an array (checked to be UTF-8).
@@ -147,6 +154,16 @@ impl<T: ArrowPrimitiveType> Optionals<T> {
                 self.values.push(T::Native::default());
                 self.nulls.append_null();
             }
+        }
+    }
+
+    /// Stores `n` copies of one value.
+    pub(crate) fn push_n(&mut self, value: Option<T::Native>, n: usize) {
+        self.values
+            .extend(std::iter::repeat_n(value.unwrap_or_default(), n));
+        match value {
+            Some(_) => self.nulls.append_n_non_nulls(n),
+            None => self.nulls.append_n_nulls(n),
         }
     }
 

@@ -6,7 +6,7 @@ use arrow_array::RecordBatch;
 use arrow_array::types::{Int32Type, Int64Type};
 use gamerec::model::{Game, play_ply};
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, Color, EnPassantMode, Piece, Position, Role, Square};
+use shakmaty::{Chess, EnPassantMode, Position, Square};
 
 use crate::columns::{OptionalStrings, Optionals, Strings};
 use crate::games::batch;
@@ -196,17 +196,14 @@ impl PositionsBuilder {
     /// Completes the rows of the plies pushed since the last game with the
     /// game's id, ply numbers and values.
     pub(crate) fn end_game(&mut self, game_id: u64, values: &GameValues<'_>) {
-        let from = self.game_id.len();
-        let to = self.uci.len();
-        for n in from..to {
-            self.game_id.push(game_id as i64);
-            self.ply.push((n - from + 1) as i32);
-            self.result.push(values.result.map(str::as_bytes));
-            self.white_elo.push(values.white_elo);
-            self.black_elo.push(values.black_elo);
-            self.time_control
-                .push(values.time_control.map(str::as_bytes));
-        }
+        let n = self.uci.len() - self.game_id.len();
+        self.game_id.extend(std::iter::repeat_n(game_id as i64, n));
+        self.ply.extend(1..=n as i32);
+        self.result.push_n(values.result.map(str::as_bytes), n);
+        self.white_elo.push_n(values.white_elo, n);
+        self.black_elo.push_n(values.black_elo, n);
+        self.time_control
+            .push_n(values.time_control.map(str::as_bytes), n);
     }
 
     /// Drops the plies pushed since the last complete game.
@@ -224,9 +221,24 @@ impl PositionsBuilder {
     /// Makes room for the rows of about `bytes` of PGN.
     pub(crate) fn reserve_for(&mut self, bytes: usize) {
         let plies = bytes / 8;
+        self.game_id.reserve(plies);
+        self.ply.reserve(plies);
         self.fen.reserve(plies, plies * 60);
         self.uci.reserve(plies, plies * 4);
         self.san.reserve(plies, plies * 4);
+        for column in [&mut self.clk_ms, &mut self.emt_ms] {
+            column.reserve(plies);
+        }
+        for column in [
+            &mut self.eval_cp,
+            &mut self.eval_mate,
+            &mut self.white_elo,
+            &mut self.black_elo,
+        ] {
+            column.reserve(plies);
+        }
+        self.result.reserve(plies, plies * 3);
+        self.time_control.reserve(plies, plies * 5);
         self.movetext.reserve(0, 1 << 16);
     }
 
@@ -280,43 +292,55 @@ fn push_fen(pos: &Chess, out: &mut Vec<u8>) -> bool {
     if n != rights.count() {
         return false;
     }
-    // The piece letters square by square, from the bitboards (a lookup
-    // per square costs more), then the fields, in a buffer on the stack: a
-    // FEN of standard chess has at most 92 bytes.
+    // The board from the bitboards, a rank at a time: each occupied
+    // square's letter comes from a 3-bit role code (bit-sliced over the
+    // role bitboards) and its colour, the gaps between them from the
+    // rank's occupancy; then the fields and counters, all in a buffer on
+    // the stack (a FEN of standard chess has at most 92 bytes) appended
+    // at once.
     let board = pos.board();
-    let mut cells = [0u8; 64];
-    for color in Color::ALL {
-        for role in Role::ALL {
-            let piece = Piece { color, role };
-            for sq in board.by_piece(piece) {
-                cells[usize::from(sq)] = piece.char() as u8;
-            }
-        }
-    }
+    let (pawns, knights, bishops) = (board.pawns().0, board.knights().0, board.bishops().0);
+    let (rooks, queens, kings) = (board.rooks().0, board.queens().0, board.kings().0);
+    // Role codes 1..=6 (pawn..king) as three bit planes.
+    let plane0 = pawns | bishops | queens;
+    let plane1 = knights | bishops | kings;
+    let plane2 = rooks | queens | kings;
+    let white = board.white().0;
+    let occupied = board.occupied().0;
+    const LETTERS: [u8; 16] = *b"?pnbrqk??PNBRQK?";
     let mut buf = [0u8; 128];
     let mut len = 0;
+    for rank in (0..8).rev() {
+        let shift = rank * 8;
+        let mut bits = (occupied >> shift) & 0xff;
+        let mut file = 0;
+        while bits != 0 {
+            let f = bits.trailing_zeros();
+            if f > file {
+                buf[len] = b'0' + (f - file) as u8;
+                len += 1;
+            }
+            let sq = shift + f;
+            let code = ((plane0 >> sq) & 1)
+                | (((plane1 >> sq) & 1) << 1)
+                | (((plane2 >> sq) & 1) << 2)
+                | (((white >> sq) & 1) << 3);
+            buf[len] = LETTERS[code as usize];
+            len += 1;
+            file = f + 1;
+            bits &= bits - 1;
+        }
+        if file < 8 {
+            buf[len] = b'0' + (8 - file) as u8;
+            len += 1;
+        }
+        buf[len] = if rank > 0 { b'/' } else { b' ' };
+        len += 1;
+    }
     let mut put = |b: u8| {
         buf[len] = b;
         len += 1;
     };
-    for rank in (0..8).rev() {
-        let mut empty = 0u8;
-        for &cell in &cells[rank * 8..rank * 8 + 8] {
-            if cell == 0 {
-                empty += 1;
-            } else {
-                if empty > 0 {
-                    put(b'0' + empty);
-                    empty = 0;
-                }
-                put(cell);
-            }
-        }
-        if empty > 0 {
-            put(b'0' + empty);
-        }
-        put(if rank > 0 { b'/' } else { b' ' });
-    }
     put(pos.turn().char() as u8);
     put(b' ');
     if n == 0 {
@@ -334,11 +358,30 @@ fn push_fen(pos: &Chess, out: &mut Vec<u8>) -> bool {
         None => put(b'-'),
     }
     put(b' ');
+    len += write_decimal(&mut buf[len..], pos.halfmoves());
+    buf[len] = b' ';
+    len += 1;
+    len += write_decimal(&mut buf[len..], pos.fullmoves().get());
     out.extend_from_slice(&buf[..len]);
-    push_decimal(out, pos.halfmoves());
-    out.push(b' ');
-    push_decimal(out, pos.fullmoves().get());
     true
+}
+
+/// Writes the decimal digits of `n` at the start of `out` (room for 10
+/// bytes); how many.
+fn write_decimal(out: &mut [u8], mut n: u32) -> usize {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let len = digits.len() - i;
+    out[..len].copy_from_slice(&digits[i..]);
+    len
 }
 
 /// Appends the decimal digits of `n`.
@@ -354,4 +397,36 @@ pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
         }
     }
     out.extend_from_slice(&digits[i..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+
+    /// The FEN written from the bitboards is shakmaty's, for every piece
+    /// on every kind of square, partial castling rights, a legal and an
+    /// illegal en passant square and many-digit counters.
+    #[test]
+    fn fen_from_the_bitboards_is_shakmatys() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k3/8/8/8/8/8/8/4K2R b Kq - 12 345",
+            "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",
+            "4k3/8/8/8/3pP3/8/8/4K2R b K e3 99 1234567",
+            "7k/8/8/8/8/8/8/K7 w - - 0 1",
+            "qqqqkqqq/8/8/8/8/8/8/QQQQKQQQ w - - 0 1",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            let mut out = Vec::new();
+            assert!(push_fen(&pos, &mut out), "{fen}");
+            let expected = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "{fen}");
+        }
+    }
 }

@@ -156,6 +156,7 @@ impl<W: Write + Send> ParquetSink<W> {
     /// on one of the threads: one pass over the threads for them all.
     fn write_part(&mut self, parts: &[RecordBatch]) -> Result<(), Error> {
         let mut per_column: Vec<Vec<_>> = self.columns.iter().map(|_| Vec::new()).collect();
+        let mut costs = vec![0usize; self.columns.len()];
         let total: usize = parts.iter().map(RecordBatch::num_rows).sum();
         // (part, row in it) where the next step starts.
         let (mut part, mut row) = (0, 0);
@@ -182,7 +183,14 @@ impl<W: Write + Send> ParquetSink<W> {
             };
             let mut leaves = Vec::new();
             for (field, column) in self.schema.fields().iter().zip(step.columns()) {
+                let from = leaves.len();
                 leaves.extend(compute_leaves(field, column)?);
+                // A column's bytes, shared by its leaves: what its
+                // encoding (zstd above all) costs, roughly.
+                let share = column.get_array_memory_size() / (leaves.len() - from).max(1);
+                costs[from..leaves.len()]
+                    .iter_mut()
+                    .for_each(|c| *c += share);
             }
             for (list, leaf) in per_column.iter_mut().zip(leaves) {
                 list.push(leaf);
@@ -190,7 +198,7 @@ impl<W: Write + Send> ParquetSink<W> {
             at += want;
         }
         let jobs: Vec<_> = self.columns.iter_mut().zip(per_column).collect();
-        in_parallel(jobs, self.threads, |(writer, leaves)| {
+        in_parallel(jobs, &costs, self.threads, |(writer, leaves)| {
             leaves.iter().try_for_each(|leaf| writer.write(leaf))
         })?;
         self.rows += total;
@@ -207,7 +215,8 @@ impl<W: Write + Send> ParquetSink<W> {
             return Ok(());
         }
         let columns = std::mem::take(&mut self.columns);
-        let chunks = in_parallel(columns, self.threads, |writer| writer.close())?;
+        let costs: Vec<usize> = columns.iter().map(ArrowColumnWriter::memory_size).collect();
+        let chunks = in_parallel(columns, &costs, self.threads, |writer| writer.close())?;
         let mut group = self.file.next_row_group()?;
         for chunk in chunks {
             chunk.append_to_row_group(&mut group)?;
@@ -230,11 +239,14 @@ impl<W: Write + Send> ParquetSink<W> {
     }
 }
 
-/// `f` over `items` on up to `threads` threads, results in item order
-/// (items are taken last first: the games table's largest column, the
-/// movetext, is its last).
+/// `f` over `items` on up to `threads` threads, results in item order.
+/// Items are taken largest `costs` first (ties: the later item first), so
+/// the longest job (the positions table's FENs, the games table's
+/// movetexts) does not start last and keep one thread busy while the
+/// others wait; the order changes nothing in what is written.
 fn in_parallel<T: Send, R: Send>(
     items: Vec<T>,
+    costs: &[usize],
     threads: usize,
     f: impl Fn(T) -> parquet::errors::Result<R> + Sync,
 ) -> Result<Vec<R>, Error> {
@@ -242,7 +254,14 @@ fn in_parallel<T: Send, R: Send>(
         return Ok(items.into_iter().map(f).collect::<Result<_, _>>()?);
     }
     let n = items.len();
-    let queue = Mutex::new(items.into_iter().enumerate().rev());
+    let mut order: Vec<(usize, T)> = items.into_iter().enumerate().collect();
+    order.sort_by_key(|(i, _)| {
+        (
+            std::cmp::Reverse(costs.get(*i).copied().unwrap_or(0)),
+            std::cmp::Reverse(*i),
+        )
+    });
+    let queue = Mutex::new(order.into_iter());
     let results: Mutex<Vec<Option<parquet::errors::Result<R>>>> =
         Mutex::new((0..n).map(|_| None).collect());
     std::thread::scope(|scope| {
