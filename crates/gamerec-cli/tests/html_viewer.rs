@@ -3,9 +3,7 @@
 //! (read from the DOM) and the screenshots show a board (kept under
 //! `target/screenshots/`).
 
-mod cdp;
-#[path = "../../gamerec-view/tests/common/mod.rs"]
-mod common;
+use crate::{cdp, common};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

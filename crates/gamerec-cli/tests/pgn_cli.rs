@@ -91,7 +91,7 @@ fn tcec_archive_checks_clean() {
 }
 
 #[test]
-#[ignore = "converts 149 MB twice; run with --ignored"]
+#[ignore = "minutes: converts 149 MB twice"]
 fn tcec_archive_export_is_idempotent() {
     let corpus = gamerec_testkit::corpus("pgn/tcec-2011-2021.pgn.zst");
     let (code, first, _) = gamerec(&["convert", "-q", corpus.to_str().unwrap()], None);

@@ -1,8 +1,7 @@
 //! `gamerec svg`: every option reaches the picture (read back from the SVG),
 //! PNG output, and exit codes for bad input (1) and bad usage (2).
 
-#[path = "../../gamerec-view/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{elements, with_class};
 
