@@ -2,12 +2,13 @@
 //! each file of `tests/` is a module here. Run one with
 //! `cargo test -p gamerec-cli --test integration MODULE::`.
 
-// Shared by the modules: a Chrome DevTools client and gamerec-view's SVG helpers.
+// Shared by the modules: the `cli(args)` helper, a Chrome DevTools client and
+// gamerec-view's SVG helpers.
 mod cdp;
 #[path = "../../gamerec-view/tests/common/mod.rs"]
 mod common;
+mod util;
 
-mod binary_memory;
 mod bounded_memory;
 mod cli;
 mod cli_decides_no_format;
@@ -29,7 +30,6 @@ mod io_defects;
 mod match_faults;
 mod match_runner;
 mod pgn_cli;
-mod pgn_memory;
 mod pipeline_agreement;
 mod python_chess;
 mod referee_exact_clocks;
@@ -45,4 +45,3 @@ mod spectator_chromium;
 mod split_shards;
 mod svg_cli;
 mod variants;
-mod writer_memory;
