@@ -21,9 +21,13 @@ if not any((SOURCE / "gamerec").glob("_gamerec*")):
 
 
 def corpus_dir() -> pathlib.Path:
-    """``GAMEREC_CORPUS``, else ``../shared/corpus`` beside the repository."""
+    """``GAMEREC_CORPUS``, else ``$GAMEREC_SHARED/corpus`` (as the Rust tests
+    read it), else ``../shared/corpus`` beside the repository."""
     env = os.environ.get("GAMEREC_CORPUS")
-    return pathlib.Path(env) if env else REPO.parent / "shared" / "corpus"
+    if env:
+        return pathlib.Path(env)
+    shared = os.environ.get("GAMEREC_SHARED")
+    return pathlib.Path(shared) / "corpus" if shared else REPO.parent / "shared" / "corpus"
 
 
 def corpus_pgn_files() -> list:
