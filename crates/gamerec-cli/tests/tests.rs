@@ -28,6 +28,8 @@ mod go_cli;
 mod html_viewer;
 mod io_defects;
 mod match_faults;
+// Uses gamerec-referee's library (feature `server`).
+#[cfg(feature = "server")]
 mod match_runner;
 mod pgn_cli;
 mod pipeline_agreement;
@@ -35,12 +37,16 @@ mod python_chess;
 mod referee_exact_clocks;
 mod referee_failover;
 mod referee_faults;
+// Uses gamerec-referee's library (feature `server`).
+#[cfg(feature = "server")]
 mod referee_real_match;
 mod referee_soak;
 mod report_chromium;
 mod sgf_cli;
 mod sgfc_graded;
 mod sort_split;
+// Uses gamerec-referee's library (feature `server`).
+#[cfg(feature = "server")]
 mod spectator_chromium;
 mod split_shards;
 mod svg_cli;
