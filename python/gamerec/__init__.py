@@ -459,6 +459,13 @@ class ArrowStream:
         # Local copies of URLs and file objects, removed with the stream.
         self._holder = holder
 
+    def __del__(self) -> None:
+        # Removed here rather than by TemporaryDirectory's finalizer, which
+        # says ResourceWarning (an error under the test suite's filters).
+        holder = getattr(self, "_holder", None)
+        if holder is not None:
+            holder.cleanup()
+
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
         return self._native.__arrow_c_stream__(requested_schema)
 
@@ -586,8 +593,12 @@ def check(path: Union[PathLike, Sequence[PathLike]], threads: int = 1) -> Proble
     A game with an error is left out of the tables; its diagnostic says
     where and why. Raises ``OSError`` when an input cannot be read.
     """
-    paths, names, _holder = _inputs(path)
-    problems = Problems._from_native(_gamerec.check(paths, threads, names))
+    paths, names, holder = _inputs(path)
+    try:
+        problems = Problems._from_native(_gamerec.check(paths, threads, names))
+    finally:
+        if holder is not None:
+            holder.cleanup()
     if problems.inputs_not_read:
         first = next(d for d in problems if d.is_error and d.line == 0)
         raise OSError(f"{first.path}: {first.message}")
@@ -601,5 +612,9 @@ def problems(
     """The diagnostics and counts of reading game files, as ``gamerec
     check`` gives them; inputs that cannot be read are in it (never raises
     for them)."""
-    paths, names, _holder = _inputs(path)
-    return Problems._from_native(_gamerec.check(paths, threads, names))
+    paths, names, holder = _inputs(path)
+    try:
+        return Problems._from_native(_gamerec.check(paths, threads, names))
+    finally:
+        if holder is not None:
+            holder.cleanup()

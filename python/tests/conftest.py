@@ -15,15 +15,22 @@ SOURCE = REPO / "python"
 # comes first on sys.path and `import gamerec` would find the source tree,
 # which has no compiled `_gamerec` unless `maturin develop` put one there:
 # then test the installed package instead.
+# Python processes the tests start (Spark's workers, `python -m ...`) would
+# put the current directory first too: PYTHONSAFEPATH (3.11+) stops that.
 if not any((SOURCE / "gamerec").glob("_gamerec*")):
     sys.path[:] = [p for p in sys.path if pathlib.Path(p or ".").resolve() != SOURCE]
     sys.modules.pop("gamerec", None)
+    os.environ.setdefault("PYTHONSAFEPATH", "1")
 
 
 def corpus_dir() -> pathlib.Path:
-    """``GAMEREC_CORPUS``, else ``../shared/corpus`` beside the repository."""
+    """``GAMEREC_CORPUS``, else ``$GAMEREC_SHARED/corpus`` (as the Rust tests
+    read it), else ``../shared/corpus`` beside the repository."""
     env = os.environ.get("GAMEREC_CORPUS")
-    return pathlib.Path(env) if env else REPO.parent / "shared" / "corpus"
+    if env:
+        return pathlib.Path(env)
+    shared = os.environ.get("GAMEREC_SHARED")
+    return pathlib.Path(shared) / "corpus" if shared else REPO.parent / "shared" / "corpus"
 
 
 def corpus_pgn_files() -> list:

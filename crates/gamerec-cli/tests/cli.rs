@@ -1,36 +1,34 @@
 //! The `gamerec` binary: help, version, `moves` and `show` contracts.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use crate::util::cli;
 
-fn gamerec(args: &[&str], stdin: &str) -> Output {
-    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, stdin.as_bytes())
-}
+use std::io::Write;
+use std::process::{Command, Stdio};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 #[test]
 fn help_has_examples_and_version_works() {
-    let out = gamerec(&["--help"], "");
+    let out = cli(&["--help"]).run().into_output();
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("Examples:") && help.contains("moves") && help.contains("show"));
     for verb in ["moves", "show"] {
-        let out = gamerec(&[verb, "--help"], "");
+        let out = cli(&[verb, "--help"]).run().into_output();
         assert!(
             String::from_utf8_lossy(&out.stdout).contains("Examples:"),
             "{verb}"
         );
     }
-    let out = gamerec(&["--version"], "");
+    let out = cli(&["--version"]).run().into_output();
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("gamerec "));
-    let out = gamerec(&["no-such-verb"], "");
+    let out = cli(&["no-such-verb"]).run().into_output();
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn moves_from_arguments() {
-    let out = gamerec(&["moves", START], "");
+    let out = cli(&["moves", START]).run().into_output();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let mut moves: Vec<&str> = text.trim_end().split(' ').collect();
@@ -43,7 +41,7 @@ fn moves_from_arguments() {
 fn moves_from_stdin_with_a_bad_line() {
     let input =
         format!("{START}\nnot a fen\n4k3/8/8/8/8/8/8/4K3 w - - 0 1\n8/8/8/8/8/8/8/8 w - - 0 1\n");
-    let out = gamerec(&["moves"], &input);
+    let out = cli(&["moves"]).stdin(&input).run().into_output();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.split('\n').collect();
@@ -67,34 +65,37 @@ fn moves_from_stdin_with_a_bad_line() {
 fn moves_checkmate_and_stalemate_print_empty_lines() {
     let mate = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
     let stalemate = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
-    let out = gamerec(&["moves", mate, stalemate], "");
+    let out = cli(&["moves", mate, stalemate]).run().into_output();
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "\n\n");
 }
 
 #[test]
 fn moves_in_other_letters_and_figurines() {
-    let out = gamerec(&["moves", "--language", "german", START], "");
+    let out = cli(&["moves", "--language", "german", START])
+        .run()
+        .into_output();
     assert!(String::from_utf8(out.stdout).unwrap().contains("Sf3"));
-    let out = gamerec(&["moves", "--figurines", START], "");
+    let out = cli(&["moves", "--figurines", START]).run().into_output();
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
             .contains("\u{2658}f3")
     );
-    let out = gamerec(&["moves", "--language", "klingon", START], "");
+    let out = cli(&["moves", "--language", "klingon", START])
+        .run()
+        .into_output();
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn show_draws_the_board() {
-    let out = gamerec(
-        &[
-            "show",
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
-        ],
-        "",
-    );
+    let out = cli(&[
+        "show",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+    ])
+    .run()
+    .into_output();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("8 \u{265C} \u{265E}"), "{text}");
@@ -104,7 +105,7 @@ fn show_draws_the_board() {
     );
     assert!(text.contains("  a b c d e f g h"));
     assert!(text.contains("Black to move"));
-    let out = gamerec(&["show", "bad"], "");
+    let out = cli(&["show", "bad"]).run().into_output();
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -130,21 +131,30 @@ fn broken_pipe_is_success() {
 #[test]
 fn stdin_format_is_recognised_by_content() {
     let sgf = "\n(;FF[4]GM[1]SZ[9];B[ee];W[ee])";
-    let out = gamerec(&["check", "-"], sgf);
+    let out = cli(&["check", "-"]).stdin(sgf).run().into_output();
     assert_eq!(out.status.code(), Some(1), "W[ee] is on an occupied point");
     let err = String::from_utf8_lossy(&out.stdout);
     assert!(err.contains("<stdin>:2:25: error:"), "{err}");
     assert!(err.contains("1 games, "), "{err}");
-    let out = gamerec(&["convert", "-", "--to", "json"], "(;FF[4]SZ[9];B[ee])");
+    let out = cli(&["convert", "-", "--to", "json"])
+        .stdin("(;FF[4]SZ[9];B[ee])")
+        .run()
+        .into_output();
     assert!(String::from_utf8_lossy(&out.stdout).contains(r#"{"id":"B","values":["ee"]}"#));
 
     let epd = format!("{START}\n").replace(" 0 1", " bm e4;");
-    let out = gamerec(&["convert", "-", "--to", "fen"], &epd);
+    let out = cli(&["convert", "-", "--to", "fen"])
+        .stdin(&epd)
+        .run()
+        .into_output();
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{START}\n"));
-    let out = gamerec(&["check", "-"], &epd);
+    let out = cli(&["check", "-"]).stdin(&epd).run().into_output();
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 records, "));
 
-    let out = gamerec(&["check", "-"], "[Event \"x\"]\n\n1. e4 e5 *\n");
+    let out = cli(&["check", "-"])
+        .stdin("[Event \"x\"]\n\n1. e4 e5 *\n")
+        .run()
+        .into_output();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "1 games, 2 moves, 0 errors; 0 with errors, 0 warnings\n"

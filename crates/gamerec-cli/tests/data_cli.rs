@@ -1,15 +1,11 @@
 //! `gamerec convert -o .parquet|.arrow`, `convert T.parquet -o .pgn` and
 //! `gamerec positions`: the command-line contracts of the data tables.
 
+use crate::util::cli;
+
 use std::path::Path;
 
-use gamerec_testkit::{assert_success, code_and_text, corpus, run, temp_dir};
-
-const GAMEREC: &str = env!("CARGO_BIN_EXE_gamerec");
-
-fn gamerec(args: &[&str]) -> std::process::Output {
-    run(GAMEREC, args, b"")
-}
+use gamerec_testkit::{assert_success, code_and_text, corpus, temp_dir};
 
 fn s(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
@@ -21,12 +17,12 @@ fn parquet_and_arrow_tables_convert_back_to_the_same_pgn() {
     let source = corpus("pgn/lichess_db_1000k.pgn");
     let direct = dir.join("direct.pgn");
     assert_success(
-        &gamerec(&["convert", s(&source), "-o", s(&direct)]),
+        &cli(&["convert", s(&source), "-o", s(&direct)]).run(),
         "convert to pgn",
     );
     for table in ["games.parquet", "games.arrow"] {
         let table = dir.join(table);
-        let out = gamerec(&["convert", s(&source), "-o", s(&table), "-t", "2"]);
+        let out = cli(&["convert", s(&source), "-o", s(&table), "-t", "2"]).run();
         assert_success(&out, "convert to a table");
         let (_, _, stderr) = code_and_text(&out);
         assert!(
@@ -35,7 +31,7 @@ fn parquet_and_arrow_tables_convert_back_to_the_same_pgn() {
         );
         let back = dir.join("back.pgn");
         assert_success(
-            &gamerec(&["convert", s(&table), "-o", s(&back)]),
+            &cli(&["convert", s(&table), "-o", s(&back)]).run(),
             "table to pgn",
         );
         let a = std::fs::read_to_string(&direct).expect("direct");
@@ -55,7 +51,7 @@ fn positions_filters_and_exit_codes() {
     let source = corpus("pgn/lichess_db_1000k.pgn");
     let all = dir.join("all.parquet");
     let rated = dir.join("rated.parquet");
-    let (code, _, stderr) = code_and_text(&gamerec(&["positions", s(&source), "-o", s(&all)]));
+    let (code, _, stderr) = code_and_text(&cli(&["positions", s(&source), "-o", s(&all)]).run());
     assert_eq!(code, 0, "{stderr}");
     let rows = |text: &str| -> u64 {
         let n = text
@@ -66,7 +62,7 @@ fn positions_filters_and_exit_codes() {
             .unwrap_or_else(|| panic!("no row count in {text}"))
     };
     let all_rows = rows(&stderr);
-    let out = gamerec(&[
+    let out = cli(&[
         "positions",
         s(&source),
         "--min-rating",
@@ -75,7 +71,8 @@ fn positions_filters_and_exit_codes() {
         "blitz",
         "-o",
         s(&rated),
-    ]);
+    ])
+    .run();
     let (code, _, stderr) = code_and_text(&out);
     assert_eq!(code, 0, "{stderr}");
     let rated_rows = rows(&stderr);
@@ -84,25 +81,24 @@ fn positions_filters_and_exit_codes() {
         "{rated_rows} of {all_rows}"
     );
 
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "positions",
-        "/nonexistent/nope.pgn",
-        s(&source),
-        "-o",
-        s(&all),
-    ]));
+    let (code, _, stderr) = code_and_text(
+        &cli(&[
+            "positions",
+            "/nonexistent/nope.pgn",
+            s(&source),
+            "-o",
+            s(&all),
+        ])
+        .run(),
+    );
     assert_eq!(code, 2);
     assert_eq!(
         stderr.matches("/nonexistent/nope.pgn").count(),
         1,
         "reported once: {stderr}"
     );
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "positions",
-        s(&source),
-        "-o",
-        s(&dir.join("x.csv")),
-    ]));
+    let (code, _, stderr) =
+        code_and_text(&cli(&["positions", s(&source), "-o", s(&dir.join("x.csv"))]).run());
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains(".parquet or .arrow"), "{stderr}");
 }
@@ -116,7 +112,7 @@ fn a_game_with_an_error_is_left_out_and_reported() {
         "[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. e4 Ke7 *\n",
     )
     .expect("write");
-    let out = gamerec(&["convert", s(&pgn), "-o", s(&dir.join("bad.parquet"))]);
+    let out = cli(&["convert", s(&pgn), "-o", s(&dir.join("bad.parquet"))]).run();
     let (code, _, stderr) = code_and_text(&out);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("bad.pgn:7:"), "{stderr}");
@@ -135,7 +131,7 @@ fn binary_data_read_as_pgn_is_reported_with_exit_1() {
     let pgn = dir.join("binary.pgn");
     std::fs::write(&pgn, b"[Event \"x\0y\"]\n\n1. e4 \xff\xfe *\n").expect("write");
     for (verb, out) in [("convert", "g.parquet"), ("positions", "p.parquet")] {
-        let out = gamerec(&[verb, s(&pgn), "-o", s(&dir.join(out))]);
+        let out = cli(&[verb, s(&pgn), "-o", s(&dir.join(out))]).run();
         let (code, _, stderr) = code_and_text(&out);
         assert_eq!(code, 1, "{verb}: {stderr}");
         assert_eq!(
@@ -148,7 +144,7 @@ fn binary_data_read_as_pgn_is_reported_with_exit_1() {
 
 /// `check`'s summary figures: games read and errors.
 fn check_counts(path: &Path, threads: &str) -> (u64, u64) {
-    let (_, stdout, stderr) = code_and_text(&gamerec(&["check", "--threads", threads, s(path)]));
+    let (_, stdout, stderr) = code_and_text(&cli(&["check", "--threads", threads, s(path)]).run());
     let last = stdout.lines().last().unwrap_or("");
     let mut words = last.split(' ');
     let games = words.next().and_then(|n| n.parse().ok());
@@ -206,28 +202,16 @@ fn table_verbs_count_games_as_check_does() {
             assert_eq!(check_games, games, "{}", input.display());
             assert!(check_errors > 0, "{}", input.display());
             let out = dir.join("t.parquet");
-            let (code, _, stderr) = code_and_text(&gamerec(&[
-                "convert",
-                s(input),
-                "-o",
-                s(&out),
-                "-t",
-                threads,
-            ]));
+            let (code, _, stderr) =
+                code_and_text(&cli(&["convert", s(input), "-o", s(&out), "-t", threads]).run());
             assert_eq!(code, 1, "{stderr}");
             let (written, read, failed) = table_counts(&stderr);
             assert_eq!((written, read), (rows, check_games), "{stderr}");
             assert_eq!(read - failed, rows, "{stderr}");
             let errors = stderr.lines().filter(|l| l.contains(": error: ")).count() as u64;
             assert_eq!(errors, check_errors, "{stderr}");
-            let (code, _, stderr) = code_and_text(&gamerec(&[
-                "positions",
-                s(input),
-                "-o",
-                s(&out),
-                "-t",
-                threads,
-            ]));
+            let (code, _, stderr) =
+                code_and_text(&cli(&["positions", s(input), "-o", s(&out), "-t", threads]).run());
             assert_eq!(code, 1, "{stderr}");
             assert_eq!(table_counts(&stderr).1, check_games, "{stderr}");
         }
@@ -239,14 +223,17 @@ fn an_unknown_time_control_is_refused() {
     let dir = temp_dir("data-cli-tc");
     let source = corpus("pgn/lichess_db_1000k.pgn");
     let out = dir.join("p.parquet");
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "positions",
-        s(&source),
-        "--time-control",
-        "blits",
-        "-o",
-        s(&out),
-    ]));
+    let (code, _, stderr) = code_and_text(
+        &cli(&[
+            "positions",
+            s(&source),
+            "--time-control",
+            "blits",
+            "-o",
+            s(&out),
+        ])
+        .run(),
+    );
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--time-control blits"), "{stderr}");
     assert!(!out.exists());
@@ -263,7 +250,7 @@ fn parquet_of_tcec_on_two_threads_is_the_one_thread_file() {
         let mut files = Vec::new();
         for threads in ["1", "2"] {
             let out = dir.join(format!("{verb}-{threads}.parquet"));
-            let run = gamerec(&[verb, s(&source), "-o", s(&out), "-t", threads, "-q"]);
+            let run = cli(&[verb, s(&source), "-o", s(&out), "-t", threads, "-q"]).run();
             assert_success(&run, verb);
             files.push(std::fs::read(&out).expect("read"));
         }
@@ -280,11 +267,11 @@ fn a_games_table_converts_to_tables_again() {
     let source = corpus("pgn/lichess_db_1000k.pgn");
     let games = dir.join("games.parquet");
     assert_success(
-        &gamerec(&["convert", s(&source), "-o", s(&games)]),
+        &cli(&["convert", s(&source), "-o", s(&games)]).run(),
         "pgn to table",
     );
     let again = dir.join("again.parquet");
-    let out = gamerec(&["convert", s(&games), "-o", s(&again)]);
+    let out = cli(&["convert", s(&games), "-o", s(&again)]).run();
     assert_success(&out, "table to table");
     let (_, _, stderr) = code_and_text(&out);
     assert!(
@@ -293,8 +280,8 @@ fn a_games_table_converts_to_tables_again() {
     );
     let plies = dir.join("plies.parquet");
     let direct = dir.join("direct.parquet");
-    let from_table = code_and_text(&gamerec(&["positions", s(&games), "-o", s(&plies)])).2;
-    let from_pgn = code_and_text(&gamerec(&["positions", s(&source), "-o", s(&direct)])).2;
+    let from_table = code_and_text(&cli(&["positions", s(&games), "-o", s(&plies)]).run()).2;
+    let from_pgn = code_and_text(&cli(&["positions", s(&source), "-o", s(&direct)]).run()).2;
     let rows = |text: &str| {
         text.split(" rows")
             .next()
@@ -305,12 +292,15 @@ fn a_games_table_converts_to_tables_again() {
         rows(&from_pgn),
         "{from_table} / {from_pgn}"
     );
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "convert",
-        s(&dir.join("nope.parquet")),
-        "-o",
-        s(&dir.join("x.parquet")),
-    ]));
+    let (code, _, stderr) = code_and_text(
+        &cli(&[
+            "convert",
+            s(&dir.join("nope.parquet")),
+            "-o",
+            s(&dir.join("x.parquet")),
+        ])
+        .run(),
+    );
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stderr.matches("nope.parquet").count(), 1, "{stderr}");
 }
@@ -364,14 +354,17 @@ fn a_partitioned_dataset_has_the_hive_layout_and_bounded_files() {
     let input = dir.join("dated.pgn");
     dated_games(&input);
     let out = dir.join("ds");
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "convert",
-        s(&input),
-        "-o",
-        s(&out),
-        "--partition-by",
-        "year,month",
-    ]));
+    let (code, _, stderr) = code_and_text(
+        &cli(&[
+            "convert",
+            s(&input),
+            "-o",
+            s(&out),
+            "--partition-by",
+            "year,month",
+        ])
+        .run(),
+    );
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stderr.contains("5 rows in 4 files from 5 games"),
@@ -393,29 +386,35 @@ fn a_partitioned_dataset_has_the_hive_layout_and_bounded_files() {
     });
     // Not empty: refused, the dataset unchanged.
     let before = tree(&out);
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "convert",
-        s(&input),
-        "-o",
-        s(&out),
-        "--partition-by",
-        "speed",
-    ]));
+    let (code, _, stderr) = code_and_text(
+        &cli(&[
+            "convert",
+            s(&input),
+            "-o",
+            s(&out),
+            "--partition-by",
+            "speed",
+        ])
+        .run(),
+    );
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("not empty"), "{stderr}");
     assert_eq!(tree(&out), before);
     // --overwrite replaces it; --max-file-rows bounds each file.
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "convert",
-        s(&input),
-        "-o",
-        s(&out),
-        "--partition-by",
-        "speed",
-        "--max-file-rows",
-        "1",
-        "--overwrite",
-    ]));
+    let (code, _, stderr) = code_and_text(
+        &cli(&[
+            "convert",
+            s(&input),
+            "-o",
+            s(&out),
+            "--partition-by",
+            "speed",
+            "--max-file-rows",
+            "1",
+            "--overwrite",
+        ])
+        .run(),
+    );
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         tree(&out),
@@ -428,15 +427,18 @@ fn a_partitioned_dataset_has_the_hive_layout_and_bounded_files() {
         ]
     );
     // --append adds files named by the run, the old ones kept.
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "positions",
-        s(&input),
-        "-o",
-        s(&out),
-        "--partition-by",
-        "speed",
-        "--append",
-    ]));
+    let (code, _, stderr) = code_and_text(
+        &cli(&[
+            "positions",
+            s(&input),
+            "-o",
+            s(&out),
+            "--partition-by",
+            "speed",
+            "--append",
+        ])
+        .run(),
+    );
     assert_eq!(code, 0, "{stderr}");
     let files = tree(&out);
     assert_eq!(files.len(), 9, "{files:?}");
@@ -447,7 +449,7 @@ fn a_partitioned_dataset_has_the_hive_layout_and_bounded_files() {
     );
     // An -o ending in / is a dataset without partitions.
     let flat = format!("{}/", dir.join("flat").display());
-    let (code, _, stderr) = code_and_text(&gamerec(&["convert", s(&input), "-o", &flat]));
+    let (code, _, stderr) = code_and_text(&cli(&["convert", s(&input), "-o", &flat]).run());
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(tree(&dir.join("flat")), ["part-00000.parquet"]);
     std::fs::remove_dir_all(&dir).ok();
@@ -465,16 +467,19 @@ fn a_failed_partitioned_run_leaves_the_old_dataset_and_nothing_else() {
     // An input that cannot be read, after one that was: exit 2, nothing
     // moved into place, no staging directory left beside it.
     for mode in ["--overwrite", "--append"] {
-        let (code, _, stderr) = code_and_text(&gamerec(&[
-            "convert",
-            s(&input),
-            s(&missing),
-            "-o",
-            s(&out),
-            "--partition-by",
-            "year",
-            mode,
-        ]));
+        let (code, _, stderr) = code_and_text(
+            &cli(&[
+                "convert",
+                s(&input),
+                s(&missing),
+                "-o",
+                s(&out),
+                "--partition-by",
+                "year",
+                mode,
+            ])
+            .run(),
+        );
         assert_eq!(code, 2, "{stderr}");
         assert_eq!(tree(&out), ["year=2020/part-00000.parquet"], "{mode}");
         assert_eq!(
@@ -490,23 +495,21 @@ fn a_failed_partitioned_run_leaves_the_old_dataset_and_nothing_else() {
     }
     // Dataset options without a dataset output, and unknown keys: refused.
     let table = dir.join("t.parquet");
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "convert",
-        s(&input),
-        "-o",
-        s(&table),
-        "--append",
-    ]));
+    let (code, _, stderr) =
+        code_and_text(&cli(&["convert", s(&input), "-o", s(&table), "--append"]).run());
     assert_eq!(code, 2, "{stderr}");
     assert!(!table.exists());
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "convert",
-        s(&input),
-        "-o",
-        s(&dir.join("x")),
-        "--partition-by",
-        "year,event",
-    ]));
+    let (code, _, stderr) = code_and_text(
+        &cli(&[
+            "convert",
+            s(&input),
+            "-o",
+            s(&dir.join("x")),
+            "--partition-by",
+            "year,event",
+        ])
+        .run(),
+    );
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("cannot partition by \"event\""), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
@@ -517,14 +520,8 @@ fn max_file_size_splits_a_dataset_into_parts() {
     let dir = temp_dir("data-cli-partition-size");
     let source = corpus("pgn/lichess_db_1000k.pgn");
     let out = format!("{}/", dir.join("ds").display());
-    let (code, _, stderr) = code_and_text(&gamerec(&[
-        "convert",
-        s(&source),
-        "-o",
-        &out,
-        "--max-file-size",
-        "64k",
-    ]));
+    let (code, _, stderr) =
+        code_and_text(&cli(&["convert", s(&source), "-o", &out, "--max-file-size", "64k"]).run());
     assert_eq!(code, 0, "{stderr}");
     let files = tree(&dir.join("ds"));
     assert!(files.len() >= 3, "{files:?}");
@@ -534,7 +531,7 @@ fn max_file_size_splits_a_dataset_into_parts() {
     );
     // The default bound (128M) keeps the sample in one file.
     let one = format!("{}/", dir.join("one").display());
-    assert_success(&gamerec(&["convert", s(&source), "-o", &one]), "one file");
+    assert_success(&cli(&["convert", s(&source), "-o", &one]).run(), "one file");
     assert_eq!(tree(&dir.join("one")), ["part-00000.parquet"]);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -2,15 +2,11 @@
 //! games `filter` selects with the same query (plain and compressed
 //! databases), `--ids` agrees, and the tree's counts add up.
 
+use crate::util::cli;
+
 use std::path::Path;
 
 use gamerec_testkit::{assert_success, corpus, run, temp_dir};
-
-fn gamerec(args: &[&str]) -> Vec<u8> {
-    let out = run(env!("CARGO_BIN_EXE_gamerec"), args, b"");
-    assert_success(&out, &format!("gamerec {}", args.join(" ")));
-    out.stdout
-}
 
 /// Per game: White, Black, Round and the movetext's length.
 fn games(text: &[u8]) -> Vec<String> {
@@ -34,7 +30,7 @@ const SICILIAN: &str = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
 
 fn check_db(db: &Path) {
     let d = db.to_str().unwrap();
-    gamerec(&["index", d]);
+    cli(&["index", d]).run_ok().into_stdout();
     let queries: [(&str, &str); 4] = [
         ("--fen", SICILIAN),
         ("--pattern", "*/*/*/*/???PP???/*/*/*"),
@@ -42,20 +38,25 @@ fn check_db(db: &Path) {
         ("--sub-fen", "8/8/8/8/4N3/8/8/8"),
     ];
     for (flag, q) in queries {
-        let found = games(&gamerec(&["find", d, flag, q]));
-        let filtered = games(&gamerec(&["filter", d, flag, q]));
+        let found = games(&cli(&["find", d, flag, q]).run_ok().into_stdout());
+        let filtered = games(&cli(&["filter", d, flag, q]).run_ok().into_stdout());
         assert_eq!(found, filtered, "{d} {flag} {q}");
         assert!(!found.is_empty(), "{d} {flag} {q}: nothing found");
-        let ids = String::from_utf8(gamerec(&["find", d, flag, q, "--ids"])).unwrap();
+        let ids =
+            String::from_utf8(cli(&["find", d, flag, q, "--ids"]).run_ok().into_stdout()).unwrap();
         assert_eq!(ids.lines().count(), found.len(), "{d} {flag} {q} --ids");
     }
     // The tree of the start position counts every game with a first move.
-    let tree = String::from_utf8(gamerec(&[
-        "find",
-        d,
-        "--tree",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    ]))
+    let tree = String::from_utf8(
+        cli(&[
+            "find",
+            d,
+            "--tree",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ])
+        .run_ok()
+        .into_stdout(),
+    )
     .unwrap();
     let line = |name: &str| -> u64 {
         tree.lines()
@@ -92,14 +93,16 @@ fn check_db(db: &Path) {
     );
     assert!(tree.contains("e4 "), "{tree}");
     // --to json: the same rows, the lichess explorer's field names.
-    let json = gamerec(&[
+    let json = cli(&[
         "find",
         d,
         "--tree",
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         "--to",
         "json",
-    ]);
+    ])
+    .run_ok()
+    .into_stdout();
     let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let moves = v["moves"].as_array().unwrap();
     let rows: Vec<&str> = tree
@@ -155,8 +158,12 @@ fn find_returns_what_filter_selects() {
         ["--material", "KR*P*vKR*P*"],
     ] {
         let (p, f) = (plain.to_str().unwrap(), frames.to_str().unwrap());
-        let a = gamerec(&["find", p, q[0], q[1], "--limit", "40", "--offset", "3"]);
-        let b = gamerec(&["find", f, q[0], q[1], "--limit", "40", "--offset", "3"]);
+        let a = cli(&["find", p, q[0], q[1], "--limit", "40", "--offset", "3"])
+            .run_ok()
+            .into_stdout();
+        let b = cli(&["find", f, q[0], q[1], "--limit", "40", "--offset", "3"])
+            .run_ok()
+            .into_stdout();
         assert_eq!(
             String::from_utf8_lossy(&a),
             String::from_utf8_lossy(&b),
@@ -171,9 +178,19 @@ fn find_returns_what_filter_selects() {
 fn notations_in_filter_output() {
     let f = corpus("pgn/pgn-extract-tests/infiles/fools-mate.pgn");
     let f = f.to_str().unwrap();
-    let uci = String::from_utf8(gamerec(&["filter", "--notation", "uci", f])).unwrap();
+    let uci = String::from_utf8(
+        cli(&["filter", "--notation", "uci", f])
+            .run_ok()
+            .into_stdout(),
+    )
+    .unwrap();
     assert!(uci.contains("1. f2f3 e7e5 2. g2g4 d8h4"), "{uci}");
-    let lan = String::from_utf8(gamerec(&["filter", "--notation", "lan", f])).unwrap();
+    let lan = String::from_utf8(
+        cli(&["filter", "--notation", "lan", f])
+            .run_ok()
+            .into_stdout(),
+    )
+    .unwrap();
     assert!(lan.contains("1. f2-f3 e7-e5 2. g2-g4 Qd8-h4#"), "{lan}");
 }
 
@@ -207,35 +224,33 @@ fn any_chess_input_and_output() {
     assert_success(&out, "convert to json");
     let json = json.to_str().unwrap();
     // The same selection from PGN and from JSON input.
-    let from_pgn = games(&gamerec(&[
-        "filter",
-        "--player",
-        "Fischer",
-        "--tag",
-        "Date<1965",
-        pgn,
-    ]));
-    let from_json = games(&gamerec(&[
-        "filter",
-        "--player",
-        "Fischer",
-        "--tag",
-        "Date<1965",
-        json,
-    ]));
+    let from_pgn = games(
+        &cli(&["filter", "--player", "Fischer", "--tag", "Date<1965", pgn])
+            .run_ok()
+            .into_stdout(),
+    );
+    let from_json = games(
+        &cli(&["filter", "--player", "Fischer", "--tag", "Date<1965", json])
+            .run_ok()
+            .into_stdout(),
+    );
     assert!(!from_pgn.is_empty());
     assert_eq!(from_pgn, from_json);
     // EPD output: one record per position of each selected game.
-    let epd = String::from_utf8(gamerec(&[
-        "filter",
-        "--player",
-        "Fischer",
-        "--tag",
-        "Date<1965",
-        "--to",
-        "epd",
-        pgn,
-    ]))
+    let epd = String::from_utf8(
+        cli(&[
+            "filter",
+            "--player",
+            "Fischer",
+            "--tag",
+            "Date<1965",
+            "--to",
+            "epd",
+            pgn,
+        ])
+        .run_ok()
+        .into_stdout(),
+    )
     .unwrap();
     assert!(epd.lines().count() > from_pgn.len(), "{epd}");
     assert!(epd.lines().all(|l| l.contains(" id ")), "{epd}");

@@ -3,20 +3,16 @@
 //! run; `index --append` checks the old bytes first; a failed build leaves
 //! nothing behind and the old index in place.
 
+use crate::util::cli;
+
 use std::path::Path;
 
-use gamerec_testkit::{assert_success, code_and_text, corpus, run, temp_dir};
+use gamerec_testkit::{corpus, temp_dir};
 
 const SICILIAN: &str = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
 
-fn gamerec(args: &[&str]) -> (i32, String, String) {
-    code_and_text(&run(env!("CARGO_BIN_EXE_gamerec"), args, b""))
-}
-
 fn ok(args: &[&str]) -> String {
-    let out = run(env!("CARGO_BIN_EXE_gamerec"), args, b"");
-    assert_success(&out, &format!("gamerec {}", args.join(" ")));
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(cli(args).run_ok().into_stdout()).unwrap()
 }
 
 /// Byte offsets of every game's `[Event ` line.
@@ -36,14 +32,14 @@ fn refused(db: &str, needles: &[&str]) {
     for extra in [&["--ids"][..], &[][..], &["--full-check"][..]] {
         let mut args = vec!["find", db, "--fen", SICILIAN];
         args.extend_from_slice(extra);
-        let (code, out, err) = gamerec(&args);
+        let (code, out, err) = cli(&args).run().code_and_text();
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?} answered: {out}");
         for n in needles {
             assert!(err.contains(n), "{args:?}: {n:?} not in {err}");
         }
     }
-    let (code, out, err) = gamerec(&["find", db, "--tree", SICILIAN]);
+    let (code, out, err) = cli(&["find", db, "--tree", SICILIAN]).run().code_and_text();
     assert_eq!(code, 2, "--tree: {err}");
     assert!(out.is_empty(), "--tree answered: {out}");
 }
@@ -92,7 +88,7 @@ fn a_changed_database_is_refused_with_what_changed_and_what_to_run() {
         .set_modified(mtime)
         .unwrap();
     refused(d, &["differ", "same size", "gamerec index"]);
-    let (_, _, err) = gamerec(&["find", d, "--fen", SICILIAN]);
+    let (_, _, err) = cli(&["find", d, "--fen", SICILIAN]).run().code_and_text();
     assert!(!err.contains("--append"), "{err}");
 
     // Prepended: longer, but the old bytes moved; --append refuses too.
@@ -101,11 +97,11 @@ fn a_changed_database_is_refused_with_what_changed_and_what_to_run() {
     prepended.extend_from_slice(&std::fs::read(&db).unwrap());
     std::fs::write(&db, &prepended).unwrap();
     refused(d, &["grown", "differ"]);
-    let (_, _, err) = gamerec(&["find", d, "--fen", SICILIAN]);
+    let (_, _, err) = cli(&["find", d, "--fen", SICILIAN]).run().code_and_text();
     assert!(!err.contains("--append"), "{err}");
     let idx = dir.join("db.pgn.idx");
     let before = std::fs::read(&idx).unwrap();
-    let (code, _, err) = gamerec(&["index", d, "--append"]);
+    let (code, _, err) = cli(&["index", d, "--append"]).run().code_and_text();
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("cannot append") && err.contains("differ"),
@@ -146,7 +142,7 @@ fn a_failed_build_leaves_nothing_behind() {
     z.extend_from_slice(&[0x55; 100]);
     let db = dir.join("bad.pgn.zst");
     std::fs::write(&db, &z).unwrap();
-    let (code, _, err) = gamerec(&["index", db.to_str().unwrap()]);
+    let (code, _, err) = cli(&["index", db.to_str().unwrap()]).run().code_and_text();
     assert_ne!(code, 0, "{err}");
     assert_eq!(listing(&dir), ["bad.pgn.zst"], "{err}");
     // An append that fails keeps the old index.
@@ -155,13 +151,15 @@ fn a_failed_build_leaves_nothing_behind() {
     ok(&["index", good.to_str().unwrap()]);
     let before = std::fs::read(dir.join("good.pgn.idx")).unwrap();
     let idx = dir.join("good.pgn.idx");
-    let (code, _, err) = gamerec(&[
+    let (code, _, err) = cli(&[
         "index",
         db.to_str().unwrap(),
         "-o",
         idx.to_str().unwrap(),
         "--append",
-    ]);
+    ])
+    .run()
+    .code_and_text();
     assert_ne!(code, 0, "{err}");
     assert_eq!(std::fs::read(&idx).unwrap(), before);
     assert_eq!(listing(&dir), ["bad.pgn.zst", "good.pgn", "good.pgn.idx"]);

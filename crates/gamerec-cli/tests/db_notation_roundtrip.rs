@@ -2,13 +2,9 @@
 //! castling (every fischerandom game of the TCEC corpus file) and null
 //! moves (`--` in SAN and LAN, `0000` in UCI).
 
-use gamerec_testkit::{assert_success, corpus, run, temp_dir};
+use crate::util::cli;
 
-fn gamerec(args: &[&str]) -> Vec<u8> {
-    let out = run(env!("CARGO_BIN_EXE_gamerec"), args, b"");
-    assert_success(&out, &format!("gamerec {}", args.join(" ")));
-    out.stdout
-}
+use gamerec_testkit::{corpus, temp_dir};
 
 /// Writes `pgn` in each notation, reads it back, and compares the SAN
 /// export of the result with the SAN export of the original.
@@ -17,15 +13,17 @@ fn round_trip(pgn: &[u8], name: &str, min_games: usize) {
     let src = dir.join("src.pgn");
     std::fs::write(&src, pgn).unwrap();
     let s = src.to_str().unwrap();
-    let san = gamerec(&["filter", s]);
+    let san = cli(&["filter", s]).run_ok().into_stdout();
     let (games, errors) = gamerec::pgn::read_games(&san);
     assert!(errors.is_empty(), "{errors:?}");
     assert!(games.len() >= min_games, "{name}: {} games", games.len());
     for notation in ["lan", "uci"] {
         let written = dir.join(format!("{notation}.pgn"));
         let w = written.to_str().unwrap();
-        gamerec(&["filter", s, "--notation", notation, "-o", w]);
-        let back = gamerec(&["filter", w]);
+        cli(&["filter", s, "--notation", notation, "-o", w])
+            .run_ok()
+            .into_stdout();
+        let back = cli(&["filter", w]).run_ok().into_stdout();
         assert!(
             back == san,
             "{name}: {notation} output read back differs from the SAN export"
@@ -63,12 +61,11 @@ fn null_moves_in_lan_and_uci_read_back() {
     let dir = temp_dir("db-notation-null-uci");
     let src = dir.join("n.pgn");
     std::fs::write(&src, pgn).unwrap();
-    let uci = String::from_utf8(gamerec(&[
-        "filter",
-        src.to_str().unwrap(),
-        "--notation",
-        "uci",
-    ]))
+    let uci = String::from_utf8(
+        cli(&["filter", src.to_str().unwrap(), "--notation", "uci"])
+            .run_ok()
+            .into_stdout(),
+    )
     .unwrap();
     assert!(uci.contains("1. e2e4 0000 2. d2d4 0000"), "{uci}");
     assert!(uci.contains("1. 0000 e7e5"), "{uci}");

@@ -6,15 +6,11 @@
 //! (pgn-extract has no ranges: its `ECO` prefixes, or-ed), duplicates (`-D`)
 //! and classification (`-e`).
 
+use crate::util::cli;
+
 use std::path::{Path, PathBuf};
 
 use gamerec_testkit::{assert_success, corpus, peer, run, temp_dir};
-
-fn gamerec(args: &[&str]) -> Vec<u8> {
-    let out = run(env!("CARGO_BIN_EXE_gamerec"), args, b"");
-    assert_success(&out, &format!("gamerec {}", args.join(" ")));
-    out.stdout
-}
 
 fn pgn_extract(pe: &Path, args: &[&str], dir: &Path) -> Vec<u8> {
     let out_file = dir.join("pe-out.pgn");
@@ -89,7 +85,7 @@ fn same_games(pe: &Path, dir: &Path, file: &Path, ours: &[&str], theirs_tags: &s
     let f = file.to_str().unwrap();
     let mut args = ours.to_vec();
     args.push(f);
-    let mine = games_by(&gamerec(&args), &IDENTITY);
+    let mine = games_by(&cli(&args).run_ok().into_stdout(), &IDENTITY);
     let tags = dir.join("criteria.txt");
     std::fs::write(&tags, theirs_tags).unwrap();
     let theirs = games_by(
@@ -147,7 +143,9 @@ fn filter_by_player_elo_and_eco_range_matches_pgn_extract() {
             &["filter", "--eco", "B20-B99"],
             &eco_prefixes,
         );
-        let mine = gamerec(&["filter", "--eco", "B20-B99", file.to_str().unwrap()]);
+        let mine = cli(&["filter", "--eco", "B20-B99", file.to_str().unwrap()])
+            .run_ok()
+            .into_stdout();
         nonempty += usize::from(!mine.is_empty());
     }
     assert!(
@@ -179,7 +177,7 @@ fn dedup_matches_pgn_extract() {
         data.extend_from_slice(&std::fs::read(other).unwrap());
         std::fs::write(&joined, &data).unwrap();
         let j = joined.to_str().unwrap();
-        let mine = games_by(&gamerec(&["dedup", "-q", j]), &IDENTITY);
+        let mine = games_by(&cli(&["dedup", "-q", j]).run_ok().into_stdout(), &IDENTITY);
         let theirs = games_by(&pgn_extract(&pe, &["-D", j], &dir), &IDENTITY);
         assert_same(&mine, &theirs, j);
         let all = games_by(&std::fs::read(j).unwrap(), &IDENTITY);
@@ -189,7 +187,10 @@ fn dedup_matches_pgn_extract() {
     let a = corpus("pgn/pgn-extract-tests/infiles/fischer.pgn");
     let b = corpus("pgn/pgn-extract-tests/infiles/petrosian.pgn");
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
-    let mine = games_by(&gamerec(&["dedup", "-q", a, b]), &IDENTITY);
+    let mine = games_by(
+        &cli(&["dedup", "-q", a, b]).run_ok().into_stdout(),
+        &IDENTITY,
+    );
     let theirs = games_by(&pgn_extract(&pe, &["-D", a, b], &dir), &IDENTITY);
     assert_same(&mine, &theirs, "fischer.pgn petrosian.pgn");
     let _ = std::fs::remove_dir_all(&dir);
@@ -215,7 +216,10 @@ fn eco_matches_pgn_extract() {
             "Variation",
             "SubVariation",
         ];
-        let mine = games_by(&gamerec(&["eco", "--eco-file", eco, f]), &names);
+        let mine = games_by(
+            &cli(&["eco", "--eco-file", eco, f]).run_ok().into_stdout(),
+            &names,
+        );
         let theirs = games_by(&pgn_extract(&pe, &[&format!("-e{eco}"), f], &dir), &names);
         assert_same(&mine, &theirs, f);
     }

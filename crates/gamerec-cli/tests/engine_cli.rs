@@ -1,28 +1,15 @@
 //! `gamerec epd analyze|mate|solve` and `gamerec report` end to end.
 
+use crate::util::cli;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn gamerec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gamerec"))
-        .args(args)
-        .output()
-        .expect("run gamerec")
-}
-
-/// Runs gamerec and asserts that it succeeded (showing its stderr if not).
-fn gamerec_ok(args: &[&str]) -> Output {
-    let out = gamerec(args);
-    gamerec_testkit::assert_success(&out, &format!("gamerec {args:?}"));
-    out
-}
 
 /// Runs `gamerec ARGS... INPUT -o OUTPUT`, asserts success and returns what
 /// it wrote to OUTPUT.
 fn run_into(args: &[&str], input: &Path, output: &Path) -> String {
     let mut all = args.to_vec();
     all.extend([input.to_str().unwrap(), "-o", output.to_str().unwrap()]);
-    gamerec_ok(&all);
+    cli(&all).run_ok().into_output();
     std::fs::read_to_string(output).unwrap()
 }
 
@@ -66,7 +53,7 @@ fn analyze_adds_pfga_operations_in_input_order() {
     lines.push("k7/2Q5/1K6/8/8/8/8/8 b - - id \"stalemate\";".into());
     let input = tmp("analyze-in.epd");
     write(&input, &lines);
-    let out = gamerec_ok(&[
+    let out = cli(&[
         "epd",
         "analyze",
         "--depth",
@@ -74,7 +61,9 @@ fn analyze_adds_pfga_operations_in_input_order() {
         "--jobs",
         "2",
         input.to_str().unwrap(),
-    ]);
+    ])
+    .run_ok()
+    .into_output();
     let text = String::from_utf8(out.stdout).unwrap();
     let got: Vec<&str> = text.lines().collect();
     assert_eq!(got.len(), 5);
@@ -164,7 +153,7 @@ fn solve_marks_records_and_resume_continues() {
     let strip = |v: &[&str]| v.iter().map(|l| untimed(l)).collect::<Vec<_>>();
     assert_eq!(strip(&rl), strip(&full_lines));
     // Resuming a finished file does nothing.
-    gamerec_ok(&[
+    cli(&[
         "epd",
         "solve",
         "--nodes",
@@ -173,7 +162,9 @@ fn solve_marks_records_and_resume_continues() {
         input.to_str().unwrap(),
         "-o",
         output.to_str().unwrap(),
-    ]);
+    ])
+    .run_ok()
+    .into_output();
     assert_eq!(std::fs::read_to_string(&output).unwrap(), resumed);
 }
 
@@ -184,7 +175,9 @@ fn bad_records_are_reported_and_passed_through() {
     lines.push("8/8/8/8/8/8/8/8 w - - id \"no kings\";".into());
     let input = tmp("bad-in.epd");
     write(&input, &lines);
-    let out = gamerec(&["epd", "analyze", "--depth", "2", input.to_str().unwrap()]);
+    let out = cli(&["epd", "analyze", "--depth", "2", input.to_str().unwrap()])
+        .run()
+        .into_output();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad-in.epd:2:1: error:"), "{err}");
@@ -201,18 +194,20 @@ fn usage_errors_exit_2() {
     write(&input, &wac_head(1));
     let p = input.to_str().unwrap();
     assert_eq!(
-        gamerec(&["epd", "analyze", p]).status.code(),
+        cli(&["epd", "analyze", p]).run().status.code(),
         Some(2),
         "no limit"
     );
     assert_eq!(
-        gamerec(&["epd", "analyze", "--depth", "2", "--engine", "nope", p])
+        cli(&["epd", "analyze", "--depth", "2", "--engine", "nope", p])
+            .run()
+            .into_output()
             .status
             .code(),
         Some(2)
     );
     assert_eq!(
-        gamerec(&[
+        cli(&[
             "epd",
             "analyze",
             "--depth",
@@ -221,18 +216,24 @@ fn usage_errors_exit_2() {
             "uci:/nonexistent",
             p
         ])
+        .run()
+        .into_output()
         .status
         .code(),
         Some(2)
     );
     assert_eq!(
-        gamerec(&["epd", "analyze", "--depth", "2", "/nonexistent.epd"])
+        cli(&["epd", "analyze", "--depth", "2", "/nonexistent.epd"])
+            .run()
+            .into_output()
             .status
             .code(),
         Some(2)
     );
     assert_eq!(
-        gamerec(&["epd", "analyze", "--movetime", "soon", p])
+        cli(&["epd", "analyze", "--movetime", "soon", p])
+            .run()
+            .into_output()
             .status
             .code(),
         Some(2)
@@ -250,7 +251,7 @@ fn solve_with_stockfish_and_xboard_engines() {
     write(&input, &lines);
     if let Some(sf) = gamerec_testkit::peer("stockfish") {
         let engine = format!("uci:{}", sf.display());
-        let out = gamerec(&[
+        let out = cli(&[
             "epd",
             "solve",
             "--engine",
@@ -260,13 +261,15 @@ fn solve_with_stockfish_and_xboard_engines() {
             "--depth",
             "10",
             input.to_str().unwrap(),
-        ]);
+        ])
+        .run()
+        .into_output();
         let text = String::from_utf8(out.stdout).unwrap();
         assert_eq!(text.matches("solved 1;").count(), 3, "{text}");
     }
     if let Some(fm) = gamerec_testkit::peer("fairymax") {
         let engine = format!("xboard:{}", fm.display());
-        let out = gamerec_ok(&[
+        let out = cli(&[
             "epd",
             "analyze",
             "--engine",
@@ -274,7 +277,9 @@ fn solve_with_stockfish_and_xboard_engines() {
             "--depth",
             "4",
             input.to_str().unwrap(),
-        ]);
+        ])
+        .run_ok()
+        .into_output();
         let text = String::from_utf8(out.stdout).unwrap();
         assert_eq!(text.matches(" pm ").count(), 3, "{text}");
     }
@@ -292,13 +297,15 @@ fn report_summarises_runs_side_by_side() {
     write(&a, &[line("S.1", 1), line("S.2", 0), line("T.1", 1)]);
     write(&b, &[line("S.1", 1), line("S.2", 1), line("T.1", 0)]);
     let html = tmp("report.html");
-    let out = gamerec_ok(&[
+    let out = cli(&[
         "report",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
         "-o",
         html.to_str().unwrap(),
-    ]);
+    ])
+    .run_ok()
+    .into_output();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("run-a: 2/3 solved"), "{text}");
     assert!(text.contains("run-b: 2/3 solved"), "{text}");
@@ -306,7 +313,7 @@ fn report_summarises_runs_side_by_side() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("id=\"diff\"") && page.contains("S.2") && page.contains("T.1"));
     assert_eq!(
-        gamerec(&["report", "/nonexistent.epd"]).status.code(),
+        cli(&["report", "/nonexistent.epd"]).run().status.code(),
         Some(2)
     );
 }
@@ -322,7 +329,7 @@ fn bare_movetime_is_milliseconds_and_is_kept() {
     ];
     let input = tmp("movetime-in.epd");
     write(&input, &lines);
-    let out = gamerec_ok(&[
+    let out = cli(&[
         "epd",
         "analyze",
         "--movetime",
@@ -330,7 +337,9 @@ fn bare_movetime_is_milliseconds_and_is_kept() {
         "--jobs",
         "2",
         input.to_str().unwrap(),
-    ]);
+    ])
+    .run_ok()
+    .into_output();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().count(), 2);
     for line in text.lines() {

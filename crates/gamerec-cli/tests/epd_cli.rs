@@ -1,23 +1,21 @@
 //! `gamerec epd normalize|purge|check`: output, diagnostics, exit status.
 
-use std::process::Output;
-
-fn gamerec(args: &[&str], stdin: &str) -> Output {
-    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, stdin.as_bytes())
-}
+use crate::util::cli;
 
 const GOOD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"a\"; bm Nf3 e4;\n";
 const BAD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"b\"; bm e5;\n";
 
 #[test]
 fn normalize_writes_canonical_lines_and_reports_errors() {
-    let out = gamerec(&["epd", "normalize"], GOOD);
+    let out = cli(&["epd", "normalize"]).stdin(GOOD).run();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf3 e4; id \"a\";\n"
     );
-    let out = gamerec(&["epd", "normalize"], &format!("{GOOD}{BAD}"));
+    let out = cli(&["epd", "normalize"])
+        .stdin(format!("{GOOD}{BAD}"))
+        .run();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(stdout.lines().nth(1), Some(BAD.trim_end()));
@@ -28,35 +26,37 @@ fn normalize_writes_canonical_lines_and_reports_errors() {
 
 #[test]
 fn purge_removes_operations() {
-    let out = gamerec(&["epd", "purge", "id"], &format!("{GOOD}{BAD}"));
+    let out = cli(&["epd", "purge", "id"])
+        .stdin(format!("{GOOD}{BAD}"))
+        .run();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf3 e4;\n\
          rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e5;\n"
     );
-    let out = gamerec(&["epd", "purge", "9bad"], GOOD);
+    let out = cli(&["epd", "purge", "9bad"]).stdin(GOOD).run();
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn check_prints_diagnostics_and_summary() {
-    let out = gamerec(&["epd", "check"], &format!("{GOOD}\n{BAD}"));
+    let out = cli(&["epd", "check"]).stdin(format!("{GOOD}\n{BAD}")).run();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines[0].starts_with("<stdin>:3:"), "{stdout}");
     assert_eq!(lines.last(), Some(&"2 records, 1 errors"));
-    let out = gamerec(&["epd", "check"], GOOD);
+    let out = cli(&["epd", "check"]).stdin(GOOD).run();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "1 records, 0 errors\n"
     );
-    let out = gamerec(&["epd", "check", "/no/such/file.epd"], "");
+    let out = cli(&["epd", "check", "/no/such/file.epd"]).run();
     assert_eq!(out.status.code(), Some(2));
     for verb in ["normalize", "purge", "check"] {
-        let out = gamerec(&["epd", verb, "--help"], "");
+        let out = cli(&["epd", verb, "--help"]).run();
         assert!(
             String::from_utf8_lossy(&out.stdout).contains("Examples:"),
             "{verb}"
@@ -71,15 +71,13 @@ fn convert_between_fen_and_epd() {
     let epd_path = dir.join("a.epd");
     std::fs::write(&epd_path, format!("{GOOD}{BAD}")).unwrap();
     let fen_path = dir.join("a.fen");
-    let out = gamerec(
-        &[
-            "convert",
-            epd_path.to_str().unwrap(),
-            "-o",
-            fen_path.to_str().unwrap(),
-        ],
-        "",
-    );
+    let out = cli(&[
+        "convert",
+        epd_path.to_str().unwrap(),
+        "-o",
+        fen_path.to_str().unwrap(),
+    ])
+    .run();
     assert_eq!(out.status.code(), Some(1), "one record has an error");
     let fen = std::fs::read_to_string(&fen_path).unwrap();
     assert_eq!(
@@ -88,7 +86,7 @@ fn convert_between_fen_and_epd() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("dropped"));
     std::fs::write(&fen_path, "4k3/8/8/8/8/8/4P3/4K3 w - - 5 39\n").unwrap();
-    let out = gamerec(&["convert", fen_path.to_str().unwrap()], "");
+    let out = cli(&["convert", fen_path.to_str().unwrap()]).run();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -107,7 +105,7 @@ fn convert_between_pgn_and_epd() {
         "[Event \"E\"]\n[Round \"2\"]\n[White \"W\"]\n\n1. e4 {good} e5 (1... c5) 2. Nf3 *\n",
     )
     .unwrap();
-    let out = gamerec(&["convert", pgn.to_str().unwrap(), "--to", "epd"], "");
+    let out = cli(&["convert", pgn.to_str().unwrap(), "--to", "epd"]).run();
     assert_eq!(out.status.code(), Some(0));
     let epd = String::from_utf8_lossy(&out.stdout).into_owned();
     let lines: Vec<&str> = epd.lines().collect();
@@ -117,17 +115,15 @@ fn convert_between_pgn_and_epd() {
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - sm e5; c0 \"good\"; id \"E.2.1\"; hmvc 0; fmvn 1;"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("variations"));
-    let out = gamerec(
-        &[
-            "convert",
-            pgn.to_str().unwrap(),
-            "--to",
-            "epd",
-            "--variations",
-            "--ptp",
-        ],
-        "",
-    );
+    let out = cli(&[
+        "convert",
+        pgn.to_str().unwrap(),
+        "--to",
+        "epd",
+        "--variations",
+        "--ptp",
+    ])
+    .run();
     let epd = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(epd.lines().count(), 6);
     assert!(epd.contains("ptp Event \"E\" Round \"2\" White \"W\""));
@@ -139,7 +135,7 @@ fn convert_between_pgn_and_epd() {
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - pv e4 e5; bm e4; ptp White \"X\";\n",
     )
     .unwrap();
-    let out = gamerec(&["convert", epd_path.to_str().unwrap(), "--to", "pgn"], "");
+    let out = cli(&["convert", epd_path.to_str().unwrap(), "--to", "pgn"]).run();
     assert_eq!(out.status.code(), Some(0));
     let pgn_text = String::from_utf8_lossy(&out.stdout);
     assert!(pgn_text.contains("[White \"X\"]"), "{pgn_text}");
@@ -158,15 +154,13 @@ fn convert_epd_to_epd_writes_the_canonical_form() {
     )
     .unwrap();
     let output = dir.join("out.epd");
-    let out = gamerec(
-        &[
-            "convert",
-            input.to_str().unwrap(),
-            "-o",
-            output.to_str().unwrap(),
-        ],
-        "",
-    );
+    let out = cli(&[
+        "convert",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ])
+    .run();
     assert_eq!(out.status.code(), Some(1), "the bad line is an error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("in.epd:2:"));
     let written = std::fs::read_to_string(&output).unwrap();
@@ -174,7 +168,7 @@ fn convert_epd_to_epd_writes_the_canonical_form() {
         written,
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Nf3 e4; id \"x\";\nnot a record\n"
     );
-    let again = gamerec(&["convert", output.to_str().unwrap(), "--to", "epd"], "");
+    let again = cli(&["convert", output.to_str().unwrap(), "--to", "epd"]).run();
     assert_eq!(again.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&again.stdout),
@@ -192,16 +186,16 @@ fn compressed_epd_is_read_by_extension() {
     gz.write_all(format!("{GOOD}{BAD}").as_bytes()).unwrap();
     std::fs::write(&path, gz.finish().unwrap()).unwrap();
     let p = path.to_str().unwrap();
-    let out = gamerec(&["check", p], "");
+    let out = cli(&["check", p]).run();
     assert_eq!(out.status.code(), Some(1), "BAD's bm is illegal");
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("2 records, "),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    let out = gamerec(&["epd", "normalize", p], "");
+    let out = cli(&["epd", "normalize", p]).run();
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
-    let out = gamerec(&["convert", p, "--to", "fen"], "");
+    let out = cli(&["convert", p, "--to", "fen"]).run();
     assert_eq!(out.status.code(), Some(1), "BAD is reported again");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("rnbqkbnr/"));
 }

@@ -1,11 +1,7 @@
 //! `gamerec match` for Go and `gamerec sgf analyze` (GNU Go parts skip
 //! when `gnugo` is missing unless GAMEREC_REQUIRE_PEERS=1).
 
-use std::process::Output;
-
-fn gamerec(args: &[&str]) -> Output {
-    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, b"")
-}
+use crate::util::cli;
 
 #[test]
 fn go_match_writes_sgf_and_resumes() {
@@ -13,7 +9,7 @@ fn go_match_writes_sgf_and_resumes() {
     let run = dir.join("run");
     let _ = std::fs::remove_dir_all(&run);
     let out = dir.join("games.sgf");
-    let o = gamerec(&[
+    let o = cli(&[
         "match",
         "random:1",
         "weak:2",
@@ -30,7 +26,8 @@ fn go_match_writes_sgf_and_resumes() {
         "-o",
         out.to_str().unwrap(),
         "-q",
-    ]);
+    ])
+    .run();
     let (code, _, stderr) = gamerec_testkit::code_and_text(&o);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("Results of random:1 vs weak:2"), "{stderr}");
@@ -38,7 +35,7 @@ fn go_match_writes_sgf_and_resumes() {
     assert_eq!(text.matches("(;GM[1]").count(), 2);
     assert!(text.contains("BL[") && text.contains("WL[") && text.contains("OT[3x1 byo-yomi]"));
     // Resuming a finished Go match plays nothing and prints the same games.
-    let o = gamerec(&["match", "--resume", run.to_str().unwrap(), "-q"]);
+    let o = cli(&["match", "--resume", run.to_str().unwrap(), "-q"]).run();
     let (code, stdout, stderr) = gamerec_testkit::code_and_text(&o);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, text);
@@ -49,7 +46,7 @@ fn go_match_writes_sgf_and_resumes() {
         &["match", "random", "weak", "--handicap", "1"],
         &["match", "random", "gtp:"],
     ] {
-        let o = gamerec(bad);
+        let o = cli(bad).run();
         assert_eq!(o.status.code(), Some(2), "{bad:?}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -69,7 +66,7 @@ fn sgf_analyze_annotates_moves_with_gnugo() {
     .unwrap();
     let out = dir.join("out.sgf");
     let engine = format!("gtp:{} --mode gtp --level 0", gnugo.display());
-    let o = gamerec(&[
+    let o = cli(&[
         "sgf",
         "analyze",
         input.to_str().unwrap(),
@@ -77,7 +74,8 @@ fn sgf_analyze_annotates_moves_with_gnugo() {
         &engine,
         "-o",
         out.to_str().unwrap(),
-    ]);
+    ])
+    .run();
     let (code, _, stderr) = gamerec_testkit::code_and_text(&o);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("estimate_score"), "{stderr}");
@@ -92,13 +90,14 @@ fn sgf_analyze_annotates_moves_with_gnugo() {
     let parsed = gamerec::sgf::parse(text.as_bytes(), &gamerec::sgf::ParseOptions::default());
     assert_eq!(parsed.error_count(), 0);
     // A built-in player cannot analyse.
-    let o = gamerec(&[
+    let o = cli(&[
         "sgf",
         "analyze",
         input.to_str().unwrap(),
         "--engine",
         "weak",
-    ]);
+    ])
+    .run();
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }

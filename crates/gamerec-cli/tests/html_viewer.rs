@@ -3,9 +3,9 @@
 //! (read from the DOM) and the screenshots show a board (kept under
 //! `target/screenshots/`).
 
-mod cdp;
-#[path = "../../gamerec-view/tests/common/mod.rs"]
-mod common;
+use crate::util::cli;
+
+use crate::{cdp, common};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,22 +36,19 @@ Nf6 $6 {[%clk 0:04:30][%eval 1.2]} 4. Ng5 {[%clk 0:04:20][%eval 1.1]} d5 5. exd5
 const SGF: &str = "(;GM[1]FF[4]SZ[9]PB[Black]PW[White]KM[6.5]RE[W+R];B[ee]C[centre];W[cc]TR[ee]\
 (;B[gc];W[cg];B[gg]LB[ee:A])(;B[cg];W[gc]))";
 
-fn gamerec(args: &[&str]) -> std::process::Output {
-    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, b"")
-}
-
 fn site(name: &str) -> PathBuf {
     let dir = gamerec_testkit::temp_dir(name);
     std::fs::write(dir.join("games.pgn"), PGN).unwrap();
     std::fs::write(dir.join("joseki.sgf"), SGF).unwrap();
     let out = dir.join("site");
-    let o = gamerec(&[
+    let o = cli(&[
         "html",
         dir.join("games.pgn").to_str().unwrap(),
         dir.join("joseki.sgf").to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
-    ]);
+    ])
+    .run();
     gamerec_testkit::assert_success(&o, "gamerec html");
     out
 }

@@ -1,14 +1,12 @@
 //! One test per defect listed in issue 13 ("Why"), each failing on the
 //! code before the `gamerec::io` layer and passing on it.
 
+use crate::util::cli;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use gamerec_testkit::{code_and_text, run, temp_dir};
-
-fn gamerec(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    code_and_text(&run(env!("CARGO_BIN_EXE_gamerec"), args, stdin))
-}
+use gamerec_testkit::temp_dir;
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
@@ -33,11 +31,13 @@ fn output_extension_writes_that_format_never_pgn_text() {
     let (a, b) = two_pgn_files(&dir);
     for ext in ["cbf", "pgc", "fbk"] {
         let out = dir.join(format!("out.{ext}"));
-        let (code, _, err) = gamerec(&["convert", s(&a), s(&b), "-o", s(&out)], b"");
+        let (code, _, err) = cli(&["convert", s(&a), s(&b), "-o", s(&out)])
+            .run()
+            .code_and_text();
         assert_eq!(code, 0, "{ext}: {err}");
         let bytes = std::fs::read(&out).expect("written");
         assert!(!bytes.starts_with(b"[Event"), "{ext} holds PGN text");
-        let (code, text, err) = gamerec(&["check", s(&out)], b"");
+        let (code, text, err) = cli(&["check", s(&out)]).run().code_and_text();
         assert_eq!(code, 0, "{ext}: {text}{err}");
         let games = if ext == "fbk" {
             "1 games, "
@@ -51,7 +51,9 @@ fn output_extension_writes_that_format_never_pgn_text() {
         "the CBF index is written beside it"
     );
     let epd = dir.join("out.epd");
-    let (code, _, _) = gamerec(&["convert", s(&a), s(&b), "-o", s(&epd)], b"");
+    let (code, _, _) = cli(&["convert", s(&a), s(&b), "-o", s(&epd)])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0);
     let text = std::fs::read_to_string(&epd).expect("written");
     assert_eq!(text.lines().count(), 6 + 4 + 3, "one record per position");
@@ -61,14 +63,15 @@ fn output_extension_writes_that_format_never_pgn_text() {
         "{text}"
     );
     let sgf = dir.join("out.sgf");
-    let (code, _, err) = gamerec(&["convert", s(&a), "-o", s(&sgf)], b"");
+    let (code, _, err) = cli(&["convert", s(&a), "-o", s(&sgf)])
+        .run()
+        .code_and_text();
     assert_eq!(code, 2);
     assert!(err.contains("cannot convert chess games to SGF"), "{err}");
     assert!(!sgf.exists());
-    let (code, _, err) = gamerec(
-        &["convert", s(&a), "--to", "cbf", "-o", s(&dir.join("x.pgn"))],
-        b"",
-    );
+    let (code, _, err) = cli(&["convert", s(&a), "--to", "cbf", "-o", s(&dir.join("x.pgn"))])
+        .run()
+        .code_and_text();
     assert_eq!(code, 2);
     assert!(
         err.contains("x.pgn: the file name says PGN but --to says CBF"),
@@ -85,26 +88,38 @@ fn binary_to_json_pgn_to_fen_and_show_a_game_file() {
     let pgc = dir.join("g.pgc");
     let cbf = dir.join("g.cbf");
     for out in [&pgc, &cbf] {
-        assert_eq!(gamerec(&["convert", s(&a), "-o", s(out)], b"").0, 0);
+        assert_eq!(
+            cli(&["convert", s(&a), "-o", s(out)])
+                .run()
+                .code_and_text()
+                .0,
+            0
+        );
     }
     for input in [&pgc, &cbf] {
-        let (code, json, err) = gamerec(&["convert", s(input), "--to", "json"], b"");
+        let (code, json, err) = cli(&["convert", s(input), "--to", "json"])
+            .run()
+            .code_and_text();
         assert_eq!(code, 0, "{err}");
         assert_eq!(json.lines().count(), 2, "{json}");
         assert!(json.contains("\"san\":\"Bb5\""), "{json}");
     }
-    let (code, fen, err) = gamerec(&["convert", s(&a), "--to", "fen"], b"");
+    let (code, fen, err) = cli(&["convert", s(&a), "--to", "fen"])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     assert_eq!(fen.lines().count(), 6 + 4);
     assert_eq!(
         fen.lines().nth(5),
         Some("r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3")
     );
-    let (code, board, err) = gamerec(&["show", s(&a), "--ply", "2", "--ascii"], b"");
+    let (code, board, err) = cli(&["show", s(&a), "--ply", "2", "--ascii"])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     assert!(board.contains("game 1, ply 2"), "{board}");
     assert!(board.contains("after e5"), "{board}");
-    let (code, board, _) = gamerec(&["show", s(&cbf), "--game", "2"], b"");
+    let (code, board, _) = cli(&["show", s(&cbf), "--game", "2"]).run().code_and_text();
     assert_eq!(code, 0);
     assert!(board.contains("game 2, ply 3"), "{board}");
 }
@@ -122,20 +137,30 @@ fn compressed_binary_and_report_inputs_are_read() {
     let dir = temp_dir("defect-gz");
     let (a, _) = two_pgn_files(&dir);
     let pgc = dir.join("x.pgc");
-    assert_eq!(gamerec(&["convert", s(&a), "-o", s(&pgc)], b"").0, 0);
+    assert_eq!(
+        cli(&["convert", s(&a), "-o", s(&pgc)])
+            .run()
+            .code_and_text()
+            .0,
+        0
+    );
     let gz = dir.join("x.pgc.gz");
     std::fs::write(&gz, gzip(&std::fs::read(&pgc).expect("pgc"))).expect("write");
-    let (code, out, err) = gamerec(&["check", s(&gz)], b"");
+    let (code, out, err) = cli(&["check", s(&gz)]).run().code_and_text();
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("2 games, "), "{out}");
-    let (code, pgn, err) = gamerec(&["convert", s(&gz), "--to", "pgn"], b"");
+    let (code, pgn, err) = cli(&["convert", s(&gz), "--to", "pgn"])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     assert!(pgn.contains("3. Bb5 1-0"), "{pgn}");
     let solved = "8/8/8/8/8/8/8/K1k5 w - - bm Ka2; pm Ka2; solved 1;\n";
     let w = dir.join("w.epd.gz");
     std::fs::write(&w, gzip(solved.as_bytes())).expect("write");
     let html = dir.join("w.html");
-    let (code, out, err) = gamerec(&["report", s(&w), "-o", s(&html)], b"");
+    let (code, out, err) = cli(&["report", s(&w), "-o", s(&html)])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1/1"), "{out}");
 }
@@ -154,7 +179,9 @@ fn sgf_json_depth_does_not_grow_with_game_length() {
     sgf.push(')');
     let path = dir.join("long.sgf");
     std::fs::write(&path, &sgf).expect("write");
-    let (code, json, err) = gamerec(&["convert", s(&path), "--to", "json"], b"");
+    let (code, json, err) = cli(&["convert", s(&path), "--to", "json"])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value =
         serde_json::from_str(&json).expect("within serde_json's depth limit");
@@ -167,7 +194,7 @@ fn sgf_json_depth_does_not_grow_with_game_length() {
 fn missing_and_unreadable_inputs_are_reported_once_and_the_rest_read() {
     let dir = temp_dir("defect-missing");
     let (a, _) = two_pgn_files(&dir);
-    let (code, out, err) = gamerec(&["check", "nope.pgn", s(&a)], b"");
+    let (code, out, err) = cli(&["check", "nope.pgn", s(&a)]).run().code_and_text();
     assert_eq!(code, 2);
     assert_eq!(
         err.trim_end(),
@@ -177,46 +204,50 @@ fn missing_and_unreadable_inputs_are_reported_once_and_the_rest_read() {
         out.starts_with("2 games, 8 moves, 0 errors, 1 file not read"),
         "{out}"
     );
-    let (code, _, err) = gamerec(&["check", s(&dir), s(&a)], b"");
+    let (code, _, err) = cli(&["check", s(&dir), s(&a)]).run().code_and_text();
     assert_eq!(code, 2);
     assert_eq!(
         err.trim_end(),
         format!("{}: error: is a directory", dir.display())
     );
     for missing in ["nope.sgf", "nope.epd"] {
-        let (code, out, err) = gamerec(&["check", missing], b"");
+        let (code, out, err) = cli(&["check", missing]).run().code_and_text();
         assert_eq!(code, 2, "{missing}");
         assert!(err.starts_with(&format!("{missing}: ")), "{err}");
         assert_eq!(err.matches(missing).count(), 1, "{err}");
         assert!(out.contains("1 file not read"), "{out}");
     }
     let wac = gamerec_testkit::repo_root().join("samples/wac-20.epd");
-    let (code, out, err) = gamerec(&["epd", "check", "nope.epd", s(&wac)], b"");
+    let (code, out, err) = cli(&["epd", "check", "nope.epd", s(&wac)])
+        .run()
+        .code_and_text();
     assert_eq!(code, 2);
     assert_eq!(
         err.trim_end(),
         "gamerec: nope.epd: No such file or directory (os error 2)"
     );
     assert!(out.contains("20 records, 0 errors"), "{out}");
-    let (code, out, err) = gamerec(&["sort", "nope.pgn", s(&a)], b"");
+    let (code, out, err) = cli(&["sort", "nope.pgn", s(&a)]).run().code_and_text();
     assert_eq!(code, 2);
     assert_eq!(err.matches("nope.pgn").count(), 1, "{err}");
     assert_eq!(out.matches("[Event ").count(), 2, "{out}");
-    let (code, _, err) = gamerec(&["convert", "nope.pgn", "-o", s(&dir.join("o.pgn"))], b"");
+    let (code, _, err) = cli(&["convert", "nope.pgn", "-o", s(&dir.join("o.pgn"))])
+        .run()
+        .code_and_text();
     assert_eq!(code, 2);
     assert_eq!(err.matches("nope.pgn").count(), 1, "{err}");
-    let (_, _, err) = gamerec(
-        &[
-            "epd",
-            "solve",
-            "--engine",
-            "uci:/nonexistent/engine",
-            "--depth",
-            "1",
-            "-",
-        ],
-        b"8/8/8/8/8/8/8/K1k5 w - - bm Ka2;\n",
-    );
+    let (_, _, err) = cli(&[
+        "epd",
+        "solve",
+        "--engine",
+        "uci:/nonexistent/engine",
+        "--depth",
+        "1",
+        "-",
+    ])
+    .stdin(b"8/8/8/8/8/8/8/K1k5 w - - bm Ka2;\n")
+    .run()
+    .code_and_text();
     assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
 }
 
@@ -227,13 +258,16 @@ fn binary_file_read_as_pgn_stops_with_one_line_and_no_control_bytes() {
     let exe = std::fs::read(env!("CARGO_BIN_EXE_gamerec")).expect("binary");
     let path = dir.join("binary.pgn");
     std::fs::write(&path, &exe[..exe.len().min(2 << 20)]).expect("write");
-    let (code, out, _) = gamerec(&["check", s(&path)], b"");
+    let (code, out, _) = cli(&["check", s(&path)]).run().code_and_text();
     assert_eq!(code, 1);
     assert!(out.lines().count() <= 3, "{out}");
     assert!(out.contains("not PGN"), "{out}");
     // Text that is not PGN stops after a bounded number of errors.
     let junk = format!("\u{1b}[31m{}", "x ) y ) z ) *\n\n".repeat(5000));
-    let (code, out, _) = gamerec(&["check", "-"], junk.as_bytes());
+    let (code, out, _) = cli(&["check", "-"])
+        .stdin(junk.as_bytes())
+        .run()
+        .code_and_text();
     assert_eq!(code, 1);
     assert!(out.lines().count() < 60, "{} lines", out.lines().count());
     assert!(out.contains("does not look like PGN"), "{out}");
@@ -249,7 +283,7 @@ fn truncated_input_reports_games_before_the_cut_and_no_phantom_game() {
     let gz = gzip(&eco);
     let cut = dir.join("cut.pgn.gz");
     std::fs::write(&cut, &gz[..gz.len() / 2]).expect("write");
-    let (code, out, err) = gamerec(&["check", s(&cut)], b"");
+    let (code, out, err) = cli(&["check", s(&cut)]).run().code_and_text();
     assert_eq!(code, 2);
     let games: u64 = out
         .lines()
@@ -261,12 +295,14 @@ fn truncated_input_reports_games_before_the_cut_and_no_phantom_game() {
         .unwrap_or_else(|| panic!("a summary: {out}"));
     assert!(games > 500, "{out}");
     assert!(err.contains(&format!("after {games} games read")), "{err}");
-    let (code, _, err) = gamerec(&["convert", s(&cut), "--to", "epd"], b"");
+    let (code, _, err) = cli(&["convert", s(&cut), "--to", "epd"])
+        .run()
+        .code_and_text();
     assert_eq!(code, 2);
     assert!(err.contains(" games read)"), "{err}");
 
     let text = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n[Site \"x\"]\n";
-    let (code, pgn, err) = gamerec(&["convert", "-"], text);
+    let (code, pgn, err) = cli(&["convert", "-"]).stdin(text).run().code_and_text();
     assert_eq!(code, 1, "{err}");
     assert_eq!(pgn.matches("[Event ").count(), 1, "{pgn}");
     assert!(
@@ -284,7 +320,10 @@ fn conversion_losses_name_game_and_line_and_the_flag() {
     let text = format!(
         "[Event \"a\"]\n\n1. e4 {{{long}}} e5 (1... c5) *\n\n[Event \"b\"]\n\n1. d4 {{{long}}} *\n"
     );
-    let (code, _, err) = gamerec(&["convert", "-", "--to", "epd"], text.as_bytes());
+    let (code, _, err) = cli(&["convert", "-", "--to", "epd"])
+        .stdin(text.as_bytes())
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("<stdin>:1:1: warning: game 1: ply 1: comment cut to 255 bytes"),
@@ -302,7 +341,7 @@ fn conversion_losses_name_game_and_line_and_the_flag() {
 #[test]
 fn epd_units_and_the_samples_readme_command() {
     let wac = gamerec_testkit::repo_root().join("samples/wac-20.epd");
-    let (code, out, _) = gamerec(&["check", s(&wac)], b"");
+    let (code, out, _) = cli(&["check", s(&wac)]).run().code_and_text();
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("20 records, 0 errors;"), "{out}");
     assert!(!out.contains("node(s)"), "{out}");
@@ -314,7 +353,7 @@ fn epd_units_and_the_samples_readme_command() {
         .expect("the README names a check command");
     let args: Vec<String> = command.split(' ').skip(1).flat_map(glob).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, out, err) = gamerec(&args, b"");
+    let (code, out, err) = cli(&args).run().code_and_text();
     assert_eq!(code, 0, "{command}: {out}{err}");
 }
 
@@ -340,7 +379,7 @@ fn glob(arg: &str) -> Vec<String> {
 #[test]
 fn en_passant_mark_written_apart_is_read() {
     let text = b"1. e4 Nf6 2. e5 d5 3. exd6 e.p. e6 4. dxc7 *\n";
-    let (code, out, _) = gamerec(&["check", "-"], text);
+    let (code, out, _) = cli(&["check", "-"]).stdin(text).run().code_and_text();
     assert_eq!(
         (code, out.as_str()),
         (0, "1 games, 7 moves, 0 errors; 0 with errors, 0 warnings\n")
@@ -356,14 +395,19 @@ fn pgc_on_stdin_is_known_by_content_and_read_whole() {
     let dir = temp_dir("io-pgc-stdin");
     let pgc = dir.join("games.pgc");
     let pgn = gamerec_testkit::corpus("pgn/lichess_db_1000k.pgn");
-    let (code, _, err) = gamerec(&["convert", s(&pgn), "-o", s(&pgc)], b"");
+    let (code, _, err) = cli(&["convert", s(&pgn), "-o", s(&pgc)])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     let bytes = std::fs::read(&pgc).unwrap();
     assert_eq!(bytes[0], 0x05, "general games");
-    let (code, out, err) = gamerec(&["check", "-"], &bytes);
+    let (code, out, err) = cli(&["check", "-"]).stdin(&bytes).run().code_and_text();
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("438 games, "), "{out}");
-    let (code, out, err) = gamerec(&["convert", "-", "--to", "pgn"], &bytes);
+    let (code, out, err) = cli(&["convert", "-", "--to", "pgn"])
+        .stdin(&bytes)
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.matches("[Event ").count(), 438);
 }

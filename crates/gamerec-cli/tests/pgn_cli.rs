@@ -1,18 +1,11 @@
 //! `gamerec check` and `gamerec convert` end to end.
 
-fn gamerec(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
-    let output = gamerec_testkit::run(
-        env!("CARGO_BIN_EXE_gamerec"),
-        args,
-        stdin.unwrap_or_default(),
-    );
-    gamerec_testkit::code_and_text(&output)
-}
+use crate::util::cli;
 
 #[test]
 fn check_prints_diagnostics_then_the_summary() {
     let text = b"[Event \"a\"]\n\n1. e4 e5 2. Ke3 *\n\n[Event \"b\"]\n1. d4 d5 1-0\n\n1. e4 & *\n";
-    let (code, out, _) = gamerec(&["check", "-"], Some(text));
+    let (code, out, _) = cli(&["check", "-"]).stdin(text).run().code_and_text();
     assert_eq!(code, 1);
     let lines: Vec<_> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
@@ -33,7 +26,10 @@ fn check_prints_diagnostics_then_the_summary() {
         lines[2],
         "3 games, 5 moves, 2 errors; 2 with errors, 0 warnings"
     );
-    let (code, out, _) = gamerec(&["check", "-"], Some(b"1. e4 e5 *\n"));
+    let (code, out, _) = cli(&["check", "-"])
+        .stdin(b"1. e4 e5 *\n")
+        .run()
+        .code_and_text();
     assert_eq!(
         (code, out.as_str()),
         (0, "1 games, 2 moves, 0 errors; 0 with errors, 0 warnings\n")
@@ -44,15 +40,19 @@ fn check_prints_diagnostics_then_the_summary() {
 fn check_same_answer_with_any_thread_count_and_compression() {
     let corpus = gamerec_testkit::corpus("pgn/lichess-studies/mate_in_4.pgn");
     let path = corpus.to_str().unwrap();
-    let (c1, o1, _) = gamerec(&["check", "--threads", "1", path], None);
-    let (c2, o2, _) = gamerec(&["check", "--threads", "3", path], None);
+    let (c1, o1, _) = cli(&["check", "--threads", "1", path])
+        .run()
+        .code_and_text();
+    let (c2, o2, _) = cli(&["check", "--threads", "3", path])
+        .run()
+        .code_and_text();
     assert_eq!((c1, &o1), (c2, &o2));
     let data = std::fs::read(&corpus).unwrap();
     let dir = std::env::temp_dir().join(format!("gamerec-pgn-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let zst = dir.join("m4.pgn.zst");
     std::fs::write(&zst, zstd_compress(&data)).unwrap();
-    let (c3, o3, _) = gamerec(&["check", zst.to_str().unwrap()], None);
+    let (c3, o3, _) = cli(&["check", zst.to_str().unwrap()]).run().code_and_text();
     assert_eq!(c3, c1);
     assert_eq!(o3.lines().last(), o1.lines().last());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -67,11 +67,19 @@ fn zstd_compress(data: &[u8]) -> Vec<u8> {
 #[test]
 fn convert_to_pgn_is_idempotent_and_json_has_one_line_per_game() {
     let corpus = gamerec_testkit::corpus("pgn/pgn-extract-tests/infiles/fischer.pgn");
-    let (code, first, _) = gamerec(&["convert", corpus.to_str().unwrap()], None);
+    let (code, first, _) = cli(&["convert", corpus.to_str().unwrap()])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0);
-    let (_, second, _) = gamerec(&["convert", "-"], Some(first.as_bytes()));
+    let (_, second, _) = cli(&["convert", "-"])
+        .stdin(first.as_bytes())
+        .run()
+        .code_and_text();
     assert_eq!(first, second);
-    let (code, json, _) = gamerec(&["convert", "--to", "json", "-"], Some(first.as_bytes()));
+    let (code, json, _) = cli(&["convert", "--to", "json", "-"])
+        .stdin(first.as_bytes())
+        .run()
+        .code_and_text();
     assert_eq!(code, 0);
     let games = first.matches("\n[Event ").count() + 1;
     assert_eq!(json.lines().count(), games);
@@ -82,7 +90,9 @@ fn convert_to_pgn_is_idempotent_and_json_has_one_line_per_game() {
 #[test]
 fn tcec_archive_checks_clean() {
     let corpus = gamerec_testkit::corpus("pgn/tcec-2011-2021.pgn.zst");
-    let (code, out, _) = gamerec(&["check", "-q", corpus.to_str().unwrap()], None);
+    let (code, out, _) = cli(&["check", "-q", corpus.to_str().unwrap()])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{out}");
     assert_eq!(
         out,
@@ -91,20 +101,25 @@ fn tcec_archive_checks_clean() {
 }
 
 #[test]
-#[ignore = "converts 149 MB twice; run with --ignored"]
+#[ignore = "minutes: converts 149 MB twice"]
 fn tcec_archive_export_is_idempotent() {
     let corpus = gamerec_testkit::corpus("pgn/tcec-2011-2021.pgn.zst");
-    let (code, first, _) = gamerec(&["convert", "-q", corpus.to_str().unwrap()], None);
+    let (code, first, _) = cli(&["convert", "-q", corpus.to_str().unwrap()])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0);
-    let (_, second, _) = gamerec(&["convert", "-q", "-"], Some(first.as_bytes()));
+    let (_, second, _) = cli(&["convert", "-q", "-"])
+        .stdin(first.as_bytes())
+        .run()
+        .code_and_text();
     assert!(first == second);
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    let (code, _, err) = gamerec(&["check", "/nonexistent/x.pgn"], None);
+    let (code, _, err) = cli(&["check", "/nonexistent/x.pgn"]).run().code_and_text();
     assert_eq!(code, 2, "{err}");
-    let (code, _, _) = gamerec(&["check", "--help"], None);
+    let (code, _, _) = cli(&["check", "--help"]).run().code_and_text();
     assert_eq!(code, 0);
 }
 
@@ -112,10 +127,10 @@ fn usage_errors_exit_2() {
 fn latin1_export_warns_about_characters_it_cannot_hold() {
     let text =
         "[Event \"Łódź\"]\n[White \"Müller\"]\n1. e4 {a ♞ move} e5 *\n\n[Event \"b\"]\n1. d4 *\n";
-    let (code, out, err) = gamerec(
-        &["convert", "--encoding", "latin-1", "-"],
-        Some(text.as_bytes()),
-    );
+    let (code, out, err) = cli(&["convert", "--encoding", "latin-1", "-"])
+        .stdin(text.as_bytes())
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     let warnings: Vec<_> = err
         .lines()
@@ -132,7 +147,10 @@ fn latin1_export_warns_about_characters_it_cannot_hold() {
     assert!(out.contains("[White \"M\u{fffd}ller\"]"), "{out}");
     assert!(out.contains("{a ? move}"), "{out}");
     // UTF-8 output holds everything: no warning.
-    let (code, out, err) = gamerec(&["convert", "-"], Some(text.as_bytes()));
+    let (code, out, err) = cli(&["convert", "-"])
+        .stdin(text.as_bytes())
+        .run()
+        .code_and_text();
     assert_eq!(
         (code, err.as_str()),
         (
@@ -201,7 +219,7 @@ fn check_reports_the_same_lines_whichever_way_a_large_input_is_read() {
         let zst = dir.join(format!("large-{name}.pgn.zst"));
         std::fs::write(&zst, zstd_compress(text)).unwrap();
         let p = path.to_str().unwrap();
-        let (code, one, _) = gamerec(&["check", "-t", "1", p], None);
+        let (code, one, _) = cli(&["check", "-t", "1", p]).run().code_and_text();
         assert_eq!(code, 1);
         let errors = one.lines().filter(|l| l.contains(": error: ")).count();
         assert_eq!(errors, injected, "{one}");
@@ -211,13 +229,18 @@ fn check_reports_the_same_lines_whichever_way_a_large_input_is_read() {
             "the error after the huge comment is reported"
         );
         for threads in ["2", "3"] {
-            let (c, out, _) = gamerec(&["check", "-t", threads, p], None);
+            let (c, out, _) = cli(&["check", "-t", threads, p]).run().code_and_text();
             assert_eq!((c, &out), (code, &one), "{name} --threads {threads}");
         }
-        let (c, out, _) = gamerec(&["check", "-t", "2", zst.to_str().unwrap()], None);
+        let (c, out, _) = cli(&["check", "-t", "2", zst.to_str().unwrap()])
+            .run()
+            .code_and_text();
         let z = zst.to_str().unwrap();
         assert_eq!((c, out.replace(z, p)), (code, one.clone()), "{name} zstd");
-        let (c, out, _) = gamerec(&["check", "-t", "2", "-"], Some(text));
+        let (c, out, _) = cli(&["check", "-t", "2", "-"])
+            .stdin(text)
+            .run()
+            .code_and_text();
         assert_eq!((c, out.replace("<stdin>", p)), (code, one), "{name} stdin");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -230,7 +253,7 @@ fn convert_refuses_to_write_over_its_input() {
     let text = b"[Event \"a\"]\n\n1. e4 e5 *\n";
     std::fs::write(&path, text).unwrap();
     let p = path.to_str().unwrap();
-    let (code, _, err) = gamerec(&["convert", p, "-o", p], None);
+    let (code, _, err) = cli(&["convert", p, "-o", p]).run().code_and_text();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the output is an input too"), "{err}");
     assert_eq!(
@@ -239,7 +262,9 @@ fn convert_refuses_to_write_over_its_input() {
         "the input is left alone"
     );
     let other = dir.join("out.pgn");
-    let (code, _, err) = gamerec(&["convert", p, "-o", other.to_str().unwrap()], None);
+    let (code, _, err) = cli(&["convert", p, "-o", other.to_str().unwrap()])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,14 +6,12 @@
 //! exits non-zero. Python's `to_arrow` and `problems()` are held to `check`
 //! on the same kinds of input in python/tests/test_errors.py.
 
+use crate::util::cli;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use gamerec_testkit::{code_and_text, corpus, run, temp_dir};
-
-fn gamerec(args: &[&str]) -> (i32, String, String) {
-    code_and_text(&run(env!("CARGO_BIN_EXE_gamerec"), args, b""))
-}
+use gamerec_testkit::{corpus, temp_dir};
 
 /// The first `n` games of the lichess sample.
 fn some_games(n: usize) -> Vec<u8> {
@@ -150,7 +148,9 @@ fn every_verb_at_every_thread_count_agrees_on_damaged_inputs() {
     for input in inputs(&dir) {
         let path = input.to_str().unwrap();
         let name = input.file_name().unwrap().to_str().unwrap();
-        let (code, out, err) = gamerec(&["check", "-t", "1", "--max-game-bytes", BOUND, path]);
+        let (code, out, err) = cli(&["check", "-t", "1", "--max-game-bytes", BOUND, path])
+            .run()
+            .code_and_text();
         let reference = seen(code, &out, &err);
         assert_ne!(reference.code, 0, "{name}: check must fail:\n{out}{err}");
         assert!(!reference.errors.is_empty(), "{name}: no error shown");
@@ -232,7 +232,7 @@ fn every_verb_at_every_thread_count_agrees_on_damaged_inputs() {
             ];
             for (verb, mut args) in runs {
                 args.extend(["--max-game-bytes", BOUND, path]);
-                let (code, out, err) = gamerec(&args);
+                let (code, out, err) = cli(&args).run().code_and_text();
                 let got = seen(code, &out, &err);
                 assert_eq!(
                     got.counts, reference.counts,
@@ -276,7 +276,7 @@ fn one_summary_shape_for_every_verb() {
         vec!["positions", "-o", &plies, path],
         vec!["index", "-o", &idx, path],
     ] {
-        let (code, stdout, stderr) = gamerec(&args);
+        let (code, stdout, stderr) = cli(&args).run().code_and_text();
         assert_eq!(code, 0, "{args:?}:\n{stdout}{stderr}");
         let text = format!("{stdout}{stderr}");
         assert!(
@@ -293,7 +293,9 @@ fn one_summary_shape_for_every_verb() {
 #[test]
 fn chess_verbs_refuse_sgf_by_name() {
     let file = corpus("sgf/gnugo/patterns/gogo.sgf");
-    let (code, out, err) = gamerec(&["filter", file.to_str().unwrap()]);
+    let (code, out, err) = cli(&["filter", file.to_str().unwrap()])
+        .run()
+        .code_and_text();
     assert_eq!(code, 2, "{out}{err}");
     assert!(
         err.contains("SGF holds Go and Othello games, not chess"),
@@ -307,13 +309,15 @@ fn filter_count_writes_no_games() {
     let dir = temp_dir("pipeline-count");
     let input = dir.join("i.pgn");
     std::fs::write(&input, ILLEGAL).unwrap();
-    let (code, out, err) = gamerec(&[
+    let (code, out, err) = cli(&[
         "filter",
         "--count",
         "--result",
         "1-0",
         input.to_str().unwrap(),
-    ]);
+    ])
+    .run()
+    .code_and_text();
     assert_eq!(out.trim(), "1", "{out}{err}");
     assert_eq!(code, 1, "game b has an illegal move: {err}");
     std::fs::remove_dir_all(&dir).ok();
@@ -333,7 +337,7 @@ fn tables_count_a_record_with_two_errors_once() {
     )
     .unwrap();
     let path = input.to_str().unwrap();
-    let (code, out, err) = gamerec(&["check", path]);
+    let (code, out, err) = cli(&["check", path]).run().code_and_text();
     assert_eq!(code, 1, "{out}{err}");
     let text = format!("{out}{err}");
     assert!(
@@ -346,7 +350,9 @@ fn tables_count_a_record_with_two_errors_once() {
         ("positions", "p.parquet"),
     ] {
         let table = dir.join(name);
-        let (code, out, err) = gamerec(&[verb, "-o", table.to_str().unwrap(), path]);
+        let (code, out, err) = cli(&[verb, "-o", table.to_str().unwrap(), path])
+            .run()
+            .code_and_text();
         assert_eq!(code, 1, "{verb} {name}: {out}{err}");
         assert!(
             err.contains(&format!("gamerec {verb}: 3 games, 3 errors; 2 with errors")),

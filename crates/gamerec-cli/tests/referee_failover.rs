@@ -3,7 +3,7 @@
 //! FIFOs; `gamerec match` writes PGN; the spectator page renders in headless
 //! Chromium.
 
-mod cdp;
+use crate::cdp;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

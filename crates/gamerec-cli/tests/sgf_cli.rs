@@ -1,13 +1,7 @@
 //! SGF through the binary: `check`, `convert` (SGF, JSON, FF[4]), `show`,
 //! `sgf upgrade`.
 
-fn gamerec(args: &[&str]) -> (i32, String, String) {
-    gamerec_testkit::code_and_text(&gamerec_testkit::run(
-        env!("CARGO_BIN_EXE_gamerec"),
-        args,
-        b"",
-    ))
-}
+use crate::util::cli;
 
 fn temp(name: &str, content: &str) -> String {
     let p = gamerec_testkit::temp_dir("sgf-cli").join(name);
@@ -18,7 +12,7 @@ fn temp(name: &str, content: &str) -> String {
 #[test]
 fn check_reports_illegal_moves_with_paths_and_exit_codes() {
     let good = temp("good.sgf", "(;FF[4]GM[1]SZ[9];B[ee];W[ce])");
-    let (code, out, _) = gamerec(&["check", &good]);
+    let (code, out, _) = cli(&["check", &good]).run().code_and_text();
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("1 games, 3 nodes, 0 errors; 0 with errors, 0 warnings"),
@@ -28,7 +22,7 @@ fn check_reports_illegal_moves_with_paths_and_exit_codes() {
         "bad.sgf",
         "(;FF[4]GM[1]SZ[9];B[ee];W[ce]\n(;B[ee])(;B[aa];W[ee]))",
     );
-    let (code, out, _) = gamerec(&["check", &good, &bad]);
+    let (code, out, _) = cli(&["check", &good, &bad]).run().code_and_text();
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains(&format!(
@@ -41,7 +35,7 @@ fn check_reports_illegal_moves_with_paths_and_exit_codes() {
         "{out}"
     );
     assert!(out.contains("2 games, "), "{out}");
-    let (code, _, err) = gamerec(&["check", "/no/such/file.sgf"]);
+    let (code, _, err) = cli(&["check", "/no/such/file.sgf"]).run().code_and_text();
     assert_eq!(code, 2, "{err}");
 }
 
@@ -51,13 +45,15 @@ fn convert_to_sgf_and_json_and_upgrade() {
         "old.sgf",
         "(;FF[3]SZ[19]DT[1994/3/12]L[aa][bb];B[tt];W[dd]C[a\\]b])",
     );
-    let (code, out, err) = gamerec(&["convert", &src]);
+    let (code, out, err) = cli(&["convert", &src]).run().code_and_text();
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("L[aa][bb]") && out.contains(";B[tt]") && out.contains("C[a\\]b]"),
         "{out}"
     );
-    let (code, json, _) = gamerec(&["convert", &src, "--to", "json"]);
+    let (code, json, _) = cli(&["convert", &src, "--to", "json"])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0);
     assert!(
         json.starts_with("{\"format\":\"sgf\",\"games\":["),
@@ -67,7 +63,7 @@ fn convert_to_sgf_and_json_and_upgrade() {
         json.contains("{\"id\":\"C\",\"values\":[\"a]b\"]}"),
         "{json}"
     );
-    let (code, up, err) = gamerec(&["sgf", "upgrade", &src]);
+    let (code, up, err) = cli(&["sgf", "upgrade", &src]).run().code_and_text();
     assert_eq!(code, 0, "{err}");
     assert!(
         up.contains("FF[4]")
@@ -77,10 +73,12 @@ fn convert_to_sgf_and_json_and_upgrade() {
         "{up}"
     );
     let out_path = temp("new.sgf", "");
-    let (code, _, _) = gamerec(&["convert", &src, "--ff4", "-o", &out_path]);
+    let (code, _, _) = cli(&["convert", &src, "--ff4", "-o", &out_path])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0);
     assert_eq!(std::fs::read_to_string(&out_path).unwrap(), up);
-    let (_, help, _) = gamerec(&["sgf", "upgrade", "--help"]);
+    let (_, help, _) = cli(&["sgf", "upgrade", "--help"]).run().code_and_text();
     assert!(help.contains("Examples:"), "{help}");
 }
 
@@ -90,7 +88,7 @@ fn show_draws_the_board_at_a_node() {
         "show.sgf",
         "(;FF[4]GM[1]SZ[5];B[cc];W[bc](;B[dc])(;B[cb]C[var]))",
     );
-    let (code, out, _) = gamerec(&["show", &src, "--node", "3,2"]);
+    let (code, out, _) = cli(&["show", &src, "--node", "3,2"]).run().code_and_text();
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("game 1, main line move 3, variation 2"),
@@ -102,7 +100,7 @@ fn show_draws_the_board_at_a_node() {
         "{out}"
     );
     assert!(out.contains("C[var]"), "{out}");
-    let (code, _, err) = gamerec(&["show", &src, "--node", "9"]);
+    let (code, _, err) = cli(&["show", &src, "--node", "9"]).run().code_and_text();
     assert_eq!(code, 2, "{err}");
 }
 
@@ -115,11 +113,11 @@ fn check_compares_re_with_the_final_territory_marks_and_show_counts_them() {
         )
     };
     let good = temp("re-good.sgf", &game("W+0.5"));
-    let (code, out, _) = gamerec(&["check", &good]);
+    let (code, out, _) = cli(&["check", &good]).run().code_and_text();
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("0 errors; 0 with errors, 0 warnings"), "{out}");
     let bad = temp("re-bad.sgf", &game("B+3"));
-    let (code, out, _) = gamerec(&["check", &bad]);
+    let (code, out, _) = cli(&["check", &bad]).run().code_and_text();
     assert_eq!(code, 0, "a warning only: {out}");
     assert!(
         out.contains(&format!(
@@ -127,7 +125,7 @@ fn check_compares_re_with_the_final_territory_marks_and_show_counts_them() {
         )) && out.contains("[sgf:result-vs-score]"),
         "{out}"
     );
-    let (code, out, _) = gamerec(&["show", &good]);
+    let (code, out, _) = cli(&["show", &good]).run().code_and_text();
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("Score (TB/TW): W+0.5 (area: B 10 W 10.5, komi 0.5)"),
@@ -145,17 +143,26 @@ fn the_json_dump_converts_back_to_the_same_sgf() {
     let json = dir.join("tree.json").to_string_lossy().into_owned();
     let back = dir.join("back.sgf").to_string_lossy().into_owned();
     let direct = dir.join("direct.sgf").to_string_lossy().into_owned();
-    assert_eq!(gamerec(&["convert", &src, "-o", &json]).0, 0);
-    let (code, _, err) = gamerec(&["convert", &json, "-o", &back]);
+    assert_eq!(
+        cli(&["convert", &src, "-o", &json]).run().code_and_text().0,
+        0
+    );
+    let (code, _, err) = cli(&["convert", &json, "-o", &back]).run().code_and_text();
     assert_eq!(code, 0, "{err}");
-    assert_eq!(gamerec(&["convert", &src, "-o", &direct]).0, 0);
+    assert_eq!(
+        cli(&["convert", &src, "-o", &direct])
+            .run()
+            .code_and_text()
+            .0,
+        0
+    );
     assert_eq!(
         std::fs::read_to_string(&back).unwrap(),
         std::fs::read_to_string(&direct).unwrap()
     );
     // Chess JSON is still refused as SGF.
     let chess = temp("chess.json", "{\"white\":\"a\",\"moves\":[]}\n");
-    let (code, _, err) = gamerec(&["convert", &chess, "-o", &back]);
+    let (code, _, err) = cli(&["convert", &chess, "-o", &back]).run().code_and_text();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot convert chess games to SGF"), "{err}");
 }
@@ -174,25 +181,31 @@ fn convert_and_positions_write_the_go_tables() {
     std::fs::write(sub.join("b.sgf"), "(;GM[1]SZ[9];B[ee];W[ee])").unwrap();
     let games = dir.join("go.parquet").to_string_lossy().into_owned();
     let moves = dir.join("moves.arrow").to_string_lossy().into_owned();
-    let (code, _, err) = gamerec(&[
+    let (code, _, err) = cli(&[
         "convert",
         a.to_str().unwrap(),
         sub.to_str().unwrap(),
         "-o",
         &games,
-    ]);
+    ])
+    .run()
+    .code_and_text();
     assert_eq!(code, 1, "the illegal move in b.sgf: {err}");
     assert!(err.contains("illegal move W[ee]"), "{err}");
     assert!(
         err.contains("gamerec convert: 3 games, 1 errors; 1 with errors, 0 warnings, 3 written"),
         "{err}"
     );
-    let (code, _, err) = gamerec(&["positions", a.to_str().unwrap(), "-o", &moves]);
+    let (code, _, err) = cli(&["positions", a.to_str().unwrap(), "-o", &moves])
+        .run()
+        .code_and_text();
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("3 rows from 2 games"), "{err}");
     // Go and chess inputs cannot share a table; the old table stays.
     let pgn = temp("x.pgn", "1. e4 *\n");
-    let (code, _, err) = gamerec(&["convert", a.to_str().unwrap(), &pgn, "-o", &games]);
+    let (code, _, err) = cli(&["convert", a.to_str().unwrap(), &pgn, "-o", &games])
+        .run()
+        .code_and_text();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot share one table"), "{err}");
     assert!(std::fs::metadata(&games).is_ok());
@@ -209,14 +222,16 @@ fn check_and_tables_count_a_game_with_two_errors_once() {
         "(;GM[1]FF[4]SZ[9];B[ee])(;GM[1]FF[4]SZ[9];B[ee];W[ee];B[ee])(;GM[1]FF[4]SZ[9];B[aa])",
     )
     .unwrap();
-    let (code, out, err) = gamerec(&["check", a.to_str().unwrap()]);
+    let (code, out, err) = cli(&["check", a.to_str().unwrap()]).run().code_and_text();
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         out.contains("3 games, ") && out.contains(" 2 errors; 1 with errors"),
         "{out}{err}"
     );
     let table = dir.join("go.parquet").to_string_lossy().into_owned();
-    let (code, _, err) = gamerec(&["convert", a.to_str().unwrap(), "-o", &table]);
+    let (code, _, err) = cli(&["convert", a.to_str().unwrap(), "-o", &table])
+        .run()
+        .code_and_text();
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("gamerec convert: 3 games, 2 errors; 1 with errors"),

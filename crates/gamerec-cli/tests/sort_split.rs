@@ -1,12 +1,9 @@
 //! `gamerec sort` and `gamerec split --by-date`: the standard's collation
 //! order (section 12) and archive layout (section 11.4).
 
-use std::path::Path;
-use std::process::Output;
+use crate::util::cli;
 
-fn gamerec(args: &[&str], stdin: &str) -> Output {
-    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, stdin.as_bytes())
-}
+use std::path::Path;
 
 fn game(date: &str, round: &str, white: &str, moves: &str) -> String {
     format!(
@@ -35,7 +32,7 @@ fn sort_orders_by_the_eight_keys_stably() {
         game("1993.??.??", "2", "query-month", "1. d4"),
     ]
     .concat();
-    let out = gamerec(&["sort", "-"], &input);
+    let out = cli(&["sort", "-"]).stdin(&input).run();
     gamerec_testkit::assert_success(&out, "gamerec");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
@@ -59,11 +56,9 @@ fn sort_orders_by_the_eight_keys_stably() {
         .collect();
     assert_eq!(moves, ["1. d4 *", "1. d4 *", "1. e4 *"]);
     // Sorting sorted output changes nothing.
-    let again = gamerec(&["sort", "-"], &text);
+    let again = cli(&["sort", "-"]).stdin(text.as_bytes()).run();
     assert_eq!(String::from_utf8_lossy(&again.stdout), text);
-    assert!(
-        String::from_utf8_lossy(&gamerec(&["sort", "--help"], "").stdout).contains("Examples:")
-    );
+    assert!(String::from_utf8_lossy(&cli(&["sort", "--help"]).run().stdout).contains("Examples:"));
 }
 
 #[test]
@@ -73,7 +68,7 @@ fn sort_reports_bad_games_and_keeps_the_rest() {
         game("2000.01.01", "1", "good", "1. e4"),
         game("1999.01.01", "1", "bad", "1. e5")
     );
-    let out = gamerec(&["sort", "-"], &input);
+    let out = cli(&["sort", "-"]).stdin(&input).run();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("<stdin>:"));
     assert_eq!(whites(&String::from_utf8_lossy(&out.stdout)), ["good"]);
@@ -95,7 +90,7 @@ fn split_writes_the_archive_layout() {
     ]
     .concat();
     let d = dir.to_str().expect("utf-8 temp dir");
-    let out = gamerec(&["split", "--by-date", d, "-"], &input);
+    let out = cli(&["split", "--by-date", d, "-"]).stdin(&input).run();
     gamerec_testkit::assert_success(&out, "gamerec");
     assert_eq!(
         whites(&read(&dir.join("1992/199211.pgn"))),
@@ -104,18 +99,19 @@ fn split_writes_the_archive_layout() {
     assert_eq!(whites(&read(&dir.join("1992/199212.pgn"))), ["dec"]);
     assert_eq!(whites(&read(&dir.join("1993/199300.pgn"))), ["y1993"]);
     // Existing files are kept unless --force.
-    let out = gamerec(&["split", "--by-date", d, "-"], &input);
+    let out = cli(&["split", "--by-date", d, "-"]).stdin(&input).run();
     assert_eq!(out.status.code(), Some(2));
-    let out = gamerec(&["split", "--by-date", d, "--per", "year", "-"], &input);
+    let out = cli(&["split", "--by-date", d, "--per", "year", "-"])
+        .stdin(&input)
+        .run();
     assert!(out.status.success());
     assert_eq!(
         whites(&read(&dir.join("1992.pgn"))),
         ["nov-a", "nov-b", "dec"]
     );
-    let out = gamerec(
-        &["split", "--by-date", d, "--per", "day", "--force", "-"],
-        &input,
-    );
+    let out = cli(&["split", "--by-date", d, "--per", "day", "--force", "-"])
+        .stdin(&input)
+        .run();
     assert!(out.status.success());
     assert_eq!(
         whites(&read(&dir.join("1992/199211/19921104.pgn"))),
@@ -131,7 +127,7 @@ fn split_writes_the_archive_layout() {
 #[test]
 fn check_strict_warns_on_tag_values() {
     let pgn = "[Event \"x\"]\n[Site \"?\"]\n[Date \"2001.1.1\"]\n[Round \"1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n[TimeControl \"40/7200:3600\"]\n[Clock \"W/1:34:56\"]\n\n1. e4 *\n";
-    let out = gamerec(&["check", "--strict", "-"], pgn);
+    let out = cli(&["check", "--strict", "-"]).stdin(pgn).run();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "warnings do not fail: {text}");
     assert!(
@@ -139,7 +135,7 @@ fn check_strict_warns_on_tag_values() {
         "{text}"
     );
     assert_eq!(text.matches("warning:").count(), 1, "{text}");
-    let out = gamerec(&["check", "-"], pgn);
+    let out = cli(&["check", "-"]).stdin(pgn).run();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("warning:"));
 }
 
@@ -147,7 +143,7 @@ fn check_strict_warns_on_tag_values() {
 fn sort_keeps_every_game_of_a_real_file() {
     let path = gamerec_testkit::corpus("pgn/twic1599_1000k.pgn");
     let input = std::fs::read_to_string(&path).expect("corpus");
-    let out = gamerec(&["sort", path.to_str().expect("utf-8 path")], "");
+    let out = cli(&["sort", path.to_str().expect("utf-8 path")]).run();
     let text = String::from_utf8_lossy(&out.stdout);
     let count = |s: &str| s.lines().filter(|l| l.starts_with("[Event ")).count();
     // TWIC's last game is cut off at 1000k: it may be reported and left out.
@@ -161,7 +157,7 @@ fn sort_keeps_every_game_of_a_real_file() {
         .filter_map(|l| l.strip_prefix("[Date \""))
         .collect();
     assert!(dates.windows(2).all(|w| w[0] <= w[1]), "dates in order");
-    let again = gamerec(&["sort", "-"], &text);
+    let again = cli(&["sort", "-"]).stdin(text.as_bytes()).run();
     assert_eq!(
         String::from_utf8_lossy(&again.stdout),
         text,

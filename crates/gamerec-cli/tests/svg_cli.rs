@@ -1,17 +1,14 @@
 //! `gamerec svg`: every option reaches the picture (read back from the SVG),
 //! PNG output, and exit codes for bad input (1) and bad usage (2).
 
-#[path = "../../gamerec-view/tests/common/mod.rs"]
-mod common;
+use crate::util::cli;
+
+use crate::common;
 
 use common::{elements, with_class};
 
-fn gamerec(args: &[&str]) -> std::process::Output {
-    gamerec_testkit::run(env!("CARGO_BIN_EXE_gamerec"), args, b"")
-}
-
 fn svg_of(args: &[&str]) -> Vec<common::Element> {
-    let out = gamerec(args);
+    let out = cli(args).run();
     gamerec_testkit::assert_success(&out, "gamerec svg");
     elements(std::str::from_utf8(&out.stdout).unwrap())
 }
@@ -107,11 +104,11 @@ fn pgn_game_at_a_ply() {
     // Extra arrows join the comment's.
     let els = svg_of(&["svg", p, "--game", "2", "--ply", "1", "--arrows", "d2d4"]);
     assert_eq!(with_class(&els, "arrow").len(), 2);
-    let out = gamerec(&["svg", p, "--ply", "9"]);
+    let out = cli(&["svg", p, "--ply", "9"]).run();
     assert_eq!(out.status.code(), Some(1));
-    let out = gamerec(&["svg", p, "--game", "5"]);
+    let out = cli(&["svg", p, "--game", "5"]).run();
     assert_eq!(out.status.code(), Some(1));
-    let out = gamerec(&["svg", p, "--node", "3"]);
+    let out = cli(&["svg", p, "--node", "3"]).run();
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -153,10 +150,10 @@ fn sgf_node_with_numbers_and_marks() {
     assert_eq!(with_class(&els, "last-move")[0].attr("data-point"), "gg");
     let els = svg_of(&["svg", s, "--ply", "1"]);
     assert_eq!(with_class(&els, "stone").len(), 1);
-    assert_eq!(gamerec(&["svg", s, "--node", "9"]).status.code(), Some(1));
-    assert_eq!(gamerec(&["svg", s, "--flip"]).status.code(), Some(2));
+    assert_eq!(cli(&["svg", s, "--node", "9"]).run().status.code(), Some(1));
+    assert_eq!(cli(&["svg", s, "--flip"]).run().status.code(), Some(2));
     assert_eq!(
-        gamerec(&["svg", s, "--numbers", "x"]).status.code(),
+        cli(&["svg", s, "--numbers", "x"]).run().status.code(),
         Some(2)
     );
 }
@@ -165,41 +162,46 @@ fn sgf_node_with_numbers_and_marks() {
 fn png_output() {
     let dir = gamerec_testkit::temp_dir("svg-cli-png");
     let out = dir.join("b.png");
-    let o = gamerec(&[
+    let o = cli(&[
         "svg",
         CHECK_FEN,
         "--size",
         "160",
         "-o",
         out.to_str().unwrap(),
-    ]);
+    ])
+    .run();
     gamerec_testkit::assert_success(&o, "svg -o x.png");
     let png = std::fs::read(&out).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 160);
-    let o = gamerec(&["svg", CHECK_FEN, "--png"]);
+    let o = cli(&["svg", CHECK_FEN, "--png"]).run();
     assert_eq!(&o.stdout[..8], b"\x89PNG\r\n\x1a\n");
 }
 
 #[test]
 fn bad_input_and_usage() {
-    assert_eq!(gamerec(&["svg", "not a fen"]).status.code(), Some(1));
+    assert_eq!(cli(&["svg", "not a fen"]).run().status.code(), Some(1));
     assert_eq!(
-        gamerec(&["svg", CHECK_FEN, "--arrows", "e2"]).status.code(),
-        Some(2)
-    );
-    assert_eq!(
-        gamerec(&["svg", CHECK_FEN, "--squares", "e4:pink"])
+        cli(&["svg", CHECK_FEN, "--arrows", "e2"])
+            .run()
             .status
             .code(),
         Some(2)
     );
     assert_eq!(
-        gamerec(&["svg", CHECK_FEN, "--ply", "3"]).status.code(),
+        cli(&["svg", CHECK_FEN, "--squares", "e4:pink"])
+            .run()
+            .status
+            .code(),
         Some(2)
     );
     assert_eq!(
-        gamerec(&["svg", CHECK_FEN, "--size", "0"]).status.code(),
+        cli(&["svg", CHECK_FEN, "--ply", "3"]).run().status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        cli(&["svg", CHECK_FEN, "--size", "0"]).run().status.code(),
         Some(2)
     );
 }

@@ -212,7 +212,7 @@ fn wac_mates_in_two_and_three() {
 }
 
 #[test]
-#[ignore = "mates in 4-5 take minutes"]
+#[ignore = "minutes: mates in 4-5"]
 fn wac_mates_in_four_and_five() {
     check_wac(WAC_MATES_4_5);
 }
@@ -258,7 +258,7 @@ fn hard_mates_have_no_short_mate() {
 /// The full `dm` of each hard mate (13 to 38 moves): far beyond an exact
 /// full-width solver; run on demand with a node budget per position.
 #[test]
-#[ignore = "dm 13-38: hours of search"]
+#[ignore = "hours: dm 13-38 searches"]
 fn hard_mates_full_depth() {
     for (p, dm) in hard_mates() {
         let mut solver = MateSolver::new(Default::default());

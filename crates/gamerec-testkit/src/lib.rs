@@ -4,6 +4,9 @@
 //! * [`peer`]: finds an external program (python-chess venv, Debian engines,
 //!   pgn-extract). When `GAMEREC_REQUIRE_PEERS=1` (set by `.ci/run`) a missing
 //!   peer fails the test; otherwise the test prints why it skipped.
+//! * [`Cli`]: runs a program under test (the `gamerec` binary in the CLI's
+//!   tests: `cli(&["check", "x.pgn"]).stdin(b"...").run()`) and gives its
+//!   [`Ran`] output: `.code()`, `.stdout()`, `.stderr()`, `.success()`.
 
 use std::path::{Path, PathBuf};
 
@@ -99,14 +102,26 @@ pub fn python_chess() -> Option<PathBuf> {
 /// # Panics
 /// When the program cannot be started.
 pub fn run(program: impl AsRef<Path>, args: &[&str], stdin: &[u8]) -> std::process::Output {
-    use std::io::Write;
     use std::process::{Command, Stdio};
     let program = program.as_ref();
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    run_command(command, stdin, program)
+}
+
+/// Spawns `command` (its three streams piped), feeds it `stdin` from a
+/// thread and waits for its output.
+fn run_command(
+    mut command: std::process::Command,
+    stdin: &[u8],
+    program: &Path,
+) -> std::process::Output {
+    use std::io::Write;
+    let mut child = command
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
     let mut input = child.stdin.take().expect("piped stdin");
@@ -208,4 +223,333 @@ pub fn run_measured(program: &str, args: &[&str]) -> (String, u64) {
     assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
     // ru_maxrss is in kilobytes on Linux.
     (out, usage.ru_maxrss as u64 / 1024)
+}
+
+/// A command line to run once: the program, its arguments, stdin, extra
+/// environment and working directory. Built by the test crate's own
+/// `cli(args)` (which knows the binary's path), run by [`Cli::run`].
+#[derive(Debug, Clone)]
+#[must_use = "a command line does nothing until it is run"]
+pub struct Cli {
+    program: PathBuf,
+    args: Vec<std::ffi::OsString>,
+    stdin: Vec<u8>,
+    env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    dir: Option<PathBuf>,
+}
+
+impl Cli {
+    /// `program` with no arguments and an empty stdin.
+    pub fn new(program: impl AsRef<Path>) -> Self {
+        Cli {
+            program: program.as_ref().to_path_buf(),
+            args: Vec::new(),
+            stdin: Vec::new(),
+            env: Vec::new(),
+            dir: None,
+        }
+    }
+
+    /// Adds arguments.
+    pub fn args<S: AsRef<std::ffi::OsStr>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
+        self
+    }
+
+    /// Adds one argument.
+    pub fn arg(self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.args([arg])
+    }
+
+    /// The bytes fed to the program's stdin (from a thread, see [`run`]).
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.stdin = bytes.as_ref().to_vec();
+        self
+    }
+
+    /// Sets an environment variable for the program.
+    pub fn env(
+        mut self,
+        key: impl AsRef<std::ffi::OsStr>,
+        value: impl AsRef<std::ffi::OsStr>,
+    ) -> Self {
+        self.env
+            .push((key.as_ref().to_os_string(), value.as_ref().to_os_string()));
+        self
+    }
+
+    /// Runs the program in `dir`.
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The command line as a person would type it (for messages).
+    pub fn display(&self) -> String {
+        std::iter::once(self.program.as_os_str())
+            .chain(self.args.iter().map(|a| a.as_os_str()))
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Runs the program to its end and returns its output.
+    ///
+    /// # Panics
+    /// When the program cannot be started.
+    pub fn run(self) -> Ran {
+        use std::process::{Command, Stdio};
+        let mut command = Command::new(&self.program);
+        command
+            .args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in &self.env {
+            command.env(k, v);
+        }
+        if let Some(dir) = &self.dir {
+            command.current_dir(dir);
+        }
+        let output = run_command(command, &self.stdin, &self.program);
+        Ran {
+            line: self.display(),
+            output,
+        }
+    }
+
+    /// Runs the program and asserts it succeeded (the message shows the
+    /// command line, exit status, stdout and stderr).
+    ///
+    /// # Panics
+    /// When the program cannot be started or does not exit successfully.
+    pub fn run_ok(self) -> Ran {
+        let ran = self.run();
+        assert_success(&ran.output, &ran.line);
+        ran
+    }
+}
+
+/// What a [`Cli`] run left: exit code and output. Dereferences to the
+/// [`std::process::Output`] for tests that read its fields.
+#[derive(Debug)]
+pub struct Ran {
+    line: String,
+    output: std::process::Output,
+}
+
+impl Ran {
+    /// The exit code (-1 when killed by a signal).
+    pub fn code(&self) -> i32 {
+        self.output.status.code().unwrap_or(-1)
+    }
+
+    /// Whether the program exited with code 0.
+    pub fn success(&self) -> bool {
+        self.output.status.success()
+    }
+
+    /// Stdout as text (invalid UTF-8 replaced).
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    /// Stderr as text (invalid UTF-8 replaced).
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    /// Exit code, stdout and stderr, as [`code_and_text`] gives them.
+    pub fn code_and_text(&self) -> (i32, String, String) {
+        code_and_text(&self.output)
+    }
+
+    /// The command line that ran (for messages).
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+
+    /// Stdout as bytes.
+    pub fn into_stdout(self) -> Vec<u8> {
+        self.output.stdout
+    }
+
+    /// The raw output.
+    pub fn into_output(self) -> std::process::Output {
+        self.output
+    }
+}
+
+impl std::ops::Deref for Ran {
+    type Target = std::process::Output;
+    fn deref(&self) -> &std::process::Output {
+        &self.output
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The test layout (ripgrep's): each crate with integration tests has
+    /// `autotests = false`, a `[[test]]` `integration` at `tests/tests.rs`
+    /// (gamerec-cli also `memory` at `tests/memory.rs`), and every file of
+    /// `tests/` is a module of one of them (a file left out would never run).
+    #[test]
+    fn each_crate_has_one_integration_test_binary_holding_every_test_file() {
+        let crates = repo_root().join("crates");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&crates).expect("crates/") {
+            let dir = entry.expect("crates/ entry").path();
+            let tests = dir.join("tests");
+            let files: Vec<String> = match std::fs::read_dir(&tests) {
+                Ok(entries) => entries
+                    .map(|e| e.expect("tests/ entry").path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+                    .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+                    .collect(),
+                Err(_) => continue,
+            };
+            if files.is_empty() {
+                continue;
+            }
+            let name = dir.display();
+            let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("Cargo.toml");
+            assert!(
+                manifest.contains("\nautotests = false\n"),
+                "{name}/Cargo.toml: `autotests = false` is missing (one test binary per crate)"
+            );
+            let allowed: &[&str] = if name.to_string().ends_with("gamerec-cli") {
+                &["integration", "memory"]
+            } else {
+                &["integration"]
+            };
+            let roots: Vec<&str> = manifest
+                .split("[[test]]\nname = \"")
+                .skip(1)
+                .map(|t| t.split('"').next().unwrap())
+                .collect();
+            assert_eq!(
+                manifest.matches("[[test]]").count(),
+                roots.len(),
+                "{name}/Cargo.toml: each [[test]] starts with its name"
+            );
+            assert_eq!(roots, allowed, "{name}/Cargo.toml: the [[test]] targets");
+            let mut declared = Vec::new();
+            for root in &roots {
+                let file = if *root == "integration" {
+                    "tests"
+                } else {
+                    root
+                };
+                assert!(
+                    manifest.contains(&format!(
+                        "[[test]]\nname = \"{root}\"\npath = \"tests/{file}.rs\"\n"
+                    )),
+                    "{name}/Cargo.toml: [[test]] {root} is at tests/{file}.rs"
+                );
+                let text = std::fs::read_to_string(tests.join(format!("{file}.rs")))
+                    .unwrap_or_else(|e| panic!("{name}/tests/{file}.rs: {e}"));
+                declared.push(file.to_string());
+                declared.extend(
+                    text.lines().filter_map(|l| {
+                        Some(l.strip_prefix("mod ")?.strip_suffix(';')?.to_string())
+                    }),
+                );
+            }
+            for file in &files {
+                assert!(
+                    declared.contains(file),
+                    "{name}/tests/{file}.rs is not a module of a test binary: its tests never run"
+                );
+            }
+            checked += 1;
+        }
+        assert!(
+            checked >= 7,
+            "only {checked} crates with integration tests found"
+        );
+    }
+
+    /// Every `#[ignore]` says why with `slow:` (run by `.ci/run`'s slow
+    /// step), `minutes:` or `hours:` (by hand), and the slow step's
+    /// `SLOW_TESTS` lists exactly the modules that hold `slow:` tests.
+    #[test]
+    fn ignored_tests_say_how_slow_and_ci_runs_the_slow_ones() {
+        let root = repo_root();
+        let ci = std::fs::read_to_string(root.join(".ci/run")).expect(".ci/run");
+        let list = ci
+            .lines()
+            .find_map(|l| l.strip_prefix("SLOW_TESTS=\""))
+            .and_then(|l| l.strip_suffix('"'))
+            .expect(".ci/run: a SLOW_TESTS=\"...\" line");
+        let mut listed: Vec<String> = list
+            .split_whitespace()
+            .flat_map(|t| {
+                let (target, modules) = t.split_once(':').expect("CRATE[/BINARY]:MODULE,MODULE");
+                let krate = target.split('/').next().unwrap();
+                modules.split(',').map(move |m| format!("{krate}:{m}"))
+            })
+            .collect();
+        listed.sort();
+        let mut slow = Vec::new();
+        for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
+            let dir = entry.expect("crates/ entry").path();
+            let krate = dir.file_name().unwrap().to_string_lossy().into_owned();
+            for file in files_with_extension(&dir, "rs") {
+                let text = std::fs::read_to_string(&file).expect("source file");
+                let mut has_slow = false;
+                for (n, line) in text.lines().enumerate() {
+                    let Some(rest) = line.trim().strip_prefix("#[ignore") else {
+                        continue;
+                    };
+                    let reason = rest.trim_start_matches([' ', '=', '"']);
+                    assert!(
+                        ["slow: ", "minutes: ", "hours: "]
+                            .iter()
+                            .any(|p| reason.starts_with(p)),
+                        "{}:{}: an #[ignore] reason starts with `slow: `, `minutes: ` or `hours: `",
+                        file.display(),
+                        n + 1
+                    );
+                    has_slow |= reason.starts_with("slow: ");
+                }
+                if has_slow {
+                    let module = file.file_stem().unwrap().to_string_lossy();
+                    assert!(
+                        file.parent() == Some(dir.join("tests").as_path()),
+                        "{}: `slow:` tests live in tests/ (the slow step runs the integration binary)",
+                        file.display()
+                    );
+                    slow.push(format!("{krate}:{module}"));
+                }
+            }
+        }
+        slow.sort();
+        assert_eq!(
+            listed, slow,
+            ".ci/run's SLOW_TESTS must list the modules that hold `slow:` tests"
+        );
+    }
+
+    #[test]
+    fn cli_runs_the_program_with_stdin_and_reports_its_output() {
+        let ran = Cli::new("/bin/sh")
+            .args(["-c", "cat; echo err >&2; exit 3"])
+            .stdin(b"in\n")
+            .run();
+        assert_eq!(
+            (ran.code(), ran.stdout(), ran.stderr()),
+            (3, "in\n".into(), "err\n".into())
+        );
+        assert!(!ran.success());
+        assert_eq!(ran.stdout, b"in\n");
+        assert!(
+            Cli::new("/bin/sh")
+                .args(["-c", "exit 0"])
+                .run_ok()
+                .success()
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! Chess boards: the SVG's squares, pieces, highlights, arrows and
 //! coordinates are read back and compared with the position and options.
 
-mod common;
+use crate::common;
 
 use common::{Element, elements, with_class};
 use gamerec::pgn::commands::{ArrowMark, MarkColor, SquareMark};

@@ -1,7 +1,7 @@
 //! Go and Othello boards: stones, last move, move numbers, labels and marks
 //! read back from the SVG and compared with the SGF node.
 
-mod common;
+use crate::common;
 
 use common::{elements, with_class};
 use gamerec::sgf::replay::{find_node, play_to};

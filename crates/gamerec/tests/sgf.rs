@@ -983,7 +983,7 @@ fn tarball_sample_parses_round_trips_and_replays() {
 }
 
 #[test]
-#[ignore = "reads all 71,934 games (about a minute in release, longer in debug)"]
+#[ignore = "minutes: reads all 71,934 games (about a minute in release, longer in debug)"]
 fn tarball_all_games() {
     let (games, bad) = tarball_games(1);
     assert_eq!(games, 71_934);
