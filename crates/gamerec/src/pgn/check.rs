@@ -8,7 +8,7 @@ use super::visitor::{Flow, GameEnd, GameStart, RawValue, Skip, Stop, Visitor};
 use crate::fen::read_fen;
 use crate::model::{PlyMove, Tags};
 use crate::pgn::tags::{TagWarning, check_tags};
-use crate::san::fastpos::FastPos;
+use crate::san::fastpos::{FastPos, Undo};
 use crate::san::{Language, ReadOptions, read_canonical_move_in, read_san};
 use crate::variant::{self, VariantLine};
 
@@ -53,9 +53,11 @@ pub struct Checker {
     /// The position (shakmaty's `Chess` is made from it only for moves the
     /// hot path leaves to the full SAN reader).
     pos: FastPos,
-    /// The position before the last move, where a variation starts.
-    before: FastPos,
-    stack: Vec<(FastPos, FastPos)>,
+    /// How to take back the last move: a variation that follows starts from
+    /// the position before it (a few words kept per move, not a position).
+    last: Option<Undo>,
+    /// The positions (and their last moves) that open variations return to.
+    stack: Vec<(FastPos, Option<Undo>)>,
     moves: u64,
     tags: Tags,
     /// The game's first `FEN` and `Variant` tag values (unescaped; the
@@ -80,7 +82,7 @@ impl Checker {
 
     fn play(&mut self, mv: PlyMove) {
         if self.opts.variations {
-            self.before.clone_from(&self.pos);
+            self.last = Some(self.pos.undo_info(mv));
         }
         match mv {
             PlyMove::Move(m) => self.pos.play(m),
@@ -161,6 +163,7 @@ impl Visitor for Checker {
         self.has_variant = false;
         self.variant = None;
         self.stack.clear();
+        self.last = None;
         self.moves = 0;
         if self.opts.strict {
             self.tags = Tags::new();
@@ -208,7 +211,7 @@ impl Visitor for Checker {
             self.play(PlyMove::Move(mv));
             return Flow::Continue(());
         }
-        let Some(pos) = self.pos.to_chess() else {
+        let Some(pos) = self.pos.rebuild_chess() else {
             return Flow::Break(Stop::Invalid(
                 crate::diag::Code::Position,
                 format!(
@@ -244,8 +247,11 @@ impl Visitor for Checker {
             line.begin_variation();
             return ControlFlow::Continue(Skip(false));
         }
-        let pos = std::mem::replace(&mut self.pos, self.before.clone());
-        self.stack.push((self.before.clone(), pos));
+        let after = self.pos;
+        if let Some(undo) = &self.last {
+            self.pos.undo(undo);
+        }
+        self.stack.push((after, self.last.take()));
         ControlFlow::Continue(Skip(false))
     }
 
@@ -254,9 +260,9 @@ impl Visitor for Checker {
             line.end_variation();
             return Flow::Continue(());
         }
-        if let Some((before, pos)) = self.stack.pop() {
-            self.before = before;
+        if let Some((pos, last)) = self.stack.pop() {
             self.pos = pos;
+            self.last = last;
         }
         Flow::Continue(())
     }

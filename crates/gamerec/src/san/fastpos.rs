@@ -8,7 +8,7 @@
 //! the bitboards it changes and castling rights are one mask, the paths
 //! being worked out when a castling move is read. The SAN resolver reads
 //! both through [`View`]; anything the hot path leaves to the full reader
-//! gets a [`Chess`] back from [`FastPos::to_chess`].
+//! gets a [`Chess`] back from [`FastPos::rebuild_chess`].
 
 use std::num::NonZeroU32;
 
@@ -20,9 +20,20 @@ use shakmaty::{
 use super::resolve::View;
 use crate::model::PlyMove;
 
+/// How to take back one move ([`FastPos::undo`]): the move and what it
+/// changed besides the pieces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Undo {
+    mv: PlyMove,
+    rights: Bitboard,
+    ep: Option<Square>,
+    halfmoves: u32,
+    fullmoves: u32,
+}
+
 /// A standard-chess (or Chess960) position for the legality checker's hot
 /// loop.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FastPos {
     /// Pieces by role (index `role as usize`, 1 to 6: no bounds check;
     /// index 0 stays empty).
@@ -86,7 +97,7 @@ impl FastPos {
     /// reached by legal moves from an accepted one never is.
     #[cold]
     #[inline(never)]
-    pub(crate) fn to_chess(&self) -> Option<Chess> {
+    pub(crate) fn rebuild_chess(&self) -> Option<Chess> {
         let r = &self.roles;
         let board = Board::try_from_bitboards(
             ByRole {
@@ -127,12 +138,36 @@ impl FastPos {
         self.colors[ci(color)] ^= squares;
     }
 
-    /// Plays `m`, legal here, as `Chess::play_unchecked` does.
-    #[inline]
-    pub(crate) fn play(&mut self, m: Move) {
-        let us = self.turn;
-        self.ep = None;
-        self.halfmoves = self.halfmoves.saturating_add(1);
+    /// What [`FastPos::undo`] needs to take back the move played next.
+    #[inline(always)]
+    pub(crate) fn undo_info(&self, mv: PlyMove) -> Undo {
+        Undo {
+            mv,
+            rights: self.rights,
+            ep: self.ep,
+            halfmoves: self.halfmoves,
+            fullmoves: self.fullmoves,
+        }
+    }
+
+    /// Takes back the move of `undo`, the last one played: its piece
+    /// toggles again (exclusive-or undoes itself) and the counters, rights
+    /// and en passant square come back.
+    pub(crate) fn undo(&mut self, undo: &Undo) {
+        let us = !self.turn;
+        if let PlyMove::Move(m) = undo.mv {
+            self.toggle_pieces(us, m);
+        }
+        self.turn = us;
+        self.rights = undo.rights;
+        self.ep = undo.ep;
+        self.halfmoves = undo.halfmoves;
+        self.fullmoves = undo.fullmoves;
+    }
+
+    /// The bitboard changes of `m` by `us` (their own inverse).
+    #[inline(always)]
+    fn toggle_pieces(&mut self, us: Color, m: Move) {
         match m {
             Move::Normal {
                 role,
@@ -146,26 +181,12 @@ impl FastPos {
                 if let Some(captured) = capture {
                     self.toggle(!us, captured, to_bb);
                     self.occupied ^= from_bb;
-                    self.halfmoves = 0;
                 } else {
                     self.occupied ^= from_bb | to_bb;
                 }
                 self.roles[ri(role)] ^= from_bb;
                 self.roles[ri(promotion.unwrap_or(role))] ^= to_bb;
                 self.colors[ci(us)] ^= from_bb | to_bb;
-                if role == Role::Pawn {
-                    self.halfmoves = 0;
-                    if from.to_u32().abs_diff(to.to_u32()) == 16 {
-                        self.ep = Some(Square::from_coords(
-                            from.file(),
-                            us.fold_wb(Rank::Third, Rank::Sixth),
-                        ));
-                    }
-                } else if role == Role::King {
-                    self.rights &= !Bitboard::from_rank(us.backrank());
-                }
-                // A rook leaving its square, or taken on it, ends its right.
-                self.rights &= !(from_bb | to_bb);
             }
             Move::Castle { king, rook } => {
                 let side = CastlingSide::from_queen_side(rook < king);
@@ -180,7 +201,6 @@ impl FastPos {
                     Bitboard::from_square(rook) ^ Bitboard::from_square(side.rook_to(us)),
                 );
                 self.occupied = self.colors[0] | self.colors[1];
-                self.rights &= !Bitboard::from_rank(us.backrank());
             }
             Move::EnPassant { from, to } => {
                 let victim = Bitboard::from_square(Square::from_coords(to.file(), from.rank()));
@@ -188,14 +208,51 @@ impl FastPos {
                 self.toggle(us, Role::Pawn, moved);
                 self.toggle(!us, Role::Pawn, victim);
                 self.occupied ^= moved | victim;
-                self.halfmoves = 0;
             }
             Move::Put { role, to } => {
                 // Not a standard-chess move; kept exact all the same.
                 let to_bb = Bitboard::from_square(to);
                 self.toggle(us, role, to_bb);
-                self.occupied |= to_bb;
+                self.occupied ^= to_bb;
             }
+        }
+    }
+
+    /// Plays `m`, legal here, as `Chess::play_unchecked` does.
+    #[inline]
+    pub(crate) fn play(&mut self, m: Move) {
+        let us = self.turn;
+        self.ep = None;
+        self.halfmoves = self.halfmoves.saturating_add(1);
+        self.toggle_pieces(us, m);
+        match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                ..
+            } => {
+                if capture.is_some() {
+                    self.halfmoves = 0;
+                }
+                if role == Role::Pawn {
+                    self.halfmoves = 0;
+                    if from.to_u32().abs_diff(to.to_u32()) == 16 {
+                        self.ep = Some(Square::from_coords(
+                            from.file(),
+                            us.fold_wb(Rank::Third, Rank::Sixth),
+                        ));
+                    }
+                } else if role == Role::King {
+                    self.rights &= !Bitboard::from_rank(us.backrank());
+                }
+                // A rook leaving its square, or taken on it, ends its right.
+                self.rights &= !(Bitboard::from_square(from) | Bitboard::from_square(to));
+            }
+            Move::Castle { .. } => self.rights &= !Bitboard::from_rank(us.backrank()),
+            Move::EnPassant { .. } => self.halfmoves = 0,
+            Move::Put { .. } => {}
         }
         if us == Color::Black {
             self.fullmoves = self.fullmoves.saturating_add(1);
@@ -216,7 +273,7 @@ impl FastPos {
     #[cold]
     #[inline(never)]
     fn play_null(&mut self) {
-        if let Some(pos) = self.to_chess() {
+        if let Some(pos) = self.rebuild_chess() {
             let after = crate::model::play_ply(&pos, PlyMove::Null);
             *self = FastPos::from_chess(&after, self.mode);
         }
@@ -290,7 +347,7 @@ mod tests {
             "{what} in {}",
             Fen::from_position(pos, shakmaty::EnPassantMode::Always)
         );
-        let back = fast.to_chess().expect("shakmaty accepts the position");
+        let back = fast.rebuild_chess().expect("shakmaty accepts the position");
         assert_eq!(
             Fen::from_position(&back, shakmaty::EnPassantMode::Always),
             Fen::from_position(pos, shakmaty::EnPassantMode::Always)
@@ -349,9 +406,14 @@ mod tests {
                     "{text} in {}",
                     Fen::from_position(&pos, shakmaty::EnPassantMode::Always)
                 );
+                let before = fast;
+                let undo = fast.undo_info(PlyMove::Move(m));
                 pos.play_unchecked(m);
                 fast.play(m);
                 same(&fast, &pos, &text);
+                let mut back = fast;
+                back.undo(&undo);
+                assert_eq!(back, before, "{text} taken back");
                 moves += 1;
             }
         }
@@ -361,11 +423,23 @@ mod tests {
     #[test]
     fn null_move_passes_the_turn() {
         let mut fast = FastPos::default();
+        fast.play(Move::Normal {
+            role: Role::Pawn,
+            from: Square::E2,
+            capture: None,
+            to: Square::E4,
+            promotion: None,
+        });
+        let before = fast;
+        let undo = fast.undo_info(PlyMove::Null);
         fast.play_ply(PlyMove::Null);
-        assert_eq!(fast.turn, Color::Black);
+        assert_eq!(fast.ep, None);
+        assert_eq!(fast.turn, Color::White);
         assert_eq!(
-            fast.to_chess().map(|p| Position::turn(&p)),
-            Some(Color::Black)
+            fast.rebuild_chess().map(|p| Position::turn(&p)),
+            Some(Color::White)
         );
+        fast.undo(&undo);
+        assert_eq!(fast, before);
     }
 }
