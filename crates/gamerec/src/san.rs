@@ -24,6 +24,7 @@ use std::fmt;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
 
+pub(crate) mod fastpos;
 mod resolve;
 
 use crate::model::PlyMove;
@@ -363,7 +364,7 @@ impl std::error::Error for SanError {}
 #[inline]
 pub fn read_san(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove, SanError> {
     if opts.languages.contains(Language::English)
-        && let Some(read) = read_canonical::<true>(pos, text)
+        && let Some(read) = read_canonical::<true, _>(pos, text)
     {
         return Ok(read);
     }
@@ -376,7 +377,14 @@ pub fn read_san(pos: &Chess, text: &[u8], opts: &ReadOptions) -> Result<ReadMove
 /// only the move: nothing is returned through memory.
 #[inline]
 pub fn read_canonical_move(pos: &Chess, text: &[u8]) -> Option<Move> {
-    match read_canonical::<false>(pos, text)?.mv {
+    read_canonical_move_in(pos, text)
+}
+
+/// [`read_canonical_move`] in any position the resolver can read (the
+/// checker's [`fastpos::FastPos`]).
+#[inline]
+pub(crate) fn read_canonical_move_in<P: resolve::View>(pos: &P, text: &[u8]) -> Option<Move> {
+    match read_canonical::<false, P>(pos, text)?.mv {
         PlyMove::Move(m) => Some(m),
         PlyMove::Null => None,
     }
@@ -415,7 +423,10 @@ fn square_of(file: u8, rank: u8) -> Option<Square> {
 /// (a disambiguator is not compared with the canonical one): for callers
 /// that want only the move.
 #[inline]
-fn read_canonical<const TOLERANCE: bool>(pos: &Chess, text: &[u8]) -> Option<ReadMove> {
+fn read_canonical<const TOLERANCE: bool, P: resolve::View>(
+    pos: &P,
+    text: &[u8],
+) -> Option<ReadMove> {
     let (body, nag) = match text {
         [body @ .., b'!', b'!'] => (body, Some(3)),
         [body @ .., b'?', b'?'] => (body, Some(4)),
@@ -645,7 +656,7 @@ fn fast_path(pos: &Chess, core: &[u8]) -> Option<(Move, Tolerated)> {
 /// The file and rank canonical SAN writes before the destination of `m`
 /// (the three-step disambiguation over legal moves; pawn captures give
 /// their file), as `San::disambiguate` computes it.
-fn canonical_disambiguation(pos: &Chess, m: Move) -> (Option<File>, Option<Rank>) {
+fn canonical_disambiguation<P: resolve::View>(pos: &P, m: Move) -> (Option<File>, Option<Rank>) {
     match m {
         Move::Normal {
             role: Role::Pawn,
@@ -1415,7 +1426,7 @@ mod tests {
                 }
                 for &m in &moves {
                     let text = write_san(&pos, PlyMove::Move(m));
-                    let read = read_canonical::<true>(&pos, text.as_bytes());
+                    let read = read_canonical::<true, _>(&pos, text.as_bytes());
                     assert_eq!(read.map(|r| r.mv), Some(PlyMove::Move(m)), "{text}");
                     canonical += 1;
                 }
@@ -1438,7 +1449,7 @@ mod tests {
                     }
                     text.push_str(["", "", "+", "#", "++"][below(5)]);
                     text.push_str(["", "", "!", "?", "!!", "??", "!?", "?!", "?!?"][below(9)]);
-                    if let Some(fast) = read_canonical::<true>(&pos, text.as_bytes()) {
+                    if let Some(fast) = read_canonical::<true, _>(&pos, text.as_bytes()) {
                         assert_eq!(
                             Ok(fast),
                             read_san_general(&pos, text.as_bytes(), &opts),

@@ -4,13 +4,12 @@
 
 use std::ops::ControlFlow;
 
-use shakmaty::{Chess, Position};
-
 use super::visitor::{Flow, GameEnd, GameStart, RawValue, Skip, Stop, Visitor};
 use crate::fen::read_fen;
-use crate::model::{PlyMove, Tags, play_ply};
+use crate::model::{PlyMove, Tags};
 use crate::pgn::tags::{TagWarning, check_tags};
-use crate::san::{Language, ReadOptions, read_canonical_move, read_san};
+use crate::san::fastpos::{FastPos, Undo};
+use crate::san::{Language, ReadOptions, read_canonical_move_in, read_san};
 use crate::variant::{self, VariantLine};
 
 /// What the checker verifies.
@@ -51,9 +50,14 @@ pub struct Checked {
 #[derive(Debug, Clone, Default)]
 pub struct Checker {
     opts: CheckOptions,
-    pos: Chess,
-    before: Chess,
-    stack: Vec<(Chess, Chess)>,
+    /// The position (shakmaty's `Chess` is made from it only for moves the
+    /// hot path leaves to the full SAN reader).
+    pos: FastPos,
+    /// How to take back the last move: a variation that follows starts from
+    /// the position before it (a few words kept per move, not a position).
+    last: Option<Undo>,
+    /// The positions (and their last moves) that open variations return to.
+    stack: Vec<(FastPos, Option<Undo>)>,
     moves: u64,
     tags: Tags,
     /// The game's first `FEN` and `Variant` tag values (unescaped; the
@@ -78,11 +82,11 @@ impl Checker {
 
     fn play(&mut self, mv: PlyMove) {
         if self.opts.variations {
-            self.before.clone_from(&self.pos);
+            self.last = Some(self.pos.undo_info(mv));
         }
         match mv {
-            PlyMove::Move(m) => self.pos.play_unchecked(m),
-            PlyMove::Null => self.pos = play_ply(&self.pos, mv),
+            PlyMove::Move(m) => self.pos.play(m),
+            PlyMove::Null => self.pos.play_ply(mv),
         }
     }
 }
@@ -99,9 +103,9 @@ impl Checker {
     /// Starts a standard-chess (or Chess960) game: from its FEN tag, if any.
     fn begin_standard(&mut self) -> Flow {
         self.pos = match self.has_fen {
-            false => Chess::default(),
+            false => FastPos::default(),
             true => match read_fen(std::str::from_utf8(&self.fen).unwrap_or("")) {
-                Ok((pos, _mode)) => pos,
+                Ok((pos, mode)) => FastPos::from_chess(&pos, mode),
                 Err(e) => return invalid_fen_tag(e),
             },
         };
@@ -159,6 +163,7 @@ impl Visitor for Checker {
         self.has_variant = false;
         self.variant = None;
         self.stack.clear();
+        self.last = None;
         self.moves = 0;
         if self.opts.strict {
             self.tags = Tags::new();
@@ -198,7 +203,7 @@ impl Visitor for Checker {
             return self.variant_san(san);
         }
         if self.opts.san.languages.contains(Language::English)
-            && let Some(mv) = read_canonical_move(&self.pos, san)
+            && let Some(mv) = read_canonical_move_in(&self.pos, san)
         {
             if self.stack.is_empty() {
                 self.moves += 1;
@@ -206,7 +211,16 @@ impl Visitor for Checker {
             self.play(PlyMove::Move(mv));
             return Flow::Continue(());
         }
-        match read_san(&self.pos, san, &self.opts.san) {
+        let Some(pos) = self.pos.rebuild_chess() else {
+            return Flow::Break(Stop::Invalid(
+                crate::diag::Code::Position,
+                format!(
+                    "move {}: the position before it cannot be rebuilt",
+                    crate::excerpt::excerpt(san)
+                ),
+            ));
+        };
+        match read_san(&pos, san, &self.opts.san) {
             Ok(read) => {
                 if self.stack.is_empty() {
                     self.moves += 1;
@@ -233,8 +247,11 @@ impl Visitor for Checker {
             line.begin_variation();
             return ControlFlow::Continue(Skip(false));
         }
-        let pos = std::mem::replace(&mut self.pos, self.before.clone());
-        self.stack.push((self.before.clone(), pos));
+        let after = self.pos;
+        if let Some(undo) = &self.last {
+            self.pos.undo(undo);
+        }
+        self.stack.push((after, self.last.take()));
         ControlFlow::Continue(Skip(false))
     }
 
@@ -243,9 +260,9 @@ impl Visitor for Checker {
             line.end_variation();
             return Flow::Continue(());
         }
-        if let Some((before, pos)) = self.stack.pop() {
-            self.before = before;
+        if let Some((pos, last)) = self.stack.pop() {
             self.pos = pos;
+            self.last = last;
         }
         Flow::Continue(())
     }

@@ -67,6 +67,34 @@ fn is(b: u8, class: u8) -> bool {
     CLASS[b as usize] & class != 0
 }
 
+/// The end of the run of `class` bytes of `data` that starts at `at`. The
+/// scan keeps its index in a register (a loop on `self.pos` stores it at
+/// every byte).
+#[inline(always)]
+fn run_end(data: &[u8], mut at: usize, class: u8) -> usize {
+    let table = &CLASS;
+    while let Some(&b) = data.get(at) {
+        if table[b as usize] & class == 0 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// The first byte of `class` in `data` from `at` (or the end of `data`).
+#[inline(always)]
+fn find_class(data: &[u8], mut at: usize, class: u8) -> usize {
+    let table = &CLASS;
+    while let Some(&b) = data.get(at) {
+        if table[b as usize] & class != 0 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
 /// Per-game parsing state.
 struct GameState {
     /// Tokens are still lexed but no longer delivered.
@@ -225,9 +253,7 @@ impl<'a> SliceReader<'a> {
     fn skip_ws(&mut self) {
         let data = self.data;
         loop {
-            while self.pos < data.len() && is(data[self.pos], WS) {
-                self.pos += 1;
-            }
+            self.pos = run_end(data, self.pos, WS);
             match data.get(self.pos) {
                 Some(b'%') if self.at_line_start(self.pos) => self.skip_line(),
                 Some(0xef) if data[self.pos..].starts_with(b"\xef\xbb\xbf") => self.pos += 3,
@@ -328,9 +354,7 @@ impl<'a> SliceReader<'a> {
         self.pos += 1;
         self.skip_ws();
         let name_start = self.pos;
-        while self.pos < data.len() && is(data[self.pos], NAME) {
-            self.pos += 1;
-        }
+        self.pos = run_end(data, self.pos, NAME);
         let name = &data[name_start..self.pos];
         if name.is_empty() {
             let at = self.pos;
@@ -352,9 +376,7 @@ impl<'a> SliceReader<'a> {
         self.pos += 1;
         let value_start = self.pos;
         loop {
-            while self.pos < data.len() && !is(data[self.pos], VALUE_STOP) {
-                self.pos += 1;
-            }
+            self.pos = find_class(data, self.pos, VALUE_STOP);
             match data.get(self.pos) {
                 Some(b'"') => break,
                 Some(b'\\') => self.pos += 2,
@@ -482,10 +504,8 @@ impl<'a> SliceReader<'a> {
     fn movetext<V: Visitor>(&mut self, v: &mut V, st: &mut GameState, wants_comments: bool) {
         let data = self.data;
         loop {
-            while self.pos < data.len() && is(data[self.pos], WS) {
-                self.pos += 1;
-            }
-            let at = self.pos;
+            let at = run_end(data, self.pos, WS);
+            self.pos = at;
             let Some(&b) = data.get(at) else {
                 // No termination marker: more input might continue the game.
                 self.truncated = true;
@@ -506,10 +526,7 @@ impl<'a> SliceReader<'a> {
                     continue;
                 }
                 // A move: letters, `-` (null move), non-ASCII (figurines).
-                let mut end = at + 1;
-                while end < data.len() && is(data[end], MOVE) {
-                    end += 1;
-                }
+                let end = run_end(data, at + 1, MOVE);
                 self.pos = end;
                 st.moves_seen = true;
                 st.line_has_move = true;
@@ -522,10 +539,7 @@ impl<'a> SliceReader<'a> {
             match b {
                 b'{' | b';' => self.comment(v, st, wants_comments),
                 b'0'..=b'9' => {
-                    let mut end = at + 1;
-                    while end < data.len() && is(data[end], DIGIT) {
-                        end += 1;
-                    }
+                    let mut end = run_end(data, at + 1, DIGIT);
                     // A move number (digits alone, not UCI's null move
                     // `0000`), and the periods after it, in one step.
                     if data.get(end).is_none_or(|&c| !is(c, MOVE))
@@ -535,9 +549,7 @@ impl<'a> SliceReader<'a> {
                         self.pos = end;
                         continue;
                     }
-                    while end < data.len() && is(data[end], MOVE) {
-                        end += 1;
-                    }
+                    end = run_end(data, end, MOVE);
                     let token = &data[at..end];
                     self.pos = end;
                     if let Some(result) = parse_result(token) {
@@ -572,10 +584,7 @@ impl<'a> SliceReader<'a> {
                     return;
                 }
                 b'$' => {
-                    let mut end = at + 1;
-                    while end < data.len() && is(data[end], DIGIT) {
-                        end += 1;
-                    }
+                    let end = run_end(data, at + 1, DIGIT);
                     self.pos = end;
                     let digits = &data[at + 1..end];
                     let nag = (!digits.is_empty() && digits.len() <= 3)

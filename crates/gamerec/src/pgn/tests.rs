@@ -391,6 +391,39 @@ fn checker_checks_variations_from_the_right_position() {
     assert!(!reader.read_game(&mut main_only).unwrap().failed);
 }
 
+/// Variations start from the position before the move they replace, which
+/// the checker gets back by taking the move back: captures, en passant,
+/// castling, promotions, null moves, nested and sibling variations.
+#[test]
+fn checker_takes_moves_back_for_variations() {
+    let games: &[(&[u8], u64, bool)] = &[
+        (b"1. e4 d5 2. exd5 (2. e5 f5 3. exf6 (3. d4 c5) 3... gxf6) 2... Qxd5 *", 4, false),
+        (b"1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O (4. d3 Nf6 5. O-O) (4. c3) 4... Nf6 *", 8, false),
+        (b"1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O (4. O-O-O) *", 7, true),
+        (b"[FEN \"7k/P7/8/8/8/8/8/K7 w - - 0 1\"]\n1. a8=Q+ (1. a8=N Kg7 (1... Kh7 2. Nb6) 2. Nb6) 1... Kh7 2. Qb7+ *", 3, false),
+        (b"[FEN \"7k/P7/8/8/8/8/8/K7 w - - 0 1\"]\n1. a8=Q+ (1. a8=N Kg7) 1... Kh7 2. Nb6 *", 3, true),
+        (b"1. e4 -- (1... e5 2. Nf3) 2. d4 (2. Nf3 --) e5 *", 4, false),
+        (b"1. e4 e5 2. Nf3 (2. Nc3 Nc6 (2... Nf6 3. Nf3) 3. Nf3) 2... Nc6 3. Bb5 *", 5, false),
+        (b"1. e4 e5 2. Nf3 (2. Nc3 Nc6 (2... Nf6 3. Nge2) 3. Ke3) 2... Nc6 3. Bb5 *", 5, true),
+    ];
+    for &(text, moves, failed) in games {
+        let mut checker = Checker::default();
+        let got = SliceReader::new(text).read_game(&mut checker).unwrap();
+        let shown = String::from_utf8_lossy(text);
+        assert_eq!(got.failed, failed, "{shown}");
+        if !failed {
+            assert_eq!(got.moves, moves, "{shown}");
+        }
+        let (built, problems) = read_games(text);
+        let builder_failed =
+            built.is_empty() || problems.iter().any(|p| p.severity == Severity::Error);
+        assert_eq!(
+            builder_failed, failed,
+            "the game builder disagrees on {shown}"
+        );
+    }
+}
+
 #[test]
 fn streaming_reader_matches_slice_reader_at_any_chunk_size() {
     let data = std::fs::read(gamerec_testkit::corpus(

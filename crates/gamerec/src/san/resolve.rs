@@ -9,13 +9,81 @@
 //! once the move is made on the occupancy bitboards. Castling follows
 //! shakmaty's own rule (rights, empty path, king path not attacked).
 //!
+//! The resolver reads a position through [`View`], so the same code serves
+//! shakmaty's [`Chess`] and the checker's own [`super::fastpos::FastPos`].
 //! The answers are exactly `San::to_move`'s; `tests::agrees_with_shakmaty`
 //! compares them over every SAN shape in thousands of random positions.
 
 use shakmaty::attacks;
-use shakmaty::{
-    Bitboard, Board, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square,
-};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
+
+/// What resolving SAN reads of a position: the pieces, the side to move,
+/// the en passant square and the castling rights.
+pub(crate) trait View {
+    /// The side to move.
+    fn turn(&self) -> Color;
+    /// The pieces of `role`, both colours.
+    fn role_bb(&self, role: Role) -> Bitboard;
+    /// The pieces of `color`.
+    fn color_bb(&self, color: Color) -> Bitboard;
+    /// Every piece.
+    fn occupied(&self) -> Bitboard;
+    /// The square a pawn that just advanced two squares passed over (set
+    /// after every double step, as shakmaty's `maybe_ep_square`).
+    fn ep_square(&self) -> Option<Square>;
+    /// The castling rook of `color` on `side` and the squares that must be
+    /// empty to castle there, while the right is kept.
+    fn castling(&self, color: Color, side: CastlingSide) -> Option<(Square, Bitboard)>;
+
+    /// The role of the piece on `sq`.
+    #[inline]
+    fn role_at(&self, sq: Square) -> Option<Role> {
+        if !self.occupied().contains(sq) {
+            return None;
+        }
+        Role::ALL
+            .into_iter()
+            .find(|&r| self.role_bb(r).contains(sq))
+    }
+
+    /// The king of `color`.
+    #[inline]
+    fn king_of(&self, color: Color) -> Option<Square> {
+        (self.role_bb(Role::King) & self.color_bb(color)).single_square()
+    }
+}
+
+impl View for Chess {
+    #[inline]
+    fn turn(&self) -> Color {
+        Position::turn(self)
+    }
+    #[inline]
+    fn role_bb(&self, role: Role) -> Bitboard {
+        self.board().by_role(role)
+    }
+    #[inline]
+    fn color_bb(&self, color: Color) -> Bitboard {
+        self.board().by_color(color)
+    }
+    #[inline]
+    fn occupied(&self) -> Bitboard {
+        self.board().occupied()
+    }
+    #[inline]
+    fn ep_square(&self) -> Option<Square> {
+        self.maybe_ep_square()
+    }
+    #[inline]
+    fn castling(&self, color: Color, side: CastlingSide) -> Option<(Square, Bitboard)> {
+        let rook = self.castles().rook(color, side)?;
+        Some((rook, self.castles().path(color, side)))
+    }
+    #[inline]
+    fn role_at(&self, sq: Square) -> Option<Role> {
+        self.board().role_at(sq)
+    }
+}
 
 /// What a SAN move resolves to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,15 +101,23 @@ pub(super) enum Resolved {
 /// the empty-board lines and checked with the small `between` table, so the
 /// magic attack tables (800 KB, mostly cache misses) are not touched.
 #[inline]
-fn attacked(board: &Board, us: Color, sq: Square, attackers: Bitboard, occupied: Bitboard) -> bool {
-    if (attacks::knight_attacks(sq) & board.knights() & attackers).any()
-        || (attacks::pawn_attacks(us, sq) & board.pawns() & attackers).any()
-        || (attacks::king_attacks(sq) & board.kings() & attackers).any()
+fn attacked<P: View>(
+    board: &P,
+    us: Color,
+    sq: Square,
+    attackers: Bitboard,
+    occupied: Bitboard,
+) -> bool {
+    if (attacks::knight_attacks(sq) & board.role_bb(Role::Knight) & attackers).any()
+        || (attacks::pawn_attacks(us, sq) & board.role_bb(Role::Pawn) & attackers).any()
+        || (attacks::king_attacks(sq) & board.role_bb(Role::King) & attackers).any()
     {
         return true;
     }
-    let snipers = ((attacks::rook_attacks(sq, Bitboard::EMPTY) & board.rooks_and_queens())
-        | (attacks::bishop_attacks(sq, Bitboard::EMPTY) & board.bishops_and_queens()))
+    let queens = board.role_bb(Role::Queen);
+    let snipers = ((attacks::rook_attacks(sq, Bitboard::EMPTY)
+        & (board.role_bb(Role::Rook) | queens))
+        | (attacks::bishop_attacks(sq, Bitboard::EMPTY) & (board.role_bb(Role::Bishop) | queens)))
         & attackers;
     snipers
         .into_iter()
@@ -52,8 +128,8 @@ fn attacked(board: &Board, us: Color, sq: Square, attackers: Bitboard, occupied:
 /// `from` → `to`, removing the enemy piece on `captured` (the destination,
 /// the en passant victim's square, or nothing).
 #[inline]
-fn king_safe_after(
-    board: &Board,
+fn king_safe_after<P: View>(
+    board: &P,
     us: Color,
     king: Square,
     from: Square,
@@ -61,14 +137,14 @@ fn king_safe_after(
     captured: Bitboard,
 ) -> bool {
     let occupied = (board.occupied() ^ from ^ captured) | to;
-    let attackers = board.by_color(!us) & !captured;
+    let attackers = board.color_bb(!us) & !captured;
     !attacked(board, us, king, attackers, occupied)
 }
 
 /// Keeps the legal ones of `candidates` (non-king moves to `to`).
 #[inline]
-fn legal_froms(
-    board: &Board,
+fn legal_froms<P: View>(
+    board: &P,
     us: Color,
     king: Square,
     candidates: Bitboard,
@@ -87,8 +163,8 @@ fn legal_froms(
 /// The squares our pieces of `role` could move from to reach `to`
 /// (pseudo-legally; pawns and kings excluded).
 #[inline]
-fn piece_sources(board: &Board, us: Color, role: Role, to: Square) -> Bitboard {
-    let ours = board.by_role(role) & board.by_color(us);
+fn piece_sources<P: View>(board: &P, us: Color, role: Role, to: Square) -> Bitboard {
+    let ours = board.role_bb(role) & board.color_bb(us);
     let lines = match role {
         Role::Knight => return attacks::knight_attacks(to) & ours,
         Role::Bishop => attacks::bishop_attacks(to, Bitboard::EMPTY),
@@ -109,10 +185,10 @@ fn piece_sources(board: &Board, us: Color, role: Role, to: Square) -> Bitboard {
 
 /// The legal source squares of `role` moves (knight to queen) to `to`,
 /// ignoring any disambiguator: what canonical disambiguation looks at.
-pub(super) fn legal_piece_sources(pos: &Chess, role: Role, to: Square) -> Bitboard {
-    let board = pos.board();
+pub(super) fn legal_piece_sources<P: View>(pos: &P, role: Role, to: Square) -> Bitboard {
+    let board = pos;
     let us = pos.turn();
-    let (Some(king), false) = (board.king_of(us), board.by_color(us).contains(to)) else {
+    let (Some(king), false) = (board.king_of(us), board.color_bb(us).contains(to)) else {
         return Bitboard::EMPTY;
     };
     let captured = board.occupied() & Bitboard::from_square(to);
@@ -138,8 +214,8 @@ fn single(legal: Bitboard) -> Result<Square, Resolved> {
 
 /// Resolves `San::Normal` exactly as `San::to_move` does.
 #[inline]
-pub(super) fn resolve_normal(
-    pos: &Chess,
+pub(super) fn resolve_normal<P: View>(
+    pos: &P,
     role: Role,
     file: Option<File>,
     rank: Option<Rank>,
@@ -153,8 +229,8 @@ pub(super) fn resolve_normal(
     }
 }
 
-fn resolve_inner(
-    pos: &Chess,
+fn resolve_inner<P: View>(
+    pos: &P,
     role: Role,
     file: Option<File>,
     rank: Option<Rank>,
@@ -162,9 +238,9 @@ fn resolve_inner(
     to: Square,
     promotion: Option<Role>,
 ) -> Result<Move, Resolved> {
-    let board = pos.board();
+    let board = pos;
     let us = pos.turn();
-    if board.by_color(us).contains(to) {
+    if board.color_bb(us).contains(to) {
         return Err(Resolved::Illegal);
     }
     let king = board.king_of(us).ok_or(Resolved::Illegal)?;
@@ -191,7 +267,7 @@ fn resolve_inner(
             if !promotion_ok {
                 return Err(Resolved::Illegal);
             }
-            let pawns = board.pawns() & board.by_color(us);
+            let pawns = board.role_bb(Role::Pawn) & board.color_bb(us);
             if capture {
                 let sources = attacks::pawn_attacks(!us, to) & pawns & mask;
                 if target.is_some() {
@@ -204,7 +280,7 @@ fn resolve_inner(
                         promotion,
                     });
                 }
-                if pos.maybe_ep_square() != Some(to) {
+                if pos.ep_square() != Some(to) {
                     return Err(Resolved::Illegal);
                 }
                 // En passant: the victim stands beside each source.
@@ -256,7 +332,7 @@ fn resolve_inner(
                 || capture != target.is_some()
                 || !mask.contains(king)
                 || !attacks::king_attacks(king).contains(to)
-                || attacked(board, us, to, board.by_color(!us), board.occupied() ^ king)
+                || attacked(board, us, to, board.color_bb(!us), board.occupied() ^ king)
             {
                 return Err(Resolved::Illegal);
             }
@@ -292,17 +368,17 @@ fn resolve_inner(
 
 /// The legal castling move to `side`, exactly as shakmaty generates it.
 #[inline]
-pub(super) fn resolve_castle(pos: &Chess, side: CastlingSide) -> Option<Move> {
-    let board = pos.board();
+pub(super) fn resolve_castle<P: View>(pos: &P, side: CastlingSide) -> Option<Move> {
+    let board = pos;
     let us = pos.turn();
     let king = board.king_of(us)?;
-    let rook = pos.castles().rook(us, side)?;
+    let (rook, path) = pos.castling(us, side)?;
     let occupied = board.occupied();
-    if (pos.castles().path(us, side) & occupied).any() {
+    if (path & occupied).any() {
         return None;
     }
     let king_to = side.king_to(us);
-    let them = board.by_color(!us);
+    let them = board.color_bb(!us);
     let after = occupied ^ king ^ rook ^ side.rook_to(us);
     if attacked(board, us, king_to, them, after) {
         return None;
