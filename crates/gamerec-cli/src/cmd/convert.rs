@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -378,6 +377,5 @@ pub fn convert_games(
     tally.warnings += report.losses;
     tally.written = Some(written);
     eprintln!("gamerec convert: {tally}");
-    let _ = std::io::stderr().flush();
     Ok(ExitCode::from(tally.exit_code()))
 }
