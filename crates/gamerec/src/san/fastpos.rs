@@ -327,18 +327,7 @@ mod tests {
     use shakmaty::san::San;
 
     use super::*;
-
-    /// A small deterministic generator (xorshift64*).
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
-        }
-    }
+    use crate::san::resolve::tests::Rng;
 
     fn same(fast: &FastPos, pos: &Chess, what: &str) {
         assert_eq!(

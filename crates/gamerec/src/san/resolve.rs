@@ -393,17 +393,18 @@ pub(super) fn resolve_castle<P: View>(pos: &P, side: CastlingSide) -> Option<Mov
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use shakmaty::san::San;
     use shakmaty::{CastlingMode, fen::Fen};
 
     use super::*;
 
-    /// A small deterministic generator (xorshift64*).
-    struct Rng(u64);
+    /// A small deterministic generator (xorshift64*), for the random games
+    /// of this module's tests and `fastpos`'s.
+    pub(in crate::san) struct Rng(pub(in crate::san) u64);
 
     impl Rng {
-        fn below(&mut self, n: usize) -> usize {
+        pub(in crate::san) fn below(&mut self, n: usize) -> usize {
             self.0 ^= self.0 >> 12;
             self.0 ^= self.0 << 25;
             self.0 ^= self.0 >> 27;
