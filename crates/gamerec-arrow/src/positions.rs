@@ -385,18 +385,10 @@ fn write_decimal(out: &mut [u8], mut n: u32) -> usize {
 }
 
 /// Appends the decimal digits of `n`.
-pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
+pub(crate) fn push_decimal(out: &mut Vec<u8>, n: u32) {
     let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
+    let len = write_decimal(&mut digits, n);
+    out.extend_from_slice(&digits[..len]);
 }
 
 #[cfg(test)]
