@@ -316,3 +316,14 @@ fn every_section_of_the_old_readme_is_in_a_guide() {
         "sections of the old README in no guide: {missing:?}"
     );
 }
+
+#[test]
+fn readme_stays_a_first_page() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines: it is the first page (what it is, install, the two \
+         commands, one example per area); reference text belongs in docs/"
+    );
+}
