@@ -39,11 +39,12 @@ fn json(path: &Path) -> serde_json::Value {
 }
 
 /// A UCI engine in Python: plays the first legal move in UCI order (after
-/// captures), answers at once (MODE `slow`: after a second). With MODE
-/// `crash`, `stall` or `illegal` its first process (no MARKER file yet)
-/// fails at its third `go`: exits with status 3, stops reading and
-/// answering, or answers a move that is not legal (a piece moving onto its
-/// own piece); with `idle-crash` it exits 0.2 s after its second move.
+/// captures), answers at once (MODE `slow`: after a second, its second
+/// search after three). With MODE `crash`, `stall` or `illegal` its first
+/// process (no MARKER file yet) fails at its third `go`: exits with status
+/// 3, stops reading and answering, or answers a move that is not legal (a
+/// piece moving onto its own piece); with `idle-crash` it exits 0.2 s after
+/// its second move.
 const ENGINE: &str = r#"
 import os, sys, threading, time, chess
 mode, marker = sys.argv[1], sys.argv[2]
@@ -73,7 +74,9 @@ for line in sys.stdin:
     elif words[0] == "go":
         searches += 1
         if mode == "slow":
-            time.sleep(1.0)
+            # Its second search is the one an idle crash must cut short:
+            # three seconds leave a margin on a loaded machine.
+            time.sleep(3.0 if searches == 2 else 1.0)
         if faulty and mode == "idle-crash" and searches == 2:
             # Exits while the opponent thinks about its second move.
             threading.Timer(0.2, lambda: os._exit(3)).start()
