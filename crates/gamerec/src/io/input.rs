@@ -211,6 +211,10 @@ pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Sen
         Compression::None => return Ok(Box::new(buffered)),
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(buffered)),
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(buffered)),
+        // Several frames decode on several threads (`pzstd`'s files).
+        Compression::Zstd if super::frames::worth_it() => {
+            return Ok(Box::new(super::frames::parallel_zstd(Box::new(buffered))?));
+        }
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
     };
     Ok(Box::new(DecodeAhead::spawn(decoder)?))
@@ -280,7 +284,7 @@ impl DecodeAhead {
 
 /// Reads from `decoder` into `block` up to [`AHEAD_BLOCK`] bytes: `true`
 /// when the block is full, `false` at the end of the stream.
-fn fill_block(decoder: &mut dyn Read, block: &mut Vec<u8>) -> io::Result<bool> {
+pub(super) fn fill_block(decoder: &mut dyn Read, block: &mut Vec<u8>) -> io::Result<bool> {
     block.resize(AHEAD_BLOCK, 0);
     let mut n = 0;
     let result = loop {

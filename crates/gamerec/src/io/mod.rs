@@ -30,6 +30,7 @@ pub mod atomic;
 pub mod binary;
 mod cpu;
 pub mod files;
+mod frames;
 pub mod input;
 mod json;
 pub mod parallel;
