@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Games as data: PGN to Arrow/Parquet throughput against python-chess and
-# rust-pgn-reader-python-binding, in one run on the same file, and the peak
+# rust-pgn-reader-python-binding, in one run on the same file (the table
+# verbs also on its .zst and .gz copies: compressed-input throughput), and the peak
 # memory of `gamerec convert -o .parquet` on a 1 GB input.
 # Usage: bench/data-throughput.sh [path/to/gamerec] [path/to/python]
 #   gamerec: default target/dist/gamerec; python: a venv with the gamerec
@@ -129,6 +130,9 @@ mkdir -p "$work"
 [ -f "$work/human16.pgn" ] || for _ in $(seq 16); do cat "$corpus/lichess_db_1000k.pgn" "$corpus/twic1599_1000k.pgn"; done > "$work/human16.pgn"
 # About 1 GB: 32 copies of that file.
 [ -f "$work/human512.pgn" ] || for _ in $(seq 32); do cat "$work/human16.pgn"; done > "$work/human512.pgn"
+# The same file compressed (issue #27: compressed-input throughput).
+[ -f "$work/human16.pgn.zst" ] || zstd -q -19 -T0 "$work/human16.pgn" -o "$work/human16.pgn.zst"
+[ -f "$work/human16.pgn.gz" ] || gzip -9 -c "$work/human16.pgn" > "$work/human16.pgn.gz"
 
 # numpy's OpenBLAS threads (pyarrow imports numpy) spin on the cores the
 # tools time; one BLAS thread for every Python child.
@@ -216,6 +220,14 @@ for threads in (1, 2):
 for threads in (1, 2):
     t, rss = py(TO_ARROW, human, str(threads), "positions")
     rows.append((f"gamerec.to_arrow(table='positions'), {threads} thread(s)", t, rss))
+# Both table verbs on the compressed copies (decompressed on a thread of
+# their own ahead of the parser); MB/s are of the decompressed PGN.
+for ext in ("zst", "gz"):
+    packed = f"{human}.{ext}"
+    for verb in ("convert", "positions"):
+        for threads in (1, 2):
+            wall, rss, _ = best([gamerec, verb, packed, "-o", out, "-q", "-t", str(threads)])
+            rows.append((f"gamerec {verb} human16.pgn.{ext} -o .parquet, {threads} thread(s)", wall, rss))
 for threads in (1, 2):
     times = [run([python, "-c", RPR, human, str(threads)]) for _ in range(3)]
     split = min(float(x[2].split()[0]) for x in times)
@@ -237,11 +249,12 @@ small_moves, small_time = int(text.split()[0]), float(text.split()[1])
 pychess_rate = small_moves / small_time
 
 print(f"## PGN to Arrow/Parquet, {os.path.getsize(human) / 1e6:.1f} MB ({moves:,} main-line moves)")
-print("| tool | seconds | moves/s | x python-chess | peak RSS MB |")
-print("|---|---|---|---|---|")
-print(f"| python-chess 1.11 (on 1/16 of the file) | {moves / pychess_rate:.2f} (scaled) | {pychess_rate:,.0f} | 1.0x | |")
+mb = os.path.getsize(human) / 1e6
+print("| tool | seconds | moves/s | PGN MB/s | x python-chess | peak RSS MB |")
+print("|---|---|---|---|---|---|")
+print(f"| python-chess 1.11 (on 1/16 of the file) | {moves / pychess_rate:.2f} (scaled) | {pychess_rate:,.0f} | | 1.0x | |")
 for name, t, rss in rows:
-    print(f"| {name} | {t:.3f} | {moves / t:,.0f} | {moves / t / pychess_rate:.0f}x | {rss:.0f} |")
+    print(f"| {name} | {t:.3f} | {moves / t:,.0f} | {mb / t:.0f} | {moves / t / pychess_rate:.0f}x | {rss:.0f} |")
 
 wall, rss, _ = run([gamerec, "convert", big, "-o", out, "-q", "-t", "2"])
 print()

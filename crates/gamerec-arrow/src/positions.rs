@@ -76,6 +76,30 @@ pub struct PositionsBuilder {
     /// Movetext tokens the streaming path writes for every table; not kept.
     pub(crate) movetext: Strings,
     text: String,
+    ranks: RankCache,
+}
+
+/// The board text of the positions written last, a rank at a time, with
+/// the bitboard bytes each rank was written from: a rank whose squares did
+/// not change (six or seven of the eight, from one ply to the next) is
+/// copied, not written again.
+struct RankCache {
+    /// Per rank: its bytes of the occupancy, white and the three role
+    /// planes (40 bits); `u64::MAX` for none yet.
+    keys: [u64; 8],
+    /// Per rank: its text (at most 8 bytes) and length.
+    text: [[u8; 8]; 8],
+    len: [u8; 8],
+}
+
+impl Default for RankCache {
+    fn default() -> RankCache {
+        RankCache {
+            keys: [u64::MAX; 8],
+            text: [[0; 8]; 8],
+            len: [0; 8],
+        }
+    }
 }
 
 impl Default for PositionsBuilder {
@@ -111,6 +135,7 @@ impl PositionsBuilder {
             time_control: OptionalStrings::default(),
             movetext: Strings::default(),
             text: String::new(),
+            ranks: RankCache::default(),
         }
     }
 
@@ -152,7 +177,7 @@ impl PositionsBuilder {
     /// Stores the FEN of the position before the next move.
     pub(crate) fn push_position(&mut self, pos: &Chess) {
         let start = self.fen.bytes.len();
-        if !push_fen(pos, &mut self.fen.bytes) {
+        if !push_fen(pos, &mut self.ranks, &mut self.fen.bytes) {
             self.fen.bytes.truncate(start);
             Fen::from_position(pos, EnPassantMode::Legal).append_ascii_to(&mut self.fen.bytes);
         }
@@ -274,7 +299,7 @@ impl PositionsBuilder {
 /// is legal) when its castling rights are written `KQkq` (rooks in the
 /// corners); `false` for any other rights, whose letters shakmaty's FEN
 /// writer decides.
-fn push_fen(pos: &Chess, out: &mut Vec<u8>) -> bool {
+fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
     let rights = pos.castles().castling_rights();
     let mut letters = [0u8; 4];
     let mut n = 0;
@@ -292,12 +317,13 @@ fn push_fen(pos: &Chess, out: &mut Vec<u8>) -> bool {
     if n != rights.count() {
         return false;
     }
-    // The board from the bitboards, a rank at a time: each occupied
-    // square's letter comes from a 3-bit role code (bit-sliced over the
-    // role bitboards) and its colour, the gaps between them from the
-    // rank's occupancy; then the fields and counters, all in a buffer on
-    // the stack (a FEN of standard chess has at most 92 bytes) appended
-    // at once.
+    // The board from the bitboards, a rank at a time: a rank whose
+    // squares changed since the last FEN written is written again (each
+    // occupied square's letter from a 3-bit role code, bit-sliced over the
+    // role bitboards, and its colour; the gaps from the rank's occupancy),
+    // the others are copied from `ranks`; then the fields and counters,
+    // all in a buffer on the stack (a FEN of standard chess has at most 92
+    // bytes) appended at once.
     let board = pos.board();
     let (pawns, knights, bishops) = (board.pawns().0, board.knights().0, board.bishops().0);
     let (rooks, queens, kings) = (board.rooks().0, board.queens().0, board.kings().0);
@@ -310,30 +336,46 @@ fn push_fen(pos: &Chess, out: &mut Vec<u8>) -> bool {
     const LETTERS: [u8; 16] = *b"?pnbrqk??PNBRQK?";
     let mut buf = [0u8; 128];
     let mut len = 0;
-    for rank in (0..8).rev() {
+    for rank in (0..8usize).rev() {
         let shift = rank * 8;
-        let mut bits = (occupied >> shift) & 0xff;
-        let mut file = 0;
-        while bits != 0 {
-            let f = bits.trailing_zeros();
-            if f > file {
-                buf[len] = b'0' + (f - file) as u8;
-                len += 1;
+        let byte = |bits: u64| (bits >> shift) & 0xff;
+        let key = byte(occupied)
+            | byte(white) << 8
+            | byte(plane0) << 16
+            | byte(plane1) << 24
+            | byte(plane2) << 32;
+        if ranks.keys[rank] != key {
+            let text = &mut ranks.text[rank];
+            let mut n = 0;
+            let mut bits = byte(occupied);
+            let mut file = 0;
+            while bits != 0 {
+                let f = bits.trailing_zeros();
+                if f > file {
+                    text[n & 7] = b'0' + (f - file) as u8;
+                    n += 1;
+                }
+                let sq = shift as u32 + f;
+                let code = ((plane0 >> sq) & 1)
+                    | (((plane1 >> sq) & 1) << 1)
+                    | (((plane2 >> sq) & 1) << 2)
+                    | (((white >> sq) & 1) << 3);
+                text[n & 7] = LETTERS[code as usize];
+                n += 1;
+                file = f + 1;
+                bits &= bits - 1;
             }
-            let sq = shift + f;
-            let code = ((plane0 >> sq) & 1)
-                | (((plane1 >> sq) & 1) << 1)
-                | (((plane2 >> sq) & 1) << 2)
-                | (((white >> sq) & 1) << 3);
-            buf[len] = LETTERS[code as usize];
-            len += 1;
-            file = f + 1;
-            bits &= bits - 1;
+            if file < 8 {
+                text[n & 7] = b'0' + (8 - file) as u8;
+                n += 1;
+            }
+            ranks.keys[rank] = key;
+            ranks.len[rank] = n as u8;
         }
-        if file < 8 {
-            buf[len] = b'0' + (8 - file) as u8;
-            len += 1;
-        }
+        // All 8 bytes copied (the board's text is at most 72 bytes), the
+        // rank's length kept.
+        buf[len..len + 8].copy_from_slice(&ranks.text[rank]);
+        len += usize::from(ranks.len[rank]);
         buf[len] = if rank > 0 { b'/' } else { b' ' };
         len += 1;
     }
@@ -401,6 +443,9 @@ mod tests {
     /// illegal en passant square and many-digit counters.
     #[test]
     fn fen_from_the_bitboards_is_shakmatys() {
+        // One cache for all: each FEN's ranks partly written, partly
+        // copied from the one before.
+        let mut ranks = RankCache::default();
         for fen in [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -416,9 +461,38 @@ mod tests {
                 .into_position(CastlingMode::Standard)
                 .unwrap();
             let mut out = Vec::new();
-            assert!(push_fen(&pos, &mut out), "{fen}");
+            assert!(push_fen(&pos, &mut ranks, &mut out), "{fen}");
             let expected = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
             assert_eq!(String::from_utf8(out).unwrap(), expected, "{fen}");
         }
+    }
+
+    /// Ply after ply of random games (captures, castling, en passant,
+    /// promotions), each FEN written with the ranks of the one before
+    /// cached is shakmaty's.
+    #[test]
+    fn fens_of_consecutive_positions_are_shakmatys() {
+        let mut ranks = RankCache::default();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut pos = Chess::default();
+            for _ in 0..300 {
+                let mut out = Vec::new();
+                assert!(push_fen(&pos, &mut ranks, &mut out));
+                let expected = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+                assert_eq!(String::from_utf8(out).unwrap(), expected);
+                checked += 1;
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+            }
+        }
+        assert!(checked > 5000, "{checked} positions");
     }
 }
