@@ -138,11 +138,17 @@ pub fn dt_is_valid(s: &str) -> bool {
     // Parts of the previous entry: 3 = had a day, 2 = a month, 1 = a year.
     let mut prev = 0;
     for (i, entry) in s.split(',').enumerate() {
-        let parts: Vec<&[u8]> = entry.trim().split('-').map(str::as_bytes).collect();
-        let shape: Vec<usize> = parts
-            .iter()
-            .map(|p| if digits(p) { p.len() } else { 0 })
-            .collect();
+        // At most three parts fit any form (no allocation: one call per
+        // game of a bulk check).
+        let (mut parts, mut shape, mut n) = ([&b""[..]; 3], [0usize; 3], 0);
+        for p in entry.trim().split('-') {
+            if n == 3 {
+                return false;
+            }
+            parts[n] = p.as_bytes();
+            shape[n] = if digits(parts[n]) { p.len() } else { 0 };
+            n += 1;
+        }
         let month = |p: &[u8]| {
             std::str::from_utf8(p)
                 .ok()
@@ -155,7 +161,7 @@ pub fn dt_is_valid(s: &str) -> bool {
                 .and_then(|t| t.parse::<u32>().ok())
                 .is_some_and(|d| (1..=31).contains(&d))
         };
-        let depth = match shape.as_slice() {
+        let depth = match &shape[..n] {
             [4] => 1,
             [4, 2] if month(parts[1]) => 2,
             [4, 2, 2] if month(parts[1]) && day(parts[2]) => 3,

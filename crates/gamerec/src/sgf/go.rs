@@ -81,6 +81,19 @@ struct Grid<const N: usize> {
     libs: [i16; N],
     /// Stones of each chain (at its representative).
     size: [u16; N],
+    /// The XOR of [`zobrist`] over the stones (kept with every change).
+    hash: u64,
+}
+
+/// The Zobrist key of a stone of colour code `c` (1 or 2) on cell `i`: a
+/// splitmix64 of the pair, computed (no table to keep in cache).
+#[inline(always)]
+fn zobrist(i: usize, c: u8) -> u64 {
+    let k = ((i as u64) << 1) | u64::from(c & 1);
+    let mut z = k.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 #[inline(always)]
@@ -98,6 +111,7 @@ impl<const N: usize> Grid<N> {
             next: [0; N],
             libs: [0; N],
             size: [0; N],
+            hash: 0,
         });
         for y in 0..height {
             let row = (y + 1) * stride + 1;
@@ -110,10 +124,14 @@ impl<const N: usize> Grid<N> {
     fn rebuild(&mut self, cells: usize, stride: usize) {
         self.chain.fill(Self::DUMMY as u16);
         self.libs.fill(0);
+        self.hash = 0;
         let mut stack: Vec<usize> = Vec::new();
         let mut members: Vec<usize> = Vec::new();
         for start in 0..cells {
             let c = self.color[m::<N>(start)];
+            if c == 1 || c == 2 {
+                self.hash ^= zobrist(m::<N>(start), c);
+            }
             if self.chain[m::<N>(start)] != Self::DUMMY as u16 || c == EMPTY || c == BORDER {
                 continue;
             }
@@ -187,6 +205,7 @@ impl<const N: usize> Grid<N> {
             next,
             libs,
             size,
+            hash,
         } = self;
         let nb = [
             m::<N>(i - 1),
@@ -216,6 +235,7 @@ impl<const N: usize> Grid<N> {
             dead |= (u32::from(col[k] == opp) & u32::from(after == 0)) << k;
         }
         color[i] = me;
+        *hash ^= zobrist(i, me);
         next[i] = i as u16;
         // The stone joins its first friendly chain (no relabelling), or
         // starts its own: chosen without a branch (`i` itself when there
@@ -261,7 +281,7 @@ impl<const N: usize> Grid<N> {
             dead &= dead - 1;
             // A chain touching the stone twice is removed once.
             if color[nb[k]] == opp {
-                captured += remove_chain::<N>(color, chain, next, libs, stride, ch[k]);
+                captured += remove_chain::<N>(color, chain, next, libs, hash, stride, ch[k]);
                 captured_at = nb[k];
             }
         }
@@ -269,7 +289,7 @@ impl<const N: usize> Grid<N> {
             let own = m::<N>(chain[i] as usize);
             let own_libs = if merges { libs[own] } else { joined_libs };
             if own_libs == 0 {
-                let n = remove_chain::<N>(color, chain, next, libs, stride, own);
+                let n = remove_chain::<N>(color, chain, next, libs, hash, stride, own);
                 return (0, captured_at, n, false);
             }
             return (0, captured_at, 0, false);
@@ -284,12 +304,14 @@ fn remove_chain<const N: usize>(
     chain: &mut [u16; N],
     next: &mut [u16; N],
     libs: &mut [i16; N],
+    hash: &mut u64,
     stride: usize,
     r: usize,
 ) -> u32 {
     let mut n = 0;
     let mut s = r;
     loop {
+        *hash ^= zobrist(s, color[s]);
         color[s] = EMPTY;
         n += 1;
         s = m::<N>(next[s] as usize);
@@ -486,6 +508,16 @@ impl Board {
         out
     }
 
+    /// A Zobrist hash of the stones on the board (not of the ko point or
+    /// the captures): equal positions hash equally, kept up to date by
+    /// every move and setup, so reading it costs nothing.
+    pub fn zobrist(&self) -> u64 {
+        match &self.cells {
+            Cells::Small(g) => g.hash,
+            Cells::Large(g) => g.hash,
+        }
+    }
+
     /// Number of stones of colour `c` on the board.
     pub fn count(&self, c: Color) -> usize {
         let c = code(c);
@@ -550,12 +582,19 @@ mod tests {
             assert_eq!(b.captures(c), r.captures(c), "{what}: captures");
             assert_eq!(b.count(c), r.count(c), "{what}: count");
         }
+        // The kept hash is the one of the stones now on the board.
+        let mut h = 0;
         for y in 0..b.height() {
             for x in 0..b.width() {
                 let p = Point::new(x as u8, y as u8);
-                assert_eq!(b.get(p), r.get(p), "{what}: {p}");
+                let c = b.get(p);
+                assert_eq!(c, r.get(p), "{what}: {p}");
+                if let Some(c) = c {
+                    h ^= zobrist(b.index(p).unwrap(), code(c));
+                }
             }
         }
+        assert_eq!(b.zobrist(), h, "{what}: hash");
     }
 
     struct Lcg(u64);

@@ -203,26 +203,14 @@ pub fn initial(coll: &Collection, root: NodeId) -> Option<State> {
 }
 
 /// A Zobrist-style hash of a Go position (with the player to move for
-/// situational superko).
+/// situational superko): the board's own hash, kept by every move.
 fn position_hash(b: &go::Board, next: Option<Color>) -> u64 {
-    let mut h: u64 = match next {
-        Some(Color::Black) => 0x9e37_79b9_7f4a_7c15,
-        Some(Color::White) => 0x6a09_e667_f3bc_c909,
-        None => 0,
-    };
-    for y in 0..b.height() {
-        for x in 0..b.width() {
-            if let Some(c) = b.get(Point::new(x as u8, y as u8)) {
-                let k = (u64::from(y) * 64 + u64::from(x)) * 2 + u64::from(c == Color::White);
-                // splitmix64 of the (point, colour) index.
-                let mut z = k.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                h ^= z ^ (z >> 31);
-            }
+    b.zobrist()
+        ^ match next {
+            Some(Color::Black) => 0x9e37_79b9_7f4a_7c15,
+            Some(Color::White) => 0x6a09_e667_f3bc_c909,
+            None => 0,
         }
-    }
-    h
 }
 
 /// Records the position for superko; returns whether it repeats an
@@ -382,13 +370,13 @@ fn quick_go_move(
     let Value::Point(point) = coll.values[p.values_start as usize] else {
         return false;
     };
-    if state.rules.ko != Ko::Simple || state.rules.suicide {
-        return false;
-    }
     let Position::Go(b) = &mut state.position else {
         return false;
     };
-    if let Some(why) = b.play(color, Some(point)).illegal {
+    let illegal = b.play(color, Some(point)).illegal;
+    if (illegal.is_some() || state.rules.ko != Ko::Simple)
+        && let Some(why) = go_verdict(state, color, Some(point), illegal)
+    {
         errors.push((
             p.offset,
             format!("illegal move {}[{point}]: {why}", color.letter()),
@@ -398,6 +386,33 @@ fn quick_go_move(
     state.to_play = color.opponent();
     state.last_move = Some((color, Some(point)));
     true
+}
+
+/// The rule a Go move just played broke under the game's rules, if any:
+/// the board's verdict `illegal` (suicide allowed by some rules), then
+/// superko (the position is recorded for it).
+fn go_verdict(
+    state: &mut State,
+    color: Color,
+    point: Option<Point>,
+    illegal: Option<go::Illegal>,
+) -> Option<String> {
+    let mut why = illegal.map(|w| w.to_string());
+    if illegal == Some(go::Illegal::Suicide) && state.rules.suicide {
+        why = None;
+    }
+    if point.is_some() && superko_repeats(state, color) && why.is_none() {
+        why = Some(format!(
+            "it repeats an earlier position ({} superko under {} rules)",
+            if state.rules.ko == Ko::PositionalSuperko {
+                "positional"
+            } else {
+                "situational"
+            },
+            state.rules
+        ));
+    }
+    why
 }
 
 /// Plays move `value` of `color` (the property at `offset`); `forced` (`KO`)
@@ -424,23 +439,8 @@ fn play_move(
     let name = |p: Option<Point>| p.map_or_else(|| "pass".to_string(), |p| p.to_string());
     match &mut state.position {
         Position::Go(b) => {
-            let out = b.play(color, point);
-            let mut why = out.illegal.map(|w| w.to_string());
-            if out.illegal == Some(go::Illegal::Suicide) && state.rules.suicide {
-                why = None;
-            }
-            if point.is_some() && superko_repeats(state, color) && why.is_none() {
-                why = Some(format!(
-                    "it repeats an earlier position ({} superko under {} rules)",
-                    if state.rules.ko == Ko::PositionalSuperko {
-                        "positional"
-                    } else {
-                        "situational"
-                    },
-                    state.rules
-                ));
-            }
-            if let Some(why) = why
+            let illegal = b.play(color, point).illegal;
+            if let Some(why) = go_verdict(state, color, point, illegal)
                 && !forced
             {
                 errors.push((
@@ -600,7 +600,10 @@ pub fn final_score(coll: &Collection, root: NodeId) -> Option<super::score::Scor
     if coll.game_info(root).gm != 1 {
         return None;
     }
-    let last = *coll.main_line(root).last()?;
+    let mut last = root;
+    while let Some(c) = coll.first_child(last) {
+        last = c;
+    }
     let marks = |prop: Prop| -> Vec<Point> {
         let mut pts = Vec::new();
         if let Some(p) = coll.get(last, prop) {

@@ -68,26 +68,38 @@ impl Rules {
     pub fn from_ru(ru: &str) -> Result<Rules, (Rules, String)> {
         use Ko::*;
         use Method::*;
-        let key: String = ru
-            .trim()
-            .chars()
-            .filter(|c| !matches!(c, ' ' | '-' | '_' | '.' | '/'))
-            .collect::<String>()
-            .to_ascii_lowercase();
-        let r = match key.as_str() {
-            "japanese" | "jp" | "japan" | "nihonkiin" => {
+        // The value without separators, in ASCII lowercase, in a buffer on
+        // the stack (one call per game of a bulk check): a longer key
+        // names none of the rule sets below.
+        let mut buf = [0u8; 16];
+        let mut len = 0;
+        for b in ru.trim().bytes() {
+            if matches!(b, b' ' | b'-' | b'_' | b'.' | b'/') {
+                continue;
+            }
+            if len == buf.len() {
+                len = 0;
+                break;
+            }
+            buf[len] = b.to_ascii_lowercase();
+            len += 1;
+        }
+        let r = match &buf[..len] {
+            b"japanese" | b"jp" | b"japan" | b"nihonkiin" => {
                 Rules::named("Japanese", false, Simple, Territory)
             }
-            "korean" | "ko" | "kr" | "korea" => Rules::named("Korean", false, Simple, Territory),
-            "chinese" | "cn" | "china" | "chineseogs" | "chinesekgs" => {
+            b"korean" | b"ko" | b"kr" | b"korea" => {
+                Rules::named("Korean", false, Simple, Territory)
+            }
+            b"chinese" | b"cn" | b"china" | b"chineseogs" | b"chinesekgs" => {
                 Rules::named("Chinese", false, PositionalSuperko, Area)
             }
-            "aga" | "agabutton" | "bga" => Rules::named("AGA", false, SituationalSuperko, Area),
-            "nz" | "newzealand" => Rules::named("NZ", true, SituationalSuperko, Area),
-            "tromptaylor" | "tt" | "stonescoring" => {
+            b"aga" | b"agabutton" | b"bga" => Rules::named("AGA", false, SituationalSuperko, Area),
+            b"nz" | b"newzealand" => Rules::named("NZ", true, SituationalSuperko, Area),
+            b"tromptaylor" | b"tt" | b"stonescoring" => {
                 Rules::named("Tromp-Taylor", true, PositionalSuperko, Area)
             }
-            "goe" | "ing" | "ingrules" => Rules::named("Ing", true, SituationalSuperko, Area),
+            b"goe" | b"ing" | b"ingrules" => Rules::named("Ing", true, SituationalSuperko, Area),
             _ => match katago(ru.trim()) {
                 Some(r) => r,
                 None => {

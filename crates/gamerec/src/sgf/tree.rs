@@ -443,6 +443,7 @@ impl Collection {
     }
 
     /// Appends an empty node record linked under `parent`.
+    #[inline]
     pub(crate) fn push_node(&mut self, parent: Option<NodeId>, offset: u32) -> NodeId {
         let id = self.nodes.len() as u32;
         self.nodes.push(Node {
