@@ -29,7 +29,7 @@ const NAME: u8 = 8;
 const VALUE_STOP: u8 = 16;
 
 /// Byte classes: whitespace, move-token bytes, digits, tag-name bytes.
-static CLASS: [u8; 256] = {
+const CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut i = 0;
     while i < 256 {
@@ -503,11 +503,14 @@ impl<'a> SliceReader<'a> {
 
     fn movetext<V: Visitor>(&mut self, v: &mut V, st: &mut GameState, wants_comments: bool) {
         let data = self.data;
+        // The position is kept in a local (stored to `self.pos` only around
+        // calls that read it and on return): no memory round trip per token.
+        let mut pos = self.pos;
         loop {
-            let at = run_end(data, self.pos, WS);
-            self.pos = at;
+            let at = run_end(data, pos, WS);
             let Some(&b) = data.get(at) else {
                 // No termination marker: more input might continue the game.
+                self.pos = at;
                 self.truncated = true;
                 if st.depth > 0 {
                     self.fail(st, at, "unterminated variation: expected )");
@@ -522,12 +525,12 @@ impl<'a> SliceReader<'a> {
                     && st.moves_seen
                     && let Some(word_end) = en_passant_mark_end(data, at)
                 {
-                    self.pos = word_end;
+                    pos = word_end;
                     continue;
                 }
                 // A move: letters, `-` (null move), non-ASCII (figurines).
                 let end = run_end(data, at + 1, MOVE);
-                self.pos = end;
+                pos = end;
                 st.moves_seen = true;
                 st.line_has_move = true;
                 if !st.skipping {
@@ -537,7 +540,24 @@ impl<'a> SliceReader<'a> {
                 continue;
             }
             match b {
-                b'{' | b';' => self.comment(v, st, wants_comments),
+                // A brace comment nobody reads (`check`; engine games have
+                // one after nearly every move): skipped here, to its `}`.
+                b'{' if !wants_comments || st.skipping => {
+                    match memchr(b'}', &data[at + 1..]) {
+                        Some(i) => pos = at + 2 + i,
+                        None => {
+                            // Unterminated: `comment` fails the game.
+                            self.pos = at;
+                            self.comment(v, st, wants_comments);
+                            pos = self.pos;
+                        }
+                    }
+                }
+                b'{' | b';' => {
+                    self.pos = at;
+                    self.comment(v, st, wants_comments);
+                    pos = self.pos;
+                }
                 b'0'..=b'9' => {
                     let mut end = run_end(data, at + 1, DIGIT);
                     // A move number (digits alone, not UCI's null move
@@ -546,18 +566,19 @@ impl<'a> SliceReader<'a> {
                         && (&data[at..end] != b"0000" || data.get(end) == Some(&b'.'))
                     {
                         end += data[end..].iter().take_while(|&&c| c == b'.').count();
-                        self.pos = end;
+                        pos = end;
                         continue;
                     }
                     end = run_end(data, end, MOVE);
                     let token = &data[at..end];
-                    self.pos = end;
+                    pos = end;
                     if let Some(result) = parse_result(token) {
                         if st.depth > 0 && !st.failed {
                             self.fail(st, at, "termination marker inside a variation: expected )");
                             continue;
                         }
                         st.result = Some(result);
+                        self.pos = pos;
                         return;
                     }
                     // `0000` not followed by a period: UCI's null move.
@@ -573,19 +594,20 @@ impl<'a> SliceReader<'a> {
                         self.on_flow(st, at, flow);
                     }
                 }
-                b'.' => self.pos += 1,
+                b'.' => pos = at + 1,
                 b'*' => {
-                    self.pos += 1;
+                    pos = at + 1;
                     if st.depth > 0 && !st.failed {
                         self.fail(st, at, "termination marker inside a variation: expected )");
                         continue;
                     }
                     st.result = Some(GameResult::Unknown);
+                    self.pos = pos;
                     return;
                 }
                 b'$' => {
                     let end = run_end(data, at + 1, DIGIT);
-                    self.pos = end;
+                    pos = end;
                     let digits = &data[at + 1..end];
                     let nag = (!digits.is_empty() && digits.len() <= 3)
                         .then(|| {
@@ -608,7 +630,7 @@ impl<'a> SliceReader<'a> {
                     }
                 }
                 b'(' => {
-                    self.pos += 1;
+                    pos = at + 1;
                     if !st.line_has_move && !st.skipping {
                         self.fail(st, at, "variation before any move: ( must follow a move");
                     }
@@ -629,7 +651,7 @@ impl<'a> SliceReader<'a> {
                     }
                 }
                 b')' => {
-                    self.pos += 1;
+                    pos = at + 1;
                     if st.depth == 0 {
                         self.fail(st, at, "unmatched ): no variation is open");
                         continue;
@@ -656,11 +678,16 @@ impl<'a> SliceReader<'a> {
                             "unterminated variation: expected ) before the next game",
                         );
                     }
+                    self.pos = at;
                     return;
                 }
-                b'%' if self.at_line_start(at) => self.skip_line(),
+                b'%' if self.at_line_start(at) => {
+                    self.pos = at;
+                    self.skip_line();
+                    pos = self.pos;
+                }
                 _ => {
-                    self.pos += 1;
+                    pos = at + 1;
                     if !st.skipping {
                         let what = match b {
                             b'<' | b'>' => "reserved token",

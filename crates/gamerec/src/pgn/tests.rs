@@ -243,6 +243,53 @@ fn error_offsets_point_at_the_token() {
     assert_eq!((lc.line, lc.column), (3, 13));
 }
 
+/// The checker (which wants no comments: the reader skips them in its
+/// movetext loop) and the game builder (which keeps them) put an error
+/// after long and multi-line comments at the same line and column, and an
+/// unterminated comment fails the game at its `{` in both.
+#[test]
+fn error_positions_after_comments_agree_with_and_without_comments() {
+    let long = "x".repeat(5000);
+    let text = format!(
+        "[Event \"x\"]\n\n1. e4 {{ {long} }} e5 {{ two\nlines\r\n}} 2. Nf3 {{\n\n}}\nNc6 \
+         {{ d=31, pd=Bg7, wv=0.48, }} 3. Ke3 *\n\n1. d4 {{ never closed\n"
+    );
+    let data = text.as_bytes();
+    let index = crate::diag::LineIndex::new(data);
+    let mut by_checker = Vec::new();
+    let mut reader = SliceReader::new(data);
+    let mut checker = Checker::default();
+    while let Some(checked) = reader.read_game(&mut checker) {
+        assert!(checked.failed);
+        for p in reader.problems() {
+            let lc = index.line_col(p.offset);
+            by_checker.push((lc.line, lc.column, p.message.clone()));
+        }
+    }
+    let (_, problems) = errors(data);
+    let by_builder: Vec<_> = problems
+        .iter()
+        .map(|p| {
+            let lc = index.line_col(p.offset);
+            (lc.line, lc.column, p.message.clone())
+        })
+        .collect();
+    assert_eq!(by_checker.len(), 2, "{by_checker:?}");
+    assert_eq!(
+        (by_checker[0].0, by_checker[0].1),
+        (8, 35),
+        "{by_checker:?}"
+    );
+    assert!(by_checker[0].2.contains("Ke3"), "{by_checker:?}");
+    assert_eq!(
+        (by_checker[1].0, by_checker[1].1),
+        (10, 7),
+        "{by_checker:?}"
+    );
+    assert!(by_checker[1].2.contains("unterminated comment"));
+    assert_eq!(by_checker, by_builder);
+}
+
 #[test]
 fn unescaped_quotes_in_a_tag_value_are_a_warning() {
     let game = one("[White \"\"Socrates Expert\"\"]\n1. e4 *");
