@@ -11,8 +11,9 @@
 //! gzip is always decoded on one thread.
 //!
 //! Memory is bounded: a frame is decoded in parallel only if it has at most
-//! [`MAX_FRAME_BLOCKS`] blocks (each at most 128 KiB decoded), and at most
-//! [`in_flight`] frames are read ahead of the reader.
+//! [`MAX_FRAME_BLOCKS`] blocks (each at most 128 KiB decoded), at most
+//! [`in_flight`] frames are read ahead of the reader, and at most one spent
+//! output buffer per decoding thread is kept for reuse.
 
 use std::io::{self, BufRead, Read};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -179,7 +180,8 @@ pub fn parallel_zstd(raw: Box<dyn BufRead + Send>) -> io::Result<FramesReader> {
     // are those of the reader's queue and one being cut.
     let (jobs_tx, jobs) = sync_channel::<Job>(0);
     let jobs = Arc::new(Mutex::new(jobs));
-    let (spent, recycled) = sync_channel::<Vec<u8>>(in_flight() + 1);
+    // Enough spent buffers for each decoding thread to take one.
+    let (spent, recycled) = sync_channel::<Vec<u8>>(workers);
     let recycled = Arc::new(Mutex::new(recycled));
     for _ in 0..workers {
         let jobs = jobs.clone();
@@ -213,7 +215,7 @@ pub fn parallel_zstd(raw: Box<dyn BufRead + Send>) -> io::Result<FramesReader> {
     }
     std::thread::Builder::new()
         .name("gamerec-zstd-frames".into())
-        .spawn(move || cut_and_hand_out(raw, &pieces_tx, &jobs_tx))?;
+        .spawn(move || cut_and_hand_out(raw, &pieces_tx, &jobs_tx, &recycled))?;
     Ok(FramesReader {
         pieces,
         spent,
@@ -228,6 +230,7 @@ fn cut_and_hand_out(
     mut raw: Box<dyn BufRead + Send>,
     pieces: &SyncSender<Piece>,
     jobs: &SyncSender<Job>,
+    recycled: &Mutex<Receiver<Vec<u8>>>,
 ) {
     loop {
         match cut_frame(&mut raw) {
@@ -243,7 +246,7 @@ fn cut_and_hand_out(
             Ok(Cut::Skipped) => {}
             Ok(Cut::End) => return,
             Ok(Cut::Rest(head)) => {
-                return decode_rest(Head { buf: head, at: 0 }.chain(raw), pieces);
+                return decode_rest(Head { buf: head, at: 0 }.chain(raw), pieces, recycled);
             }
             Err(e) => {
                 pieces.send(Piece::Decoded(Err(e))).ok();
@@ -288,7 +291,11 @@ impl BufRead for Head {
 }
 
 /// Decodes the rest of the stream on this thread, a block at a time.
-fn decode_rest(rest: impl BufRead, pieces: &SyncSender<Piece>) {
+fn decode_rest(
+    rest: impl BufRead,
+    pieces: &SyncSender<Piece>,
+    recycled: &Mutex<Receiver<Vec<u8>>>,
+) {
     let mut decoder = match zstd::stream::read::Decoder::with_buffer(rest) {
         Ok(d) => d,
         Err(e) => {
@@ -297,7 +304,12 @@ fn decode_rest(rest: impl BufRead, pieces: &SyncSender<Piece>) {
         }
     };
     loop {
-        let mut block = Vec::new();
+        // A block the reader is done with keeps its length and pages.
+        let mut block = recycled
+            .lock()
+            .ok()
+            .and_then(|r| r.try_recv().ok())
+            .unwrap_or_default();
         match super::input::fill_block(&mut decoder, &mut block) {
             Ok(full) => {
                 if !block.is_empty() && pieces.send(Piece::Decoded(Ok(block))).is_err() {
