@@ -239,8 +239,10 @@ fn every_wac_position_returns_within_twice_its_movetime() {
 
 /// A 60-move game at 2+0.05 (the engine playing both sides, each side's
 /// clock kept from the wall time of its searches): no flag falls, and each
-/// side uses between 20% and 90% of the time it was given (2 s plus 60
-/// increments).
+/// side uses between 20% and 95% of the time it was given (2 s plus 60
+/// increments). About 73% on an idle machine; the wall time also counts
+/// time a search waits for a core (0.90 was seen at load 3-4, with other
+/// tests of this binary searching beside it).
 #[test]
 fn clock_games_use_a_sensible_share_of_the_clock() {
     use gamerec_engine::Clock;
@@ -300,7 +302,7 @@ fn clock_games_use_a_sensible_share_of_the_clock() {
             used[side]
         );
         assert!(
-            (0.2..=0.9).contains(&share),
+            (0.2..=0.95).contains(&share),
             "side {side} used {used:?} of {given:?} ({share:.2})"
         );
     }
