@@ -19,6 +19,8 @@ use std::io::{self, BufRead, Read};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
+use super::input::read_buffered;
+
 /// The most blocks a frame decoded in parallel may have (its output is at
 /// most 128 KiB a block: 16 MiB). `pzstd` at its default level writes
 /// frames of 64 blocks.
@@ -264,15 +266,8 @@ struct Head {
 }
 
 impl Read for Head {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let have = self.fill_buf()?;
-            let n = have.len().min(out.len());
-            out[..n].copy_from_slice(&have[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        read_buffered(self, buf)
     }
 }
 
@@ -343,14 +338,7 @@ pub struct FramesReader {
 
 impl Read for FramesReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let have = self.fill_buf()?;
-            let n = have.len().min(buf.len());
-            buf[..n].copy_from_slice(&have[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 

@@ -304,14 +304,7 @@ pub(super) fn fill_block(decoder: &mut dyn Read, block: &mut Vec<u8>) -> io::Res
 
 impl Read for DecodeAhead {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let have = self.fill_buf()?;
-            let n = have.len().min(buf.len());
-            buf[..n].copy_from_slice(&have[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
@@ -338,6 +331,18 @@ impl BufRead for DecodeAhead {
     fn consume(&mut self, n: usize) {
         self.at = (self.at + n).min(self.block.len());
     }
+}
+
+/// `Read::read` of a reader whose bytes are in its `BufRead` buffer.
+pub(super) fn read_buffered(reader: &mut impl BufRead, buf: &mut [u8]) -> io::Result<usize> {
+    let n = {
+        let have = reader.fill_buf()?;
+        let n = have.len().min(buf.len());
+        buf[..n].copy_from_slice(&have[..n]);
+        n
+    };
+    reader.consume(n);
+    Ok(n)
 }
 
 /// The error that ended a stream read through [`EndAtError`].
