@@ -47,9 +47,9 @@ pub fn worth_it() -> bool {
 }
 
 /// Frames read ahead of the reader (queued, being decoded or decoded and
-/// waiting their turn).
-pub fn in_flight() -> usize {
-    workers() + 1
+/// waiting their turn) with `workers` decoding threads.
+pub const fn in_flight(workers: usize) -> usize {
+    workers + 1
 }
 
 /// What the cutting thread hands the reader, in stream order.
@@ -177,7 +177,7 @@ fn decode_frame(
 /// documentation; [`worth_it`] says whether a machine has the cores).
 pub fn parallel_zstd(raw: Box<dyn BufRead + Send>) -> io::Result<FramesReader> {
     let workers = workers();
-    let (pieces_tx, pieces) = sync_channel::<Piece>(in_flight());
+    let (pieces_tx, pieces) = sync_channel::<Piece>(in_flight(workers));
     // A frame is handed over only to a free thread: the frames in memory
     // are those of the reader's queue and one being cut.
     let (jobs_tx, jobs) = sync_channel::<Job>(0);
