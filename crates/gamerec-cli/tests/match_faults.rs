@@ -13,29 +13,12 @@ use std::process::Command;
 use gamerec::model::Game;
 use gamerec_testkit::python_chess;
 
+use crate::util::{json, read_pgn};
+
 const BIN: &str = env!("CARGO_BIN_EXE_gamerec");
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gamerec-mfault-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn read_pgn(path: &Path) -> Vec<Game> {
-    let text = std::fs::read(path).unwrap();
-    let (games, problems) = gamerec::pgn::read_games(&text);
-    assert!(
-        problems
-            .iter()
-            .all(|p| p.severity != gamerec::diag::Severity::Error),
-        "{problems:?}"
-    );
-    games
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    crate::util::fresh_dir("mfault", name)
 }
 
 /// A UCI engine in Python: plays the first legal move in UCI order (after

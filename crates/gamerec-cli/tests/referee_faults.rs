@@ -19,10 +19,7 @@ impl Drop for Reaper {
 }
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gamerec-faults-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::util::fresh_dir("faults", name)
 }
 
 fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
