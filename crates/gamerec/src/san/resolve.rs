@@ -229,6 +229,7 @@ pub(super) fn resolve_normal<P: View>(
     }
 }
 
+#[inline(always)]
 fn resolve_inner<P: View>(
     pos: &P,
     role: Role,
