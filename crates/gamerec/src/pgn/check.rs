@@ -80,6 +80,7 @@ impl Checker {
         }
     }
 
+    #[inline(always)]
     fn play(&mut self, mv: PlyMove) {
         if self.opts.variations {
             self.last = Some(self.pos.undo_info(mv));

@@ -219,7 +219,7 @@ impl FastPos {
     }
 
     /// Plays `m`, legal here, as `Chess::play_unchecked` does.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn play(&mut self, m: Move) {
         let us = self.turn;
         self.ep = None;

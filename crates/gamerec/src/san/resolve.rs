@@ -142,7 +142,7 @@ fn king_safe_after<P: View>(
 }
 
 /// Keeps the legal ones of `candidates` (non-king moves to `to`).
-#[inline]
+#[inline(always)]
 fn legal_froms<P: View>(
     board: &P,
     us: Color,
@@ -229,6 +229,7 @@ pub(super) fn resolve_normal<P: View>(
     }
 }
 
+#[inline(always)]
 fn resolve_inner<P: View>(
     pos: &P,
     role: Role,
