@@ -59,12 +59,21 @@ struct Scratch {
     parse: gamerec::sgf::ParseBuffers,
 }
 
+/// A file for [`check_one`], with its format found once, by name.
+struct FileArg {
+    path: String,
+    format: Option<Format>,
+    /// Named by a plain format extension (so not compressed).
+    plain: bool,
+}
+
 /// Checks one file, dispatching on its extension.
 fn check_one(
-    path: &str,
+    file: &FileArg,
     opts: &sgf::CheckOptions,
     scratch: &mut Scratch,
 ) -> (Vec<u8>, Tally, Option<String>) {
+    let path = file.path.as_str();
     let Scratch { buf, opener, parse } = scratch;
     let mut out = Vec::new();
     let failed = |msg: String| {
@@ -77,10 +86,10 @@ fn check_one(
     };
     // Plain `.sgf` files (the common case in bulk checks) skip the other
     // formats' tests.
-    let format = Format::of_arg(path.as_ref());
-    let compressed =
-        gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
-    if format == Some(Format::Sgf) && path != "-" && !compressed {
+    let format = file.format;
+    let compressed = !file.plain
+        && gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
+    if format == Some(Format::Sgf) && file.plain && path != "-" {
         return match gamerec::io::read_file_into(path, opener, buf) {
             Ok(n) => match sgf::check_sgf(path, &buf[..n], opts, &mut out, parse) {
                 Ok(s) => (out, s, None),
@@ -131,9 +140,15 @@ fn check_one(
 /// else as PGN; each group prints its own summary line.
 pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     let files = std::mem::take(&mut a.files);
-    let (sgf, other): (Vec<OsString>, Vec<OsString>) = files.into_iter().partition(|f| {
-        matches!(
-            Format::of_arg(f),
+    // Each argument's format is found once here (a bulk check may name
+    // thousands of files).
+    let mut sgf = Vec::new();
+    let mut other = Vec::new();
+    for f in files {
+        let plain = f.to_str().and_then(Format::from_plain_name);
+        let format = plain.or_else(|| Format::of_arg(&f));
+        if matches!(
+            format,
             Some(
                 Format::Sgf
                     | Format::Epd
@@ -143,8 +158,18 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
                     | Format::Fbk
                     | Format::Pgc
             )
-        )
-    });
+        ) {
+            sgf.push(FileArg {
+                path: f
+                    .into_string()
+                    .unwrap_or_else(|f| f.to_string_lossy().into_owned()),
+                format,
+                plain: plain.is_some(),
+            });
+        } else {
+            other.push(f);
+        }
+    }
     let mut tally = Tally::default();
     if !other.is_empty() {
         let pgn = pgn::CheckArgs {
@@ -161,14 +186,7 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
         }
     }
     if !sgf.is_empty() {
-        let files: Vec<String> = sgf
-            .into_iter()
-            .map(|f| {
-                f.into_string()
-                    .unwrap_or_else(|f| f.to_string_lossy().into_owned())
-            })
-            .collect();
-        tally.add(&check_sgf_files(&files, &a)?);
+        tally.add(&check_sgf_files(&sgf, &a)?);
     }
     // One summary line for every format checked.
     let mut stdout = std::io::stdout().lock();
@@ -181,14 +199,16 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     Ok(ExitCode::from(tally.exit_code()))
 }
 
-fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<Tally> {
+fn check_sgf_files(files: &[FileArg], a: &CheckArgs) -> Result<Tally> {
     let opts = sgf::CheckOptions {
         charset: a.charset.clone(),
         quiet: a.quiet,
     };
+    // No more workers than files (one file is one job).
     let threads = a
         .threads
-        .unwrap_or_else(gamerec::io::parallel::default_threads);
+        .unwrap_or_else(gamerec::io::parallel::default_threads)
+        .min(files.len());
     let mut total = Tally::default();
     let mut stdout = std::io::stdout().lock();
     let mut pipe_closed = false;
@@ -196,7 +216,7 @@ fn check_sgf_files(files: &[String], a: &CheckArgs) -> Result<Tally> {
     gamerec::io::pipeline::map_in_order(
         files,
         threads,
-        |path: &String, scratch: &mut Scratch| check_one(path, &opts, scratch),
+        |file: &FileArg, scratch: &mut Scratch| check_one(file, &opts, scratch),
         |(out, tally, err)| {
             total.add(&tally);
             if let Some(e) = err {

@@ -133,6 +133,14 @@ pub struct AnalyzeArgs {
 
 /// Runs a Go match or `sgf analyze` when the command line asks for one.
 pub fn dispatch(args: &[std::ffi::OsString]) -> Option<ExitCode> {
+    // Only `match` and `sgf` can be ours: other verbs' arguments (a bulk
+    // `check` may have thousands) are not copied.
+    if !args
+        .get(1)
+        .is_some_and(|verb| verb == "match" || verb == "sgf")
+    {
+        return None;
+    }
     let words: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())

@@ -81,8 +81,10 @@ struct Grid<const N: usize> {
     libs: [i16; N],
     /// Stones of each chain (at its representative).
     size: [u16; N],
-    /// The XOR of [`zobrist`] over the stones (kept with every change).
+    /// The XOR of [`zobrist`] over the stones, kept with every change
+    /// while `hashing` (superko rules) and 0 otherwise.
     hash: u64,
+    hashing: bool,
 }
 
 /// The Zobrist key of a stone of colour code `c` (1 or 2) on cell `i`: a
@@ -112,6 +114,7 @@ impl<const N: usize> Grid<N> {
             libs: [0; N],
             size: [0; N],
             hash: 0,
+            hashing: false,
         });
         for y in 0..height {
             let row = (y + 1) * stride + 1;
@@ -129,7 +132,7 @@ impl<const N: usize> Grid<N> {
         let mut members: Vec<usize> = Vec::new();
         for start in 0..cells {
             let c = self.color[m::<N>(start)];
-            if c == 1 || c == 2 {
+            if self.hashing && (c == 1 || c == 2) {
                 self.hash ^= zobrist(m::<N>(start), c);
             }
             if self.chain[m::<N>(start)] != Self::DUMMY as u16 || c == EMPTY || c == BORDER {
@@ -189,11 +192,10 @@ impl<const N: usize> Grid<N> {
     /// stones removed by suicide, whether the stone is alone with one
     /// liberty).
     ///
-    /// The neighbours' colours, chains and liberty counts are read once
-    /// into registers and the decisions (friends, captures) are taken
-    /// there, as bit masks: branches on these coin tosses would mispredict
-    /// half the time, and loads of counts just stored would wait on the
-    /// stores.
+    /// Each neighbour's chain loses the liberty `i` (pseudo-liberties: one
+    /// per adjacency); empty and border neighbours belong to the dummy
+    /// chain, whose count is scratch. Friends and foes are bit masks, so
+    /// only the neighbours that matter are visited again.
     #[inline]
     fn place(&mut self, i: usize, stride: usize, me: u8) -> (u32, usize, u32, bool) {
         let opp = 3 - me;
@@ -206,6 +208,7 @@ impl<const N: usize> Grid<N> {
             libs,
             size,
             hash,
+            hashing,
         } = self;
         let nb = [
             m::<N>(i - 1),
@@ -213,54 +216,41 @@ impl<const N: usize> Grid<N> {
             m::<N>(i - stride),
             m::<N>(i + stride),
         ];
-        let col = nb.map(|q| color[q]);
-        let ch = nb.map(|q| m::<N>(chain[q] as usize));
-        let before = ch.map(|c| libs[c]);
-        let mut own_libs = 0;
+        let mut own_libs = 0i16;
         let mut friends = 0u32;
-        let mut dead = 0u32;
-        let mut afters = [0i16; 5];
-        for k in 0..4 {
-            // The chain's liberties once this stone fills one of them (as
-            // often as the chain touches it). Empty and border neighbours
-            // belong to the dummy chain: their count is scratch, kept in a
-            // cell of its own (`N - 4..N`, never a point) per direction.
-            let touching: i16 = (0..4).map(|j| i16::from(ch[j] == ch[k])).sum();
-            let after = before[k].wrapping_sub(touching);
-            afters[k] = after;
-            let stone = (col[k] == 1) | (col[k] == 2);
-            libs[if stone { ch[k] } else { N - 1 - k }] = after;
-            own_libs += i16::from(col[k] == EMPTY);
-            friends |= u32::from(col[k] == me) << k;
-            dead |= (u32::from(col[k] == opp) & u32::from(after == 0)) << k;
+        let mut foes = 0u32;
+        for (k, &q) in nb.iter().enumerate() {
+            let c = m::<N>(chain[q] as usize);
+            // The dummy's count may wrap.
+            libs[c] = libs[c].wrapping_sub(1);
+            let col = color[q];
+            own_libs += i16::from(col == EMPTY);
+            friends |= u32::from(col == me) << k;
+            foes |= u32::from(col == opp) << k;
         }
         color[i] = me;
-        *hash ^= zobrist(i, me);
-        next[i] = i as u16;
-        // The stone joins its first friendly chain (no relabelling), or
-        // starts its own: chosen without a branch (`i` itself when there
-        // is no friend). `i` was empty, so its counts are no chain's.
+        if *hashing {
+            *hash ^= zobrist(i, me);
+        }
         let alone = friends == 0;
-        let first = (friends | 16).trailing_zeros() as usize;
-        let b = [ch[0], ch[1], ch[2], ch[3], i][first];
-        // The chain's liberties, known without reading them back (the
-        // first friendly chain's count was just written; none for `i`).
-        let joined_libs = afters[first].wrapping_add(own_libs);
-        friends &= friends.wrapping_sub(1);
-        let merges = friends != 0;
-        size[i] = 0;
-        chain[i] = b as u16;
-        next.swap(i, b);
-        libs[b] = joined_libs;
-        size[b] += 1;
-        // ... and other friendly chains join it (the smaller one is
-        // relabelled).
+        // The stone starts a chain of its own; each friendly chain then
+        // joins it (the smaller of two is relabelled, so the stone itself
+        // first).
+        chain[i] = i as u16;
+        next[i] = i as u16;
+        libs[i] = own_libs;
+        size[i] = 1;
+        let mut own = i;
         while friends != 0 {
             let k = friends.trailing_zeros() as usize;
             friends &= friends - 1;
-            let (a, b) = (m::<N>(chain[i] as usize), m::<N>(chain[nb[k]] as usize));
-            if a != b {
-                let (big, small) = if size[a] >= size[b] { (a, b) } else { (b, a) };
+            let other = m::<N>(chain[nb[k]] as usize);
+            if other != own {
+                let (big, small) = if size[own] >= size[other] {
+                    (own, other)
+                } else {
+                    (other, own)
+                };
                 let mut s = small;
                 loop {
                     chain[s] = big as u16;
@@ -270,26 +260,27 @@ impl<const N: usize> Grid<N> {
                     }
                 }
                 next.swap(big, small);
-                libs[big] += libs[small];
+                libs[big] = libs[big].wrapping_add(libs[small]);
                 size[big] += size[small];
+                own = big;
             }
         }
         let mut captured = 0;
         let mut captured_at = usize::MAX;
-        while dead != 0 {
-            let k = dead.trailing_zeros() as usize;
-            dead &= dead - 1;
+        while foes != 0 {
+            let k = foes.trailing_zeros() as usize;
+            foes &= foes - 1;
+            let q = nb[k];
+            let c = m::<N>(chain[q] as usize);
             // A chain touching the stone twice is removed once.
-            if color[nb[k]] == opp {
-                captured += remove_chain::<N>(color, chain, next, libs, hash, stride, ch[k]);
-                captured_at = nb[k];
+            if libs[c] == 0 && color[q] == opp {
+                captured += remove_chain::<N>(color, chain, next, libs, hash, *hashing, stride, c);
+                captured_at = q;
             }
         }
         if captured == 0 {
-            let own = m::<N>(chain[i] as usize);
-            let own_libs = if merges { libs[own] } else { joined_libs };
-            if own_libs == 0 {
-                let n = remove_chain::<N>(color, chain, next, libs, hash, stride, own);
+            if libs[own] == 0 {
+                let n = remove_chain::<N>(color, chain, next, libs, hash, *hashing, stride, own);
                 return (0, captured_at, n, false);
             }
             return (0, captured_at, 0, false);
@@ -299,19 +290,23 @@ impl<const N: usize> Grid<N> {
 }
 
 /// Removes the chain of `r`; returns its stone count.
+#[allow(clippy::too_many_arguments)]
 fn remove_chain<const N: usize>(
     color: &mut [u8; N],
     chain: &mut [u16; N],
     next: &mut [u16; N],
     libs: &mut [i16; N],
     hash: &mut u64,
+    hashing: bool,
     stride: usize,
     r: usize,
 ) -> u32 {
     let mut n = 0;
     let mut s = r;
     loop {
-        *hash ^= zobrist(s, color[s]);
+        if hashing {
+            *hash ^= zobrist(s, color[s]);
+        }
         color[s] = EMPTY;
         n += 1;
         s = m::<N>(next[s] as usize);
@@ -509,12 +504,36 @@ impl Board {
     }
 
     /// A Zobrist hash of the stones on the board (not of the ko point or
-    /// the captures): equal positions hash equally, kept up to date by
-    /// every move and setup, so reading it costs nothing.
+    /// the captures): equal positions hash equally. After
+    /// [`Board::keep_zobrist`] every move and setup keeps it up to date, so
+    /// reading it costs nothing; before, it is computed from the stones.
     pub fn zobrist(&self) -> u64 {
+        fn of<const N: usize>(g: &Grid<N>) -> u64 {
+            if g.hashing {
+                return g.hash;
+            }
+            let mut h = 0;
+            for (i, &c) in g.color.iter().enumerate() {
+                if c == 1 || c == 2 {
+                    h ^= zobrist(i, c);
+                }
+            }
+            h
+        }
         match &self.cells {
-            Cells::Small(g) => g.hash,
-            Cells::Large(g) => g.hash,
+            Cells::Small(g) => of(g),
+            Cells::Large(g) => of(g),
+        }
+    }
+
+    /// Keeps [`Board::zobrist`] up to date from now on (a few instructions
+    /// a stone placed or removed), for players that read it after every
+    /// move (superko rules).
+    pub fn keep_zobrist(&mut self) {
+        let h = self.zobrist();
+        match &mut self.cells {
+            Cells::Small(g) => (g.hash, g.hashing) = (h, true),
+            Cells::Large(g) => (g.hash, g.hashing) = (h, true),
         }
     }
 
@@ -628,6 +647,10 @@ mod tests {
         for (w, h) in sizes {
             for game in 0..30 {
                 let mut b = Board::new(w, h);
+                if game % 2 == 0 {
+                    // The kept hash, against the one computed from the stones.
+                    b.keep_zobrist();
+                }
                 let mut r = reference::Board::new(w, h);
                 let moves = (w * h * 3).max(20);
                 for k in 0..moves {

@@ -192,6 +192,13 @@ pub fn initial(coll: &Collection, root: NodeId) -> Option<State> {
         Some(ru) if info.gm == 1 => Rules::from_ru(ru).unwrap_or_else(|(r, _)| r),
         _ => Rules::DEFAULT,
     };
+    let mut position = position;
+    if let Position::Go(b) = &mut position
+        && rules.ko != Ko::Simple
+    {
+        // Superko reads the hash after every move.
+        b.keep_zobrist();
+    }
     Some(State {
         position,
         to_play: Color::Black,
@@ -532,9 +539,10 @@ fn check_game_with(
             check: SgfCheck::Rules,
         });
     }
-    if notes && let Some(e) = result_vs_score(coll, root, game_number) {
-        out.push(e);
-    }
+    // The result's note goes here, once the walk has found the main line's
+    // last node (the first leaf: first children are visited first).
+    let result_note_at = out.len();
+    let mut main_end = None;
     superko_setup(&mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
     let mut errors = Vec::new();
@@ -581,6 +589,7 @@ fn check_game_with(
             }
             node = NodeId(first);
         } else {
+            main_end.get_or_insert(node);
             match stack.pop() {
                 Some((n, s)) => {
                     state = s;
@@ -590,6 +599,12 @@ fn check_game_with(
             }
         }
     }
+    if notes
+        && let Some(last) = main_end
+        && let Some(e) = result_vs_score(coll, root, last, game_number)
+    {
+        out.insert(result_note_at, e);
+    }
     out
 }
 
@@ -597,12 +612,17 @@ fn check_game_with(
 /// (`TB`/`TW`), under the root's rules (`RU`) and komi (`KM`, else 0);
 /// `None` for other games.
 pub fn final_score(coll: &Collection, root: NodeId) -> Option<super::score::Score> {
-    if coll.game_info(root).gm != 1 {
-        return None;
-    }
     let mut last = root;
     while let Some(c) = coll.first_child(last) {
         last = c;
+    }
+    score_at(coll, root, last)
+}
+
+/// [`final_score`] with the main line's last node `last` known.
+fn score_at(coll: &Collection, root: NodeId, last: NodeId) -> Option<super::score::Score> {
+    if coll.game_info(root).gm != 1 {
+        return None;
     }
     let marks = |prop: Prop| -> Vec<Point> {
         let mut pts = Vec::new();
@@ -636,12 +656,17 @@ pub fn final_score(coll: &Collection, root: NodeId) -> Option<super::score::Scor
 }
 
 /// A warning when the root's `RE` (points, a draw, or a bare winner)
-/// disagrees with [`final_score`].
-fn result_vs_score(coll: &Collection, root: NodeId, game_number: usize) -> Option<RuleError> {
+/// disagrees with [`final_score`] (`last`: the main line's last node).
+fn result_vs_score(
+    coll: &Collection,
+    root: NodeId,
+    last: NodeId,
+    game_number: usize,
+) -> Option<RuleError> {
     use super::score::Outcome;
     let re = coll.get(root, Prop::RE)?;
     let outcome = Outcome::parse(coll.text_of(root, Prop::RE)?)?;
-    let score = final_score(coll, root)?;
+    let score = score_at(coll, root, last)?;
     let agrees = match outcome {
         Outcome::Points(c, m) => {
             score.winner() == Some(c) && (score.margin().abs() - m).abs() < 1e-9
@@ -767,6 +792,34 @@ mod tests {
             errors += fast.len();
         }
         errors
+    }
+
+    #[test]
+    fn the_result_is_compared_with_the_main_lines_last_node_only() {
+        let game = |lines: &str| {
+            format!(
+                "(;FF[4]GM[1]SZ[5]KM[0.5]RU[Chinese]RE[B+3]\
+                 AB[ba][bb][bc][bd][be]AW[da][db][dc][dd][de];B[]{lines})"
+            )
+        };
+        let marks = "TB[aa][ab][ac][ad][ae]TW[ea][eb][ec][ed][ee]";
+        let notes = |src: &str| {
+            let parsed = parse(src.as_bytes(), &ParseOptions::default());
+            let c = &parsed.collection;
+            let notes = check_game_notes(c, c.roots[0], 1);
+            // The walk's main line end is the one `final_score` finds.
+            let score = final_score(c, c.roots[0]).map(|s| s.margin());
+            let kinds: Vec<SgfCheck> = notes.iter().map(|e| e.check).collect();
+            (kinds, score)
+        };
+        // Marks at the end of the main line: W+0.5 against RE[B+3].
+        let (kinds, score) = notes(&game(&format!("(;W[];{marks})(;W[aa])")));
+        assert_eq!(score, Some(-0.5));
+        assert!(kinds.contains(&SgfCheck::ResultVsScore), "{kinds:?}");
+        // The same marks in a variation only: nothing to compare.
+        let (kinds, score) = notes(&game(&format!("(;W[aa])(;W[];{marks})")));
+        assert_eq!(score, None);
+        assert!(!kinds.contains(&SgfCheck::ResultVsScore), "{kinds:?}");
     }
 
     #[test]
