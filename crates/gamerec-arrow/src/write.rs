@@ -382,7 +382,8 @@ impl<W: Write + Send> TableWriter<W> {
                     }
                     props = props.set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?));
                     // Values repeated along a game (its id, key, offset,
-                    // ratings, result) or counting up in it (ply): PLAIN
+                    // ratings, result) or counting up in it (ply; the Go
+                    // tables' columns of these names too): PLAIN
                     // and zstd finds the runs. A dictionary hashed every
                     // value (parquet's `Interner`) for nothing: measured
                     // on the 2,080,400 plies of human16.pgn, column alone
