@@ -72,6 +72,25 @@ impl Strings {
     }
 }
 
+impl Strings {
+    /// The values as an array, not checked again: for columns whose bytes
+    /// are ASCII by construction (FEN and UCI letters and digits, written
+    /// here from the board and the move, never copied from the input).
+    pub(crate) fn finish_ascii(self) -> StringArray {
+        debug_assert!(self.bytes.is_ascii(), "ASCII by construction");
+        // SAFETY: ASCII is UTF-8, and the offsets are increasing and end at
+        // the bytes' length (`end_value` pushes each value's end; `truncate`
+        // cuts both together).
+        unsafe {
+            StringArray::new_unchecked(
+                OffsetBuffer::new_unchecked(ScalarBuffer::from(self.offsets)),
+                self.bytes.into(),
+                None,
+            )
+        }
+    }
+}
+
 /// Nullable UTF-8 values.
 #[derive(Debug)]
 pub(crate) struct OptionalStrings {

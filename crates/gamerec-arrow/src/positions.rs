@@ -87,8 +87,9 @@ struct RankCache {
     /// Per rank: its bytes of the occupancy, white and the three role
     /// planes (40 bits); `u64::MAX` for none yet.
     keys: [u64; 8],
-    /// Per rank: its text (at most 8 bytes) and length.
-    text: [[u8; 8]; 8],
+    /// Per rank: its text (at most 8 bytes, little-endian in one word, so
+    /// it is built in a register and stored whole) and length.
+    text: [u64; 8],
     len: [u8; 8],
 }
 
@@ -96,7 +97,7 @@ impl Default for RankCache {
     fn default() -> RankCache {
         RankCache {
             keys: [u64::MAX; 8],
-            text: [[0; 8]; 8],
+            text: [0; 8],
             len: [0; 8],
         }
     }
@@ -280,8 +281,8 @@ impl PositionsBuilder {
                 Arc::new(arrow_array::PrimitiveArray::<Int32Type>::from(self.ply)),
                 false,
             ),
-            ("fen", Arc::new(self.fen.finish()), false),
-            ("uci", Arc::new(self.uci.finish()), false),
+            ("fen", Arc::new(self.fen.finish_ascii()), false),
+            ("uci", Arc::new(self.uci.finish_ascii()), false),
             ("san", Arc::new(self.san.finish()), false),
             ("clk_ms", Arc::new(self.clk_ms.finish()), true),
             ("emt_ms", Arc::new(self.emt_ms.finish()), true),
@@ -322,8 +323,10 @@ fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
     // occupied square's letter from a 3-bit role code, bit-sliced over the
     // role bitboards, and its colour; the gaps from the rank's occupancy),
     // the others are copied from `ranks`; then the fields and counters,
-    // all in a buffer on the stack (a FEN of standard chess has at most 92
-    // bytes) appended at once.
+    // all written straight into the column: room for the longest FEN of
+    // standard chess (92 bytes) is made first (zeroed, so every byte is
+    // written before it is read and whole words can be stored at any
+    // place), then cut to the length written.
     let board = pos.board();
     let (pawns, knights, bishops) = (board.pawns().0, board.knights().0, board.bishops().0);
     let (rooks, queens, kings) = (board.rooks().0, board.queens().0, board.kings().0);
@@ -334,7 +337,9 @@ fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
     let white = board.white().0;
     let occupied = board.occupied().0;
     const LETTERS: [u8; 16] = *b"?pnbrqk??PNBRQK?";
-    let mut buf = [0u8; 128];
+    let start = out.len();
+    out.resize(start + 128, 0);
+    let buf = &mut out[start..];
     let mut len = 0;
     for rank in (0..8usize).rev() {
         let shift = rank * 8;
@@ -345,14 +350,16 @@ fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
             | byte(plane1) << 24
             | byte(plane2) << 32;
         if ranks.keys[rank] != key {
-            let text = &mut ranks.text[rank];
+            // The rank's letters and gap digits, byte `n` of the word at
+            // bits `8 n` (at most 8 of them).
+            let mut text = 0u64;
             let mut n = 0;
             let mut bits = byte(occupied);
             let mut file = 0;
             while bits != 0 {
                 let f = bits.trailing_zeros();
                 if f > file {
-                    text[n & 7] = b'0' + (f - file) as u8;
+                    text |= u64::from(b'0' + (f - file) as u8) << ((n & 7) * 8);
                     n += 1;
                 }
                 let sq = shift as u32 + f;
@@ -360,21 +367,22 @@ fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
                     | (((plane1 >> sq) & 1) << 1)
                     | (((plane2 >> sq) & 1) << 2)
                     | (((white >> sq) & 1) << 3);
-                text[n & 7] = LETTERS[code as usize];
+                text |= u64::from(LETTERS[code as usize]) << ((n & 7) * 8);
                 n += 1;
                 file = f + 1;
                 bits &= bits - 1;
             }
             if file < 8 {
-                text[n & 7] = b'0' + (8 - file) as u8;
+                text |= u64::from(b'0' + (8 - file) as u8) << ((n & 7) * 8);
                 n += 1;
             }
             ranks.keys[rank] = key;
+            ranks.text[rank] = text;
             ranks.len[rank] = n as u8;
         }
-        // All 8 bytes copied (the board's text is at most 72 bytes), the
+        // All 8 bytes stored (the board's text is at most 72 bytes), the
         // rank's length kept.
-        buf[len..len + 8].copy_from_slice(&ranks.text[rank]);
+        buf[len..len + 8].copy_from_slice(&ranks.text[rank].to_le_bytes());
         len += usize::from(ranks.len[rank]);
         buf[len] = if rank > 0 { b'/' } else { b' ' };
         len += 1;
@@ -404,7 +412,7 @@ fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
     buf[len] = b' ';
     len += 1;
     len += write_decimal(&mut buf[len..], pos.fullmoves().get());
-    out.extend_from_slice(&buf[..len]);
+    out.truncate(start + len);
     true
 }
 

@@ -188,6 +188,20 @@ impl PlyNotes {
         self.add_commands(text);
     }
 
+    /// [`PlyNotes::add_comment`] of a text known to be UTF-8: the usual
+    /// lone clock is read from the bytes without checking them again.
+    pub(crate) fn add_comment_bytes(&mut self, text: &[u8]) {
+        if let Some(ms) = lone_clock(text.trim_ascii()) {
+            if self.clk_ms.is_none() {
+                self.clk_ms = Some(ms);
+            }
+            return;
+        }
+        if let Ok(text) = std::str::from_utf8(text) {
+            self.add_commands(text);
+        }
+    }
+
     /// Takes in the `clk`, `emt` and `eval` commands of a comment text.
     fn add_commands(&mut self, text: &str) {
         if !text.contains("[%") {

@@ -70,6 +70,9 @@ impl<'a> TagList<'a> {
 /// Where a [`RowsVisitor`] puts what it reads: the games or the positions
 /// table.
 pub(crate) trait Sink {
+    /// Whether the movetext column is kept: the positions table has none,
+    /// so its rows skip writing one (move numbers, NAG and comment tokens).
+    const MOVETEXT: bool = true;
     /// Makes room for the rows of about `bytes` of PGN.
     fn reserve_for(&mut self, bytes: usize);
     /// Where the columns stand at a game's start.
@@ -180,6 +183,7 @@ pub(crate) struct PositionRows<'a> {
 }
 
 impl Sink for PositionRows<'_> {
+    const MOVETEXT: bool = false;
     fn reserve_for(&mut self, bytes: usize) {
         self.rows.reserve_for(bytes);
     }
@@ -338,6 +342,9 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
 
     /// Separates the next movetext token from the one before.
     fn space(&mut self) {
+        if !S::MOVETEXT {
+            return;
+        }
         let text = self.out.movetext();
         if text.bytes.len() > text.value_start() {
             text.bytes.push(b' ');
@@ -347,6 +354,9 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
     /// Writes the number token of main-line ply `ply` after a space: `12. `
     /// before White's move, `12... ` before Black's where one is due.
     fn move_number(&mut self, ply: u32) {
+        if !S::MOVETEXT {
+            return;
+        }
         self.space();
         let abs = self.start_ply + ply;
         let force = self.force;
@@ -368,6 +378,9 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
         }
         self.open = false;
         self.out.push_notes(&self.notes, &self.nags);
+        if !S::MOVETEXT {
+            return;
+        }
         let text = &mut self.out.movetext().bytes;
         for &nag in &self.nags {
             text.extend_from_slice(b" $");
@@ -647,33 +660,39 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
             PlyMove::Move(m) => self.pos.play_unchecked(m),
             PlyMove::Null => self.pos = play_ply(&self.pos, read.mv),
         }
-        // The move's tokens: number, canonical SAN.
-        self.move_number(ply);
-        let text = &mut self.out.movetext().bytes;
-        let san_start = text.len();
+        // The canonical SAN, written into the SAN column, then (games
+        // table) the move's tokens: number, SAN.
+        let column = self.out.san();
+        let san_start = column.bytes.len();
         match read.mv {
             PlyMove::Move(_) if read.tolerated.is_empty() => {
-                text.extend_from_slice(san_core(san));
+                column.bytes.extend_from_slice(san_core(san));
                 if self.pos.is_check() {
                     // Legal moves are generated only here: `check_suffix`
                     // asks for the game's outcome after every move.
-                    text.push(if self.pos.is_checkmate() { b'#' } else { b'+' });
+                    let mark = if self.pos.is_checkmate() { b'#' } else { b'+' };
+                    column.bytes.push(mark);
                 }
             }
             mv => {
                 self.san.clear();
                 write_san_given_after(&self.before, mv, &self.pos, &mut self.san);
-                text.extend_from_slice(self.san.as_bytes());
+                column.bytes.extend_from_slice(self.san.as_bytes());
             }
         }
-        self.san_bytes.clear();
-        self.san_bytes.extend_from_slice(&text[san_start..]);
-        self.out.san().push(&self.san_bytes);
+        column.end_value();
         debug_assert_eq!(
-            &self.san_bytes,
+            &column.bytes[san_start..],
             gamerec::san::write_san(&self.before, read.mv).as_bytes(),
             "the SAN written is canonical"
         );
+        if S::MOVETEXT {
+            self.san_bytes.clear();
+            self.san_bytes
+                .extend_from_slice(&self.out.san().bytes[san_start..]);
+            self.move_number(ply);
+            self.out.movetext().bytes.extend_from_slice(&self.san_bytes);
+        }
         let uci = self.out.uci();
         values::uci_bytes(read.mv, self.mode, &mut uci.bytes);
         uci.end_value();
@@ -717,11 +736,14 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
             self.tail.extend_from_slice(b" {");
             let from = self.tail.len();
             push_normalized(&mut self.tail, text);
-            let normalized = std::str::from_utf8(&self.tail[from..]).unwrap_or("");
-            self.notes.add_comment(normalized);
+            // UTF-8 checked above; the normalizing changed ASCII bytes only.
+            self.notes.add_comment_bytes(&self.tail[from..]);
             self.tail.push(b'}');
         } else if self.ply == 0 && self.stack.is_empty() {
             self.root_comments = true;
+            if !S::MOVETEXT {
+                return Flow::Continue(());
+            }
             self.space();
             let out = &mut self.out.movetext().bytes;
             out.push(b'{');
@@ -793,12 +815,14 @@ impl<S: Sink> Visitor for RowsVisitor<'_, S> {
         }
         // The model path exports the movetext without the tags, so a game
         // without a termination marker ends with `*`, whatever its Result tag.
-        self.space();
-        let marker = end.result.unwrap_or(GameResult::Unknown);
-        self.out
-            .movetext()
-            .bytes
-            .extend_from_slice(marker.as_str().as_bytes());
+        if S::MOVETEXT {
+            self.space();
+            let marker = end.result.unwrap_or(GameResult::Unknown);
+            self.out
+                .movetext()
+                .bytes
+                .extend_from_slice(marker.as_str().as_bytes());
+        }
         let tags = TagList {
             bytes: &self.tag_bytes,
             ranges: &self.tags,

@@ -1,0 +1,138 @@
+//! What each column of a Parquet table costs to write, alone, under several
+//! encodings and compressions: CPU time of this thread (best of a few
+//! runs, from `/proc/thread-self/schedstat`, so other processes' load
+//! inflates it less than wall time) and bytes written.
+//!
+//! `cargo run --profile quick-release -p gamerec-arrow --example
+//! column_costs -- positions.parquet [COLUMN...]`
+
+use std::fs::File;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Schema};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+
+/// This thread's CPU time in nanoseconds.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.first() else {
+        return Err("usage: column_costs FILE.parquet [COLUMN...]".into());
+    };
+    let reps: usize = std::env::var("REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    let batches: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?)?
+        .with_batch_size(64 * 1024)
+        .build()?
+        .collect::<Result<_, _>>()?;
+    let schema = batches[0].schema();
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    println!("{rows} rows; CPU ms (best of {reps}), bytes");
+    let zstd1 = Compression::ZSTD(ZstdLevel::try_new(1)?);
+    for (i, field) in schema.fields().iter().enumerate() {
+        if args.len() > 1 && !args[1..].contains(field.name()) {
+            continue;
+        }
+        let one = Arc::new(Schema::new(vec![field.as_ref().clone()]));
+        let cols: Vec<RecordBatch> = batches
+            .iter()
+            .map(|b| RecordBatch::try_new(one.clone(), vec![b.column(i).clone()]))
+            .collect::<Result<_, _>>()?;
+        let text = matches!(field.data_type(), DataType::Utf8);
+        let mut configs: Vec<(&str, Option<Encoding>, Compression, usize)> = vec![
+            ("dict zstd1", None, zstd1, 1 << 20),
+            ("plain zstd1", Some(Encoding::PLAIN), zstd1, 1 << 20),
+            (
+                "plain snappy",
+                Some(Encoding::PLAIN),
+                Compression::SNAPPY,
+                1 << 20,
+            ),
+            (
+                "plain none",
+                Some(Encoding::PLAIN),
+                Compression::UNCOMPRESSED,
+                1 << 20,
+            ),
+            ("dict none", None, Compression::UNCOMPRESSED, 1 << 20),
+        ];
+        if text {
+            configs.extend([
+                ("plain zstd1 256K", Some(Encoding::PLAIN), zstd1, 256 << 10),
+                ("plain zstd1 4M", Some(Encoding::PLAIN), zstd1, 4 << 20),
+                (
+                    "dlba zstd1",
+                    Some(Encoding::DELTA_LENGTH_BYTE_ARRAY),
+                    zstd1,
+                    1 << 20,
+                ),
+                (
+                    "dba zstd1",
+                    Some(Encoding::DELTA_BYTE_ARRAY),
+                    zstd1,
+                    1 << 20,
+                ),
+            ]);
+        } else {
+            configs.extend([
+                (
+                    "delta zstd1",
+                    Some(Encoding::DELTA_BINARY_PACKED),
+                    zstd1,
+                    1 << 20,
+                ),
+                (
+                    "delta none",
+                    Some(Encoding::DELTA_BINARY_PACKED),
+                    Compression::UNCOMPRESSED,
+                    1 << 20,
+                ),
+            ]);
+        }
+        for (name, encoding, compression, page) in configs {
+            let mut props = WriterProperties::builder()
+                .set_compression(compression)
+                .set_max_row_group_row_count(Some(256 * 1024))
+                .set_data_page_size_limit(page)
+                .set_statistics_enabled(EnabledStatistics::None)
+                .set_dictionary_enabled(encoding.is_none());
+            if let Some(e) = encoding {
+                props = props.set_encoding(e);
+            }
+            let props = props.build();
+            let mut best = u64::MAX;
+            let mut size = 0;
+            for _ in 0..reps {
+                let start = cpu_ns();
+                let mut writer =
+                    ArrowWriter::try_new(Vec::new(), one.clone(), Some(props.clone()))?;
+                for b in &cols {
+                    writer.write(b)?;
+                }
+                let out = writer.into_inner()?;
+                best = best.min(cpu_ns() - start);
+                size = out.len();
+            }
+            println!(
+                "{:<14} {:<18} {:>8.1} ms {:>11} B",
+                field.name(),
+                name,
+                best as f64 / 1e6,
+                size
+            );
+        }
+    }
+    Ok(())
+}
