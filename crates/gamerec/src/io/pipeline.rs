@@ -473,7 +473,8 @@ where
 /// `emit` in the items' order. `emit` may stop the run with
 /// `ControlFlow::Break`. For inputs read whole, one per item (bulk checks of
 /// many small SGF, EPD or binary files); items are handed out in batches so
-/// threads seldom wake one another.
+/// threads seldom wake one another, and the calling thread is one of the
+/// `threads`: it emits what is ready in order between its own batches.
 pub fn map_in_order<I, S, T, W, E>(items: &[I], threads: usize, work: W, mut emit: E)
 where
     I: Sync,
@@ -486,43 +487,76 @@ where
     let threads = threads.clamp(1, 64);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
+    // The next batch's items, while any are left and nobody said stop.
+    let take = || {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let start = next.fetch_add(BATCH, Ordering::Relaxed);
+        (start < items.len()).then(|| start..(start + BATCH).min(items.len()))
+    };
+    let run = |range: std::ops::Range<usize>, scratch: &mut S| -> (usize, Vec<T>) {
+        let start = range.start;
+        (
+            start,
+            items[range]
+                .iter()
+                .map(|item| work(item, scratch))
+                .collect(),
+        )
+    };
     let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<T>)>(threads * 2);
     std::thread::scope(|scope| {
-        for _ in 0..threads {
+        for _ in 1..threads {
             let tx = tx.clone();
-            let (next, stop, work) = (&next, &stop, &work);
+            let (take, run) = (&take, &run);
             scope.spawn(move || {
                 let mut scratch = S::default();
-                while !stop.load(Ordering::Relaxed) {
-                    let start = next.fetch_add(BATCH, Ordering::Relaxed);
-                    if start >= items.len() {
-                        break;
-                    }
-                    let end = (start + BATCH).min(items.len());
-                    let batch: Vec<T> = items[start..end]
-                        .iter()
-                        .map(|item| work(item, &mut scratch))
-                        .collect();
-                    if tx.send((start, batch)).is_err() {
+                while let Some(range) = take() {
+                    if tx.send(run(range, &mut scratch)).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(tx);
-        // In input order.
+        let mut scratch = S::default();
         let mut pending = std::collections::BTreeMap::new();
         let mut want = 0;
-        'recv: for (i, batch) in rx.iter() {
-            pending.insert(i, batch);
+        let mut taking = true;
+        'run: while want < items.len() {
+            while let Ok((i, batch)) = rx.try_recv() {
+                pending.insert(i, batch);
+            }
+            // In input order.
             while let Some(batch) = pending.remove(&want) {
                 want += batch.len();
                 for result in batch {
                     if emit(result).is_break() {
                         stop.store(true, Ordering::Relaxed);
-                        break 'recv;
+                        break 'run;
                     }
                 }
+            }
+            if want >= items.len() {
+                break;
+            }
+            if taking {
+                match take() {
+                    Some(range) => {
+                        let (i, batch) = run(range, &mut scratch);
+                        pending.insert(i, batch);
+                    }
+                    None => taking = false,
+                }
+                continue;
+            }
+            // Nothing left to take: wait for the other threads' batches.
+            match rx.recv() {
+                Ok((i, batch)) => {
+                    pending.insert(i, batch);
+                }
+                Err(_) => break,
             }
         }
         // Dropping the receiver (end of scope) lets blocked senders go.
@@ -533,4 +567,63 @@ where
 /// Whether the format's unit is a record (EPD, FEN) rather than a game.
 pub fn is_record_format(format: Format) -> bool {
     matches!(format, Format::Epd | Format::Fen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Results come in the items' order, once each, whatever the thread
+    /// count and however long each item takes; each thread keeps its
+    /// scratch state.
+    #[test]
+    fn map_in_order_keeps_the_order_on_any_thread_count() {
+        for n in [0usize, 1, 31, 32, 33, 200, 1000] {
+            let items: Vec<usize> = (0..n).collect();
+            for threads in [1, 2, 3, 8] {
+                let mut out = Vec::new();
+                map_in_order(
+                    &items,
+                    threads,
+                    |&i, seen: &mut usize| {
+                        *seen += 1;
+                        if i % 37 == 0 {
+                            std::thread::sleep(std::time::Duration::from_micros(200));
+                        }
+                        (i, *seen)
+                    },
+                    |(i, seen)| {
+                        assert!(seen >= 1);
+                        out.push(i);
+                        ControlFlow::Continue(())
+                    },
+                );
+                assert_eq!(out, items, "{n} items on {threads} threads");
+            }
+        }
+    }
+
+    /// `emit` stopping the run stops it: nothing after the stop is emitted,
+    /// and the threads end (the call returns).
+    #[test]
+    fn map_in_order_stops_when_emit_says_so() {
+        let items: Vec<usize> = (0..5000).collect();
+        for threads in [1, 2, 4] {
+            let mut out = Vec::new();
+            map_in_order(
+                &items,
+                threads,
+                |&i, _: &mut ()| i,
+                |i| {
+                    out.push(i);
+                    if i == 100 {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+            );
+            assert_eq!(out, (0..=100).collect::<Vec<_>>(), "{threads} threads");
+        }
+    }
 }
