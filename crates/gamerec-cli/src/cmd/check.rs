@@ -145,8 +145,7 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     let mut sgf = Vec::new();
     let mut other = Vec::new();
     for f in files {
-        let plain = f.to_str().and_then(Format::from_plain_name);
-        let format = plain.or_else(|| Format::of_arg(&f));
+        let (format, plain) = Format::of_arg_plain(&f);
         if matches!(
             format,
             Some(
@@ -164,7 +163,7 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
                     .into_string()
                     .unwrap_or_else(|f| f.to_string_lossy().into_owned()),
                 format,
-                plain: plain.is_some(),
+                plain,
             });
         } else {
             other.push(f);

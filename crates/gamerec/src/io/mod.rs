@@ -202,10 +202,16 @@ impl Format {
     /// names without allocating, then through `.gz`/`.bz2`/`.zst`), or for
     /// `-` (stdin) by its first bytes, which stay buffered for the reader.
     pub fn of_arg(arg: &OsStr) -> Option<Format> {
-        if let Some(f) = arg.to_str().and_then(Format::from_plain_name) {
-            return Some(f);
+        Format::of_arg_plain(arg).0
+    }
+
+    /// [`Format::of_arg`], and whether the name says it by a plain format
+    /// extension (`.sgf`, not `.sgf.gz`: the file is read as it is).
+    pub fn of_arg_plain(arg: &OsStr) -> (Option<Format>, bool) {
+        match arg.to_str().and_then(Format::from_plain_name) {
+            Some(f) => (Some(f), true),
+            None => (Input::from_arg(arg).format(), false),
         }
-        Input::from_arg(arg).format()
     }
 
     /// The format of data already read: by its name, else by its first
