@@ -203,11 +203,9 @@ fn check_sgf_files(files: &[FileArg], a: &CheckArgs) -> Result<Tally> {
         charset: a.charset.clone(),
         quiet: a.quiet,
     };
-    // No more workers than files (one file is one job).
     let threads = a
         .threads
-        .unwrap_or_else(gamerec::io::parallel::default_threads)
-        .min(files.len());
+        .unwrap_or_else(gamerec::io::parallel::default_threads);
     let mut total = Tally::default();
     let mut stdout = std::io::stdout().lock();
     let mut pipe_closed = false;

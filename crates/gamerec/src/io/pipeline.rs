@@ -484,7 +484,8 @@ where
     E: FnMut(T) -> ControlFlow<()>,
 {
     const BATCH: usize = 32;
-    let threads = threads.clamp(1, 64);
+    // No thread without a batch to take.
+    let threads = threads.clamp(1, 64).min(items.len().div_ceil(BATCH).max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
     // The next batch's items, while any are left and nobody said stop.
