@@ -161,7 +161,7 @@ impl Engine for BuiltinEngine {
             }
             (None, None) => Deadlines::NONE,
         };
-        let Deadlines { soft, hard } = deadlines;
+        let Deadlines { soft, finish, hard } = deadlines;
         if let Some(n) = limits.mate {
             let mut solver = MateSolver::new(self.stop.flag().clone());
             solver.node_limit = limits.nodes;
@@ -205,6 +205,7 @@ impl Engine for BuiltinEngine {
             nodes: limits.nodes,
             hard,
             soft,
+            finish,
         };
         let flag = self.stop.flag().clone();
         let mut searcher = Searcher::new(&mut self.tt, &flag, sl, keys);

@@ -46,9 +46,10 @@ pub struct SearchLimits {
     pub nodes: Option<u64>,
     /// Hard deadline: abort the iteration.
     pub hard: Option<Instant>,
-    /// Soft deadline: do not start another iteration after it (nor one
-    /// predicted to end after `hard`).
+    /// Soft deadline: do not start another iteration after it.
     pub soft: Option<Instant>,
+    /// Do not start an iteration predicted to end after this.
+    pub finish: Option<Instant>,
 }
 
 /// Search state for one `go`.
@@ -196,12 +197,12 @@ impl<'a> Searcher<'a> {
             if self.limits.soft.is_some_and(|t| now >= t) {
                 break;
             }
-            // An iteration that cannot finish before the hard deadline
-            // would be thrown away: do not start it.
+            // An iteration predicted to end after the finish deadline may
+            // well be cut off by the hard one and thrown away: do not start it.
             let took = now - iteration_start;
             if self
                 .limits
-                .hard
+                .finish
                 .is_some_and(|t| next_iteration_end(now, took, last_iteration) > t)
             {
                 break;

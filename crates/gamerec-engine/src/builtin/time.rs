@@ -4,10 +4,15 @@
 //! iteration (checked every [`POLL_NODES`] nodes, so the overshoot is a
 //! fraction of a millisecond plus scheduling delays). After the *soft* one
 //! iterative deepening starts no new iteration; nor does it start one that
-//! is predicted not to finish before the hard deadline (from the growth of
-//! the last iterations' times), since an unfinished iteration is wasted.
-//! Under a clock the soft deadline is half the optimum time, so a move
-//! takes about the optimum on average (iterations grow about threefold).
+//! is predicted (from the growth of the last iterations' times) to end
+//! after the *finish* deadline, since an unfinished iteration is wasted.
+//! Under a clock the soft deadline is half the optimum time and the finish
+//! deadline one and a half times it, so a move takes about the optimum on
+//! average (iterations grow about threefold). The hard deadline, three
+//! times the optimum, is only reached when an iteration takes far longer
+//! than predicted (a search waiting for a core on a busy machine): keeping
+//! the finish deadline well inside it keeps such moves rare, so a loaded
+//! machine does not drain the clock.
 //!
 //! Under a clock the manager plans for [`HORIZON`] more moves in sudden
 //! death (or the moves to the next control, when fewer), spends most of the
@@ -33,6 +38,8 @@ const INCREMENT_SHARE: u32 = 70;
 pub struct Deadlines {
     /// Start no new iteration after this.
     pub soft: Option<Instant>,
+    /// Start no iteration predicted to end after this.
+    pub finish: Option<Instant>,
     /// Abort the search at this.
     pub hard: Option<Instant>,
 }
@@ -41,6 +48,7 @@ impl Deadlines {
     /// No time limit (depth, nodes or stop end the search).
     pub const NONE: Deadlines = Deadlines {
         soft: None,
+        finish: None,
         hard: None,
     };
 
@@ -50,6 +58,7 @@ impl Deadlines {
         let hard = started + movetime;
         Deadlines {
             soft: Some(hard),
+            finish: Some(hard),
             hard: Some(hard),
         }
     }
@@ -65,6 +74,7 @@ impl Deadlines {
         let (optimum, hard) = allocate(remaining, increment, moves_to_go);
         Deadlines {
             soft: Some(started + optimum / 2),
+            finish: Some(started + (optimum * 3 / 2).min(hard)),
             hard: Some(started + hard),
         }
     }
@@ -146,6 +156,27 @@ mod tests {
         // 40 moves in 40 minutes: about a minute a move.
         let (soft, _) = allocate(ms(2_400_000), ms(0), Some(40));
         assert!((ms(55_000)..ms(65_000)).contains(&soft), "{soft:?}");
+    }
+
+    #[test]
+    fn clock_deadlines_are_ordered() {
+        let now = Instant::now();
+        for rem in [1, 60, 500, 2_000, 60_000] {
+            for mtg in [None, Some(1), Some(40)] {
+                let d = Deadlines::clock(now, ms(rem), ms(50), mtg);
+                let (soft, finish, hard) = (d.soft.unwrap(), d.finish.unwrap(), d.hard.unwrap());
+                assert!(
+                    now <= soft && soft <= finish && finish <= hard,
+                    "{rem} {mtg:?}: {d:?}"
+                );
+            }
+        }
+        // 2+0.05 at the start: an iteration predicted to end after about
+        // 117 ms (1.5 x 78) is not started; the hard stop is at 235 ms.
+        let d = Deadlines::clock(now, ms(2_000), ms(50), None);
+        let finish = d.finish.unwrap() - now;
+        assert!((ms(105)..ms(135)).contains(&finish), "{finish:?}");
+        assert!(d.hard.unwrap() - now >= finish * 2 - ms(10), "{d:?}");
     }
 
     #[test]
