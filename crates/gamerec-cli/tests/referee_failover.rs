@@ -32,6 +32,7 @@ fn free_port() -> u16 {
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("argus-cli-{name}-{}", std::process::id()));
+    gamerec_testkit::remove_at_exit(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -117,6 +117,7 @@ fn stockfish_against_fairymax_four_games() {
         return;
     };
     let dir = std::env::temp_dir().join(format!("argus-real-{}", std::process::id()));
+    gamerec_testkit::remove_at_exit(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = dir.join("match.pgn");

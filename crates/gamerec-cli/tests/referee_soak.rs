@@ -206,6 +206,7 @@ fn soak(
 ) {
     let dir: PathBuf =
         std::env::temp_dir().join(format!("gamerec-soak-{name}-{}", std::process::id()));
+    gamerec_testkit::remove_at_exit(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     let (port, http) = (free_port(), free_port());
     let child = Command::new(BIN)

@@ -81,6 +81,7 @@ fn read(path: &Path) -> String {
 #[test]
 fn split_writes_the_archive_layout() {
     let dir = std::env::temp_dir().join(format!("gamerec-split-{}", std::process::id()));
+    gamerec_testkit::remove_at_exit(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     let input = [
         game("1992.11.04", "2", "nov-b", "1. e4"),

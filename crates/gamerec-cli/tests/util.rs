@@ -18,6 +18,7 @@ pub fn cli(args: &[&str]) -> Cli {
 /// temporary directory (emptied first if a killed run left it).
 pub fn fresh_dir(prefix: &str, name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gamerec-{prefix}-{name}-{}", std::process::id()));
+    gamerec_testkit::remove_at_exit(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -521,6 +521,7 @@ name = "remote"
     #[test]
     fn openings_from_epd_and_pgn() {
         let dir = std::env::temp_dir().join(format!("argus-openings-{}", std::process::id()));
+        gamerec_testkit::remove_at_exit(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let epd = dir.join("o.epd");
         std::fs::write(

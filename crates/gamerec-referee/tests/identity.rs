@@ -27,6 +27,7 @@ const BOB_SECRET: &str = "bob-s3cret-42";
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("argus-id-{name}-{}", std::process::id()));
+    gamerec_testkit::remove_at_exit(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -146,7 +146,8 @@ pub fn code_and_text(output: &std::process::Output) -> (i32, String, String) {
 }
 
 /// A fresh directory for one test process's files:
-/// `$TMPDIR/gamerec-<name>-<pid>` (created if missing).
+/// `$TMPDIR/gamerec-<name>-<pid>` (created if missing), removed with
+/// everything in it when the process exits (see [`remove_at_exit`]).
 ///
 /// # Panics
 /// When the directory cannot be created.
@@ -154,7 +155,45 @@ pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gamerec-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    remove_at_exit(&dir);
     dir
+}
+
+/// Directories to remove when the test process exits.
+static AT_EXIT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes `dir` (and everything in it) when this process exits, whether
+/// its tests passed or failed; `GAMEREC_KEEP_TEMP=1` keeps it to look at.
+/// Directories are per process (their names end in the pid) and shared by
+/// the process's tests, so they go at exit rather than with one test.
+pub fn remove_at_exit(dir: &Path) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        unsafe extern "C" {
+            fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+        }
+        // SAFETY: registers a plain function; atexit has no other contract.
+        let status = unsafe { atexit(remove_temp_dirs) };
+        assert_eq!(status, 0, "atexit failed");
+    });
+    let mut dirs = AT_EXIT.lock().unwrap_or_else(|e| e.into_inner());
+    if !dirs.iter().any(|d| d == dir) {
+        dirs.push(dir.to_path_buf());
+    }
+}
+
+extern "C" fn remove_temp_dirs() {
+    if std::env::var_os("GAMEREC_KEEP_TEMP").is_some_and(|v| v == "1") {
+        return;
+    }
+    let dirs = std::mem::take(&mut *AT_EXIT.lock().unwrap_or_else(|e| e.into_inner()));
+    for dir in dirs {
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => eprintln!("gamerec-testkit: cannot remove {}: {e}", dir.display()),
+        }
+    }
 }
 
 /// Asserts that a finished program succeeded; the panic message names it
@@ -391,6 +430,57 @@ impl std::ops::Deref for Ran {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Half of `temp_dirs_are_removed_at_exit`, which runs it in a child
+    /// process with `GAMEREC_TESTKIT_CHILD` set (without it, it does
+    /// nothing): makes two directories, one with a file in it, and prints
+    /// their paths.
+    #[test]
+    fn make_temp_dirs_in_child() {
+        if std::env::var_os("GAMEREC_TESTKIT_CHILD").is_none() {
+            return;
+        }
+        let a = temp_dir("testkit-exit-a");
+        std::fs::write(a.join("f.txt"), b"x").unwrap();
+        let b = temp_dir("testkit-exit-b");
+        println!("DIR {}", a.display());
+        println!("DIR {}", b.display());
+    }
+
+    #[test]
+    fn temp_dirs_are_removed_at_exit() {
+        let run = |keep: bool| {
+            let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+            cmd.args([
+                "--exact",
+                "tests::make_temp_dirs_in_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("GAMEREC_TESTKIT_CHILD", "1");
+            if keep {
+                cmd.env("GAMEREC_KEEP_TEMP", "1");
+            } else {
+                cmd.env_remove("GAMEREC_KEEP_TEMP");
+            }
+            let out = cmd.output().unwrap();
+            assert_success(&out, "child test");
+            let dirs: Vec<PathBuf> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| l.split_once("DIR ").map(|(_, d)| PathBuf::from(d)))
+                .collect();
+            assert_eq!(dirs.len(), 2, "{}", String::from_utf8_lossy(&out.stdout));
+            dirs
+        };
+        for dir in run(false) {
+            assert!(!dir.exists(), "{} is left after exit", dir.display());
+        }
+        let kept = run(true);
+        for dir in &kept {
+            assert!(dir.is_dir(), "{} was not kept", dir.display());
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+    }
 
     /// The test layout (ripgrep's): each crate with integration tests has
     /// `autotests = false`, a `[[test]]` `integration` at `tests/tests.rs`

@@ -919,6 +919,7 @@ mod tests {
         let mut junk = vec![0u8, 0x1b, 7, 1, 2, 3];
         junk.extend(b"[Event \"x\"]".repeat(10));
         let dir = std::env::temp_dir().join(format!("gamerec-io-read-{}", std::process::id()));
+        gamerec_testkit::remove_at_exit(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("junk.pgn");
         std::fs::write(&path, &junk).unwrap();
