@@ -148,11 +148,16 @@ fn run_in(dir: &Path, logs: &Path, command: &str) -> (i32, String) {
     .expect("PATH joins");
     let stdout = logs.join("stdout");
     let stderr = logs.join("stderr");
+    // Temporary files a command leaves (a match's directory without
+    // `--dir`) go with the document's directory.
+    let tmp = logs.with_file_name("tmp");
+    std::fs::create_dir_all(&tmp).expect("create the TMPDIR");
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
         .current_dir(dir)
         .env("PATH", path)
+        .env("TMPDIR", &tmp)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&stdout).expect("stdout log"))
         .stderr(std::fs::File::create(&stderr).expect("stderr log"))

@@ -26,6 +26,7 @@
 //!     std::ops::ControlFlow::Continue(())
 //! }).unwrap();
 //! assert_eq!(games, 2000);
+//! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
 use std::collections::BTreeMap;
