@@ -290,7 +290,14 @@ fn resolve_inner<P: View>(
     if let Some(r) = rank {
         mask &= Bitboard::from_rank(r);
     }
-    let target = board.role_at(to);
+    // The role on the destination is looked up for captures only: any
+    // other move to an occupied square is illegal.
+    let occupied_to = board.occupied().contains(to);
+    let target = if capture && occupied_to {
+        board.role_at(to)
+    } else {
+        None
+    };
     let to_bb = Bitboard::from_square(to);
     match role {
         Role::Pawn => {
@@ -333,7 +340,7 @@ fn resolve_inner<P: View>(
                 let from = single(legal)?;
                 Ok(Move::EnPassant { from, to })
             } else {
-                if target.is_some() {
+                if occupied_to {
                     return Err(Resolved::Illegal);
                 }
                 let (back, double_rank) = match us {
@@ -368,7 +375,7 @@ fn resolve_inner<P: View>(
         }
         Role::King => {
             if promotion.is_some()
-                || capture != target.is_some()
+                || capture != occupied_to
                 || !mask.contains(king)
                 || !attacks::king_attacks(king).contains(to)
                 || attacked(board, us, to, board.color_bb(!us), board.occupied() ^ king)
@@ -384,15 +391,11 @@ fn resolve_inner<P: View>(
             })
         }
         Role::Knight | Role::Bishop | Role::Rook | Role::Queen => {
-            if promotion.is_some() || capture != target.is_some() {
+            if promotion.is_some() || capture != occupied_to {
                 return Err(Resolved::Illegal);
             }
             let sources = piece_sources(board, us, role, to) & mask;
-            let captured = if target.is_some() {
-                to_bb
-            } else {
-                Bitboard::EMPTY
-            };
+            let captured = if occupied_to { to_bb } else { Bitboard::EMPTY };
             let from = single(legal_froms(board, us, king, sources, to, captured))?;
             Ok(Move::Normal {
                 role,
