@@ -427,13 +427,10 @@ fn read_canonical<const TOLERANCE: bool, P: resolve::View>(
     pos: &P,
     text: &[u8],
 ) -> Option<ReadMove> {
+    // Most moves end in a rank digit or a piece letter: one test of the
+    // last byte, and the annotation patterns only when it is `!` or `?`.
     let (body, nag) = match text {
-        [body @ .., b'!', b'!'] => (body, Some(3)),
-        [body @ .., b'?', b'?'] => (body, Some(4)),
-        [body @ .., b'!', b'?'] => (body, Some(5)),
-        [body @ .., b'?', b'!'] => (body, Some(6)),
-        [body @ .., b'!'] => (body, Some(1)),
-        [body @ .., b'?'] => (body, Some(2)),
+        [.., b'!' | b'?'] => canonical_annotation(text),
         _ => (text, None),
     };
     let (core, check) = match body {
@@ -512,6 +509,21 @@ fn read_canonical<const TOLERANCE: bool, P: resolve::View>(
     match resolve::resolve_normal(pos, Role::Pawn, file, None, file.is_some(), to, promotion) {
         resolve::Resolved::One(m) => Some(read(m, Tolerated::NONE)),
         _ => None,
+    }
+}
+
+/// `text` without its suffix annotation (`!`, `?`, `!!`, `??`, `!?`, `?!`),
+/// and the annotation's NAG.
+#[inline]
+fn canonical_annotation(text: &[u8]) -> (&[u8], Option<u8>) {
+    match text {
+        [body @ .., b'!', b'!'] => (body, Some(3)),
+        [body @ .., b'?', b'?'] => (body, Some(4)),
+        [body @ .., b'!', b'?'] => (body, Some(5)),
+        [body @ .., b'?', b'!'] => (body, Some(6)),
+        [body @ .., b'!'] => (body, Some(1)),
+        [body @ .., b'?'] => (body, Some(2)),
+        _ => (text, None),
     }
 }
 
