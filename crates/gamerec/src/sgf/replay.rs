@@ -55,58 +55,36 @@ pub struct State {
     pub rules: Rules,
     /// Hashes of the positions of the line so far (superko rules only):
     /// a hash set, so a long game's superko checks stay linear.
-    history: PositionSet,
+    history: std::collections::HashSet<u64, BuildZobrist>,
 }
 
-/// A set of Zobrist hashes (the positions of a line, for superko): open
-/// addressing with linear probing, at most half full, indexed by the
-/// hash's low bits (uniform in a Zobrist hash). A check is a few
-/// instructions where a general hash set took about 180.
-#[derive(Debug, Clone, Default)]
-struct PositionSet {
-    /// The hashes; 0 marks an empty slot (a hash of 0 is `has_zero`).
-    slots: Vec<u64>,
-    len: usize,
-    has_zero: bool,
-}
+/// The hasher of [`State`]'s position set: the keys are already Zobrist
+/// hashes, used as they are.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildZobrist;
 
-impl PositionSet {
-    /// Adds `h`; false when it was there already.
-    fn insert(&mut self, h: u64) -> bool {
-        if h == 0 {
-            return !std::mem::replace(&mut self.has_zero, true);
-        }
-        if (self.len + 1) * 2 > self.slots.len() {
-            self.grow();
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = h as usize & mask;
-        loop {
-            let s = self.slots[i];
-            if s == h {
-                return false;
-            }
-            if s == 0 {
-                self.slots[i] = h;
-                self.len += 1;
-                return true;
-            }
-            i = (i + 1) & mask;
+/// See [`BuildZobrist`].
+#[derive(Debug, Default)]
+pub struct ZobristHasher(u64);
+
+impl std::hash::Hasher for ZobristHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
         }
     }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
 
-    /// Doubles the table (64 slots at first).
-    fn grow(&mut self) {
-        let cap = (self.slots.len() * 2).max(64);
-        let old = std::mem::replace(&mut self.slots, vec![0; cap]);
-        let mask = cap - 1;
-        for h in old.into_iter().filter(|&h| h != 0) {
-            let mut i = h as usize & mask;
-            while self.slots[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = h;
-        }
+impl std::hash::BuildHasher for BuildZobrist {
+    type Hasher = ZobristHasher;
+    fn build_hasher(&self) -> ZobristHasher {
+        ZobristHasher(0)
     }
 }
 
@@ -802,35 +780,6 @@ mod tests {
     //! The fast path of [`check_game`] against [`apply_node`] alone.
     use super::*;
     use crate::sgf::{ParseOptions, parse};
-
-    #[test]
-    fn position_set_answers_as_a_hash_set() {
-        // Keys with few distinct low bits (long probe runs), 0, repeats,
-        // and enough of them to grow the table several times.
-        let mut set = PositionSet::default();
-        let mut reference = std::collections::HashSet::new();
-        let mut x = 0x1234_5678_9abc_def0u64;
-        for k in 0..5000u64 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let h = match k % 5 {
-                0 => 0,
-                1 => (x >> 20) << 20,
-                2 => x % 700,
-                _ => x,
-            };
-            assert_eq!(set.insert(h), reference.insert(h), "key {h:#x} (step {k})");
-        }
-        assert_eq!(set.len + usize::from(set.has_zero), reference.len());
-        // A clone (the state kept for a variation) is independent.
-        let key = u64::MAX - 7;
-        assert!(!reference.contains(&key));
-        let mut copy = set.clone();
-        assert!(copy.insert(key));
-        assert!(!copy.insert(key));
-        assert!(set.insert(key), "the original does not see the copy's key");
-    }
 
     /// Compares the two paths; returns the number of rule errors.
     fn assert_same(src: &[u8], what: &str) -> usize {
