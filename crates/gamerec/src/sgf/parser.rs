@@ -1057,23 +1057,38 @@ impl<'a> Parser<'a> {
         };
         let small = info.width <= 19 && info.height <= 19;
         let letters = info.letter_points();
-        for pi in first_prop..self.coll.props.len() {
-            let p = self.coll.props[pi];
-            // Fast path: a move of two letters.
-            if letters && (p.prop == Prop::B || p.prop == Prop::W) && p.values_len == 1 {
-                let (s, e) = self.raw[(p.values_start - base) as usize];
-                if e - s == 2
-                    && let Some(pt) = Point::from_letters(&src[s as usize..e as usize])
-                {
-                    let v = if small && pt == Point::new(19, 19) {
+        let pass = Point::new(19, 19);
+        let end = self.coll.props.len();
+        // One value for each raw range.
+        self.coll.values.reserve(self.raw.len());
+        let mut pi = first_prop;
+        while pi < end {
+            // Fast path: runs of moves of two letters, typed in a tight loop
+            // (anything else leaves it for the general path below).
+            if letters {
+                let Collection { props, values, .. } = &mut self.coll;
+                let raw = &self.raw;
+                for p in &props[pi..end] {
+                    if !matches!(p.prop, Prop::B | Prop::W) || p.values_len != 1 {
+                        break;
+                    }
+                    let (s, e) = raw[(p.values_start - base) as usize];
+                    let Some(pt) = Point::from_letters(&src[s as usize..e as usize]) else {
+                        break;
+                    };
+                    values.push(if small && pt == pass {
                         Value::Pass
                     } else {
                         Value::Point(pt)
-                    };
-                    self.coll.values.push(v);
-                    continue;
+                    });
+                    pi += 1;
+                }
+                if pi == end {
+                    break;
                 }
             }
+            let p = self.coll.props[pi];
+            pi += 1;
             let vt = Collection::value_type(p.prop, &info);
             let game_info = p.prop.kind() == PropKind::GameInfo;
             for k in 0..p.values_len {
