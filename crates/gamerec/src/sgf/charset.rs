@@ -117,12 +117,17 @@ pub fn first_ca(bytes: &[u8]) -> Option<&[u8]> {
                 break;
             }
             let start = i + 1;
+            // The value's end: the first `]` not escaped by `\`.
             let mut j = start;
-            while j < head.len() && head[j] != b']' {
-                j += if head[j] == b'\\' { 2 } else { 1 };
-            }
-            if j >= head.len() {
-                return label;
+            loop {
+                match memchr::memchr2(b']', b'\\', &head[j.min(head.len())..]) {
+                    None => return label,
+                    Some(k) if head[j + k] == b']' => {
+                        j += k;
+                        break;
+                    }
+                    Some(k) => j += k + 2,
+                }
             }
             if is_ca && first_value {
                 label = Some(&head[start..j]);

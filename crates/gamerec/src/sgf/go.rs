@@ -106,16 +106,20 @@ fn m<const N: usize>(i: usize) -> usize {
 impl<const N: usize> Grid<N> {
     const DUMMY: usize = N - 1;
 
+    /// A grid of border cells only: [`Grid::new`] copies it straight into
+    /// its allocation (no grid built on the stack first).
+    const BLANK: Grid<N> = Grid {
+        color: [BORDER; N],
+        chain: [Self::DUMMY as u16; N],
+        next: [0; N],
+        libs: [0; N],
+        size: [0; N],
+        hash: 0,
+        hashing: false,
+    };
+
     fn new(width: usize, height: usize, stride: usize) -> Box<Grid<N>> {
-        let mut g = Box::new(Grid {
-            color: [BORDER; N],
-            chain: [Self::DUMMY as u16; N],
-            next: [0; N],
-            libs: [0; N],
-            size: [0; N],
-            hash: 0,
-            hashing: false,
-        });
+        let mut g = Box::new(Self::BLANK);
         for y in 0..height {
             let row = (y + 1) * stride + 1;
             g.color[row..row + width].fill(EMPTY);

@@ -6,7 +6,7 @@
 //! each node. Nesting is tracked on an explicit stack, never by recursion.
 
 use crate::excerpt::excerpt;
-use encoding_rs::{Encoding, UTF_8};
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
 use super::charset::{self, FileDecoding};
 use super::checks::{self, SgfCheck};
@@ -1057,23 +1057,38 @@ impl<'a> Parser<'a> {
         };
         let small = info.width <= 19 && info.height <= 19;
         let letters = info.letter_points();
-        for pi in first_prop..self.coll.props.len() {
-            let p = self.coll.props[pi];
-            // Fast path: a move of two letters.
-            if letters && (p.prop == Prop::B || p.prop == Prop::W) && p.values_len == 1 {
-                let (s, e) = self.raw[(p.values_start - base) as usize];
-                if e - s == 2
-                    && let Some(pt) = Point::from_letters(&src[s as usize..e as usize])
-                {
-                    let v = if small && pt == Point::new(19, 19) {
+        let pass = Point::new(19, 19);
+        let end = self.coll.props.len();
+        // One value for each raw range.
+        self.coll.values.reserve(self.raw.len());
+        let mut pi = first_prop;
+        while pi < end {
+            // Fast path: runs of moves of two letters, typed in a tight loop
+            // (anything else leaves it for the general path below).
+            if letters {
+                let Collection { props, values, .. } = &mut self.coll;
+                let raw = &self.raw;
+                for p in &props[pi..end] {
+                    if !matches!(p.prop, Prop::B | Prop::W) || p.values_len != 1 {
+                        break;
+                    }
+                    let (s, e) = raw[(p.values_start - base) as usize];
+                    let Some(pt) = Point::from_letters(&src[s as usize..e as usize]) else {
+                        break;
+                    };
+                    values.push(if small && pt == pass {
                         Value::Pass
                     } else {
                         Value::Point(pt)
-                    };
-                    self.coll.values.push(v);
-                    continue;
+                    });
+                    pi += 1;
+                }
+                if pi == end {
+                    break;
                 }
             }
+            let p = self.coll.props[pi];
+            pi += 1;
             let vt = Collection::value_type(p.prop, &info);
             let game_info = p.prop.kind() == PropKind::GameInfo;
             for k in 0..p.values_len {
@@ -1173,14 +1188,14 @@ impl<'a> Parser<'a> {
                         format!("{}[]: empty text", prop.name()),
                     );
                 } else if matches!(prop, Prop::DT | Prop::RE) {
-                    let text = self.coll.str(v).to_string();
+                    let text = self.coll.str(v);
                     let ok = if prop == Prop::DT {
-                        checks::dt_is_valid(&text)
+                        checks::dt_is_valid(text)
                     } else {
-                        checks::re_is_valid(&text)
+                        checks::re_is_valid(text)
                     };
                     if !ok {
-                        let shown = excerpt(text.as_bytes());
+                        let shown = excerpt(self.coll.str(v).as_bytes()).to_string();
                         let what = if prop == Prop::DT {
                             "dates YYYY-MM-DD[,...]"
                         } else {
@@ -1441,6 +1456,17 @@ impl<'a> Parser<'a> {
     /// SimpleText; other white space becomes a space).
     fn push_text(&mut self, raw: &[u8], simple: bool, ctx: &mut TypeCtx) -> Str {
         let start = self.coll.text.len() as u32;
+        // Most values: printable ASCII without escapes, stored as they are
+        // (the same in every charset but UTF-16; nothing to decode, unescape
+        // or report).
+        if plain_ascii(raw) && !ctx.enc.is_some_and(|e| e == UTF_16LE || e == UTF_16BE) {
+            let text = std::str::from_utf8(raw).unwrap_or_default();
+            self.coll.text.push_str(text);
+            return Str {
+                start,
+                len: text.len() as u32,
+            };
+        }
         if let Some(enc) = ctx.enc
             && charset::must_decode_whole_file(enc)
             && raw.contains(&b'\\')
@@ -1833,6 +1859,18 @@ struct TypeCtx {
 /// Removes SGF escapes from raw bytes: `\\` and a line break (with its
 /// CRLF/LFCR partner) is a soft break, removed; `\\` and any other byte is
 /// that byte.
+/// Whether `raw` is printable ASCII (DEL included) without `\\`: a text
+/// value with nothing to decode, unescape or normalise. Branch-free over
+/// blocks of 32 bytes, so long comments are scanned at SIMD speed.
+#[inline]
+fn plain_ascii(raw: &[u8]) -> bool {
+    raw.chunks(32).all(|block| {
+        block.iter().fold(true, |ok, &b| {
+            ok & (b.wrapping_sub(b' ') < 0x60) & (b != b'\\')
+        })
+    })
+}
+
 fn unescape_bytes(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
@@ -1995,4 +2033,47 @@ pub(crate) fn parse_real(v: &[u8]) -> Option<f64> {
         return parse_number(v).map(|n| n as f64);
     }
     std::str::from_utf8(v).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_ascii_takes_exactly_the_values_stored_as_written() {
+        // Every byte on its own, and at each place of a long value (the
+        // check works on blocks of 32 bytes).
+        for b in 0..=255u8 {
+            let expected = (b' '..=0x7f).contains(&b) && b != b'\\';
+            assert_eq!(plain_ascii(&[b]), expected, "byte {b:#x}");
+            for at in [0, 31, 32, 33, 70] {
+                let mut v = vec![b'a'; 71];
+                v[at] = b;
+                assert_eq!(plain_ascii(&v), expected, "byte {b:#x} at {at}");
+            }
+        }
+        assert!(plain_ascii(b""));
+    }
+
+    #[test]
+    fn text_values_read_the_same_on_the_plain_path_and_the_general_one() {
+        // Plain values next to ones that need unescaping, line breaks,
+        // decoding or a report.
+        let src = "(;FF[4]CA[UTF-8]GM[1]SZ[19]PB[Plain Name]PW[Tab\there]\
+                   GN[a\\]b]C[line\nbreak]DT[2001-02-03]RE[B+R]EV[caf\u{e9}]\
+                   ;B[aa]C[ok ~ \u{7f}])";
+        let parsed = parse(src.as_bytes(), &ParseOptions::default());
+        let c = &parsed.collection;
+        let root = c.roots[0];
+        let text = |p: Prop| c.text_of(root, p).map(str::to_string);
+        assert_eq!(text(Prop::PB).as_deref(), Some("Plain Name"));
+        assert_eq!(text(Prop::PW).as_deref(), Some("Tab here"));
+        assert_eq!(text(Prop::GN).as_deref(), Some("a]b"));
+        assert_eq!(text(Prop::C).as_deref(), Some("line\nbreak"));
+        assert_eq!(text(Prop::EV).as_deref(), Some("caf\u{e9}"));
+        assert_eq!(text(Prop::DT).as_deref(), Some("2001-02-03"));
+        let child = c.first_child(root).expect("a move node");
+        assert_eq!(c.text_of(child, Prop::C), Some("ok ~ \u{7f}"));
+        assert_eq!(parsed.diagnostics.len(), 0, "{:?}", parsed.diagnostics);
+    }
 }
