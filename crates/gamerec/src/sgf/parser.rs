@@ -1856,9 +1856,6 @@ struct TypeCtx {
     ascii: bool,
 }
 
-/// Removes SGF escapes from raw bytes: `\\` and a line break (with its
-/// CRLF/LFCR partner) is a soft break, removed; `\\` and any other byte is
-/// that byte.
 /// Whether `raw` is printable ASCII (DEL included) without `\\`: a text
 /// value with nothing to decode, unescape or normalise. Branch-free over
 /// blocks of 32 bytes, so long comments are scanned at SIMD speed.
@@ -1871,6 +1868,9 @@ fn plain_ascii(raw: &[u8]) -> bool {
     })
 }
 
+/// Removes SGF escapes from raw bytes: `\\` and a line break (with its
+/// CRLF/LFCR partner) is a soft break, removed; `\\` and any other byte is
+/// that byte.
 fn unescape_bytes(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
