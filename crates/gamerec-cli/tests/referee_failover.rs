@@ -349,11 +349,23 @@ fn match_command_writes_pgn() {
     let pgn = std::fs::read_to_string(&out).unwrap();
     assert_eq!(pgn.matches("[TimeControl \"40/30+1\"]").count(), 2);
     assert!(pgn.contains("[White \"builtin:1\"]") && pgn.contains("[White \"builtin:2\"]"));
+    // An engine that cannot start: exit 2, and the match directory it
+    // named itself (in TMPDIR) is gone again.
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
     let bad = Command::new(BIN)
         .args(["match", "builtin", "nonsense", "--games", "1"])
+        .env("TMPDIR", &tmp)
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
+    let why = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        why.contains(&format!("match: directory {}", tmp.display())),
+        "{why}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "a failed match left {left:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

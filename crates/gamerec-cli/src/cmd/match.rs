@@ -366,6 +366,21 @@ fn match_report(args: &MatchReportArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Removes a match directory in which no game was recorded (a missing or
+/// empty `record`, `games.pgn` or `games.sgf`); a failure to remove it is
+/// reported.
+fn remove_unplayed(dir: &std::path::Path, record: &str) {
+    let played = std::fs::metadata(dir.join(record)).is_ok_and(|m| m.len() > 0);
+    if played {
+        return;
+    }
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => eprintln!("match: cannot remove {}: {e}", dir.display()),
+    }
+}
+
 /// Runs `gamerec match ...`.
 pub fn run_match(args: MatchArgs) -> ExitCode {
     if let Some(MatchCommand::Report(r)) = &args.report {
@@ -410,6 +425,10 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         }
     });
     eprintln!("match: directory {}", dir.display());
+    // A directory of our own naming (no `--dir`, no `--resume`) that a
+    // match failing before its first game leaves behind holds nothing to
+    // resume: it goes, so a failed run leaves nothing.
+    let ours = (args.dir.is_none() && args.resume.is_none()).then(|| dir.clone());
     let run = RunMatch {
         dir,
         events: args.events.clone(),
@@ -420,7 +439,12 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
     };
     let outcome = match app::run_match(&config, &run) {
         Ok(o) => o,
-        Err(e) => return fail(e),
+        Err(e) => {
+            if let Some(dir) = ours {
+                remove_unplayed(&dir, "games.pgn");
+            }
+            return fail(e);
+        }
     };
     if !outcome.errors.is_empty() {
         eprint!("{}", outcome.report);
