@@ -34,6 +34,7 @@ fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
 }
 
 fn match_cmd(dir: &Path, games: u32, tc: &str) -> Command {
+    gamerec_testkit::remove_at_exit(&dir.with_extension("pgn"));
     let mut c = Command::new(BIN);
     c.args(["match", "builtin", "builtin", "-q", "--tc", tc])
         .args(["--games", &games.to_string()])

@@ -162,8 +162,9 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// Directories to remove when the test process exits.
 static AT_EXIT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// Removes `dir` (and everything in it) when this process exits, whether
-/// its tests passed or failed; `GAMEREC_KEEP_TEMP=1` keeps it to look at.
+/// Removes `dir` (and everything in it; or the file, if it is one) when
+/// this process exits, whether its tests passed or failed;
+/// `GAMEREC_KEEP_TEMP=1` keeps it to look at.
 /// Directories are per process (their names end in the pid) and shared by
 /// the process's tests, so they go at exit rather than with one test.
 pub fn remove_at_exit(dir: &Path) {
@@ -188,7 +189,12 @@ extern "C" fn remove_temp_dirs() {
     }
     let dirs = std::mem::take(&mut *AT_EXIT.lock().unwrap_or_else(|e| e.into_inner()));
     for dir in dirs {
-        match std::fs::remove_dir_all(&dir) {
+        let removed = match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&dir),
+            Ok(_) => std::fs::remove_file(&dir),
+            Err(e) => Err(e),
+        };
+        match removed {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => eprintln!("gamerec-testkit: cannot remove {}: {e}", dir.display()),
@@ -433,8 +439,8 @@ mod tests {
 
     /// Half of `temp_dirs_are_removed_at_exit`, which runs it in a child
     /// process with `GAMEREC_TESTKIT_CHILD` set (without it, it does
-    /// nothing): makes two directories, one with a file in it, and prints
-    /// their paths.
+    /// nothing): makes two directories, one with a file in it, and a file
+    /// beside them, and prints their paths.
     #[test]
     fn make_temp_dirs_in_child() {
         if std::env::var_os("GAMEREC_TESTKIT_CHILD").is_none() {
@@ -443,8 +449,12 @@ mod tests {
         let a = temp_dir("testkit-exit-a");
         std::fs::write(a.join("f.txt"), b"x").unwrap();
         let b = temp_dir("testkit-exit-b");
+        let file = b.with_extension("txt");
+        std::fs::write(&file, b"x").unwrap();
+        remove_at_exit(&file);
         println!("DIR {}", a.display());
         println!("DIR {}", b.display());
+        println!("DIR {}", file.display());
     }
 
     #[test]
@@ -469,17 +479,19 @@ mod tests {
                 .lines()
                 .filter_map(|l| l.split_once("DIR ").map(|(_, d)| PathBuf::from(d)))
                 .collect();
-            assert_eq!(dirs.len(), 2, "{}", String::from_utf8_lossy(&out.stdout));
+            assert_eq!(dirs.len(), 3, "{}", String::from_utf8_lossy(&out.stdout));
             dirs
         };
         for dir in run(false) {
             assert!(!dir.exists(), "{} is left after exit", dir.display());
         }
         let kept = run(true);
-        for dir in &kept {
+        for dir in &kept[..2] {
             assert!(dir.is_dir(), "{} was not kept", dir.display());
             std::fs::remove_dir_all(dir).unwrap();
         }
+        assert!(kept[2].is_file(), "{} was not kept", kept[2].display());
+        std::fs::remove_file(&kept[2]).unwrap();
     }
 
     /// The test layout (ripgrep's): each crate with integration tests has
