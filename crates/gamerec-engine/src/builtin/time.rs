@@ -7,8 +7,8 @@
 //! is predicted (from the growth of the last iterations' times) to end
 //! after the *finish* deadline, since an unfinished iteration is wasted.
 //! Under a clock the soft deadline is half the optimum time and the finish
-//! deadline one and a half times it, so a move takes about the optimum on
-//! average (iterations grow about threefold). The hard deadline, three
+//! deadline one and a half times it, so a move takes a little under the
+//! optimum on average (iterations grow about threefold). The hard deadline, three
 //! times the optimum, is only reached when an iteration takes far longer
 //! than predicted (a search waiting for a core on a busy machine): keeping
 //! the finish deadline well inside it keeps such moves rare, so a loaded
