@@ -66,9 +66,7 @@ fn check_prints_diagnostics_and_summary() {
 
 #[test]
 fn convert_between_fen_and_epd() {
-    let dir = std::env::temp_dir().join(format!("gamerec-epd-cli-{}", std::process::id()));
-    gamerec_testkit::remove_at_exit(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = gamerec_testkit::temp_dir("epd-cli");
     let epd_path = dir.join("a.epd");
     std::fs::write(&epd_path, format!("{GOOD}{BAD}")).unwrap();
     let fen_path = dir.join("a.fen");
@@ -98,9 +96,7 @@ fn convert_between_fen_and_epd() {
 
 #[test]
 fn convert_between_pgn_and_epd() {
-    let dir = std::env::temp_dir().join(format!("gamerec-epd-pgn-{}", std::process::id()));
-    gamerec_testkit::remove_at_exit(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = gamerec_testkit::temp_dir("epd-pgn");
     let pgn = dir.join("g.pgn");
     std::fs::write(
         &pgn,

@@ -48,9 +48,7 @@ fn check_same_answer_with_any_thread_count_and_compression() {
         .code_and_text();
     assert_eq!((c1, &o1), (c2, &o2));
     let data = std::fs::read(&corpus).unwrap();
-    let dir = std::env::temp_dir().join(format!("gamerec-pgn-cli-{}", std::process::id()));
-    gamerec_testkit::remove_at_exit(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = gamerec_testkit::temp_dir("pgn-cli");
     let zst = dir.join("m4.pgn.zst");
     std::fs::write(&zst, zstd_compress(&data)).unwrap();
     let (c3, o3, _) = cli(&["check", zst.to_str().unwrap()]).run().code_and_text();

@@ -162,9 +162,7 @@ mod tests {
                 ));
             }
         }
-        let dir = std::env::temp_dir().join(format!("gamerec-source-{}", std::process::id()));
-        gamerec_testkit::remove_at_exit(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = gamerec_testkit::temp_dir("source");
         let path = dir.join("games.pgn");
         std::fs::write(&path, &text).unwrap();
         for threads in [1, 2, 3] {

@@ -625,9 +625,7 @@ mod tests {
     #[test]
     fn spawning_a_busy_program_waits_for_it() {
         use std::os::unix::fs::OpenOptionsExt;
-        let dir = std::env::temp_dir().join(format!("gamerec-busy-{}", std::process::id()));
-        gamerec_testkit::remove_at_exit(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = gamerec_testkit::temp_dir("busy");
         let path = dir.join("busy.sh");
         let mut file = std::fs::OpenOptions::new()
             .write(true)

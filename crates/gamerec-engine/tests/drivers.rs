@@ -253,9 +253,7 @@ fn xboard_clock_time_control() {
 // ---- misbehaving engines -------------------------------------------------
 
 fn script(name: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gamerec-engine-tests-{}", std::process::id()));
-    gamerec_testkit::remove_at_exit(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = gamerec_testkit::temp_dir("engine-tests");
     let path = dir.join(name);
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
     #[cfg(unix)]

@@ -1460,9 +1460,7 @@ mod tests {
 
     #[test]
     fn merged_reports_add_counts_and_mirror_reversed_pairings() {
-        let dir = std::env::temp_dir().join(format!("gamerec-merge-{}", std::process::id()));
-        gamerec_testkit::remove_at_exit(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = gamerec_testkit::temp_dir("merge");
         let tally = |first: &str, second: &str, w, d, l, p: [u64; 5]| PairingTally {
             first: first.into(),
             second: second.into(),

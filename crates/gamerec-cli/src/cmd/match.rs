@@ -367,10 +367,9 @@ fn match_report(args: &MatchReportArgs) -> ExitCode {
 }
 
 /// Removes a match directory in which no game was recorded (a missing or
-/// empty `record`, `games.pgn` or `games.sgf`); a failure to remove it is
-/// reported.
-fn remove_unplayed(dir: &std::path::Path, record: &str) {
-    let played = std::fs::metadata(dir.join(record)).is_ok_and(|m| m.len() > 0);
+/// empty `games.pgn`); a failure to remove it is reported.
+fn remove_unplayed(dir: &std::path::Path) {
+    let played = std::fs::metadata(dir.join("games.pgn")).is_ok_and(|m| m.len() > 0);
     if played {
         return;
     }
@@ -441,7 +440,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         Ok(o) => o,
         Err(e) => {
             if let Some(dir) = ours {
-                remove_unplayed(&dir, "games.pgn");
+                remove_unplayed(&dir);
             }
             return fail(e);
         }

@@ -94,9 +94,7 @@ mod tests {
 
     #[test]
     fn check_reports_binary_issues_with_byte_offsets() {
-        let dir = std::env::temp_dir().join(format!("gamerec-binary-{}", std::process::id()));
-        gamerec_testkit::remove_at_exit(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let dir = gamerec_testkit::temp_dir("binary");
         let bad = dir.join("bad.pgc");
         std::fs::write(&bad, [0x05, 0x03, 0x01, 0x63]).expect("write");
         let mut out = Vec::new();

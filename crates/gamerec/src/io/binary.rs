@@ -283,9 +283,7 @@ mod tests {
 
     #[test]
     fn pgc_and_fbk_are_checked_with_byte_offsets() {
-        let dir = std::env::temp_dir().join(format!("gamerec-io-binary-{}", std::process::id()));
-        gamerec_testkit::remove_at_exit(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let dir = gamerec_testkit::temp_dir("io-binary");
         let bad = dir.join("bad.pgc");
         std::fs::write(&bad, [0x05, 0x03, 0x01, 0x63]).expect("write");
         let mut shown = Vec::new();

@@ -918,9 +918,7 @@ mod tests {
     fn binary_data_read_as_text_stops_at_once() {
         let mut junk = vec![0u8, 0x1b, 7, 1, 2, 3];
         junk.extend(b"[Event \"x\"]".repeat(10));
-        let dir = std::env::temp_dir().join(format!("gamerec-io-read-{}", std::process::id()));
-        gamerec_testkit::remove_at_exit(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = gamerec_testkit::temp_dir("io-read");
         let path = dir.join("junk.pgn");
         std::fs::write(&path, &junk).unwrap();
         let mut r = Reader::open(&Input::file(&path), &ReadOptions::default()).unwrap();
