@@ -169,6 +169,7 @@ pub struct ParseBuffers {
     diags: Vec<SgfDiagnostic>,
     raw: Vec<(u32, u32)>,
     lowercase_ids: Vec<u32>,
+    untyped: Vec<u32>,
 }
 
 impl ParseBuffers {
@@ -218,6 +219,8 @@ fn parse_with(
     raw.reserve(text.len() / 4);
     let mut lowercase_ids = std::mem::take(&mut buffers.lowercase_ids);
     lowercase_ids.clear();
+    let mut untyped = std::mem::take(&mut buffers.untyped);
+    untyped.clear();
     let mut p = Parser {
         src: &text,
         pos: 0,
@@ -225,6 +228,9 @@ fn parse_with(
         diags,
         raw,
         lowercase_ids,
+        untyped,
+        game_root: NONE,
+        move_typing: MoveTyping::Unknown,
         decoding,
         quick_moves: QUICK_MOVES.with(|q| q.get()),
         first_game: None,
@@ -266,10 +272,12 @@ fn parse_with(
         mut diags,
         raw,
         lowercase_ids,
+        untyped,
         ..
     } = p;
     buffers.raw = raw;
     buffers.lowercase_ids = lowercase_ids;
+    buffers.untyped = untyped;
     let lines_indexed = always_index || !diags.is_empty();
     let lines = if lines_indexed {
         LineIndex::new(&text)
@@ -321,6 +329,35 @@ fn repair_escapes(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// How [`Parser::quick_move`] types the moves of a game: known once the
+/// root (whose `GM` and `SZ` decide it) is complete.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MoveTyping {
+    /// Not yet worked out (the root is still being read).
+    Unknown,
+    /// Points of two letters; `[tt]` is a pass when the flag is set (boards
+    /// up to 19x19).
+    Letters(bool),
+    /// Other games: typed by [`Parser::finish_game`].
+    Later,
+}
+
+/// What [`Parser::root_facts`] reads from a game's root.
+struct RootFacts {
+    /// `FF` (unchecked), `GM` and the board size (the default when `SZ` is
+    /// missing or unusable).
+    info: GameInfo,
+    /// The offset of the root's first property (else of the root).
+    first_offset: u32,
+    ff_at: u32,
+    gm_at: u32,
+    sz_at: u32,
+    /// An `SZ` below 1: its offset and text.
+    bad_size: Option<(u32, String)>,
+    /// `CA`: its offset and raw value.
+    ca: Option<(u32, Vec<u8>)>,
+}
+
 struct Frame {
     /// The node the tree's first node hangs under (`NONE` for a game root).
     parent: u32,
@@ -333,9 +370,18 @@ struct Parser<'a> {
     pos: usize,
     coll: Collection,
     diags: Vec<SgfDiagnostic>,
-    /// Value byte ranges of the current game, parallel to its future values.
+    /// Value byte ranges of the current game, parallel to its values
+    /// (which start at `coll.values.len() - raw.len()`).
     raw: Vec<(u32, u32)>,
     lowercase_ids: Vec<u32>,
+    /// The properties of the current game whose values are placeholders
+    /// until [`Parser::finish_game`] types them (all but the moves
+    /// [`Parser::quick_move`] typed as it read them), in order.
+    untyped: Vec<u32>,
+    /// The current game's root node.
+    game_root: u32,
+    /// How [`Parser::quick_move`] types moves in the current game.
+    move_typing: MoveTyping,
     decoding: FileDecoding,
     /// Whether [`Parser::quick_move`] is used (off only in tests comparing
     /// it with the general path).
@@ -390,7 +436,6 @@ impl<'a> Parser<'a> {
         // current game's root (if not, every other node holds at most one
         // move read by `quick_move`, which no node rule can object to).
         let mut general_props = false;
-        let mut game_first_prop = 0usize;
         let mut junk_at: Option<usize> = None;
         let mut seen_game = false;
         let mut unclosed_value = false;
@@ -491,8 +536,10 @@ impl<'a> Parser<'a> {
                 open_node = NONE;
                 game_first_node = self.coll.nodes.len();
                 general_props = false;
-                game_first_prop = self.coll.props.len();
                 self.raw.clear();
+                self.untyped.clear();
+                self.game_root = game_first_node as u32;
+                self.move_typing = MoveTyping::Unknown;
                 self.lowercase_ids.clear();
                 continue;
             }
@@ -535,7 +582,7 @@ impl<'a> Parser<'a> {
                     open_node = NONE;
                     self.pos += 1;
                     if stack.is_empty() {
-                        self.finish_game(game_first_node, game_first_prop, general_props);
+                        self.finish_game(game_first_node, general_props);
                     }
                 }
                 b';' => {
@@ -689,12 +736,13 @@ impl<'a> Parser<'a> {
                         };
                         (p, name)
                     };
-                    let base = self.coll.values.len() as u32;
-                    let values_start = base + self.raw.len() as u32;
+                    let values_start = self.coll.values.len() as u32;
                     let mut n = 0u32;
                     while self.pos < len && src[self.pos] == b'[' {
                         let (s, e, closed) = self.read_value();
                         self.raw.push((s, e));
+                        // A placeholder: `finish_game` types it.
+                        self.coll.values.push(Value::None);
                         n += 1;
                         if !closed {
                             unclosed_value = true;
@@ -703,6 +751,7 @@ impl<'a> Parser<'a> {
                         self.skip_space();
                     }
                     general_props |= open_node as usize != game_first_node;
+                    self.untyped.push(self.coll.props.len() as u32);
                     self.coll.props.push(Property {
                         prop,
                         name,
@@ -728,7 +777,7 @@ impl<'a> Parser<'a> {
                     format!("unexpected end of file: {} missing ')'", stack.len()),
                 );
             }
-            self.finish_game(game_first_node, game_first_prop, general_props);
+            self.finish_game(game_first_node, general_props);
         }
         let _ = cur;
     }
@@ -760,7 +809,29 @@ impl<'a> Parser<'a> {
         if src.get(end) == Some(&b'[') {
             return false;
         }
-        let values_start = self.coll.values.len() as u32 + self.raw.len() as u32;
+        let values_start = self.coll.values.len() as u32;
+        // Typed here as `finish_game` would type it, once the root (which
+        // decides how) is complete: below the root. Lowercase letters only
+        // (`finish_game` types the rest).
+        let (px, py) = (x.wrapping_sub(b'a'), y.wrapping_sub(b'a'));
+        let mut typed = false;
+        if px < 26 && py < 26 && node != self.game_root {
+            if self.move_typing == MoveTyping::Unknown {
+                self.move_typing = self.root_move_typing();
+            }
+            if let MoveTyping::Letters(small) = self.move_typing {
+                self.coll.values.push(if small && px == 19 && py == 19 {
+                    Value::Pass
+                } else {
+                    Value::Point(Point::new(px, py))
+                });
+                typed = true;
+            }
+        }
+        if !typed {
+            self.untyped.push(self.coll.props.len() as u32);
+            self.coll.values.push(Value::None);
+        }
         self.raw.push((at as u32 + 2, at as u32 + 4));
         self.coll.props.push(Property {
             prop,
@@ -772,6 +843,92 @@ impl<'a> Parser<'a> {
         self.coll.nodes[node as usize].props_len += 1;
         self.pos = end;
         true
+    }
+
+    /// How the current game's moves are typed, from its complete root.
+    fn root_move_typing(&self) -> MoveTyping {
+        let facts = self.root_facts(self.game_root as usize);
+        if facts.info.letter_points() {
+            MoveTyping::Letters(facts.info.width <= 19 && facts.info.height <= 19)
+        } else {
+            MoveTyping::Later
+        }
+    }
+
+    /// The game facts of the root node `root` of the current game, from its
+    /// raw values (`FF` before the check of its range).
+    fn root_facts(&self, root: usize) -> RootFacts {
+        let src = self.src;
+        let rn = self.coll.nodes[root];
+        let mut info = GameInfo {
+            ff: 1,
+            gm: 1,
+            width: 0,
+            height: 0,
+        };
+        let mut size: Option<(u32, u32)> = None;
+        // Offsets of FF, GM and SZ in the root (else the root's first property).
+        let first_offset = if rn.props_len > 0 {
+            self.coll.props[rn.props_start as usize].offset
+        } else {
+            rn.offset
+        };
+        let (mut ff_at, mut gm_at, mut sz_at) = (first_offset, first_offset, rn.offset);
+        let mut bad_size: Option<(u32, String)> = None;
+        let mut ca: Option<(u32, Vec<u8>)> = None;
+        let base = (self.coll.values.len() - self.raw.len()) as u32;
+        for p in &self.coll.props[rn.props_start as usize..(rn.props_start + rn.props_len) as usize]
+        {
+            if p.values_len == 0 {
+                continue;
+            }
+            let (s, e) = self.raw[(p.values_start - base) as usize];
+            let v = trim(&src[s as usize..e as usize]);
+            match p.prop {
+                Prop::FF => {
+                    ff_at = p.offset;
+                    if let Some(n) = parse_number(v) {
+                        info.ff = n.clamp(0, 1000) as u32;
+                    }
+                }
+                Prop::GM => {
+                    gm_at = p.offset;
+                    if let Some(n) = parse_number(v) {
+                        info.gm = n.clamp(0, 1_000_000) as u32;
+                    }
+                }
+                Prop::SZ => {
+                    sz_at = p.offset;
+                    if let Some(n) = parse_number(v)
+                        && n < 1
+                    {
+                        // As SGFC: an unusable size is the default one.
+                        bad_size = Some((p.offset, excerpt(v).to_string()));
+                    } else if let Some(n) = parse_number(v) {
+                        size = Some((n.clamp(0, 1000) as u32, n.clamp(0, 1000) as u32));
+                    } else if let Some((a, b)) = split_compose(v)
+                        && let (Some(a), Some(b)) = (parse_number(trim(a)), parse_number(trim(b)))
+                    {
+                        size = Some((a.clamp(0, 1000) as u32, b.clamp(0, 1000) as u32));
+                    }
+                }
+                Prop::CA => ca = Some((p.offset, v.to_vec())),
+                _ => {}
+            }
+        }
+        let default = if info.gm == 2 { 8 } else { 19 };
+        let (w, h) = size.unwrap_or((default, default));
+        info.width = w;
+        info.height = h;
+        RootFacts {
+            info,
+            first_offset,
+            ff_at,
+            gm_at,
+            sz_at,
+            bad_size,
+            ca,
+        }
     }
 
     fn flush_junk(&mut self, junk_at: &mut Option<usize>) {
@@ -848,82 +1005,29 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Types every value of the game just read and checks its nodes.
+    /// Types the values of the game just read that [`Parser::quick_move`]
+    /// left as placeholders, and checks its nodes.
     /// `general_props`: whether a node other than the root has properties
     /// read by the general path (else only the root needs node checks).
-    fn finish_game(&mut self, first_node: usize, first_prop: usize, general_props: bool) {
+    fn finish_game(&mut self, first_node: usize, general_props: bool) {
         if first_node >= self.coll.nodes.len() {
             // A tree without nodes: `()`.
             self.raw.clear();
+            self.untyped.clear();
             return;
         }
         let src = self.src;
-        let root = first_node;
-        let rn = self.coll.nodes[root];
-        // Root facts from the raw root values.
-        let mut info = GameInfo {
-            ff: 1,
-            gm: 1,
-            width: 0,
-            height: 0,
-        };
-        let mut ff_seen = false;
-        let mut size: Option<(u32, u32)> = None;
-        // Offsets of FF, GM and SZ in the root (else the root's first property).
-        let first_offset = if rn.props_len > 0 {
-            self.coll.props[rn.props_start as usize].offset
-        } else {
-            rn.offset
-        };
-        let (mut ff_at, mut gm_at, mut sz_at) = (first_offset, first_offset, rn.offset);
-        let mut bad_size: Option<(u32, String)> = None;
-        let mut ca: Option<(u32, Vec<u8>)> = None;
-        let base = self.coll.values.len() as u32;
-        for p in &self.coll.props[rn.props_start as usize..(rn.props_start + rn.props_len) as usize]
-        {
-            if p.values_len == 0 {
-                continue;
-            }
-            let (s, e) = self.raw[(p.values_start - base) as usize];
-            let v = trim(&src[s as usize..e as usize]);
-            match p.prop {
-                Prop::FF => {
-                    ff_at = p.offset;
-                    if let Some(n) = parse_number(v) {
-                        ff_seen = true;
-                        info.ff = n.clamp(0, 1000) as u32;
-                    }
-                }
-                Prop::GM => {
-                    gm_at = p.offset;
-                    if let Some(n) = parse_number(v) {
-                        info.gm = n.clamp(0, 1_000_000) as u32;
-                    }
-                }
-                Prop::SZ => {
-                    sz_at = p.offset;
-                    if let Some(n) = parse_number(v)
-                        && n < 1
-                    {
-                        // As SGFC: an unusable size is the default one.
-                        bad_size = Some((p.offset, excerpt(v).to_string()));
-                    } else if let Some(n) = parse_number(v) {
-                        size = Some((n.clamp(0, 1000) as u32, n.clamp(0, 1000) as u32));
-                    } else if let Some((a, b)) = split_compose(v)
-                        && let (Some(a), Some(b)) = (parse_number(trim(a)), parse_number(trim(b)))
-                    {
-                        size = Some((a.clamp(0, 1000) as u32, b.clamp(0, 1000) as u32));
-                    }
-                }
-                Prop::CA => ca = Some((p.offset, v.to_vec())),
-                _ => {}
-            }
-        }
-        let _ = ff_seen;
-        let default = if info.gm == 2 { 8 } else { 19 };
-        let (w, h) = size.unwrap_or((default, default));
-        info.width = w;
-        info.height = h;
+        let base = (self.coll.values.len() - self.raw.len()) as u32;
+        let RootFacts {
+            mut info,
+            first_offset,
+            ff_at,
+            gm_at,
+            sz_at,
+            bad_size,
+            ca,
+        } = self.root_facts(first_node);
+        let (w, h) = (info.width, info.height);
         if let Some((at, v)) = bad_size {
             self.diag(
                 SgfCheck::BadRootValue,
@@ -1058,45 +1162,33 @@ impl<'a> Parser<'a> {
         let small = info.width <= 19 && info.height <= 19;
         let letters = info.letter_points();
         let pass = Point::new(19, 19);
-        let end = self.coll.props.len();
-        // One value for each raw range.
-        self.coll.values.reserve(self.raw.len());
-        let mut pi = first_prop;
-        while pi < end {
-            // Fast path: runs of moves of two letters, typed in a tight loop
-            // (anything else leaves it for the general path below).
-            if letters {
-                let Collection { props, values, .. } = &mut self.coll;
-                let raw = &self.raw;
-                for p in &props[pi..end] {
-                    if !matches!(p.prop, Prop::B | Prop::W) || p.values_len != 1 {
-                        break;
-                    }
-                    let (s, e) = raw[(p.values_start - base) as usize];
-                    let Some(pt) = Point::from_letters(&src[s as usize..e as usize]) else {
-                        break;
-                    };
-                    values.push(if small && pt == pass {
+        // The values `quick_move` did not type, property by property (in
+        // place of their placeholders).
+        let untyped = std::mem::take(&mut self.untyped);
+        for &pi in &untyped {
+            let p = self.coll.props[pi as usize];
+            // Moves of two letters (as `quick_move` types them).
+            if letters && matches!(p.prop, Prop::B | Prop::W) && p.values_len == 1 {
+                let (s, e) = self.raw[(p.values_start - base) as usize];
+                if let Some(pt) = Point::from_letters(&src[s as usize..e as usize]) {
+                    self.coll.values[p.values_start as usize] = if small && pt == pass {
                         Value::Pass
                     } else {
                         Value::Point(pt)
-                    });
-                    pi += 1;
-                }
-                if pi == end {
-                    break;
+                    };
+                    continue;
                 }
             }
-            let p = self.coll.props[pi];
-            pi += 1;
             let vt = Collection::value_type(p.prop, &info);
             let game_info = p.prop.kind() == PropKind::GameInfo;
             for k in 0..p.values_len {
                 let (s, e) = self.raw[(p.values_start - base + k) as usize];
                 let v = self.type_value(p.prop, vt, s as usize, e as usize, game_info, &mut ctx);
-                self.coll.values.push(v);
+                self.coll.values[(p.values_start + k) as usize] = v;
             }
         }
+        self.untyped = untyped;
+        self.untyped.clear();
         if let Some((at, n)) = ctx.malformed_charset {
             let name = if ctx.ascii {
                 "US-ASCII"
