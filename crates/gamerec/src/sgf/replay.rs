@@ -395,6 +395,73 @@ fn quick_go_move(
     true
 }
 
+/// [`quick_go_move`] on `node`, then on its only child, and so on down
+/// the line while each node is such a move (under simple ko, until a rule
+/// is broken): `node` becomes the last node played. Returns false, having
+/// changed nothing, when `node` itself is not such a node.
+#[inline(always)]
+fn quick_go_run(
+    coll: &Collection,
+    node: &mut NodeId,
+    state: &mut State,
+    errors: &mut Vec<(u32, String)>,
+) -> bool {
+    if !quick_go_move(coll, &coll.nodes[node.0 as usize], state, errors) {
+        return false;
+    }
+    let State {
+        position: Position::Go(b),
+        moves,
+        to_play,
+        last_move,
+        rules,
+        ..
+    } = state
+    else {
+        return true;
+    };
+    if rules.ko != Ko::Simple {
+        // Superko: `go_verdict` records every position.
+        return true;
+    }
+    while errors.is_empty() {
+        let first = coll.nodes[node.0 as usize].first_child;
+        if first == NONE {
+            break;
+        }
+        let n = &coll.nodes[first as usize];
+        if n.next_sibling != NONE || n.props_len != 1 {
+            break;
+        }
+        let p = &coll.props[n.props_start as usize];
+        let color = match p.prop {
+            Prop::B => Color::Black,
+            Prop::W => Color::White,
+            _ => break,
+        };
+        if p.values_len == 0 {
+            break;
+        }
+        let Value::Point(point) = coll.values[p.values_start as usize] else {
+            break;
+        };
+        *node = NodeId(first);
+        // `go_verdict` under simple ko: the board's verdict.
+        if let Some(why) = b.play(color, Some(point)).illegal
+            && !(why == go::Illegal::Suicide && rules.suicide)
+        {
+            errors.push((
+                p.offset,
+                format!("illegal move {}[{point}]: {why}", color.letter()),
+            ));
+        }
+        *moves += 1;
+        *to_play = color.opponent();
+        *last_move = Some((color, Some(point)));
+    }
+    true
+}
+
 /// The rule a Go move just played broke under the game's rules, if any:
 /// the board's verdict `illegal` (suicide allowed by some rules), then
 /// superko (the position is recorded for it).
@@ -548,8 +615,7 @@ fn check_game_with(
     let mut errors = Vec::new();
     let mut node = root;
     loop {
-        let n = &coll.nodes[node.0 as usize];
-        if !(quick && quick_go_move(coll, n, &mut state, &mut errors)) {
+        if !(quick && quick_go_run(coll, &mut node, &mut state, &mut errors)) {
             if notes {
                 for (offset, message) in setup_without_effect(coll, node, &state) {
                     out.push(RuleError {
@@ -576,6 +642,7 @@ fn check_game_with(
                 });
             }
         }
+        let n = &coll.nodes[node.0 as usize];
         if n.first_child != NONE {
             let first = n.first_child;
             if coll.nodes[first as usize].next_sibling != NONE {
