@@ -599,20 +599,27 @@ impl<'a> Parser<'a> {
                         );
                     }
                     top.has_node = true;
-                    // A run of nodes holding one move each (`quick_move`)
-                    // is read here without the dispatch: no junk is
-                    // pending, no subtree comes in between.
-                    loop {
-                        let parent = (cur != NONE).then_some(NodeId(cur));
-                        let id = self.coll.push_node(parent, self.pos as u32);
-                        cur = id.0;
-                        open_node = id.0;
-                        self.pos += 1;
-                        if !(self.quick_moves
-                            && self.quick_move(id.0)
-                            && src.get(self.pos) == Some(&b';'))
-                        {
-                            break;
+                    let parent = (cur != NONE).then_some(NodeId(cur));
+                    let id = self.coll.push_node(parent, self.pos as u32);
+                    cur = id.0;
+                    open_node = id.0;
+                    self.pos += 1;
+                    if self.quick_moves && self.quick_move(id.0) {
+                        // A run of nodes holding one move each is read here
+                        // without the dispatch: no junk is pending, no
+                        // subtree comes in between, and each node is the
+                        // only child of the one before (which has none
+                        // yet). Any other node is left at its ';'.
+                        while src.get(self.pos) == Some(&b';') {
+                            let at = self.pos + 1;
+                            let Some((prop, x, y, end)) = self.scan_quick_move(at) else {
+                                break;
+                            };
+                            let id = self.coll.push_move_node(cur, self.pos as u32);
+                            self.store_quick_move(at, prop, x, y, true);
+                            cur = id;
+                            open_node = id;
+                            self.pos = end;
                         }
                     }
                 }
@@ -789,33 +796,53 @@ impl<'a> Parser<'a> {
     /// everything to it.
     #[inline]
     fn quick_move(&mut self, node: u32) -> bool {
-        let src = self.src;
-        let at = self.pos;
-        let Some(&[c, open, x, y, close]) = src.get(at..at + 5) else {
+        let Some((prop, x, y, end)) = self.scan_quick_move(self.pos) else {
             return false;
+        };
+        self.store_quick_move(self.pos, prop, x, y, node != self.game_root);
+        self.coll.nodes[node as usize].props_len += 1;
+        self.pos = end;
+        true
+    }
+
+    /// The move property [`Parser::quick_move`] takes at `at`, if any: the
+    /// property, its two bytes and where the next thing after it starts.
+    #[inline(always)]
+    fn scan_quick_move(&self, at: usize) -> Option<(Prop, u8, u8, usize)> {
+        let src = self.src;
+        let Some(&[c, open, x, y, close]) = src.get(at..at + 5) else {
+            return None;
         };
         let prop = match c {
             b'B' => Prop::B,
             b'W' => Prop::W,
-            _ => return false,
+            _ => return None,
         };
         if open != b'[' || close != b']' || matches!(x, b']' | b'\\') || matches!(y, b']' | b'\\') {
-            return false;
+            return None;
         }
         let mut end = at + 5;
         while end < src.len() && is_space(src[end]) {
             end += 1;
         }
         if src.get(end) == Some(&b'[') {
-            return false;
+            return None;
         }
+        Some((prop, x, y, end))
+    }
+
+    /// Stores the move property at `at` that [`Parser::scan_quick_move`]
+    /// took, as the last property of the last node; `below_root`: that node
+    /// is not the game's root.
+    #[inline(always)]
+    fn store_quick_move(&mut self, at: usize, prop: Prop, x: u8, y: u8, below_root: bool) {
         let values_start = self.coll.values.len() as u32;
         // Typed here as `finish_game` would type it, once the root (which
         // decides how) is complete: below the root. Lowercase letters only
         // (`finish_game` types the rest).
         let (px, py) = (x.wrapping_sub(b'a'), y.wrapping_sub(b'a'));
         let mut typed = false;
-        if px < 26 && py < 26 && node != self.game_root {
+        if px < 26 && py < 26 && below_root {
             if self.move_typing == MoveTyping::Unknown {
                 self.move_typing = self.root_move_typing();
             }
@@ -840,9 +867,6 @@ impl<'a> Parser<'a> {
             values_len: 1,
             offset: at as u32,
         });
-        self.coll.nodes[node as usize].props_len += 1;
-        self.pos = end;
-        true
     }
 
     /// How the current game's moves are typed, from its complete root.

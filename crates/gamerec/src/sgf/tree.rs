@@ -471,6 +471,27 @@ impl Collection {
         NodeId(id)
     }
 
+    /// [`Collection::push_node`] for a node holding one property (pushed
+    /// next) under `parent`, which has no child yet. Returns its index.
+    #[inline(always)]
+    pub(crate) fn push_move_node(&mut self, parent: u32, offset: u32) -> u32 {
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            props_start: self.props.len() as u32,
+            props_len: 1,
+            parent,
+            first_child: NONE,
+            last_child: NONE,
+            next_sibling: NONE,
+            offset,
+        });
+        let pn = &mut self.nodes[parent as usize];
+        debug_assert!(pn.first_child == NONE && pn.last_child == NONE);
+        pn.first_child = id;
+        pn.last_child = id;
+        id
+    }
+
     /// Replaces the values of property number `index` of node `id` (the
     /// new values are appended to the value arena).
     pub fn set_values(&mut self, id: NodeId, index: usize, values: &[Value]) {
