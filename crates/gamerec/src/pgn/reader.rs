@@ -806,6 +806,41 @@ fn en_passant_mark_end(data: &[u8], at: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// The brace finder (AVX2 where the processor has it) finds the first
+    /// `}` that `memchr` finds: haystacks of every length across the
+    /// searcher's 32- and 64-byte blocks, the brace at every place or
+    /// absent, other bytes (`{`, `]`, high bytes) around it, and at every
+    /// start offset in a larger buffer (unaligned starts).
+    #[test]
+    fn brace_finder_agrees_with_memchr() {
+        let finder = BraceFinder::new();
+        let mut buf = vec![b'x'; 300];
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = [b'a', b'{', b']', 0x80, b' ', 0xfd][i % 6];
+        }
+        let mut checked = 0;
+        for start in 0..40 {
+            for len in 0..200 {
+                let hay = &mut buf[start..start + len];
+                assert_eq!(finder.find(hay), memchr(b'}', hay));
+                for at in (0..len).step_by(7).chain(len.checked_sub(1)) {
+                    let hay = &mut buf[start..start + len];
+                    let old = hay[at];
+                    hay[at] = b'}';
+                    assert_eq!(
+                        finder.find(hay),
+                        Some(at),
+                        "start {start} len {len} at {at}"
+                    );
+                    assert_eq!(memchr(b'}', hay), Some(at));
+                    hay[at] = old;
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
     /// The eight-byte block scan finds what a byte-by-byte loop finds, for
     /// every class, from every start, over random bytes weighted towards
     /// PGN text (runs of every length up to past a block, at every end).
