@@ -343,7 +343,7 @@ enum MoveTyping {
 }
 
 /// What [`Parser::root_facts`] reads from a game's root.
-struct RootFacts {
+struct RootFacts<'a> {
     /// `FF` (unchecked), `GM` and the board size (the default when `SZ` is
     /// missing or unusable).
     info: GameInfo,
@@ -354,8 +354,8 @@ struct RootFacts {
     sz_at: u32,
     /// An `SZ` below 1: its offset and text.
     bad_size: Option<(u32, String)>,
-    /// `CA`: its offset and raw value.
-    ca: Option<(u32, Vec<u8>)>,
+    /// `CA`: its offset and raw value (in the file's bytes).
+    ca: Option<(u32, &'a [u8])>,
 }
 
 struct Frame {
@@ -881,7 +881,7 @@ impl<'a> Parser<'a> {
 
     /// The game facts of the root node `root` of the current game, from its
     /// raw values (`FF` before the check of its range).
-    fn root_facts(&self, root: usize) -> RootFacts {
+    fn root_facts(&self, root: usize) -> RootFacts<'a> {
         let src = self.src;
         let rn = self.coll.nodes[root];
         let mut info = GameInfo {
@@ -899,7 +899,7 @@ impl<'a> Parser<'a> {
         };
         let (mut ff_at, mut gm_at, mut sz_at) = (first_offset, first_offset, rn.offset);
         let mut bad_size: Option<(u32, String)> = None;
-        let mut ca: Option<(u32, Vec<u8>)> = None;
+        let mut ca: Option<(u32, &'a [u8])> = None;
         let base = (self.coll.values.len() - self.raw.len()) as u32;
         for p in &self.coll.props[rn.props_start as usize..(rn.props_start + rn.props_len) as usize]
         {
@@ -936,7 +936,7 @@ impl<'a> Parser<'a> {
                         size = Some((a.clamp(0, 1000) as u32, b.clamp(0, 1000) as u32));
                     }
                 }
-                Prop::CA => ca = Some((p.offset, v.to_vec())),
+                Prop::CA => ca = Some((p.offset, v)),
                 _ => {}
             }
         }
