@@ -447,9 +447,7 @@ fn quick_go_run(
         };
         *node = NodeId(first);
         // `go_verdict` under simple ko: the board's verdict.
-        if let Some(why) = b.play(color, Some(point)).illegal
-            && !(why == go::Illegal::Suicide && rules.suicide)
-        {
+        if let Some(why) = board_verdict(b.play(color, Some(point)).illegal, rules) {
             errors.push((
                 p.offset,
                 format!("illegal move {}[{point}]: {why}", color.letter()),
@@ -462,6 +460,13 @@ fn quick_go_run(
     true
 }
 
+/// The board's verdict `illegal` on a Go move under `rules`: a suicide is
+/// legal where the rules allow it.
+#[inline(always)]
+fn board_verdict(illegal: Option<go::Illegal>, rules: &Rules) -> Option<go::Illegal> {
+    illegal.filter(|&why| !(why == go::Illegal::Suicide && rules.suicide))
+}
+
 /// The rule a Go move just played broke under the game's rules, if any:
 /// the board's verdict `illegal` (suicide allowed by some rules), then
 /// superko (the position is recorded for it).
@@ -471,10 +476,7 @@ fn go_verdict(
     point: Option<Point>,
     illegal: Option<go::Illegal>,
 ) -> Option<String> {
-    let mut why = illegal.map(|w| w.to_string());
-    if illegal == Some(go::Illegal::Suicide) && state.rules.suicide {
-        why = None;
-    }
+    let mut why = board_verdict(illegal, &state.rules).map(|w| w.to_string());
     if point.is_some() && superko_repeats(state, color) && why.is_none() {
         why = Some(format!(
             "it repeats an earlier position ({} superko under {} rules)",
