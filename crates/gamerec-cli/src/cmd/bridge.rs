@@ -7,7 +7,7 @@ use gamerec_referee::app::{self, BridgeOptions};
 
 use crate::cmd::referee::fail;
 
-/// `gamerec bridge`.
+// `gamerec bridge`.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:\n  \
     gamerec bridge --engine builtin 127.0.0.1:7878\n  \

@@ -16,7 +16,7 @@ use crate::formats::pgn;
 use gamerec::io::Format;
 use gamerec::io::pipeline::Tally;
 
-/// Arguments of `gamerec check` (all formats).
+// Arguments of `gamerec check` (all formats).
 #[derive(clap::Args)]
 pub struct CheckArgs {
     /// Files to check (`-` for stdin: SGF and EPD recognised by content, else PGN;

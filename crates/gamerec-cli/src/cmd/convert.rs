@@ -53,7 +53,7 @@ impl To {
     }
 }
 
-/// Arguments of `gamerec convert` (all formats).
+// Arguments of `gamerec convert` (all formats).
 #[derive(clap::Args)]
 pub struct ConvertArgs {
     /// Input files (`-` for stdin: SGF and EPD recognised by content, else PGN;

@@ -47,7 +47,7 @@ pub enum NotationArg {
     Uci,
 }
 
-/// Input and output options shared by the database verbs.
+// Input and output options shared by the database verbs.
 #[derive(Args, Debug, Clone)]
 pub struct IoArgs {
     /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).

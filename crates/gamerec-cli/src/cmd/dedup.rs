@@ -10,7 +10,7 @@ use gamerec_db::dedup::{DedupOptions, Seen, identity};
 
 use crate::cmd::db::{IoArgs, Output, each_game, finish};
 
-/// Drop duplicate games, keeping the first copy.
+// Drop duplicate games, keeping the first copy.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   gamerec dedup games.pgn -o unique.pgn

@@ -10,7 +10,7 @@ use gamerec_db::eco::EcoBook;
 
 use crate::cmd::db::{IoArgs, Output, each_game, finish};
 
-/// Classify games by opening (ECO, Opening, Variation tags).
+// Classify games by opening (ECO, Opening, Variation tags).
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   gamerec eco --eco-file ../shared/corpus/pgn/eco.pgn games.pgn -o classified.pgn

@@ -10,7 +10,7 @@ use gamerec::epd::{self, LineRead};
 use gamerec::io::Output;
 use gamerec::io::pipeline::Tally;
 
-/// EPD data verbs (EPD specification section 7).
+// EPD data verbs (EPD specification section 7).
 #[derive(Subcommand, Debug)]
 pub enum Verb {
     /// pfdn (7.1): write each record in canonical form: single blanks,

@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use gamerec_engine::analysis::{self, Outcome, Progress, Verb};
 use gamerec_engine::{Clock, EngineSpec, Limits};
 
-/// EPD verbs that run an engine.
+// EPD verbs that run an engine.
 #[derive(Subcommand, Debug)]
 pub enum EpdEngineCommand {
     /// General analysis (pfga): add pv, ce, pm, sm, acn, acs (+ acd, acms).

@@ -9,7 +9,7 @@ use gamerec_db::filter::{Atom, Expr, Op};
 
 use crate::cmd::db::{IoArgs, Output, each_game, finish};
 
-/// Select games by tags, result, positions, material and endings.
+// Select games by tags, result, positions, material and endings.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   gamerec filter --player Carlsen games.pgn -o carlsen.pgn

@@ -19,7 +19,7 @@ use crate::input::open_output;
 use crate::cmd::db::{IoArgs, NotationArg, Output, load_eco, parse_format};
 use crate::cmd::index::{default_index, open_checked};
 
-/// Find games in an indexed database.
+// Find games in an indexed database.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   gamerec find games.pgn --fen 'rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'

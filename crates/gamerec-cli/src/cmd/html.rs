@@ -10,7 +10,7 @@ use clap::Args;
 
 use gamerec::io::{Format, Input};
 
-/// Arguments of `gamerec html`.
+// Arguments of `gamerec html`.
 #[derive(Args, Debug)]
 #[command(
     after_help = "Each input becomes OUT/<name>.html (one page, no external files): the

@@ -9,7 +9,7 @@ use clap::Args;
 
 use gamerec::io::Input;
 
-/// Build a position index of a PGN database.
+// Build a position index of a PGN database.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   gamerec index games.pgn                     # writes games.pgn.idx

@@ -13,7 +13,7 @@ use gamerec_referee::stats::{EloModel, Sprt};
 
 use crate::cmd::referee::fail;
 
-/// `gamerec match`.
+// `gamerec match`.
 #[derive(Args, Debug)]
 #[command(
     args_conflicts_with_subcommands = true,
@@ -153,7 +153,7 @@ pub struct MatchArgs {
     engine_log: Option<PathBuf>,
 }
 
-/// `gamerec match report`.
+// `gamerec match report`.
 #[derive(Subcommand, Debug)]
 pub enum MatchCommand {
     /// One report over the report.json of several match directories.

@@ -18,7 +18,7 @@ Examples:
   printf '%s\\n' \"$FEN1\" \"$FEN2\" | gamerec moves     one output line per input line
   gamerec moves --language german --figurines FEN";
 
-/// Arguments of `gamerec moves`.
+// Arguments of `gamerec moves`.
 #[derive(Args)]
 #[command(after_help = MOVES_EXAMPLES)]
 pub struct MovesArgs {

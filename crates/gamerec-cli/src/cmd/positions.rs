@@ -11,7 +11,7 @@ use gamerec_arrow::{Options, PositionFilter, Table};
 
 use crate::formats::tables::{DatasetArgs, is_table, threads, write_table};
 
-/// Arguments of `gamerec positions`.
+// Arguments of `gamerec positions`.
 #[derive(Args, Debug)]
 pub struct PositionsArgs {
     /// Input PGN files (`-` for stdin; .gz, .bz2, .zst read transparently),

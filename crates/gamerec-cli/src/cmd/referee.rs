@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use gamerec_referee::app::{self, ServeOptions};
 
-/// The referee's subcommands.
+// The referee's subcommands.
 #[derive(Subcommand, Debug)]
 pub enum RefereeCommand {
     /// Run an event: a TCP server speaking the EPD referee protocol.
@@ -21,7 +21,7 @@ pub enum RefereeCommand {
     Serve(ServeArgs),
 }
 
-/// `gamerec referee`.
+// `gamerec referee`.
 #[derive(Args, Debug)]
 pub struct RefereeArgs {
     #[command(subcommand)]

@@ -12,7 +12,7 @@ use gamerec_view::report;
 
 use crate::cmd::epd_engine::read_input;
 
-/// `gamerec report`.
+// `gamerec report`.
 #[derive(Args, Debug)]
 #[command(
     after_help = "Reads result files of `gamerec epd solve` (or any EPD with pm and bm/am),\nprints a text summary and writes a self-contained HTML report with inline\nSVG charts: solved per suite, solutions against time, node and time\ndistributions, STS theme scores, and the runs side by side.\n\nExamples:\n  gamerec report wac-builtin.epd wac-stockfish.epd -o wac.html\n  gamerec report sts-run.epd --title 'STS, 1 s'"

@@ -13,7 +13,7 @@ use crate::cmd::db::load_eco;
 #[cfg(feature = "server")]
 use crate::cmd::index::{default_index, open_checked};
 
-/// Serve an indexed database as an opening explorer over HTTP.
+// Serve an indexed database as an opening explorer over HTTP.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   gamerec serve games.pgn                        # http://127.0.0.1:9750/

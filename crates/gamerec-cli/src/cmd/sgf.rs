@@ -216,7 +216,7 @@ fn upgrade_reporting(path: &str, parsed: &Parsed, out: &mut dyn Write) -> io::Re
     Ok(coll)
 }
 
-/// `gamerec sgf ...`: SGF-only tools.
+// `gamerec sgf ...`: SGF-only tools.
 #[derive(Debug, Subcommand)]
 pub enum SgfCommand {
     /// Upgrade FF[1]/FF[3] files to FF[4].

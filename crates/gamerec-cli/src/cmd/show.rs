@@ -11,7 +11,7 @@ use gamerec::shakmaty::{Color, EnPassantMode, File, Position, Rank, Square};
 use crate::cmd::check::unsupported;
 use crate::cmd::sgf;
 
-/// Arguments of `gamerec show`.
+// Arguments of `gamerec show`.
 #[derive(clap::Args)]
 pub struct ShowArgs {
     /// A FEN (one quoted argument) or a game file (SGF or any chess format).

@@ -20,7 +20,7 @@ use gamerec::pgn::writer::{export_result, export_string};
 
 use crate::input::{Input, open_output};
 
-/// Sort games into the PGN standard's collation order.
+// Sort games into the PGN standard's collation order.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   gamerec sort games.pgn -o sorted.pgn

@@ -39,8 +39,8 @@ pub enum Compress {
     None,
 }
 
-/// Split games into a chronological archive of PGN files, or into shards
-/// of N games or about N bytes.
+// Split games into a chronological archive of PGN files, or into shards
+// of N games or about N bytes.
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("mode").required(true).args(["by_date", "games", "bytes"])))]
 #[command(after_help = "Examples:

@@ -15,7 +15,7 @@ use shakmaty::Square;
 
 use gamerec::io::{Format, Input};
 
-/// Arguments of `gamerec svg`.
+// Arguments of `gamerec svg`.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   gamerec svg 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1' -o e4.svg

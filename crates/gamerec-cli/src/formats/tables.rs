@@ -14,7 +14,7 @@ use gamerec_arrow::{Batches, FileKind, Options, PositionFilter, Table, TableWrit
 
 use crate::progress::Progress;
 
-/// Options of a table written as a dataset directory of Parquet files.
+// Options of a table written as a dataset directory of Parquet files.
 #[derive(Args, Debug, Clone, Default)]
 pub struct DatasetArgs {
     /// Write a Hive-partitioned dataset into the -o directory
