@@ -719,6 +719,16 @@ impl<'a> SliceReader<'a> {
                     let flow = v.san(&data[at..end], self.base + at as u64);
                     self.on_flow(st, at, flow);
                 }
+                // A comment right after the move (` {`: nearly every move
+                // of engine games) that nobody reads: skipped to its `}`
+                // here, not by a turn of the loop for the space and another
+                // for the `{` (an unterminated one is left to that path).
+                if !wants_comments
+                    && data.get(end..end + 2) == Some(b" {".as_slice())
+                    && let Some(i) = self.brace.find(&data[end + 2..])
+                {
+                    pos = end + 3 + i;
+                }
                 continue;
             }
             match b {
