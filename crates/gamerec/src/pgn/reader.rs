@@ -126,8 +126,9 @@ fn scan(data: &[u8], mut at: usize, stop: impl Fn(u8) -> bool) -> usize {
     at
 }
 
-/// Finds the `}` that ends a brace comment: with AVX-512 or AVX2 where the
-/// processor has them ([`simd_brace`]), elsewhere by `memchr`.
+/// Finds the `}` that ends a brace comment, and the end of a tag value's
+/// plain run: with AVX-512 or AVX2 where the processor has them
+/// ([`simd_brace`]), elsewhere by `memchr` and the byte scan.
 #[derive(Clone, Copy)]
 struct BraceFinder {
     #[cfg(target_arch = "x86_64")]
