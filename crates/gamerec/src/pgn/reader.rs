@@ -1058,17 +1058,21 @@ mod tests {
     /// of the 64-byte block, past it, or absent.
     #[test]
     fn value_stop_agrees_with_the_byte_scan() {
-        let mut finders = vec![BraceFinder::new()];
         #[cfg(target_arch = "x86_64")]
-        {
-            finders.push(BraceFinder { simd: Simd::None });
-            if std::arch::is_x86_feature_detected!("avx2") {
-                finders.push(BraceFinder { simd: Simd::Avx2 });
-            }
-            if std::arch::is_x86_feature_detected!("avx512bw") {
-                finders.push(BraceFinder { simd: Simd::Avx512 });
-            }
-        }
+        let finders: Vec<BraceFinder> = [
+            (Simd::None, true),
+            (Simd::Avx2, std::arch::is_x86_feature_detected!("avx2")),
+            (
+                Simd::Avx512,
+                std::arch::is_x86_feature_detected!("avx512bw"),
+            ),
+        ]
+        .into_iter()
+        .filter(|&(_, present)| present)
+        .map(|(simd, _)| BraceFinder { simd })
+        .collect();
+        #[cfg(not(target_arch = "x86_64"))]
+        let finders = vec![BraceFinder::new()];
         let alphabet = b"abcXYZ 0123.-:/\t\xc3\xa9";
         let stops = b"\"\\\n\r";
         let mut state = 0x2545_f491_4f6c_dd1du64;
