@@ -98,6 +98,28 @@ fn zobrist(i: usize, c: u8) -> u64 {
     z ^ (z >> 31)
 }
 
+/// For the colour codes of four neighbours packed two bits each (the
+/// first neighbour lowest): bits 0-3 the neighbours holding black (code
+/// 1), bits 4-7 those holding white (code 2), bits 8-10 how many are empty.
+const NEIGHBOURS: [u16; 256] = {
+    let mut t = [0u16; 256];
+    let mut around = 0;
+    while around < 256 {
+        let mut k = 0;
+        while k < 4 {
+            match (around >> (2 * k)) & 3 {
+                0 => t[around] += 1 << 8,
+                1 => t[around] |= 1 << k,
+                2 => t[around] |= 1 << (4 + k),
+                _ => {}
+            }
+            k += 1;
+        }
+        around += 1;
+    }
+    t
+};
+
 #[inline(always)]
 fn m<const N: usize>(i: usize) -> usize {
     i & (N - 1)
@@ -220,18 +242,20 @@ impl<const N: usize> Grid<N> {
             m::<N>(i - stride),
             m::<N>(i + stride),
         ];
-        let mut own_libs = 0i16;
-        let mut friends = 0u32;
-        let mut foes = 0u32;
+        // The four neighbours' colours as one byte (two bits each), which
+        // `NEIGHBOURS` turns into the empty count and the masks of each
+        // colour.
+        let mut around = 0usize;
         for (k, &q) in nb.iter().enumerate() {
             let c = m::<N>(chain[q] as usize);
             // The dummy's count may wrap.
             libs[c] = libs[c].wrapping_sub(1);
-            let col = color[q];
-            own_libs += i16::from(col == EMPTY);
-            friends |= u32::from(col == me) << k;
-            foes |= u32::from(col == opp) << k;
+            around |= usize::from(color[q] & 3) << (2 * k);
         }
+        let class = u32::from(NEIGHBOURS[around]);
+        let own_libs = (class >> 8) as i16;
+        let mut friends = (class >> (4 * (u32::from(me) - 1))) & 15;
+        let mut foes = (class >> (4 * u32::from(opp - 1))) & 15;
         color[i] = me;
         if *hashing {
             *hash ^= zobrist(i, me);
@@ -248,7 +272,7 @@ impl<const N: usize> Grid<N> {
         while friends != 0 {
             let k = friends.trailing_zeros() as usize;
             friends &= friends - 1;
-            let other = m::<N>(chain[nb[k]] as usize);
+            let other = m::<N>(chain[m::<N>(nb[k])] as usize);
             if other != own {
                 let (big, small) = if size[own] >= size[other] {
                     (own, other)
@@ -274,7 +298,7 @@ impl<const N: usize> Grid<N> {
         while foes != 0 {
             let k = foes.trailing_zeros() as usize;
             foes &= foes - 1;
-            let q = nb[k];
+            let q = m::<N>(nb[k]);
             let c = m::<N>(chain[q] as usize);
             // A chain touching the stone twice is removed once.
             if libs[c] == 0 && color[q] == opp {

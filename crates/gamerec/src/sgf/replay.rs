@@ -612,6 +612,17 @@ fn check_game_with(
     // last node (the first leaf: first children are visited first).
     let result_note_at = out.len();
     let mut main_end = None;
+    if state.rules.ko != Ko::Simple {
+        // Room for every position of the main line at once, not grown by
+        // rehashing as the line is played (a variation's copy keeps it).
+        let mut len = 1;
+        let mut n = root;
+        while let Some(c) = coll.first_child(n) {
+            len += 1;
+            n = c;
+        }
+        state.history.reserve(len);
+    }
     superko_setup(&mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
     let mut errors = Vec::new();
