@@ -209,14 +209,14 @@ fn parse_with(
     let mut coll = std::mem::take(&mut buffers.coll);
     coll.clear();
     // About one node, property and value per 7 bytes in game records.
-    coll.nodes.reserve(text.len() / 6);
-    coll.props.reserve(text.len() / 6);
-    coll.values.reserve(text.len() / 6);
+    room_for(&mut coll.nodes, text.len() / 6);
+    room_for(&mut coll.props, text.len() / 6);
+    room_for(&mut coll.values, text.len() / 6);
     let mut diags = std::mem::take(&mut buffers.diags);
     diags.clear();
     let mut raw = std::mem::take(&mut buffers.raw);
     raw.clear();
-    raw.reserve(text.len() / 4);
+    room_for(&mut raw, text.len() / 4);
     let mut lowercase_ids = std::mem::take(&mut buffers.lowercase_ids);
     lowercase_ids.clear();
     let mut untyped = std::mem::take(&mut buffers.untyped);
@@ -293,6 +293,19 @@ fn parse_with(
         decoding,
         lines,
         lines_indexed,
+    }
+}
+
+/// Room for `n` items in the empty vector `v`, kept from an earlier parse:
+/// when it has too little, a new allocation (at least twice the old one)
+/// replaces it, since growing it in place would copy the old allocation
+/// whole (the unused bytes too, touching every page).
+fn room_for<T>(v: &mut Vec<T>, n: usize) {
+    debug_assert!(v.is_empty());
+    if v.capacity() < n {
+        let at_least = 2 * v.capacity();
+        *v = Vec::new();
+        *v = Vec::with_capacity(n.max(at_least));
     }
 }
 

@@ -424,8 +424,16 @@ fn quick_go_run(
         // Superko: `go_verdict` records every position.
         return true;
     }
-    while errors.is_empty() {
-        let first = coll.nodes[node.0 as usize].first_child;
+    if !errors.is_empty() {
+        return true;
+    }
+    // The walk's node, the count and the last move are kept in locals and
+    // stored once at the end (not after every move).
+    let mut at = node.0;
+    let mut played = 0;
+    let mut last = None;
+    loop {
+        let first = coll.nodes[at as usize].first_child;
         if first == NONE {
             break;
         }
@@ -445,15 +453,22 @@ fn quick_go_run(
         let Value::Point(point) = coll.values[p.values_start as usize] else {
             break;
         };
-        *node = NodeId(first);
-        // `go_verdict` under simple ko: the board's verdict.
+        at = first;
+        played += 1;
+        last = Some((color, point));
+        // `go_verdict` under simple ko: the board's verdict. A broken rule
+        // ends the run (its error is reported at this node).
         if let Some(why) = board_verdict(b.play(color, Some(point)).illegal, rules) {
             errors.push((
                 p.offset,
                 format!("illegal move {}[{point}]: {why}", color.letter()),
             ));
+            break;
         }
-        *moves += 1;
+    }
+    if let Some((color, point)) = last {
+        *node = NodeId(at);
+        *moves += played;
         *to_play = color.opponent();
         *last_move = Some((color, Some(point)));
     }
@@ -612,6 +627,17 @@ fn check_game_with(
     // last node (the first leaf: first children are visited first).
     let result_note_at = out.len();
     let mut main_end = None;
+    if state.rules.ko != Ko::Simple {
+        // Room for every position of the main line at once, not grown by
+        // rehashing as the line is played (a variation's copy keeps it).
+        let mut len = 1;
+        let mut n = root;
+        while let Some(c) = coll.first_child(n) {
+            len += 1;
+            n = c;
+        }
+        state.history.reserve(len);
+    }
     superko_setup(&mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();
     let mut errors = Vec::new();
