@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-/// The arguments of a verb that is not built in: anything, unread.
+// The arguments of a verb that is not built in: anything, unread.
 #[derive(clap::Args)]
 pub struct Missing {
     /// The verb's arguments (this build cannot run it).

@@ -14,8 +14,8 @@ fn is_table(path: &Path) -> bool {
     )
 }
 
-/// The dataset options of `convert`, accepted so that a command line reads
-/// the same in every build; a dataset needs the feature.
+// The dataset options of `convert`, accepted so that a command line reads
+// the same in every build; a dataset needs the feature.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct DatasetArgs {
     /// A Hive-partitioned dataset (needs the `data` feature).
