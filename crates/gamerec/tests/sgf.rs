@@ -994,9 +994,26 @@ fn tarball_all_games() {
     for (name, errs) in &bad {
         eprintln!("{name}: {}", errs[0]);
     }
-    // 54 of 71,934 records are flawed: 49 have illegal moves (mostly ko
-    // retakes, several ending in a forfeit), these 5 have damaged syntax.
+    // 60 of 71,934 records are flawed: 50 have illegal moves (mostly ko
+    // retakes, several ending in a forfeit; `unusual/quadruple_ko_6.sgf`
+    // repeats a position under Chinese rules' positional superko), these 5
+    // have damaged syntax and these 5 game information (`ID[1]` and the
+    // like) after the moves.
     let defects: &[(&str, &str)] = &[
+        ("games/FMeijin/27/13.sgf", "game information below a node"),
+        ("games/FMeijin/27/P04.sgf", "game information below a node"),
+        (
+            "games/ProAma/ProAmaHoninbo/16.sgf",
+            "game information below a node",
+        ),
+        (
+            "games/Shusai/Shusai-721.sgf",
+            "game information below a node",
+        ),
+        (
+            "games/Shusaku/Shusaku-number/2.sgf",
+            "game information below a node",
+        ),
         (
             "games/FHoninbo/Title/FHon-2006-4.sgf",
             "LT[60]: expected an empty value",
@@ -1016,7 +1033,7 @@ fn tarball_all_games() {
             .unwrap_or_else(|| panic!("{name} no longer breaks: {rule}"));
         assert!(errs.iter().any(|e| e.contains(rule)), "{name}: {errs:?}");
     }
-    assert_eq!(bad.len(), 49, "games with illegal moves");
+    assert_eq!(bad.len(), 50, "games with illegal moves");
     for errs in bad.values() {
         assert!(errs.iter().all(|e| e.contains("illegal move")), "{bad:#?}");
     }
