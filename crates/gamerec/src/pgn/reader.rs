@@ -1075,13 +1075,7 @@ mod tests {
         let finders = vec![BraceFinder::new()];
         let alphabet = b"abcXYZ 0123.-:/\t\xc3\xa9";
         let stops = b"\"\\\n\r";
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut checked = 0;
         for _ in 0..600 {
             let len = (next() % 200) as usize;
@@ -1106,19 +1100,23 @@ mod tests {
         assert!(checked > 30_000, "{checked}");
     }
 
+    /// A xorshift generator of test data from `state` (not zero).
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     /// The eight-byte block scan finds what a byte-by-byte loop finds, for
     /// every class, from every start, over random bytes weighted towards
     /// PGN text (runs of every length up to past a block, at every end).
     #[test]
     fn block_scan_agrees_with_a_byte_loop() {
         let alphabet = b" \t\r\n.0123456789abcdefghNBRQKOx+#=-!?{}()[]$*\"\\;%\x00\x80\xff";
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let classes = [WS, MOVE, DIGIT, NAME, VALUE_STOP, MOVE | DIGIT];
         let mut checked = 0;
         for _ in 0..2000 {
