@@ -1079,7 +1079,7 @@ mod tests {
         let mut checked = 0;
         for _ in 0..600 {
             let len = (next() % 200) as usize;
-            let one_in = if next() % 3 == 0 { 150 } else { 12 };
+            let one_in = if next().is_multiple_of(3) { 150 } else { 12 };
             let data: Vec<u8> = (0..len)
                 .map(|_| match next() % one_in {
                     0 => stops[(next() % 4) as usize],
