@@ -24,9 +24,11 @@ fn gnugo(chinese: bool) -> Option<GtpEngine> {
 }
 
 /// Plays `opening`, then lets GNU Go play both sides until two passes (or a
-/// resignation, or 250 moves); returns our board and whether it ended by
-/// passes. Every move is played on our board too and must be legal there.
-fn finish(e: &mut GtpEngine, size: u32, komi: f64, opening: &[(u8, u8)]) -> (Board, bool) {
+/// resignation, or 250 moves); returns our board, whether it ended by
+/// passes and the moves (`B c3 W pass ...`: GNU Go's games differ from run
+/// to run, so a failure must say which game it was). Every move is played
+/// on our board too and must be legal there.
+fn finish(e: &mut GtpEngine, size: u32, komi: f64, opening: &[(u8, u8)]) -> (Board, bool, String) {
     e.new_game(&GoGameSetup {
         size,
         komi,
@@ -37,8 +39,10 @@ fn finish(e: &mut GtpEngine, size: u32, komi: f64, opening: &[(u8, u8)]) -> (Boa
     .unwrap();
     let mut board = Board::new(size, size);
     let mut color = Color::Black;
+    let mut moves = String::new();
     for &(x, y) in opening {
         let pt = Point::new(x, y);
+        moves += &format!("{} {pt} ", color.letter());
         assert_eq!(board.check(color, pt), Ok(()));
         board.play(color, Some(pt));
         e.play(color, Some(pt)).unwrap();
@@ -48,22 +52,24 @@ fn finish(e: &mut GtpEngine, size: u32, komi: f64, opening: &[(u8, u8)]) -> (Boa
     for _ in 0..250 {
         match e.genmove(color, Some(Duration::from_secs(60))).unwrap() {
             GoMove::Play(pt) => {
-                assert_eq!(board.check(color, pt), Ok(()), "{pt}");
+                moves += &format!("{} {pt} ", color.letter());
+                assert_eq!(board.check(color, pt), Ok(()), "{pt} after {moves}");
                 board.play(color, Some(pt));
                 passes = 0;
             }
             GoMove::Pass => {
+                moves += &format!("{} pass ", color.letter());
                 board.play(color, None);
                 passes += 1;
                 if passes == 2 {
-                    return (board, true);
+                    return (board, true, moves);
                 }
             }
-            GoMove::Resign => return (board, false),
+            GoMove::Resign => return (board, false, moves),
         }
         color = color.opponent();
     }
-    (board, false)
+    (board, false, moves)
 }
 
 fn compare(chinese: bool) {
@@ -82,7 +88,7 @@ fn compare(chinese: bool) {
     ];
     let mut finished = 0;
     for (size, komi, opening) in openings {
-        let (board, by_passes) = finish(&mut e, size, komi, opening);
+        let (board, by_passes, moves) = finish(&mut e, size, komi, opening);
         if !by_passes {
             continue;
         }
@@ -94,7 +100,7 @@ fn compare(chinese: bool) {
         assert_eq!(
             ours.margin(),
             theirs,
-            "{size}x{size} komi {komi} {method:?}: ours {ours:?}, GNU Go {text}, dead {dead:?}"
+            "{size}x{size} komi {komi} {method:?}: ours {ours:?}, GNU Go {text}, dead {dead:?}, moves {moves}"
         );
     }
     assert!(finished >= 2, "only {finished} games ended by passes");
