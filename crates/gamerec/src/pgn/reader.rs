@@ -995,9 +995,10 @@ fn en_passant_mark_end(data: &[u8], at: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// The brace finder (AVX2 where the processor has it) finds the first
-    /// `}` that `memchr` finds: haystacks of every length up to past the
-    /// finder's 256-byte window and its 64-byte steps, the brace at every
+    /// The brace finder (each of AVX-512, AVX2 and memchr the processor
+    /// has) finds the first `}` that `memchr` finds: haystacks of every
+    /// length up to past the finder's window (256 bytes with AVX2, 384
+    /// with AVX-512) and its 64-byte steps, the brace at every
     /// place (every block of the window, the steps, the tail) or absent,
     /// other bytes (`{`, `]`, high bytes) around it, and at several start
     /// offsets in a larger buffer (unaligned starts).

@@ -630,13 +630,7 @@ fn check_game_with(
     if state.rules.ko != Ko::Simple {
         // Room for every position of the main line at once, not grown by
         // rehashing as the line is played (a variation's copy keeps it).
-        let mut len = 1;
-        let mut n = root;
-        while let Some(c) = coll.first_child(n) {
-            len += 1;
-            n = c;
-        }
-        state.history.reserve(len);
+        state.history.reserve(coll.main_line_nodes(root).count());
     }
     superko_setup(&mut state);
     let mut stack: Vec<(NodeId, State)> = Vec::new();

@@ -348,13 +348,12 @@ impl Collection {
 
     /// The main line of a game: the root and each first child.
     pub fn main_line(&self, root: NodeId) -> Vec<NodeId> {
-        let mut line = vec![root];
-        let mut n = root;
-        while let Some(c) = self.first_child(n) {
-            line.push(c);
-            n = c;
-        }
-        line
+        self.main_line_nodes(root).collect()
+    }
+
+    /// [`Collection::main_line`] as it is walked, without collecting it.
+    pub fn main_line_nodes(&self, root: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(Some(root), |&n| self.first_child(n))
     }
 
     /// The nodes of the tree under `root` in pre-order (file order).
