@@ -142,7 +142,7 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     let files = std::mem::take(&mut a.files);
     // Each argument's format is found once here (a bulk check may name
     // thousands of files).
-    let mut sgf = Vec::new();
+    let mut sgf = Vec::with_capacity(files.len());
     let mut other = Vec::new();
     for f in files {
         let (format, plain) = Format::of_arg_plain(&f);

@@ -93,17 +93,27 @@ impl Format {
 
     /// The format a file name or `--to` value names (`pgn`, `jsonl`, `cbi`, ...; any case).
     pub fn from_name(name: &str) -> Option<Format> {
-        Some(match name.to_ascii_lowercase().as_str() {
-            "pgn" => Format::Pgn,
-            "json" | "jsonl" => Format::Json,
-            "epd" => Format::Epd,
-            "fen" => Format::Fen,
-            "pgc" => Format::Pgc,
-            "cbf" | "cbi" => Format::Cbf,
-            "fbk" => Format::Fbk,
-            "sgf" => Format::Sgf,
-            "parquet" | "pq" => Format::Parquet,
-            "arrow" | "feather" | "ipc" | "arrows" => Format::Arrow,
+        Format::from_name_bytes(name.as_bytes())
+    }
+
+    /// [`Format::from_name`] of a name's bytes.
+    fn from_name_bytes(name: &[u8]) -> Option<Format> {
+        // Lowered in place: no name is longer than 7 bytes.
+        let mut lower = [0u8; 7];
+        lower.get_mut(..name.len())?.copy_from_slice(name);
+        let lower = &mut lower[..name.len()];
+        lower.make_ascii_lowercase();
+        Some(match &*lower {
+            b"pgn" => Format::Pgn,
+            b"json" | b"jsonl" => Format::Json,
+            b"epd" => Format::Epd,
+            b"fen" => Format::Fen,
+            b"pgc" => Format::Pgc,
+            b"cbf" | b"cbi" => Format::Cbf,
+            b"fbk" => Format::Fbk,
+            b"sgf" => Format::Sgf,
+            b"parquet" | b"pq" => Format::Parquet,
+            b"arrow" | b"feather" | b"ipc" | b"arrows" => Format::Arrow,
             _ => return None,
         })
     }
@@ -165,15 +175,14 @@ impl Format {
     /// allocating: for bulk checks of many small files. `None` for
     /// compressed names (use [`Format::from_path`]) and unknown extensions.
     pub fn from_plain_name(name: &str) -> Option<Format> {
-        let (_, ext) = name.rsplit_once('.')?;
-        if ext.len() > 5 || ext.contains('/') {
+        // The extension: after the last `.`, at most 5 bytes, no `/`.
+        let tail = &name.as_bytes()[name.len().saturating_sub(6)..];
+        let dot = tail.iter().rposition(|&b| b == b'.')?;
+        let ext = &tail[dot + 1..];
+        if ext.contains(&b'/') {
             return None;
         }
-        let mut lower = [0u8; 5];
-        for (l, b) in lower.iter_mut().zip(ext.bytes()) {
-            *l = b.to_ascii_lowercase();
-        }
-        Format::from_name(std::str::from_utf8(&lower[..ext.len()]).ok()?)
+        Format::from_name_bytes(ext)
     }
 
     /// The usual file extension.
@@ -381,6 +390,83 @@ mod tests {
         assert_eq!(Format::from_plain_name("a.sgf.gz"), None);
         assert_eq!(Format::from_plain_name("a.d/x"), None);
         assert_eq!(f("README.md"), None);
+    }
+
+    /// Every name in any case, and what is not a name (longer, shorter,
+    /// non-ASCII, empty).
+    #[test]
+    fn format_names_in_any_case() {
+        let names = [
+            ("pgn", Format::Pgn),
+            ("json", Format::Json),
+            ("jsonl", Format::Json),
+            ("epd", Format::Epd),
+            ("fen", Format::Fen),
+            ("pgc", Format::Pgc),
+            ("cbf", Format::Cbf),
+            ("cbi", Format::Cbf),
+            ("fbk", Format::Fbk),
+            ("sgf", Format::Sgf),
+            ("parquet", Format::Parquet),
+            ("pq", Format::Parquet),
+            ("arrow", Format::Arrow),
+            ("feather", Format::Arrow),
+            ("ipc", Format::Arrow),
+            ("arrows", Format::Arrow),
+        ];
+        for (name, format) in names {
+            assert_eq!(Format::from_name(name), Some(format), "{name}");
+            assert_eq!(Format::from_name(&name.to_uppercase()), Some(format));
+            let mixed: String = name
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i % 2 == 0 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            assert_eq!(Format::from_name(&mixed), Some(format), "{mixed}");
+            assert_eq!(Format::from_name(&format!("{name}x")), None);
+            assert_eq!(Format::from_name(&name[1..]), None, "{name}");
+            assert_eq!(Format::from_name(&format!("{name}\u{e9}")), None);
+        }
+        for name in ["", "pgnpgnpgn", "parquets", "sgf ", "\u{e9}pgn", "PGN\0"] {
+            assert_eq!(Format::from_name(name), None, "{name:?}");
+        }
+        assert_eq!(Format::from_plain_name("games/A.JsonL"), Some(Format::Json));
+        assert_eq!(Format::from_plain_name("t.parquet"), None);
+        // Against the definition: the name after its last `.`, when that
+        // is at most 5 bytes and no `/`.
+        let reference = |name: &str| {
+            let (_, ext) = name.rsplit_once('.')?;
+            (ext.len() <= 5 && !ext.contains('/'))
+                .then(|| Format::from_name(ext))
+                .flatten()
+        };
+        for name in [
+            "",
+            ".",
+            "sgf",
+            ".sgf",
+            "a.sgf",
+            "a.b.SGF",
+            "dir.sgf/x",
+            "dir.s/gf",
+            "x.sgf.gz",
+            "a.jsonl",
+            "a.jsonll",
+            "é.pgn",
+            "a.é",
+            "a..pgn",
+            "a.pgn.",
+            "/.epd",
+            "ab/c.fen",
+        ] {
+            assert_eq!(Format::from_plain_name(name), reference(name), "{name:?}");
+        }
     }
 
     #[test]
