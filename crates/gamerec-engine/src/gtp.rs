@@ -103,6 +103,11 @@ pub trait GoEngine: Send {
     fn dead_stones(&mut self) -> Result<Option<Vec<Point>>> {
         Ok(None)
     }
+    /// The stones in seki at the end of the game (`final_status_list
+    /// seki`), `None` when the engine cannot say.
+    fn seki_stones(&mut self) -> Result<Option<Vec<Point>>> {
+        Ok(None)
+    }
     /// The engine's own count of the finished game (`final_score`, as
     /// `B+3.5`, `W+R`, `0`), `None` when it cannot say.
     fn final_score(&mut self) -> Result<Option<String>> {
@@ -431,26 +436,11 @@ impl GoEngine for GtpEngine {
     }
 
     fn dead_stones(&mut self) -> Result<Option<Vec<Point>>> {
-        if !self.knows("final_status_list") {
-            return Ok(None);
-        }
-        let answer = self.command_until(
-            "final_status_list dead",
-            Instant::now() + Duration::from_secs(120),
-        )?;
-        let mut out = Vec::new();
-        for word in answer.split_whitespace() {
-            match parse_vertex(word, self.size) {
-                Some(Some(p)) => out.push(p),
-                _ => {
-                    return Err(EngineError::Protocol(format!(
-                        "final_status_list dead: {} is not a vertex",
-                        gamerec::excerpt::excerpt(word)
-                    )));
-                }
-            }
-        }
-        Ok(Some(out))
+        self.status_list("dead")
+    }
+
+    fn seki_stones(&mut self) -> Result<Option<Vec<Point>>> {
+        self.status_list("seki")
     }
 
     fn final_score(&mut self) -> Result<Option<String>> {
@@ -495,6 +485,29 @@ impl GoEngine for GtpEngine {
 }
 
 impl GtpEngine {
+    /// `final_status_list STATUS` (`dead`, `seki`) as points, `None` when
+    /// the engine has no such command.
+    fn status_list(&mut self, status: &str) -> Result<Option<Vec<Point>>> {
+        if !self.knows("final_status_list") {
+            return Ok(None);
+        }
+        let cmd = format!("final_status_list {status}");
+        let answer = self.command_until(&cmd, Instant::now() + Duration::from_secs(120))?;
+        let mut out = Vec::new();
+        for word in answer.split_whitespace() {
+            match parse_vertex(word, self.size) {
+                Some(Some(p)) => out.push(p),
+                _ => {
+                    return Err(EngineError::Protocol(format!(
+                        "{cmd}: {} is not a vertex",
+                        gamerec::excerpt::excerpt(word)
+                    )));
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// Runs `lz-analyze`/`kata-analyze` for `budget`, then stops it with a
     /// harmless command; reads the last `info` of the best move.
     fn analyze(

@@ -1,13 +1,16 @@
 //! `sgf::score` against GNU Go's `final_score` on games GNU Go finishes
 //! itself (Debian `gnugo`; skipped when missing unless
-//! GAMEREC_REQUIRE_PEERS=1): both players pass, GNU Go's dead stones
-//! (`final_status_list dead`) go to our count, and our margin must be its
-//! margin, by area (`--chinese-rules`) and by territory (its default).
+//! GAMEREC_REQUIRE_PEERS=1): both players pass, GNU Go's dead stones and
+//! stones in seki (`final_status_list dead`, `seki`) go to our count, and
+//! our margin must be its margin, by area (`--chinese-rules`) and by
+//! territory (its default). One difference is known: GNU Go counts an eye
+//! in seki as dame by area too, where Chinese rules (and Tromp-Taylor, and
+//! `sgf::score`) give it to its owner.
 
 use std::time::Duration;
 
 use gamerec::sgf::go::Board;
-use gamerec::sgf::score::{Method, score_with_dead};
+use gamerec::sgf::score::{Method, score_with_dead, score_with_status};
 use gamerec::sgf::{Color, Point};
 use gamerec_engine::EngineCommand;
 use gamerec_engine::gtp::{GoEngine, GoGameSetup, GoMove, GtpEngine, GtpOptions, parse_score};
@@ -94,13 +97,34 @@ fn compare(chinese: bool) {
         }
         finished += 1;
         let dead = e.dead_stones().unwrap().expect("gnugo lists dead stones");
-        let ours = score_with_dead(&board, &dead, method, komi);
+        let seki = e
+            .seki_stones()
+            .unwrap()
+            .expect("gnugo lists stones in seki");
+        let ours = score_with_status(&board, &dead, &seki, method, komi);
+        // Eyes in seki (territory without the seki list, less with it):
+        // GNU Go's area count leaves them out.
+        let eyes = |s: &gamerec::sgf::score::Score| s.territory;
+        let (all, without_eyes) = (
+            eyes(&score_with_dead(&board, &dead, Method::Territory, komi)),
+            eyes(&score_with_status(
+                &board,
+                &dead,
+                &seki,
+                Method::Territory,
+                komi,
+            )),
+        );
+        let eye_margin = f64::from(all[0] - without_eyes[0]) - f64::from(all[1] - without_eyes[1]);
+        let expected = match method {
+            Method::Area => ours.margin() - eye_margin,
+            Method::Territory => ours.margin(),
+        };
         let text = e.final_score().unwrap().expect("gnugo scores");
         let theirs = parse_score(&text).unwrap_or_else(|| panic!("{text}"));
         assert_eq!(
-            ours.margin(),
-            theirs,
-            "{size}x{size} komi {komi} {method:?}: ours {ours:?}, GNU Go {text}, dead {dead:?}, moves {moves}"
+            expected, theirs,
+            "{size}x{size} komi {komi} {method:?}: ours {ours:?} (seki eyes {eye_margin}), GNU Go {text}, dead {dead:?}, seki {seki:?}, moves {moves}"
         );
     }
     assert!(finished >= 2, "only {finished} games ended by passes");

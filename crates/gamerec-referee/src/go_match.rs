@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gamerec::sgf::go::{Board, handicap_points};
-use gamerec::sgf::score::{Method, Outcome, score_with_dead};
+use gamerec::sgf::score::{Method, Outcome, score_with_status};
 use gamerec::sgf::{Color, Point, Prop, Value};
 use gamerec_engine::gtp::{GoEngine, GoEngineSpec, GoGameSetup, GoMove, GoTime};
 use serde::{Deserialize, Serialize};
@@ -821,16 +821,23 @@ pub fn play_game(config: &GoMatchConfig, game: &GoScheduled, opening: &GoOpening
             record.reason = reason;
         }
         None => {
-            // Scored: dead stones from the first engine that can say.
+            // Scored: dead stones from the first engine that can say, and
+            // by territory its stones in seki (their eyes are no one's).
             let mut dead = None;
+            let mut seki = Vec::new();
             for e in engines.iter_mut() {
                 if let Ok(Some(d)) = e.dead_stones() {
                     dead = Some(d);
+                    if config.method() == Method::Territory
+                        && let Ok(Some(s)) = e.seki_stones()
+                    {
+                        seki = s;
+                    }
                     break;
                 }
             }
             let dead = dead.unwrap_or_default();
-            let score = score_with_dead(&board, &dead, config.method(), config.komi);
+            let score = score_with_status(&board, &dead, &seki, config.method(), config.komi);
             record.outcome = score.outcome();
             record.reason = format!(
                 "{}: {score}",

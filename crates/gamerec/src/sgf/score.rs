@@ -26,8 +26,12 @@
 //!   opponent and its point is then scored like any empty point.
 //! * An empty region (4-connected) touching stones of one colour only is
 //!   that colour's territory; one touching both colours, or none, is dame.
-//!   Eyes in seki are counted as territory (no seki detection): under
-//!   territory scoring, give such points as dame by marking nothing there.
+//! * Seki is not detected. Stones listed as in seki ([`score_with_status`],
+//!   e.g. a GTP engine's `final_status_list seki`) make the empty regions
+//!   they touch dame under [`Method::Territory`] (Japanese rules: eyes in
+//!   seki are not territory); under [`Method::Area`] an eye in seki stays
+//!   its owner's (Chinese rules, Tromp-Taylor). With no seki list, eyes in
+//!   seki count as territory under both methods.
 //! * [`Method::Area`] (Chinese, AGA, NZ, Tromp-Taylor, Ing): stones on the
 //!   board plus territory. [`Method::Territory`] (Japanese, Korean):
 //!   territory plus prisoners (captures during the game and dead stones).
@@ -229,14 +233,35 @@ fn idx(c: Color) -> usize {
 /// stone are ignored). Prisoners taken during the game are the board's
 /// own counts ([`Board::captures`]).
 pub fn score_with_dead(board: &Board, dead: &[Point], method: Method, komi: f64) -> Score {
+    score_with_status(board, dead, &[], method, komi)
+}
+
+/// [`score_with_dead`], with the stones in seki on `seki`: under
+/// [`Method::Territory`] an empty region touching one of them is dame
+/// (points without a stone, or also listed dead, are ignored).
+pub fn score_with_status(
+    board: &Board,
+    dead: &[Point],
+    seki: &[Point],
+    method: Method,
+    komi: f64,
+) -> Score {
     let (w, h) = (board.width() as usize, board.height() as usize);
-    // 0 empty, 1 black, 2 white; dead stones are made empty.
+    // 0 empty, 1 black, 2 white; dead stones are made empty; bit 2 marks a
+    // live stone in seki when that counts (territory scoring).
     let mut cells = vec![0u8; w * h];
     let mut removed = [0u32; 2];
     let mut is_dead = vec![false; w * h];
-    for p in dead {
-        if (p.x as usize) < w && (p.y as usize) < h {
-            is_dead[p.y as usize * w + p.x as usize] = true;
+    let mut in_seki = vec![false; w * h];
+    let on_board = |p: &Point| {
+        ((p.x as usize) < w && (p.y as usize) < h).then(|| p.y as usize * w + p.x as usize)
+    };
+    for i in dead.iter().filter_map(on_board) {
+        is_dead[i] = true;
+    }
+    if method == Method::Territory {
+        for i in seki.iter().filter_map(on_board) {
+            in_seki[i] = true;
         }
     }
     for y in 0..h {
@@ -244,7 +269,7 @@ pub fn score_with_dead(board: &Board, dead: &[Point], method: Method, komi: f64)
             let i = y * w + x;
             match board.get(Point::new(x as u8, y as u8)) {
                 Some(c) if is_dead[i] => removed[idx(c)] += 1,
-                Some(c) => cells[i] = 1 + idx(c) as u8,
+                Some(c) => cells[i] = (1 + idx(c) as u8) | if in_seki[i] { 4 } else { 0 },
                 None => {}
             }
         }
@@ -296,8 +321,8 @@ pub fn score_with_dead(board: &Board, dead: &[Point], method: Method, komi: f64)
         }
     }
     let stones = [
-        cells.iter().filter(|&&c| c == 1).count() as u32,
-        cells.iter().filter(|&&c| c == 2).count() as u32,
+        cells.iter().filter(|&&c| c & 3 == 1).count() as u32,
+        cells.iter().filter(|&&c| c & 3 == 2).count() as u32,
     ];
     total(
         board,
@@ -412,6 +437,70 @@ mod tests {
         }
         b.setup(&changes).unwrap();
         b
+    }
+
+    /// A game GNU Go played against itself (9x9, komi 7.5) to a seki in
+    /// the lower left: the black group there has one eye (C1, point (2, 8))
+    /// and shares A4, B3, A2 and A1 with the white stones A3 and B2. GNU Go
+    /// lists seven black stones dead and scores W+57.5 by both rules.
+    #[test]
+    fn seki_eyes_are_dame_by_territory_and_count_by_area() {
+        let b = board(&[
+            ".........",
+            ".....O...",
+            "OO.O...O.",
+            "XOO...XX.",
+            "XXO..X...",
+            ".XXOOOXX.",
+            "O.XOOXX..",
+            ".OXXOOOO.",
+            ".X.XXXXO.",
+        ]);
+        let p = |x, y| Point::new(x, y);
+        let dead = [
+            p(6, 3),
+            p(7, 3),
+            p(5, 4),
+            p(6, 5),
+            p(7, 5),
+            p(5, 6),
+            p(6, 6),
+        ];
+        let seki = [
+            p(0, 3),
+            p(0, 4),
+            p(1, 4),
+            p(1, 5),
+            p(2, 5),
+            p(2, 6),
+            p(2, 7),
+            p(3, 7),
+            p(3, 8),
+            p(4, 8),
+            p(5, 8),
+            p(6, 8),
+            p(0, 6),
+            p(1, 7),
+            p(1, 8),
+        ];
+        // Territory: the eye is not Black's; White has 43 points and seven
+        // prisoners.
+        let t = score_with_status(&b, &dead, &seki, Method::Territory, 7.5);
+        assert_eq!((t.territory, t.dame, t.dead), ([0, 43], 5, [7, 0]));
+        assert_eq!(t.to_result(), "W+57.5");
+        // Without the seki list the eye counts.
+        let t = score_with_dead(&b, &dead, Method::Territory, 7.5);
+        assert_eq!((t.territory, t.dame), ([1, 43], 4));
+        // Area: 13 stones and the eye against 20 stones and 43 points,
+        // seki list or not.
+        for seki in [&seki[..], &[]] {
+            let a = score_with_status(&b, &dead, seki, Method::Area, 7.5);
+            assert_eq!((a.stones, a.territory, a.dame), ([13, 20], [1, 43], 4));
+            assert_eq!(a.to_result(), "W+56.5");
+        }
+        // A seki stone listed dead too is dead.
+        let t = score_with_status(&b, &[p(1, 8)], &[p(1, 8)], Method::Territory, 0.0);
+        assert_eq!(t.dead, [1, 0]);
     }
 
     #[test]
