@@ -395,6 +395,34 @@ fn quick_go_move(
     true
 }
 
+/// The move of the only child of node `at` when that child is a node of
+/// one move (`B` or `W` with a point) and nothing else: the child, the
+/// colour and the point (in one word).
+#[inline(always)]
+fn next_move(coll: &Collection, at: u32) -> Option<(u32, Color, Point)> {
+    let first = coll.nodes[at as usize].first_child;
+    if first == NONE {
+        return None;
+    }
+    let n = &coll.nodes[first as usize];
+    if n.next_sibling != NONE || n.props_len != 1 {
+        return None;
+    }
+    let p = &coll.props[n.props_start as usize];
+    let color = match p.prop {
+        Prop::B => Color::Black,
+        Prop::W => Color::White,
+        _ => return None,
+    };
+    if p.values_len == 0 {
+        return None;
+    }
+    let Value::Point(point) = coll.values[p.values_start as usize] else {
+        return None;
+    };
+    Some((first, color, point))
+}
+
 /// [`quick_go_move`] on `node`, then on its only child, and so on down
 /// the line while each node is such a move (under simple ko, until a rule
 /// is broken): `node` becomes the last node played. Returns false, having
@@ -428,39 +456,26 @@ fn quick_go_run(
         return true;
     }
     // The walk's node, the count and the last move are kept in locals and
-    // stored once at the end (not after every move).
+    // stored once at the end (not after every move). Each move is read
+    // from the tree before the board plays the one before it (reading
+    // changes nothing): those loads then come first in program order, so
+    // a mispredicted branch of the board does not throw them away to be
+    // done again after it.
     let mut at = node.0;
     let mut played = 0;
     let mut last = None;
-    loop {
-        let first = coll.nodes[at as usize].first_child;
-        if first == NONE {
-            break;
-        }
-        let n = &coll.nodes[first as usize];
-        if n.next_sibling != NONE || n.props_len != 1 {
-            break;
-        }
-        let p = &coll.props[n.props_start as usize];
-        let color = match p.prop {
-            Prop::B => Color::Black,
-            Prop::W => Color::White,
-            _ => break,
-        };
-        if p.values_len == 0 {
-            break;
-        }
-        let Value::Point(point) = coll.values[p.values_start as usize] else {
-            break;
-        };
-        at = first;
+    let mut next = next_move(coll, at);
+    while let Some((id, color, point)) = next {
+        at = id;
         played += 1;
         last = Some((color, point));
+        next = next_move(coll, id);
         // `go_verdict` under simple ko: the board's verdict. A broken rule
         // ends the run (its error is reported at this node).
         if let Some(why) = board_verdict(b.play(color, Some(point)).illegal, rules) {
+            let n = &coll.nodes[id as usize];
             errors.push((
-                p.offset,
+                coll.props[n.props_start as usize].offset,
                 format!("illegal move {}[{point}]: {why}", color.letter()),
             ));
             break;
