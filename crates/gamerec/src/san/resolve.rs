@@ -566,7 +566,10 @@ pub(super) mod tests {
             assert_eq!(row(Role::Knight), attacks::knight_attacks(sq));
             assert_eq!(row(Role::Bishop), bishop_lines(sq));
             assert_eq!(row(Role::Rook), rook_lines(sq));
-            assert_eq!(row(Role::Queen), attacks::queen_attacks(sq, Bitboard::EMPTY));
+            assert_eq!(
+                row(Role::Queen),
+                attacks::queen_attacks(sq, Bitboard::EMPTY)
+            );
             assert_eq!(row(Role::Pawn) | row(Role::King), Bitboard::EMPTY);
             assert_eq!(rook_lines(sq), attacks::rook_attacks(sq, Bitboard::EMPTY));
             assert_eq!(
