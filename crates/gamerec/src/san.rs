@@ -390,18 +390,24 @@ pub(crate) fn read_canonical_move_in<P: resolve::View>(pos: &P, text: &[u8]) -> 
     }
 }
 
-/// The piece of an English piece letter (knight to king).
+/// The piece of an English piece letter (knight to king): a table
+/// lookup, not a jump on the letter (the piece of a move is hard to
+/// predict).
 #[inline]
 const fn piece_letter(b: u8) -> Option<Role> {
-    match b {
-        b'N' => Some(Role::Knight),
-        b'B' => Some(Role::Bishop),
-        b'R' => Some(Role::Rook),
-        b'Q' => Some(Role::Queen),
-        b'K' => Some(Role::King),
-        _ => None,
-    }
+    PIECE_LETTERS[b as usize]
 }
+
+/// [`piece_letter`]'s table.
+const PIECE_LETTERS: [Option<Role>; 256] = {
+    let mut t = [None; 256];
+    t[b'N' as usize] = Some(Role::Knight);
+    t[b'B' as usize] = Some(Role::Bishop);
+    t[b'R' as usize] = Some(Role::Rook);
+    t[b'Q' as usize] = Some(Role::Queen);
+    t[b'K' as usize] = Some(Role::King);
+    t
+};
 
 #[inline]
 fn square_of(file: u8, rank: u8) -> Option<Square> {

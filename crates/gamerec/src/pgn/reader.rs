@@ -76,6 +76,22 @@ fn run_end(data: &[u8], at: usize, class: u8) -> usize {
     scan(data, at, |b| CLASS[b as usize] & class == 0)
 }
 
+/// The end of the whitespace run of `data` that starts at `at`, as
+/// [`run_end`]: the run between two tokens is mostly one byte (a space or a
+/// line end), so the first two bytes are tested alone, without the block
+/// scan's set-up.
+#[inline(always)]
+fn ws_end(data: &[u8], at: usize) -> usize {
+    match data.get(at) {
+        Some(&b) if is(b, WS) => {}
+        _ => return at,
+    }
+    match data.get(at + 1) {
+        Some(&b) if is(b, WS) => run_end(data, at + 2, WS),
+        _ => at + 1,
+    }
+}
+
 /// The first byte of `class` in `data` from `at` (or the end of `data`).
 #[inline(always)]
 fn find_class(data: &[u8], at: usize, class: u8) -> usize {
@@ -495,7 +511,7 @@ impl<'a> SliceReader<'a> {
     fn skip_ws(&mut self) {
         let data = self.data;
         loop {
-            self.pos = run_end(data, self.pos, WS);
+            self.pos = ws_end(data, self.pos);
             match data.get(self.pos) {
                 Some(b'%') if self.at_line_start(self.pos) => self.skip_line(),
                 Some(0xef) if data[self.pos..].starts_with(b"\xef\xbb\xbf") => self.pos += 3,
@@ -594,7 +610,13 @@ impl<'a> SliceReader<'a> {
         let open = self.pos;
         st.tags_seen = true;
         self.pos += 1;
-        self.skip_ws();
+        // `[Name "value"]`, the form of nearly every tag pair: here and
+        // below, where the next byte is the one expected (a name byte, the
+        // quote after one space, `]`), `skip_ws` would stop at once (none
+        // is whitespace, `%` or a BOM's first byte), so it is not called.
+        if !data.get(self.pos).is_some_and(|&b| is(b, NAME)) {
+            self.skip_ws();
+        }
         let name_start = self.pos;
         self.pos = run_end(data, self.pos, NAME);
         let name = &data[name_start..self.pos];
@@ -610,7 +632,11 @@ impl<'a> SliceReader<'a> {
             let message = format!("unexpected {} in a tag name", show_byte(b));
             return self.bad_tag(st, at, &message);
         }
-        self.skip_ws();
+        if data.get(self.pos..self.pos.wrapping_add(2)) == Some(b" \"".as_slice()) {
+            self.pos += 1;
+        } else {
+            self.skip_ws();
+        }
         if data.get(self.pos) != Some(&b'"') {
             let at = self.pos;
             return self.bad_tag(st, at, "expected a quoted tag value");
@@ -639,7 +665,9 @@ impl<'a> SliceReader<'a> {
         }
         let mut value = &data[value_start..self.pos.min(data.len())];
         self.pos += 1;
-        self.skip_ws();
+        if data.get(self.pos) != Some(&b']') {
+            self.skip_ws();
+        }
         if data.get(self.pos) != Some(&b']') {
             // Lenient: an unescaped quote inside the value, `[White ""X""]`.
             let line_end =
@@ -749,7 +777,7 @@ impl<'a> SliceReader<'a> {
         // calls that read it and on return): no memory round trip per token.
         let mut pos = self.pos;
         loop {
-            let at = run_end(data, pos, WS);
+            let at = ws_end(data, pos);
             let Some(&b) = data.get(at) else {
                 // No termination marker: more input might continue the game.
                 self.pos = at;
@@ -813,7 +841,15 @@ impl<'a> SliceReader<'a> {
                 b'0'..=b'9' => {
                     let mut end = run_end(data, at + 1, DIGIT);
                     // A move number (digits alone, not UCI's null move
-                    // `0000`), and the periods after it, in one step.
+                    // `0000`), and the periods after it, in one step: at
+                    // once when a period follows (`.` is no move byte),
+                    // the form of nearly every move number.
+                    if data.get(end) == Some(&b'.') {
+                        end += 1;
+                        end += data[end..].iter().take_while(|&&c| c == b'.').count();
+                        pos = end;
+                        continue;
+                    }
                     if data.get(end).is_none_or(|&c| !is(c, MOVE))
                         && (&data[at..end] != b"0000" || data.get(end) == Some(&b'.'))
                     {

@@ -125,6 +125,43 @@ static ROOK_LINES: [u64; 64] = empty_board_lines([(1, 0), (-1, 0), (0, 1), (0, -
 /// Bishop lines from each square on an empty board (see [`ROOK_LINES`]).
 static BISHOP_LINES: [u64; 64] = empty_board_lines([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
 
+/// The squares a piece of each role (index `role as usize`) could move
+/// from to reach a square, before the squares in between are looked at:
+/// knight jumps, bishop and rook lines, both for the queen; none for pawns
+/// and kings (they have their own paths). One row by the role, no branch
+/// on it (the piece letter of a move is hard to predict).
+static SOURCE_LINES: [[u64; 64]; 7] = {
+    let knight = [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ];
+    let rook = empty_board_lines([(1, 0), (-1, 0), (0, 1), (0, -1)]);
+    let bishop = empty_board_lines([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
+    let mut t = [[0u64; 64]; 7];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut k = 0;
+        while k < 8 {
+            let (f, r) = ((sq % 8) as i32 + knight[k].0, (sq / 8) as i32 + knight[k].1);
+            if f >= 0 && f < 8 && r >= 0 && r < 8 {
+                t[Role::Knight as usize][sq] |= 1 << (r * 8 + f);
+            }
+            k += 1;
+        }
+        t[Role::Bishop as usize][sq] = bishop[sq];
+        t[Role::Rook as usize][sq] = rook[sq];
+        t[Role::Queen as usize][sq] = rook[sq] | bishop[sq];
+        sq += 1;
+    }
+    t
+};
+
 #[inline(always)]
 fn rook_lines(sq: Square) -> Bitboard {
     Bitboard(ROOK_LINES[sq.to_usize()])
@@ -203,14 +240,9 @@ fn legal_froms<P: View>(
 #[inline]
 fn piece_sources<P: View>(board: &P, us: Color, role: Role, to: Square) -> Bitboard {
     let ours = board.role_bb(role) & board.color_bb(us);
-    let lines = match role {
-        Role::Knight => return attacks::knight_attacks(to) & ours,
-        Role::Bishop => bishop_lines(to),
-        Role::Rook => rook_lines(to),
-        Role::Queen => rook_lines(to) | bishop_lines(to),
-        Role::Pawn | Role::King => return Bitboard::EMPTY,
-    };
-    // Empty-board lines, then nothing in between (see `attacked`).
+    let lines = Bitboard(SOURCE_LINES[role as usize][to.to_usize()]);
+    // Empty-board lines, then nothing in between (see `attacked`; a
+    // knight's jump has no square in between).
     let occupied = board.occupied();
     let mut sources = Bitboard::EMPTY;
     for from in lines & ours {
@@ -530,6 +562,15 @@ pub(super) mod tests {
     #[test]
     fn empty_board_lines_are_shakmatys() {
         for sq in Square::ALL {
+            let row = |role: Role| Bitboard(SOURCE_LINES[role as usize][sq.to_usize()]);
+            assert_eq!(row(Role::Knight), attacks::knight_attacks(sq));
+            assert_eq!(row(Role::Bishop), bishop_lines(sq));
+            assert_eq!(row(Role::Rook), rook_lines(sq));
+            assert_eq!(
+                row(Role::Queen),
+                attacks::queen_attacks(sq, Bitboard::EMPTY)
+            );
+            assert_eq!(row(Role::Pawn) | row(Role::King), Bitboard::EMPTY);
             assert_eq!(rook_lines(sq), attacks::rook_attacks(sq, Bitboard::EMPTY));
             assert_eq!(
                 bishop_lines(sq),
