@@ -362,19 +362,7 @@ fn quick_go_move(
     state: &mut State,
     errors: &mut Vec<(u32, String)>,
 ) -> bool {
-    if n.props_len != 1 {
-        return false;
-    }
-    let p = &coll.props[n.props_start as usize];
-    let color = match p.prop {
-        Prop::B => Color::Black,
-        Prop::W => Color::White,
-        _ => return false,
-    };
-    if p.values_len == 0 {
-        return false;
-    }
-    let Value::Point(point) = coll.values[p.values_start as usize] else {
+    let Some((color, point)) = lone_move(coll, n) else {
         return false;
     };
     let Position::Go(b) = &mut state.position else {
@@ -385,7 +373,7 @@ fn quick_go_move(
         && let Some(why) = go_verdict(state, color, Some(point), illegal)
     {
         errors.push((
-            p.offset,
+            coll.props[n.props_start as usize].offset,
             format!("illegal move {}[{point}]: {why}", color.letter()),
         ));
     }
@@ -405,7 +393,18 @@ fn next_move(coll: &Collection, at: u32) -> Option<(u32, Color, Point)> {
         return None;
     }
     let n = &coll.nodes[first as usize];
-    if n.next_sibling != NONE || n.props_len != 1 {
+    if n.next_sibling != NONE {
+        return None;
+    }
+    let (color, point) = lone_move(coll, n)?;
+    Some((first, color, point))
+}
+
+/// The move of node `n` when it is one move (`B` or `W` with a point) and
+/// nothing else.
+#[inline(always)]
+fn lone_move(coll: &Collection, n: &Node) -> Option<(Color, Point)> {
+    if n.props_len != 1 {
         return None;
     }
     let p = &coll.props[n.props_start as usize];
@@ -420,7 +419,7 @@ fn next_move(coll: &Collection, at: u32) -> Option<(u32, Color, Point)> {
     let Value::Point(point) = coll.values[p.values_start as usize] else {
         return None;
     };
-    Some((first, color, point))
+    Some((color, point))
 }
 
 /// [`quick_go_move`] on `node`, then on its only child, and so on down
