@@ -121,9 +121,13 @@ const fn empty_board_lines(deltas: [(i32, i32); 4]) -> [u64; 64] {
 /// Rook lines from each square on an empty board: the same as
 /// `attacks::rook_attacks(sq, Bitboard::EMPTY)`, from 512 bytes instead of
 /// two dependent loads (magic entry, then the 700 KB attack table).
-static ROOK_LINES: [u64; 64] = empty_board_lines([(1, 0), (-1, 0), (0, 1), (0, -1)]);
+static ROOK_LINES: [u64; 64] = ROOK;
 /// Bishop lines from each square on an empty board (see [`ROOK_LINES`]).
-static BISHOP_LINES: [u64; 64] = empty_board_lines([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
+static BISHOP_LINES: [u64; 64] = BISHOP;
+/// The values of [`ROOK_LINES`] and [`BISHOP_LINES`], for building
+/// [`SOURCE_LINES`] too.
+const ROOK: [u64; 64] = empty_board_lines([(1, 0), (-1, 0), (0, 1), (0, -1)]);
+const BISHOP: [u64; 64] = empty_board_lines([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
 
 /// The squares a piece of each role (index `role as usize`) could move
 /// from to reach a square, before the squares in between are looked at:
@@ -141,8 +145,7 @@ static SOURCE_LINES: [[u64; 64]; 7] = {
         (-2, 1),
         (-1, 2),
     ];
-    let rook = empty_board_lines([(1, 0), (-1, 0), (0, 1), (0, -1)]);
-    let bishop = empty_board_lines([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
+    let (rook, bishop) = (ROOK, BISHOP);
     let mut t = [[0u64; 64]; 7];
     let mut sq = 0;
     while sq < 64 {
