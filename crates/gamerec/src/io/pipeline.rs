@@ -583,7 +583,7 @@ mod tests {
     /// scratch state.
     #[test]
     fn map_in_order_keeps_the_order_on_any_thread_count() {
-        for n in [0usize, 1, 31, 32, 33, 200, 1000] {
+        for n in [0usize, 1, 7, 8, 9, 31, 32, 33, 200, 1000] {
             let items: Vec<usize> = (0..n).collect();
             for threads in [1, 2, 3, 8] {
                 let mut out = Vec::new();
