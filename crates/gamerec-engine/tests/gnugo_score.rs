@@ -104,17 +104,9 @@ fn compare(chinese: bool) {
         let ours = score_with_status(&board, &dead, &seki, method, komi);
         // Eyes in seki (territory without the seki list, less with it):
         // GNU Go's area count leaves them out.
-        let eyes = |s: &gamerec::sgf::score::Score| s.territory;
-        let (all, without_eyes) = (
-            eyes(&score_with_dead(&board, &dead, Method::Territory, komi)),
-            eyes(&score_with_status(
-                &board,
-                &dead,
-                &seki,
-                Method::Territory,
-                komi,
-            )),
-        );
+        let all = score_with_dead(&board, &dead, Method::Territory, komi).territory;
+        let without_eyes =
+            score_with_status(&board, &dead, &seki, Method::Territory, komi).territory;
         let eye_margin = f64::from(all[0] - without_eyes[0]) - f64::from(all[1] - without_eyes[1]);
         let expected = match method {
             Method::Area => ours.margin() - eye_margin,

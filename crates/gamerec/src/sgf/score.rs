@@ -252,25 +252,28 @@ pub fn score_with_status(
     let mut cells = vec![0u8; w * h];
     let mut removed = [0u32; 2];
     let mut is_dead = vec![false; w * h];
-    let mut in_seki = vec![false; w * h];
     let on_board = |p: &Point| {
         ((p.x as usize) < w && (p.y as usize) < h).then(|| p.y as usize * w + p.x as usize)
     };
     for i in dead.iter().filter_map(on_board) {
         is_dead[i] = true;
     }
-    if method == Method::Territory {
-        for i in seki.iter().filter_map(on_board) {
-            in_seki[i] = true;
-        }
-    }
     for y in 0..h {
         for x in 0..w {
             let i = y * w + x;
             match board.get(Point::new(x as u8, y as u8)) {
                 Some(c) if is_dead[i] => removed[idx(c)] += 1,
-                Some(c) => cells[i] = (1 + idx(c) as u8) | if in_seki[i] { 4 } else { 0 },
+                Some(c) => cells[i] = 1 + idx(c) as u8,
                 None => {}
+            }
+        }
+    }
+    // Seki marks only live stones (a point left empty, or emptied as dead,
+    // stays empty).
+    if method == Method::Territory {
+        for i in seki.iter().filter_map(on_board) {
+            if cells[i] != 0 {
+                cells[i] |= 4;
             }
         }
     }
