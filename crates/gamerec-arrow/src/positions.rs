@@ -6,7 +6,7 @@ use arrow_array::RecordBatch;
 use arrow_array::types::{Int32Type, Int64Type};
 use gamerec::model::{Game, play_ply};
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, EnPassantMode, Position, Square};
+use shakmaty::{Bitboard, Chess, EnPassantMode, Position, Square};
 
 use crate::columns::{OptionalStrings, Optionals, Strings};
 use crate::games::batch;
@@ -80,13 +80,13 @@ pub struct PositionsBuilder {
 }
 
 /// The board text of the positions written last, a rank at a time, with
-/// the bitboard bytes each rank was written from: a rank whose squares did
-/// not change (six or seven of the eight, from one ply to the next) is
-/// copied, not written again.
+/// the bitboards it was written from: only the ranks whose squares changed
+/// (one to three of the eight, from one ply to the next) are written again;
+/// the others are copied.
 struct RankCache {
-    /// Per rank: its bytes of the occupancy, white and the three role
-    /// planes (40 bits); `u64::MAX` for none yet.
-    keys: [u64; 8],
+    /// The occupancy, white and the three role planes the texts were
+    /// written from.
+    boards: [u64; 5],
     /// Per rank: its text (at most 8 bytes, little-endian in one word, so
     /// it is built in a register and stored whole) and length.
     text: [u64; 8],
@@ -96,7 +96,11 @@ struct RankCache {
 impl Default for RankCache {
     fn default() -> RankCache {
         RankCache {
-            keys: [u64::MAX; 8],
+            // No position has these boards (white pieces where nothing
+            // stands), and every rank's byte differs from any position's
+            // (an empty rank's occupancy matches, its white byte cannot):
+            // the first FEN writes every rank.
+            boards: [0, u64::MAX, 0, 0, 0],
             text: [0; 8],
             len: [0; 8],
         }
@@ -296,37 +300,65 @@ impl PositionsBuilder {
     }
 }
 
+/// Bit `r` set where byte `r` of `x` is not zero.
+fn nonzero_bytes(x: u64) -> u32 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // The high bit of each byte: set if the byte's high bit is, or if its
+    // low seven bits are not all zero (they carry into it).
+    let high = (((x & LOW7) + LOW7) | x) & !LOW7;
+    // Byte r's high bit moved to bit r of the top byte (no two partial
+    // products meet, so nothing carries).
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+/// The castling field for the rights of the four corner rooks (bit 0 h1,
+/// 1 a1, 2 h8, 3 a8), in one little-endian word, and its length.
+const CASTLING: [(u32, u8); 16] = {
+    let mut table = [(0u32, 0u8); 16];
+    let mut bits = 0;
+    while bits < 16 {
+        let (mut word, mut n) = (0u32, 0u8);
+        let mut i = 0;
+        while i < 4 {
+            if bits & (1 << i) != 0 {
+                word |= (b"KQkq"[i] as u32) << (8 * n);
+                n += 1;
+            }
+            i += 1;
+        }
+        if n == 0 {
+            word = b'-' as u32;
+            n = 1;
+        }
+        table[bits] = (word, n);
+        bits += 1;
+    }
+    table
+};
+
 /// Appends the FEN of `pos` (en passant square only when a capture there
 /// is legal) when its castling rights are written `KQkq` (rooks in the
 /// corners); `false` for any other rights, whose letters shakmaty's FEN
 /// writer decides.
 fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
     let rights = pos.castles().castling_rights();
-    let mut letters = [0u8; 4];
-    let mut n = 0;
-    for (rook, letter) in [
-        (Square::H1, b'K'),
-        (Square::A1, b'Q'),
-        (Square::H8, b'k'),
-        (Square::A8, b'q'),
-    ] {
-        if rights.contains(rook) {
-            letters[n] = letter;
-            n += 1;
-        }
-    }
-    if n != rights.count() {
+    let corners = Bitboard::from(Square::H1) | Square::A1 | Square::H8 | Square::A8;
+    if !(rights & !corners).is_empty() {
         return false;
     }
-    // The board from the bitboards, a rank at a time: a rank whose
-    // squares changed since the last FEN written is written again (each
-    // occupied square's letter from a 3-bit role code, bit-sliced over the
-    // role bitboards, and its colour; the gaps from the rank's occupancy),
-    // the others are copied from `ranks`; then the fields and counters,
-    // all written straight into the column: room for the longest FEN of
-    // standard chess (92 bytes) is made first (zeroed, so every byte is
-    // written before it is read and whole words can be stored at any
-    // place), then cut to the length written.
+    let castling = CASTLING[usize::from(rights.contains(Square::H1))
+        | usize::from(rights.contains(Square::A1)) << 1
+        | usize::from(rights.contains(Square::H8)) << 2
+        | usize::from(rights.contains(Square::A8)) << 3];
+    // The board from the bitboards, a rank at a time: the ranks whose
+    // squares changed since the last FEN written are written again into
+    // `ranks` (each occupied square's letter from a 3-bit role code,
+    // bit-sliced over the role bitboards, and its colour; the gaps from
+    // the rank's occupancy), then all eight are copied from it; then the
+    // fields and counters, all written straight into the column: room for
+    // the longest FEN of standard chess (92 bytes) is made first (zeroed,
+    // so every byte is written before it is read and whole words can be
+    // stored at any place), then cut to the length written.
     let board = pos.board();
     let (pawns, knights, bishops) = (board.pawns().0, board.knights().0, board.bishops().0);
     let (rooks, queens, kings) = (board.rooks().0, board.queens().0, board.kings().0);
@@ -336,78 +368,80 @@ fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
     let plane2 = rooks | queens | kings;
     let white = board.white().0;
     let occupied = board.occupied().0;
+    let boards = [occupied, white, plane0, plane1, plane2];
+    let diff = boards
+        .iter()
+        .zip(&ranks.boards)
+        .fold(0, |diff, (now, was)| diff | (now ^ was));
+    ranks.boards = boards;
     const LETTERS: [u8; 16] = *b"?pnbrqk??PNBRQK?";
+    let mut changed = nonzero_bytes(diff);
+    while changed != 0 {
+        let rank = changed.trailing_zeros() as usize;
+        changed &= changed - 1;
+        let shift = rank * 8;
+        // The rank's letters and gap digits, byte `n` of the word at bits
+        // `8 n` (at most 8 of them).
+        let mut text = 0u64;
+        let mut n = 0;
+        let mut bits = (occupied >> shift) & 0xff;
+        let mut file = 0;
+        while bits != 0 {
+            let f = bits.trailing_zeros();
+            if f > file {
+                text |= u64::from(b'0' + (f - file) as u8) << ((n & 7) * 8);
+                n += 1;
+            }
+            let sq = shift as u32 + f;
+            let code = ((plane0 >> sq) & 1)
+                | (((plane1 >> sq) & 1) << 1)
+                | (((plane2 >> sq) & 1) << 2)
+                | (((white >> sq) & 1) << 3);
+            text |= u64::from(LETTERS[code as usize]) << ((n & 7) * 8);
+            n += 1;
+            file = f + 1;
+            bits &= bits - 1;
+        }
+        if file < 8 {
+            text |= u64::from(b'0' + (8 - file) as u8) << ((n & 7) * 8);
+            n += 1;
+        }
+        ranks.text[rank] = text;
+        ranks.len[rank] = n as u8;
+    }
     let start = out.len();
     out.resize(start + 128, 0);
     let buf = &mut out[start..];
     let mut len = 0;
     for rank in (0..8usize).rev() {
-        let shift = rank * 8;
-        let byte = |bits: u64| (bits >> shift) & 0xff;
-        let key = byte(occupied)
-            | byte(white) << 8
-            | byte(plane0) << 16
-            | byte(plane1) << 24
-            | byte(plane2) << 32;
-        if ranks.keys[rank] != key {
-            // The rank's letters and gap digits, byte `n` of the word at
-            // bits `8 n` (at most 8 of them).
-            let mut text = 0u64;
-            let mut n = 0;
-            let mut bits = byte(occupied);
-            let mut file = 0;
-            while bits != 0 {
-                let f = bits.trailing_zeros();
-                if f > file {
-                    text |= u64::from(b'0' + (f - file) as u8) << ((n & 7) * 8);
-                    n += 1;
-                }
-                let sq = shift as u32 + f;
-                let code = ((plane0 >> sq) & 1)
-                    | (((plane1 >> sq) & 1) << 1)
-                    | (((plane2 >> sq) & 1) << 2)
-                    | (((white >> sq) & 1) << 3);
-                text |= u64::from(LETTERS[code as usize]) << ((n & 7) * 8);
-                n += 1;
-                file = f + 1;
-                bits &= bits - 1;
-            }
-            if file < 8 {
-                text |= u64::from(b'0' + (8 - file) as u8) << ((n & 7) * 8);
-                n += 1;
-            }
-            ranks.keys[rank] = key;
-            ranks.text[rank] = text;
-            ranks.len[rank] = n as u8;
-        }
         // All 8 bytes stored (the board's text is at most 72 bytes), the
-        // rank's length kept.
+        // rank's length kept; a `/` after each, the last one a space.
         buf[len..len + 8].copy_from_slice(&ranks.text[rank].to_le_bytes());
         len += usize::from(ranks.len[rank]);
-        buf[len] = if rank > 0 { b'/' } else { b' ' };
+        buf[len] = b'/';
         len += 1;
     }
-    let mut put = |b: u8| {
-        buf[len] = b;
-        len += 1;
-    };
-    put(pos.turn().char() as u8);
-    put(b' ');
-    if n == 0 {
-        put(b'-');
-    }
-    for &letter in &letters[..n] {
-        put(letter);
-    }
-    put(b' ');
+    buf[len - 1] = b' ';
+    buf[len] = pos.turn().char() as u8;
+    buf[len + 1] = b' ';
+    len += 2;
+    buf[len..len + 4].copy_from_slice(&castling.0.to_le_bytes());
+    len += usize::from(castling.1);
+    buf[len] = b' ';
+    len += 1;
     match pos.ep_square(EnPassantMode::Legal) {
         Some(sq) => {
-            put(sq.file().char() as u8);
-            put(sq.rank().char() as u8);
+            buf[len] = sq.file().char() as u8;
+            buf[len + 1] = sq.rank().char() as u8;
+            len += 2;
         }
-        None => put(b'-'),
+        None => {
+            buf[len] = b'-';
+            len += 1;
+        }
     }
-    put(b' ');
+    buf[len] = b' ';
+    len += 1;
     len += write_decimal(&mut buf[len..], pos.halfmoves());
     buf[len] = b' ';
     len += 1;
@@ -418,7 +452,19 @@ fn push_fen(pos: &Chess, ranks: &mut RankCache, out: &mut Vec<u8>) -> bool {
 
 /// Writes the decimal digits of `n` at the start of `out` (room for 10
 /// bytes); how many.
-fn write_decimal(out: &mut [u8], mut n: u32) -> usize {
+fn write_decimal(out: &mut [u8], n: u32) -> usize {
+    // One or two digits (nearly every clock and move number) without a
+    // loop; longer ones a digit at a time.
+    if n < 10 {
+        out[0] = b'0' + n as u8;
+        return 1;
+    }
+    if n < 100 {
+        out[0] = b'0' + (n / 10) as u8;
+        out[1] = b'0' + (n % 10) as u8;
+        return 2;
+    }
+    let mut n = n;
     let mut digits = [0u8; 10];
     let mut i = digits.len();
     loop {
@@ -472,6 +518,32 @@ mod tests {
             assert!(push_fen(&pos, &mut ranks, &mut out), "{fen}");
             let expected = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
             assert_eq!(String::from_utf8(out).unwrap(), expected, "{fen}");
+        }
+    }
+
+    /// Every pattern of zero and non-zero bytes (each non-zero byte
+    /// tried with every value in turn) gives its bit mask.
+    #[test]
+    fn nonzero_bytes_marks_each_nonzero_byte() {
+        for pattern in 0u32..256 {
+            for value in 1u64..=255 {
+                let x = (0..8)
+                    .filter(|r| pattern & (1 << r) != 0)
+                    .fold(0u64, |x, r| {
+                        x | (value.rotate_left(r) & 0xff).max(1) << (8 * r)
+                    });
+                assert_eq!(nonzero_bytes(x), pattern, "{x:#018x}");
+            }
+        }
+    }
+
+    /// Counters of every length are written as `to_string` writes them.
+    #[test]
+    fn write_decimal_is_to_string() {
+        let mut buf = [0u8; 10];
+        for n in (0..2000).chain([9_999, 10_000, 123_456_789, u32::MAX]) {
+            let len = write_decimal(&mut buf, n);
+            assert_eq!(&buf[..len], n.to_string().as_bytes());
         }
     }
 
