@@ -1,7 +1,9 @@
 //! What each column of a Parquet table costs to write, alone, under several
 //! encodings and compressions: CPU time of this thread (best of a few
 //! runs, from `/proc/thread-self/schedstat`, so other processes' load
-//! inflates it less than wall time) and bytes written.
+//! inflates it less than wall time) and bytes written. Without column
+//! names, first the whole table as `gamerec` writes it ([`TableWriter`],
+//! its settings, one thread): the writer's share of a table's cost.
 //!
 //! `cargo run --profile quick-release -p gamerec-arrow --example
 //! column_costs -- positions.parquet [COLUMN...]`
@@ -11,6 +13,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Schema};
+use gamerec_arrow::{FileKind, TableWriter};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
@@ -40,6 +43,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let schema = batches[0].schema();
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     println!("{rows} rows; CPU ms (best of {reps}), bytes");
+    if args.len() == 1 {
+        let mut best = u64::MAX;
+        let mut size = 0;
+        for _ in 0..reps {
+            let start = cpu_ns();
+            let mut writer = TableWriter::new(Vec::new(), FileKind::Parquet, schema.clone())?;
+            for b in &batches {
+                writer.write(b)?;
+            }
+            let out = writer.finish()?;
+            best = best.min(cpu_ns() - start);
+            size = out.len();
+        }
+        println!(
+            "{:<14} {:<18} {:>8.1} ms {:>11} B",
+            "(all)",
+            "TableWriter",
+            best as f64 / 1e6,
+            size
+        );
+    }
     let zstd1 = Compression::ZSTD(ZstdLevel::try_new(1)?);
     for (i, field) in schema.fields().iter().enumerate() {
         if args.len() > 1 && !args[1..].contains(field.name()) {
