@@ -239,7 +239,7 @@ impl Validity {
         self.len = len;
         self.words.truncate(len.div_ceil(64));
         if let Some(word) = self.words.last_mut()
-            && len % 64 != 0
+            && !len.is_multiple_of(64)
         {
             *word &= (1u64 << (len % 64)) - 1;
         }
