@@ -57,6 +57,7 @@ struct Scratch {
     buf: Vec<u8>,
     opener: gamerec::io::Opener,
     parse: gamerec::sgf::ParseBuffers,
+    replay: gamerec::sgf::replay::ReplayBuffers,
 }
 
 /// A file for [`check_one`], with its format found once, by name.
@@ -74,7 +75,12 @@ fn check_one(
     scratch: &mut Scratch,
 ) -> (Vec<u8>, Tally, Option<String>) {
     let path = file.path.as_str();
-    let Scratch { buf, opener, parse } = scratch;
+    let Scratch {
+        buf,
+        opener,
+        parse,
+        replay,
+    } = scratch;
     let mut out = Vec::new();
     let failed = |msg: String| {
         let s = Tally {
@@ -91,7 +97,7 @@ fn check_one(
         && gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
     if format == Some(Format::Sgf) && file.plain && path != "-" {
         return match gamerec::io::read_file_into(path, opener, buf) {
-            Ok(n) => match sgf::check_sgf(path, &buf[..n], opts, &mut out, parse) {
+            Ok(n) => match sgf::check_sgf(path, &buf[..n], opts, &mut out, parse, replay) {
                 Ok(s) => (out, s, None),
                 Err(e) => failed(format!("{path}: {e:#}")),
             },
@@ -130,7 +136,7 @@ fn check_one(
         let tally = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, tally, None);
     }
-    match sgf::check_sgf(name, bytes, opts, &mut out, parse) {
+    match sgf::check_sgf(name, bytes, opts, &mut out, parse, replay) {
         Ok(s) => (out, s, None),
         Err(e) => failed(format!("{name}: {e:#}")),
     }

@@ -49,6 +49,7 @@ pub fn check_sgf(
     opts: &CheckOptions,
     out: &mut Vec<u8>,
     buffers: &mut sgf::ParseBuffers,
+    replay_buffers: &mut replay::ReplayBuffers,
 ) -> Result<Tally> {
     let options = parse_options(opts.charset.as_deref())?;
     // Most files are clean: line:col is worked out only for files with
@@ -64,7 +65,12 @@ pub fn check_sgf(
     };
     let mut rule_errors = Vec::new();
     for (g, &root) in parsed.collection.roots.iter().enumerate() {
-        rule_errors.extend(replay::check_game_notes(&parsed.collection, root, g + 1));
+        rule_errors.extend(replay::check_game_notes_reusing(
+            &parsed.collection,
+            root,
+            g + 1,
+            replay_buffers,
+        ));
     }
     if !rule_errors.is_empty() {
         parsed.index_lines(bytes, &options);

@@ -149,18 +149,15 @@ pub fn dt_is_valid(s: &str) -> bool {
             shape[n] = if digits(parts[n]) { p.len() } else { 0 };
             n += 1;
         }
-        let month = |p: &[u8]| {
-            std::str::from_utf8(p)
-                .ok()
-                .and_then(|t| t.parse::<u32>().ok())
-                .is_some_and(|m| (1..=12).contains(&m))
+        // Only parts of two digits are read as months and days.
+        let number = |p: &[u8]| {
+            p.iter().fold(0u32, |n, &d| {
+                n.saturating_mul(10)
+                    .saturating_add(u32::from(d.wrapping_sub(b'0')))
+            })
         };
-        let day = |p: &[u8]| {
-            std::str::from_utf8(p)
-                .ok()
-                .and_then(|t| t.parse::<u32>().ok())
-                .is_some_and(|d| (1..=31).contains(&d))
-        };
+        let month = |p: &[u8]| (1..=12).contains(&number(p));
+        let day = |p: &[u8]| (1..=31).contains(&number(p));
         let depth = match &shape[..n] {
             [4] => 1,
             [4, 2] if month(parts[1]) => 2,

@@ -152,11 +152,27 @@ impl<const N: usize> Grid<N> {
 
     fn new(width: usize, height: usize, stride: usize) -> Box<Grid<N>> {
         let mut g = Box::new(Self::BLANK);
+        g.empty_rows(width, height, stride);
+        g
+    }
+
+    fn empty_rows(&mut self, width: usize, height: usize, stride: usize) {
         for y in 0..height {
             let row = (y + 1) * stride + 1;
-            g.color[row..row + width].fill(EMPTY);
+            self.color[row..row + width].fill(EMPTY);
         }
-        g
+    }
+
+    /// Makes this grid an empty board, as [`Grid::new`] does, copying only
+    /// the colours and chains: `next`, `libs` and `size` are read only at
+    /// chain representatives, which get them when their chain is made, and
+    /// at the dummy (scratch).
+    fn reset(&mut self, width: usize, height: usize, stride: usize) {
+        self.color = Self::BLANK.color;
+        self.chain = Self::BLANK.chain;
+        self.empty_rows(width, height, stride);
+        self.hash = 0;
+        self.hashing = false;
     }
 
     /// Recomputes every chain from the stone colours.
@@ -440,6 +456,26 @@ impl Board {
         }
     }
 
+    /// Makes this board what `Board::new(width, height)` makes, reusing
+    /// its grid when it has the size needed (no allocation, less copying).
+    pub fn reset(&mut self, width: u32, height: u32) {
+        let (w, h) = (width.clamp(1, 52) as usize, height.clamp(1, 52) as usize);
+        let stride = w + 2;
+        match &mut self.cells {
+            Cells::Small(g) if stride * (h + 2) <= SMALL - 4 => g.reset(w, h, stride),
+            Cells::Large(g) if stride * (h + 2) > SMALL - 4 => g.reset(w, h, stride),
+            _ => {
+                *self = Board::new(width, height);
+                return;
+            }
+        }
+        self.width = w;
+        self.height = h;
+        self.stride = stride;
+        self.captures = [0, 0];
+        self.ko = NO_KO;
+    }
+
     /// Columns.
     pub fn width(&self) -> u32 {
         self.width as u32
@@ -714,9 +750,18 @@ mod tests {
             (52, 52),
         ];
         let mut rng = Lcg(7);
+        // Most games on the last game's board, reset (of another size at
+        // each new size).
+        let mut last: Option<Board> = None;
         for (w, h) in sizes {
             for game in 0..30 {
-                let mut b = Board::new(w, h);
+                let mut b = match last.take() {
+                    Some(mut b) if game % 3 != 1 => {
+                        b.reset(w, h);
+                        b
+                    }
+                    _ => Board::new(w, h),
+                };
                 if game % 2 == 0 {
                     // The kept hash, against the one computed from the stones.
                     b.keep_zobrist();
@@ -746,6 +791,7 @@ mod tests {
                     }
                     same(&b, &r, &what);
                 }
+                last = Some(b);
             }
         }
     }

@@ -231,6 +231,7 @@ fn parse_with(
         untyped,
         game_root: NONE,
         move_typing: MoveTyping::Unknown,
+        root_read: None,
         decoding,
         quick_moves: QUICK_MOVES.with(|q| q.get()),
         first_game: None,
@@ -395,6 +396,10 @@ struct Parser<'a> {
     game_root: u32,
     /// How [`Parser::quick_move`] types moves in the current game.
     move_typing: MoveTyping,
+    /// The current game's root facts once [`Parser::root_move_typing`]
+    /// has read them (the root is complete then), for
+    /// [`Parser::finish_game`].
+    root_read: Option<RootFacts<'a>>,
     decoding: FileDecoding,
     /// Whether [`Parser::quick_move`] is used (off only in tests comparing
     /// it with the general path).
@@ -553,6 +558,7 @@ impl<'a> Parser<'a> {
                 self.untyped.clear();
                 self.game_root = game_first_node as u32;
                 self.move_typing = MoveTyping::Unknown;
+                self.root_read = None;
                 self.lowercase_ids.clear();
                 continue;
             }
@@ -882,14 +888,17 @@ impl<'a> Parser<'a> {
         });
     }
 
-    /// How the current game's moves are typed, from its complete root.
-    fn root_move_typing(&self) -> MoveTyping {
+    /// How the current game's moves are typed, from its complete root
+    /// (whose facts are kept for [`Parser::finish_game`]).
+    fn root_move_typing(&mut self) -> MoveTyping {
         let facts = self.root_facts(self.game_root as usize);
-        if facts.info.letter_points() {
+        let typing = if facts.info.letter_points() {
             MoveTyping::Letters(facts.info.width <= 19 && facts.info.height <= 19)
         } else {
             MoveTyping::Later
-        }
+        };
+        self.root_read = Some(facts);
+        typing
     }
 
     /// The game facts of the root node `root` of the current game, from its
@@ -1063,7 +1072,10 @@ impl<'a> Parser<'a> {
             sz_at,
             bad_size,
             ca,
-        } = self.root_facts(first_node);
+        } = match self.root_read.take() {
+            Some(facts) if first_node == self.game_root as usize => facts,
+            _ => self.root_facts(first_node),
+        };
         let (w, h) = (info.width, info.height);
         if let Some((at, v)) = bad_size {
             self.diag(

@@ -174,9 +174,21 @@ pub fn supported(gm: u32) -> bool {
 
 /// The position before the root node's properties are applied.
 pub fn initial(coll: &Collection, root: NodeId) -> Option<State> {
+    initial_on(coll, root, &mut None)
+}
+
+/// [`initial`], on the Go board `spare` when it holds one (reset, not
+/// allocated again).
+fn initial_on(coll: &Collection, root: NodeId, spare: &mut Option<go::Board>) -> Option<State> {
     let info = coll.game_info(root);
     let position = match info.gm {
-        1 => Position::Go(go::Board::new(info.width, info.height)),
+        1 => Position::Go(match spare.take() {
+            Some(mut b) => {
+                b.reset(info.width, info.height);
+                b
+            }
+            None => go::Board::new(info.width, info.height),
+        }),
         2 => {
             let has_setup =
                 coll.get(root, Prop::AB).is_some() || coll.get(root, Prop::AW).is_some();
@@ -590,13 +602,30 @@ pub fn play_to(coll: &Collection, node: NodeId) -> Option<(State, Vec<(u32, Stri
 
 /// Checks every move and setup of the game under `root` (all variations).
 pub fn check_game(coll: &Collection, root: NodeId, game_number: usize) -> Vec<RuleError> {
-    check_game_with(coll, root, game_number, true, false)
+    check_game_with(coll, root, game_number, true, false, &mut None)
 }
 
 /// [`check_game`] plus SGFC's notes on the replay (warnings): setup that
 /// changes nothing (`AB` on a black stone, `AE` on an empty point).
 pub fn check_game_notes(coll: &Collection, root: NodeId, game_number: usize) -> Vec<RuleError> {
-    check_game_with(coll, root, game_number, true, true)
+    check_game_with(coll, root, game_number, true, true, &mut None)
+}
+
+/// What [`check_game_notes_reusing`] keeps from game to game: the last Go
+/// board (reset for the next game instead of allocated and filled anew).
+#[derive(Debug, Default)]
+pub struct ReplayBuffers {
+    board: Option<go::Board>,
+}
+
+/// [`check_game_notes`] on the board kept in `buffers` (the same result).
+pub fn check_game_notes_reusing(
+    coll: &Collection,
+    root: NodeId,
+    game_number: usize,
+    buffers: &mut ReplayBuffers,
+) -> Vec<RuleError> {
+    check_game_with(coll, root, game_number, true, true, &mut buffers.board)
 }
 
 /// [`check_game`] without its fast path for move nodes: for tests comparing
@@ -607,20 +636,22 @@ pub fn check_game_general_path(
     root: NodeId,
     game_number: usize,
 ) -> Vec<RuleError> {
-    check_game_with(coll, root, game_number, false, false)
+    check_game_with(coll, root, game_number, false, false, &mut None)
 }
 
 /// [`check_game`], with or without the fast path for move nodes (off only
-/// in tests comparing the two).
+/// in tests comparing the two), on the Go board `spare` if it holds one;
+/// a Go game leaves its board there.
 fn check_game_with(
     coll: &Collection,
     root: NodeId,
     game_number: usize,
     quick: bool,
     notes: bool,
+    spare: &mut Option<go::Board>,
 ) -> Vec<RuleError> {
     let mut out = Vec::new();
-    let Some(mut state) = initial(coll, root) else {
+    let Some(mut state) = initial_on(coll, root, spare) else {
         return out;
     };
     if let Some(ru) = coll.get(root, Prop::RU)
@@ -707,6 +738,9 @@ fn check_game_with(
         && let Some(e) = result_vs_score(coll, root, last, game_number)
     {
         out.insert(result_note_at, e);
+    }
+    if let Position::Go(b) = state.position {
+        *spare = Some(b);
     }
     out
 }
@@ -884,14 +918,16 @@ mod tests {
     use super::*;
     use crate::sgf::{ParseOptions, parse};
 
-    /// Compares the two paths; returns the number of rule errors.
-    fn assert_same(src: &[u8], what: &str) -> usize {
+    /// Compares the two paths, the fast one on the board the last call
+    /// left in `spare`; returns the number of rule errors.
+    fn assert_same(src: &[u8], what: &str, spare: &mut Option<go::Board>) -> usize {
         let parsed = parse(src, &ParseOptions::default());
         let c = &parsed.collection;
         let mut errors = 0;
         for (g, &root) in c.roots.iter().enumerate() {
-            let fast = check_game_with(c, root, g + 1, true, true);
-            assert_eq!(fast, check_game_with(c, root, g + 1, false, true), "{what}");
+            let fast = check_game_with(c, root, g + 1, true, true, spare);
+            let general = check_game_with(c, root, g + 1, false, true, &mut None);
+            assert_eq!(fast, general, "{what}");
             errors += fast.len();
         }
         errors
@@ -927,9 +963,13 @@ mod tests {
 
     #[test]
     fn fast_path_replay_equals_general_path_on_the_corpus() {
-        let (mut files, mut errors) = (0, 0);
+        let (mut files, mut errors, mut spare) = (0, 0, None);
         for p in gamerec_testkit::files_with_extension(&gamerec_testkit::corpus("sgf"), "sgf") {
-            errors += assert_same(&std::fs::read(&p).unwrap(), &p.to_string_lossy());
+            errors += assert_same(
+                &std::fs::read(&p).unwrap(),
+                &p.to_string_lossy(),
+                &mut spare,
+            );
             files += 1;
         }
         assert!(files > 4600, "{files}");
@@ -947,7 +987,7 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) % n
         };
-        let mut errors = 0;
+        let (mut errors, mut spare) = (0, None);
         for game in 0..400 {
             let size = 2 + next(8);
             let mut src = format!("(;GM[1]SZ[{size}]");
@@ -973,7 +1013,7 @@ mod tests {
             }
             src.push_str(";B[aa]");
             src.push_str(&")".repeat(open + 1));
-            errors += assert_same(src.as_bytes(), &format!("game {game}: {src}"));
+            errors += assert_same(src.as_bytes(), &format!("game {game}: {src}"), &mut spare);
         }
         assert!(errors > 10_000, "{errors}");
     }
