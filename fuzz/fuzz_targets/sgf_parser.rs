@@ -1,7 +1,8 @@
 #![no_main]
 //! SGF parser: never panics, and parse(write(parse(x))) == parse(x); the
 //! fast paths (move nodes, reused parse memory, the replay of one-move
-//! nodes) give what the general paths give; the rules engine and the
+//! nodes, the replay on a board kept from other games) give what the
+//! general paths give; the rules engine and the
 //! upgrade never panic on what the parser accepts.
 use gamerec::sgf::{self, ParseOptions, WriteOptions, replay};
 use libfuzzer_sys::fuzz_target;
@@ -33,12 +34,30 @@ fuzz_target!(|data: &[u8]| {
     ));
     let reused = sgf::parse_unindexed_reusing(data, &ParseOptions::default(), &mut buffers);
     assert!(reused.collection == *coll && reused.diagnostics == parsed.diagnostics);
+    // The check's kept board: left with stones, a capture and a ko by a
+    // game before (and by each game of this input before the next).
+    let mut kept = replay::ReplayBuffers::default();
+    let before = sgf::parse(
+        b"(;SZ[9];B[ba];W[ca];B[ab];W[bb];B[cb];W[ac];B[aa])",
+        &ParseOptions::default(),
+    );
+    let _ = replay::check_game_notes_reusing(
+        &before.collection,
+        before.collection.roots[0],
+        1,
+        &mut kept,
+    );
     for (i, &root) in coll.roots.iter().enumerate().take(4) {
         if coll.node_count() < 5000 {
             assert_eq!(
                 replay::check_game(coll, root, i + 1),
                 replay::check_game_general_path(coll, root, i + 1),
                 "replay fast path"
+            );
+            assert_eq!(
+                replay::check_game_notes_reusing(coll, root, i + 1, &mut kept),
+                replay::check_game_notes(coll, root, i + 1),
+                "replay on a kept board"
             );
         }
     }
