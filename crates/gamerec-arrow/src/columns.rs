@@ -114,11 +114,21 @@ impl OptionalStrings {
     pub(crate) fn push_n(&mut self, value: Option<&[u8]>, n: usize) {
         let bytes = value.unwrap_or_default();
         let values = &mut self.values;
-        values.offsets.reserve(n);
-        values.bytes.reserve(bytes.len() * n);
-        for _ in 0..n {
+        let (start, len) = (values.bytes.len(), bytes.len());
+        // The last end checked once; the ends before it are smaller.
+        offset(start + len * n);
+        values
+            .offsets
+            .extend((1..=n).map(|i| (start + len * i) as i32));
+        // The value once, then what is written so far copied after itself.
+        values.bytes.reserve(len * n);
+        if n > 0 {
             values.bytes.extend_from_slice(bytes);
-            values.offsets.push(offset(values.bytes.len()));
+            let total = len * n;
+            while values.bytes.len() - start < total {
+                let chunk = (values.bytes.len() - start).min(total - (values.bytes.len() - start));
+                values.bytes.extend_from_within(start..start + chunk);
+            }
         }
         match value {
             Some(_) => self.nulls.append_n_non_nulls(n),
@@ -315,6 +325,28 @@ mod tests {
     use super::*;
     use arrow_array::Array;
     use arrow_array::types::Int32Type;
+
+    /// Runs of one string (empty, short, long; none to many) hold it on
+    /// every row, after whatever came before.
+    #[test]
+    fn optional_strings_push_n_repeats_the_value() {
+        let mut ours = OptionalStrings::default();
+        let mut expected: Vec<Option<String>> = Vec::new();
+        for (value, n) in [
+            (Some("1-0"), 7),
+            (None, 3),
+            (Some(""), 4),
+            (Some("180+2"), 0),
+            (Some("a longer value, repeated"), 65),
+            (Some("x"), 1),
+        ] {
+            ours.push_n(value.map(str::as_bytes), n);
+            expected.extend(std::iter::repeat_n(value.map(String::from), n));
+        }
+        let array = ours.finish();
+        let got: Vec<Option<String>> = array.iter().map(|v| v.map(String::from)).collect();
+        assert_eq!(got, expected);
+    }
 
     /// Pushes, runs and cuts give the values and nulls Arrow's builder
     /// gives for the same calls, across word boundaries.

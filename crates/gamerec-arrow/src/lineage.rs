@@ -97,30 +97,35 @@ pub(crate) fn append(
             .copied()
             .unwrap_or(0)
     };
-    let offset: Int64Array = (0..rows)
-        .map(|r| {
-            Some(offset_of(r))
-                .filter(|o| o & UNKNOWN == 0)
-                .map(|o| o as i64)
-        })
-        .collect();
     // Rows of one game are consecutive (every ply of it in the positions
-    // table): its key is hashed once, from the input's hash state.
+    // table): its offset is looked up and its key hashed once, from the
+    // input's hash state; the offset column has nulls only where a place
+    // is a record number.
     let seed = source_hash(source);
-    let mut last: Option<(i64, i64)> = None;
-    let key: Int64Array = (0..rows)
-        .map(|r| {
-            let id = ids.value(r);
-            match last {
-                Some((at, key)) if at == id => key,
-                _ => {
-                    let key = key_at(seed, offset_of(r));
-                    last = Some((id, key));
-                    key
-                }
+    let mut offset_values = Vec::with_capacity(rows);
+    let mut key_values = Vec::with_capacity(rows);
+    let mut numbered = false;
+    let mut last: Option<(i64, u64, i64)> = None;
+    for r in 0..rows {
+        let id = ids.value(r);
+        let (at, key) = match last {
+            Some((game, at, key)) if game == id => (at, key),
+            _ => {
+                let at = offset_of(r);
+                let key = key_at(seed, at);
+                last = Some((id, at, key));
+                (at, key)
             }
-        })
-        .collect();
+        };
+        numbered |= at & UNKNOWN != 0;
+        offset_values.push(if at & UNKNOWN == 0 { at as i64 } else { 0 });
+        key_values.push(key);
+    }
+    let nulls = numbered.then(|| {
+        arrow_buffer::NullBuffer::from_iter((0..rows).map(|r| offset_of(r) & UNKNOWN == 0))
+    });
+    let offset = Int64Array::new(offset_values.into(), nulls);
+    let key = Int64Array::from(key_values);
     let mut columns = batch.columns().to_vec();
     if games {
         let site = batch
