@@ -27,7 +27,32 @@ fn cpu_ns() -> u64 {
         .unwrap_or(0)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+type Error = Box<dyn std::error::Error>;
+
+/// The least CPU time of `reps` runs of `write` (nanoseconds), and the
+/// bytes its last run wrote.
+fn best_of(
+    reps: usize,
+    mut write: impl FnMut() -> Result<usize, Error>,
+) -> Result<(u64, usize), Error> {
+    let (mut best, mut size) = (u64::MAX, 0);
+    for _ in 0..reps {
+        let start = cpu_ns();
+        size = write()?;
+        best = best.min(cpu_ns() - start);
+    }
+    Ok((best, size))
+}
+
+/// One line of the table.
+fn report(column: &str, config: &str, best_ns: u64, size: usize) {
+    println!(
+        "{column:<14} {config:<18} {:>8.1} ms {size:>11} B",
+        best_ns as f64 / 1e6
+    );
+}
+
+fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first() else {
         return Err("usage: column_costs FILE.parquet [COLUMN...]".into());
@@ -44,25 +69,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     println!("{rows} rows; CPU ms (best of {reps}), bytes");
     if args.len() == 1 {
-        let mut best = u64::MAX;
-        let mut size = 0;
-        for _ in 0..reps {
-            let start = cpu_ns();
+        let (best, size) = best_of(reps, || {
             let mut writer = TableWriter::new(Vec::new(), FileKind::Parquet, schema.clone())?;
             for b in &batches {
                 writer.write(b)?;
             }
-            let out = writer.finish()?;
-            best = best.min(cpu_ns() - start);
-            size = out.len();
-        }
-        println!(
-            "{:<14} {:<18} {:>8.1} ms {:>11} B",
-            "(all)",
-            "TableWriter",
-            best as f64 / 1e6,
-            size
-        );
+            Ok(writer.finish()?.len())
+        })?;
+        report("(all)", "TableWriter", best, size);
     }
     let zstd1 = Compression::ZSTD(ZstdLevel::try_new(1)?);
     for (i, field) in schema.fields().iter().enumerate() {
@@ -136,26 +150,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 props = props.set_encoding(e);
             }
             let props = props.build();
-            let mut best = u64::MAX;
-            let mut size = 0;
-            for _ in 0..reps {
-                let start = cpu_ns();
+            let (best, size) = best_of(reps, || {
                 let mut writer =
                     ArrowWriter::try_new(Vec::new(), one.clone(), Some(props.clone()))?;
                 for b in &cols {
                     writer.write(b)?;
                 }
-                let out = writer.into_inner()?;
-                best = best.min(cpu_ns() - start);
-                size = out.len();
-            }
-            println!(
-                "{:<14} {:<18} {:>8.1} ms {:>11} B",
-                field.name(),
-                name,
-                best as f64 / 1e6,
-                size
-            );
+                Ok(writer.into_inner()?.len())
+            })?;
+            report(field.name(), name, best, size);
         }
     }
     Ok(())
