@@ -124,10 +124,11 @@ impl OptionalStrings {
         values.bytes.reserve(len * n);
         if n > 0 {
             values.bytes.extend_from_slice(bytes);
-            let total = len * n;
-            while values.bytes.len() - start < total {
-                let chunk = (values.bytes.len() - start).min(total - (values.bytes.len() - start));
+            let (mut written, total) = (len, len * n);
+            while written < total {
+                let chunk = written.min(total - written);
                 values.bytes.extend_from_within(start..start + chunk);
+                written += chunk;
             }
         }
         match value {
