@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::{ArrayRef, ListArray, PrimitiveArray, StringArray};
-use arrow_buffer::{
-    BooleanBuffer, Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer,
-};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::Field;
 
 /// UTF-8 values: their bytes end to end and where each ends.
@@ -94,19 +92,10 @@ impl Strings {
 }
 
 /// Nullable UTF-8 values.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct OptionalStrings {
     values: Strings,
-    nulls: NullBufferBuilder,
-}
-
-impl Default for OptionalStrings {
-    fn default() -> OptionalStrings {
-        OptionalStrings {
-            values: Strings::default(),
-            nulls: NullBufferBuilder::new(0),
-        }
-    }
+    valid: Validity,
 }
 
 impl OptionalStrings {
@@ -131,10 +120,7 @@ impl OptionalStrings {
                 written += chunk;
             }
         }
-        match value {
-            Some(_) => self.nulls.append_n_non_nulls(n),
-            None => self.nulls.append_n_nulls(n),
-        }
+        self.valid.push_n(value.is_some(), n);
     }
 
     /// Makes room for `values` more values of `bytes` bytes in all.
@@ -143,11 +129,11 @@ impl OptionalStrings {
     }
 
     /// The values as an array (checked to be UTF-8).
-    pub(crate) fn finish(mut self) -> StringArray {
+    pub(crate) fn finish(self) -> StringArray {
         StringArray::try_new(
             OffsetBuffer::new(ScalarBuffer::from(self.values.offsets)),
             self.values.bytes.into(),
-            self.nulls.finish(),
+            self.valid.finish(),
         )
         .expect("values are written from UTF-8 text")
     }
@@ -206,9 +192,9 @@ impl<T: ArrowPrimitiveType> Optionals<T> {
     }
 }
 
-/// A validity bitmap built a bit at a time: one bit set or not and a
-/// word started every 64, where Arrow's builder checks and grows its
-/// buffer on every bit.
+/// A validity bitmap of the nullable columns, built a bit or a run at a
+/// time: one bit set or not and a word started every 64, where Arrow's
+/// builder checks and grows its buffer on every bit.
 #[derive(Debug, Default)]
 struct Validity {
     /// Bit `i % 64` of word `i / 64`: value `i` is present.
