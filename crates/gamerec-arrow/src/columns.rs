@@ -99,9 +99,9 @@ pub(crate) struct OptionalStrings {
 }
 
 impl OptionalStrings {
-    /// Stores `n` copies of one value (UTF-8) or `n` nulls.
-    pub(crate) fn push_n(&mut self, value: Option<&[u8]>, n: usize) {
-        let bytes = value.unwrap_or_default();
+    /// Stores `n` copies of one value or `n` nulls.
+    pub(crate) fn push_n(&mut self, value: Option<&str>, n: usize) {
+        let bytes = value.unwrap_or_default().as_bytes();
         let values = &mut self.values;
         let (start, len) = (values.bytes.len(), bytes.len());
         // The last end checked once; the ends before it are smaller.
@@ -128,14 +128,20 @@ impl OptionalStrings {
         self.values.reserve(values, bytes);
     }
 
-    /// The values as an array (checked to be UTF-8).
+    /// The values as an array, not checked again: every value was a `str`.
     pub(crate) fn finish(self) -> StringArray {
-        StringArray::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(self.values.offsets)),
-            self.values.bytes.into(),
-            self.valid.finish(),
-        )
-        .expect("values are written from UTF-8 text")
+        debug_assert!(std::str::from_utf8(&self.values.bytes).is_ok());
+        // SAFETY: the bytes are whole `str`s end to end (`push_n` is the
+        // only writer), so they are UTF-8 and each offset, at the end of
+        // one, is a character boundary; the offsets are increasing and end
+        // at the bytes' length.
+        unsafe {
+            StringArray::new_unchecked(
+                OffsetBuffer::new_unchecked(ScalarBuffer::from(self.values.offsets)),
+                self.values.bytes.into(),
+                self.valid.finish(),
+            )
+        }
     }
 }
 
@@ -313,8 +319,8 @@ mod tests {
     use arrow_array::Array;
     use arrow_array::types::Int32Type;
 
-    /// Runs of one string (empty, short, long; none to many) hold it on
-    /// every row, after whatever came before.
+    /// Runs of one string (empty, short, long, not ASCII; none to many)
+    /// hold it on every row, after whatever came before.
     #[test]
     fn optional_strings_push_n_repeats_the_value() {
         let mut ours = OptionalStrings::default();
@@ -326,11 +332,13 @@ mod tests {
             (Some("180+2"), 0),
             (Some("a longer value, repeated"), 65),
             (Some("x"), 1),
+            (Some("½-½, Ärger"), 5),
         ] {
-            ours.push_n(value.map(str::as_bytes), n);
+            ours.push_n(value, n);
             expected.extend(std::iter::repeat_n(value.map(String::from), n));
         }
         let array = ours.finish();
+        array.to_data().validate_full().unwrap();
         let got: Vec<Option<String>> = array.iter().map(|v| v.map(String::from)).collect();
         assert_eq!(got, expected);
     }

@@ -229,11 +229,10 @@ impl PositionsBuilder {
         let n = self.uci.len() - self.game_id.len();
         self.game_id.extend(std::iter::repeat_n(game_id as i64, n));
         self.ply.extend(1..=n as i32);
-        self.result.push_n(values.result.map(str::as_bytes), n);
+        self.result.push_n(values.result, n);
         self.white_elo.push_n(values.white_elo, n);
         self.black_elo.push_n(values.black_elo, n);
-        self.time_control
-            .push_n(values.time_control.map(str::as_bytes), n);
+        self.time_control.push_n(values.time_control, n);
     }
 
     /// Drops the plies pushed since the last complete game.
