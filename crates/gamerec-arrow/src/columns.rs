@@ -81,11 +81,24 @@ impl Strings {
         // SAFETY: ASCII is UTF-8, and the offsets are increasing and end at
         // the bytes' length (`end_value` pushes each value's end; `truncate`
         // cuts both together).
+        unsafe { self.finish_unchecked(None) }
+    }
+
+    /// The values as an array with `nulls`, nothing checked.
+    ///
+    /// # Safety
+    ///
+    /// The bytes are UTF-8, every offset is at a character boundary, and
+    /// `nulls` (if any) has one bit per value.
+    unsafe fn finish_unchecked(self, nulls: Option<NullBuffer>) -> StringArray {
+        // SAFETY: the offsets are increasing from 0 and end at the bytes'
+        // length (see `end_value`, `truncate` and `OptionalStrings::push_n`);
+        // the rest is the caller's.
         unsafe {
             StringArray::new_unchecked(
                 OffsetBuffer::new_unchecked(ScalarBuffer::from(self.offsets)),
                 self.bytes.into(),
-                None,
+                nulls,
             )
         }
     }
@@ -133,15 +146,8 @@ impl OptionalStrings {
         debug_assert!(std::str::from_utf8(&self.values.bytes).is_ok());
         // SAFETY: the bytes are whole `str`s end to end (`push_n` is the
         // only writer), so they are UTF-8 and each offset, at the end of
-        // one, is a character boundary; the offsets are increasing and end
-        // at the bytes' length.
-        unsafe {
-            StringArray::new_unchecked(
-                OffsetBuffer::new_unchecked(ScalarBuffer::from(self.values.offsets)),
-                self.values.bytes.into(),
-                self.valid.finish(),
-            )
-        }
+        // one, is a character boundary; the validity has a bit per value.
+        unsafe { self.values.finish_unchecked(self.valid.finish()) }
     }
 }
 
