@@ -67,6 +67,7 @@ enum Sink<W: Write + Send> {
 /// `human16.pgn` (the games table at 8,192 kept the decoder waiting: 1.7
 /// times the wall time).
 const GAME_STEP: usize = 1024;
+/// The positions and Go tables' step (see [`GAME_STEP`]).
 const POSITION_STEP: usize = 8 * 1024;
 /// Most rows handed to the column writers in one pass over the threads
 /// (see `ParquetSink::pass_rows`).
