@@ -356,3 +356,37 @@ fn json_reading_is_linear() {
         });
     }
 }
+
+fn sgf_siblings(n: usize) -> String {
+    let mut s = String::from("(;GM[1]FF[4]SZ[19]");
+    for i in 0..n {
+        let x = (b'a' + (i % 19) as u8) as char;
+        s.push_str(&format!("(;B[{x}a];W[aa])"));
+    }
+    s.push(')');
+    s
+}
+
+/// Checking the rules of every line: a rule broken at every node of a long
+/// line or of deeply nested variations (each error names its node's path),
+/// variations branching at every move under superko (the walk comes back to
+/// each branch with the line's record of positions), and many variations
+/// of one node. A path walked to the root for each error, or a state
+/// copied for each variation with its record, made these quadratic.
+#[test]
+fn sgf_checking_is_linear() {
+    let opts = sgf::ParseOptions::default();
+    let superko = |n: usize| sgf_deep(n).replacen("SZ[19]", "SZ[19]RU[Chinese]", 1);
+    for (what, sizes, make) in [
+        ("a long line", PLIES, sgf_long as fn(usize) -> String),
+        ("nesting", NESTING, sgf_deep),
+        ("nesting under superko", NESTING, superko),
+        ("variations of one node", PLIES, sgf_siblings),
+    ] {
+        let parsed = |n: usize| sgf::parse(make(n).as_bytes(), &opts).collection;
+        assert_linear(&format!("SGF check, {what}"), sizes, parsed, |c| {
+            let errors = sgf::replay::check_game_notes(c, c.roots[0], 1);
+            std::hint::black_box(errors);
+        });
+    }
+}

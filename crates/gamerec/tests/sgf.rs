@@ -1342,3 +1342,168 @@ fn game_at_maps_offsets_to_the_game_tree_whose_root_precedes_them() {
     assert_eq!(c.game_at(u64::MAX), Some(2));
     assert_eq!(Collection::new().game_at(0), None);
 }
+
+// ------------------------------------------------ the replay's walk, checked
+
+/// A random game tree (a few moves a node, variations up to `levels`
+/// deep, setup, passes, `PL`, `KO`) on a small board where captures, ko
+/// and repeated positions are common, under rules chosen by `seed`.
+fn random_tree(seed: u64, levels: u32) -> String {
+    let mut x = seed | 1;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let rules = ["", "RU[Japanese]", "RU[Chinese]", "RU[NZ]", "RU[AGA]"];
+    let othello = next(8) == 0;
+    let size = if othello { 6 } else { 3 + next(4) };
+    let mut s = if othello {
+        format!("(;FF[4]GM[2]SZ[{size}]")
+    } else {
+        format!("(;FF[4]GM[1]SZ[{size}]{}", rules[next(5) as usize])
+    };
+    fn tree(s: &mut String, next: &mut dyn FnMut(u64) -> u64, size: u64, level: u32, levels: u32) {
+        let point = |next: &mut dyn FnMut(u64) -> u64| {
+            let (a, b) = (next(size), next(size));
+            format!("{}{}", (b'a' + a as u8) as char, (b'a' + b as u8) as char)
+        };
+        for _ in 0..1 + next(6) {
+            s.push(';');
+            let c = if next(2) == 0 { 'B' } else { 'W' };
+            match next(16) {
+                0 => s.push_str(&format!("A{c}[{}]", point(next))),
+                1 => s.push_str(&format!("AE[{}]", point(next))),
+                2 => s.push_str(&format!("{c}[]")),
+                3 => s.push_str(&format!("PL[{c}]{c}[{}]", point(next))),
+                4 => s.push_str(&format!("KO[]{c}[{}]", point(next))),
+                _ => s.push_str(&format!("{c}[{}]", point(next))),
+            }
+        }
+        if level < levels {
+            let children = [0, 1, 1, 2, 2, 3][next(6) as usize];
+            for _ in 0..children {
+                s.push('(');
+                tree(s, next, size, level + 1, levels);
+                s.push(')');
+            }
+        }
+    }
+    tree(&mut s, &mut next, size, 0, levels);
+    s.push(')');
+    s
+}
+
+/// What `check_game` must report: each node's errors found by playing the
+/// line from the root to it alone, in pre-order (first children first).
+fn naive_check(coll: &Collection, root: NodeId) -> Vec<(NodeId, String, u32, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let (_, mine) = replay::play_to(coll, node).expect("a game with rules");
+        let before = coll
+            .parent(node)
+            .map_or(0, |p| replay::play_to(coll, p).expect("rules").1.len());
+        for (offset, message) in mine.into_iter().skip(before) {
+            out.push((node, replay::node_path(coll, node, 1), offset, message));
+        }
+        let children: Vec<_> = coll.children(node).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out
+}
+
+fn walk_check(coll: &Collection, root: NodeId) -> Vec<(NodeId, String, u32, String)> {
+    replay::check_game(coll, root, 1)
+        .into_iter()
+        .map(|e| (e.node, e.path, e.offset, e.message))
+        .collect()
+}
+
+/// The walk keeps a state at some branches only and plays nodes again to
+/// come back to the others, and keeps the superko record as a log: it
+/// must find what playing each line from the root finds, and the node
+/// paths kept from node to node must be `node_path`'s.
+#[test]
+fn replay_walk_equals_playing_each_line_from_the_root() {
+    let mut checked = 0;
+    for seed in 1..400u64 {
+        let levels = 2 + (seed % 9) as u32;
+        let src = random_tree(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15), levels);
+        let parsed = parse(src.as_bytes());
+        let coll = &parsed.collection;
+        let root = coll.roots[0];
+        let want = naive_check(coll, root);
+        assert_eq!(walk_check(coll, root), want, "{src}");
+        assert_eq!(
+            replay::check_game_general_path(coll, root, 1)
+                .into_iter()
+                .map(|e| (e.node, e.path, e.offset, e.message))
+                .collect::<Vec<_>>(),
+            want,
+            "{src}"
+        );
+        checked += want.len();
+    }
+    assert!(
+        checked > 1000,
+        "the random trees broke few rules: {checked}"
+    );
+}
+
+/// Deep trees that branch at every move, under superko (the walk comes
+/// back to branches far below its last kept state) and with a rule broken
+/// at every node (a long path for each).
+#[test]
+fn replay_walk_equals_playing_each_line_on_deep_branching_trees() {
+    for rules in ["RU[Chinese]", "RU[Japanese]"] {
+        let mut s = format!("(;FF[4]GM[1]SZ[5]{rules}");
+        let n = 120;
+        for i in 0..n {
+            let c = if i % 2 == 0 { 'B' } else { 'W' };
+            let p = ["aa", "bb", "ab", "ba", "cc", "tt"][i % 6];
+            s.push_str(&format!("(;{c}[{p}])(;{c}[{p}]"));
+        }
+        s.push_str(&")".repeat(n + 1));
+        let parsed = parse(s.as_bytes());
+        let coll = &parsed.collection;
+        let root = coll.roots[0];
+        let want = naive_check(coll, root);
+        assert!(want.len() > n, "{}", want.len());
+        assert_eq!(walk_check(coll, root), want);
+    }
+}
+
+/// A path of more than 16 branch points shows the first and last 8.
+#[test]
+fn long_node_paths_are_elided_in_the_middle() {
+    let mut s = String::from("(;FF[4]GM[1]SZ[19]");
+    for i in 0..30 {
+        s.push_str(&format!("(;B[tt])(;C[{i}]"));
+    }
+    s.push_str(&")".repeat(31));
+    let parsed = parse(s.as_bytes());
+    let coll = &parsed.collection;
+    let mut node = coll.roots[0];
+    while let Some(last) = coll.children(node).last() {
+        node = last;
+    }
+    let path = replay::node_path(coll, node, 1);
+    let mut paths = replay::NodePaths::default();
+    assert_eq!(paths.path(coll, node, 1), path);
+    assert_eq!(
+        path,
+        "game 1, main line move 1, variation 2, move 2, variation 2, move 3, variation 2, \
+         move 4, variation 2, move 5, variation 2, move 6, variation 2, move 7, variation 2, \
+         move 8, variation 2, ..., move 23, variation 2, move 24, variation 2, move 25, \
+         variation 2, move 26, variation 2, move 27, variation 2, move 28, variation 2, \
+         move 29, variation 2, move 30, variation 2"
+    );
+    let short = coll.children(coll.roots[0]).nth(1).expect("two children");
+    let short = coll.first_child(short).expect("a move");
+    assert_eq!(
+        replay::node_path(coll, short, 2),
+        "game 2, main line move 1, variation 2, move 2"
+    );
+}

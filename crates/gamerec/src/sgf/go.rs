@@ -410,6 +410,14 @@ fn remove_chain<const N: usize>(
     n
 }
 
+/// A board's stones, prisoners and ko ([`Board::stones`]).
+#[derive(Debug, Clone)]
+pub struct Stones {
+    colors: Box<[u8]>,
+    captures: [u32; 2],
+    ko: usize,
+}
+
 /// The grid of a board, sized by the board.
 #[derive(Debug, Clone)]
 enum Cells {
@@ -641,6 +649,38 @@ impl Board {
             Cells::Small(g) => (g.hash, g.hashing) = (h, true),
             Cells::Large(g) => (g.hash, g.hashing) = (h, true),
         }
+    }
+
+    /// The stones, prisoners and ko of the board without its chains: a
+    /// byte a cell, a tenth of the board's size, for a walk that keeps
+    /// many positions to come back to ([`Board::restore`]).
+    pub fn stones(&self) -> Stones {
+        let cells = self.stride * (self.height + 2);
+        let colors = match &self.cells {
+            Cells::Small(g) => g.color[..cells].into(),
+            Cells::Large(g) => g.color[..cells].into(),
+        };
+        Stones {
+            colors,
+            captures: self.captures,
+            ko: self.ko,
+        }
+    }
+
+    /// Makes this board the one `stones` were taken from (a board of the
+    /// same size; its chains are computed again, its Zobrist hash kept if
+    /// it keeps one).
+    pub fn restore(&mut self, stones: &Stones) {
+        let cells = self.stride * (self.height + 2);
+        debug_assert_eq!(stones.colors.len(), cells, "a board of another size");
+        let n = cells.min(stones.colors.len());
+        match &mut self.cells {
+            Cells::Small(g) => g.color[..n].copy_from_slice(&stones.colors[..n]),
+            Cells::Large(g) => g.color[..n].copy_from_slice(&stones.colors[..n]),
+        }
+        self.captures = stones.captures;
+        self.ko = stones.ko;
+        self.rebuild();
     }
 
     /// Number of stones of colour `c` on the board.

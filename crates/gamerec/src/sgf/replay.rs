@@ -56,6 +56,72 @@ pub struct State {
     /// Hashes of the positions of the line so far (superko rules only):
     /// a hash set, so a long game's superko checks stay linear.
     history: std::collections::HashSet<u64, BuildZobrist>,
+    /// The hashes put into `history`, in order: a walk of the tree comes
+    /// back to a branch by taking out those added after it.
+    added: Vec<u64>,
+}
+
+impl State {
+    /// Records a position for superko; whether it was new to the line.
+    fn remember(&mut self, hash: u64) -> bool {
+        let new = self.history.insert(hash);
+        if new {
+            self.added.push(hash);
+        }
+        new
+    }
+
+    /// Forgets the positions recorded after the first `mark`.
+    fn forget_after(&mut self, mark: usize) {
+        for hash in self.added.drain(mark.min(self.added.len())..) {
+            self.history.remove(&hash);
+        }
+    }
+
+    /// What a walk keeps to come back to this state: the board without
+    /// its chains, the counters, and where the superko record stands.
+    fn keep(&self) -> Kept {
+        Kept {
+            position: match &self.position {
+                Position::Go(b) => KeptBoard::Go(b.stones()),
+                Position::Othello(b) => KeptBoard::Othello(b.clone()),
+            },
+            to_play: self.to_play,
+            moves: self.moves,
+            last_move: self.last_move,
+            recorded: self.added.len(),
+        }
+    }
+
+    /// Comes back to `kept`, taken on this line (the superko record holds
+    /// its positions and later ones).
+    fn restore(&mut self, kept: &Kept) {
+        match (&mut self.position, &kept.position) {
+            (Position::Go(b), KeptBoard::Go(stones)) => b.restore(stones),
+            (Position::Othello(b), KeptBoard::Othello(k)) => b.clone_from(k),
+            _ => debug_assert!(false, "a kept state of another game"),
+        }
+        self.to_play = kept.to_play;
+        self.moves = kept.moves;
+        self.last_move = kept.last_move;
+        self.forget_after(kept.recorded);
+    }
+}
+
+/// A state kept by [`check_game`]'s walk at a branch ([`State::keep`]).
+#[derive(Debug, Clone)]
+struct Kept {
+    position: KeptBoard,
+    to_play: Color,
+    moves: u32,
+    last_move: Option<(Color, Option<Point>)>,
+    recorded: usize,
+}
+
+#[derive(Debug, Clone)]
+enum KeptBoard {
+    Go(go::Stones),
+    Othello(othello::Board),
 }
 
 /// The hasher of [`State`]'s position set: the keys are already Zobrist
@@ -218,6 +284,7 @@ fn initial_on(coll: &Collection, root: NodeId, spare: &mut Option<go::Board>) ->
         last_move: None,
         rules,
         history: Default::default(),
+        added: Vec::new(),
     })
 }
 
@@ -244,7 +311,7 @@ fn superko_repeats(state: &mut State, mover: Color) -> bool {
         Ko::SituationalSuperko => Some(mover.opponent()),
     };
     let h = position_hash(b, next);
-    !state.history.insert(h)
+    !state.remember(h)
 }
 
 /// Starts the superko history with the position after setup.
@@ -254,7 +321,8 @@ fn superko_setup(state: &mut State) {
     }
     if let Position::Go(b) = &state.position {
         let next = (state.rules.ko == Ko::SituationalSuperko).then_some(state.to_play);
-        state.history.insert(position_hash(b, next));
+        let h = position_hash(b, next);
+        state.remember(h);
     }
 }
 
@@ -436,7 +504,8 @@ fn lone_move(coll: &Collection, n: &Node) -> Option<(Color, Point)> {
 
 /// [`quick_go_move`] on `node`, then on its only child, and so on down
 /// the line while each node is such a move (under simple ko, until a rule
-/// is broken): `node` becomes the last node played. Returns false, having
+/// is broken): `node` becomes the last node played, `depth` grows by the
+/// nodes gone down. Returns false, having
 /// changed nothing, when `node` itself is not such a node.
 #[inline(always)]
 fn quick_go_run(
@@ -444,6 +513,7 @@ fn quick_go_run(
     node: &mut NodeId,
     state: &mut State,
     errors: &mut Vec<(u32, String)>,
+    depth: &mut u32,
 ) -> bool {
     if !quick_go_move(coll, &coll.nodes[node.0 as usize], state, errors) {
         return false;
@@ -494,6 +564,7 @@ fn quick_go_run(
     }
     if let Some((color, point)) = last {
         *node = NodeId(at);
+        *depth += played;
         *moves += played;
         *to_play = color.opponent();
         *last_move = Some((color, Some(point)));
@@ -675,19 +746,35 @@ fn check_game_with(
     if state.rules.ko != Ko::Simple {
         // Room for every position of the main line at once, not grown by
         // rehashing as the line is played (a variation's copy keeps it).
-        state.history.reserve(coll.main_line_nodes(root).count());
+        let main_line = coll.main_line_nodes(root).count();
+        state.history.reserve(main_line);
+        state.added.reserve(main_line);
     }
     superko_setup(&mut state);
-    let mut stack: Vec<(NodeId, State)> = Vec::new();
+    // The walk goes to first children first; at a node of more children
+    // the others wait on `branches`. A branch keeps its state ([`Kept`]: the
+    // board without its chains) only when the nearest state kept above it
+    // is [`KEEP_EVERY`] or more nodes up; coming back to a branch without
+    // one plays again the nodes from that state down to it. Memory stays a
+    // fraction of the tree's, and time linear, however the tree branches
+    // (a state per alternative made a file of 200,000 one-move variations
+    // take a gigabyte, and the superko record copied at every branch of a
+    // deep tree made it quadratic).
+    let start = state.keep();
+    let mut branches: Vec<Branch> = Vec::new();
     let mut errors = Vec::new();
+    let mut replayed = Vec::new();
+    let mut again: Vec<NodeId> = Vec::new();
+    let mut paths = NodePaths::default();
     let mut node = root;
+    let mut depth = 0u32;
     loop {
-        if !(quick && quick_go_run(coll, &mut node, &mut state, &mut errors)) {
+        if !(quick && quick_go_run(coll, &mut node, &mut state, &mut errors, &mut depth)) {
             if notes {
                 for (offset, message) in setup_without_effect(coll, node, &state) {
                     out.push(RuleError {
                         node,
-                        path: node_path(coll, node, game_number),
+                        path: paths.path(coll, node, game_number),
                         offset,
                         message,
                         warning: true,
@@ -701,7 +788,7 @@ fn check_game_with(
             for (offset, message) in errors.drain(..) {
                 out.push(RuleError {
                     node,
-                    path: node_path(coll, node, game_number),
+                    path: paths.path(coll, node, game_number),
                     offset,
                     check: rule_check(&message),
                     message,
@@ -712,25 +799,74 @@ fn check_game_with(
         let n = &coll.nodes[node.0 as usize];
         if n.first_child != NONE {
             let first = n.first_child;
-            if coll.nodes[first as usize].next_sibling != NONE {
-                // Alternatives wait on the stack (last pushed = next
-                // visited), each with the position before it.
-                let mark = stack.len();
-                for c in coll.children(node).skip(1) {
-                    stack.push((c, state.clone()));
-                }
-                stack[mark..].reverse();
+            let second = coll.nodes[first as usize].next_sibling;
+            if second != NONE {
+                let base = branches.last().and_then(|b| {
+                    if b.kept.is_some() {
+                        Some(branches.len() - 1)
+                    } else {
+                        b.base
+                    }
+                });
+                // Nodes to play again from the nearest kept state (the
+                // start is before the root, at depth -1).
+                let distance = match base {
+                    Some(i) => depth - branches[i].depth,
+                    None => depth + 1,
+                };
+                let keep = distance >= KEEP_EVERY;
+                branches.push(Branch {
+                    node,
+                    depth,
+                    next: second,
+                    kept: keep.then(|| state.keep()),
+                    base: if keep { None } else { base },
+                });
             }
             node = NodeId(first);
+            depth += 1;
         } else {
             main_end.get_or_insert(node);
-            match stack.pop() {
-                Some((n, s)) => {
-                    state = s;
-                    node = n;
+            let Some(top) = branches.last_mut() else {
+                break;
+            };
+            let child = top.next;
+            top.next = coll.nodes[child as usize].next_sibling;
+            let (at, at_depth) = (top.node, top.depth);
+            let i = branches.len() - 1;
+            if let Some(kept) = &branches[i].kept {
+                state.restore(kept);
+            } else {
+                // Back to the kept state above, then down to the branch.
+                let from = match branches[i].base {
+                    Some(j) => {
+                        state.restore(branches[j].kept.as_ref().expect("a kept base"));
+                        Some(branches[j].node)
+                    }
+                    None => {
+                        state.restore(&start);
+                        None
+                    }
+                };
+                again.clear();
+                let mut up = Some(at);
+                while let Some(n) = up
+                    && Some(n) != from
+                {
+                    again.push(n);
+                    up = coll.parent(n);
                 }
-                None => break,
+                crate::work::count(again.len() as u64);
+                for &n in again.iter().rev() {
+                    apply_node(coll, n, &mut state, &mut replayed);
+                }
+                replayed.clear();
             }
+            if branches[i].next == NONE {
+                branches.pop();
+            }
+            node = NodeId(child);
+            depth = at_depth + 1;
         }
     }
     if notes
@@ -822,43 +958,194 @@ fn result_vs_score(
     })
 }
 
+/// At most this many nodes are played again to come back to a branch of
+/// [`check_game`]'s walk (see there).
+const KEEP_EVERY: u32 = 16;
+
+/// A node of [`check_game`]'s walk with children still to visit.
+#[derive(Debug)]
+struct Branch {
+    node: NodeId,
+    depth: u32,
+    /// The next child to visit.
+    next: u32,
+    /// The state after the node, when kept.
+    kept: Option<Kept>,
+    /// Else the branch below on the stack whose state is kept (none: the
+    /// walk's start).
+    base: Option<usize>,
+}
+
 /// The readable path of a node: `game 1, main line move 57, variation 2`.
+///
+/// It walks up to the root; for the paths of many nodes of one tree use
+/// [`NodePaths`].
 pub fn node_path(coll: &Collection, node: NodeId, game_number: usize) -> String {
-    let mut idx = Vec::new();
+    let mut turns = Vec::new();
+    let mut depth = 0;
     let mut n = node;
     while let Some(p) = coll.parent(n) {
         let i = coll.children(p).position(|c| c == n).unwrap_or(0);
-        idx.push(i);
+        if i != 0 {
+            turns.push((depth, i as u32));
+        }
+        depth += 1;
         n = p;
     }
-    idx.reverse();
+    crate::work::count(u64::from(depth));
+    // Depths were counted from the node up; from the root down instead.
+    for t in &mut turns {
+        t.0 = depth - t.0;
+    }
+    turns.reverse();
+    let elided = turns.len() > 2 * SHOWN_TURNS;
+    if elided {
+        turns.drain(SHOWN_TURNS..turns.len() - SHOWN_TURNS);
+    }
+    format_path(game_number, depth, &turns, elided)
+}
+
+/// The paths of the nodes of a collection ([`node_path`]), each in
+/// constant time after the first: each node's depth, child number and the
+/// branch points above it are worked out once and kept (for the nodes whose
+/// paths are asked for and those above them only).
+#[derive(Debug, Default)]
+pub struct NodePaths {
+    known: std::collections::HashMap<u32, Above>,
+    /// By node: its number among its parent's children (all of them
+    /// numbered at once).
+    child: std::collections::HashMap<u32, u32>,
+    up: Vec<u32>,
+    turns: Vec<(u32, u32)>,
+}
+
+/// What [`NodePaths`] keeps of a node.
+#[derive(Debug, Clone, Copy)]
+struct Above {
+    depth: u32,
+    /// The nearest node at or above it that is not a first child ([`NONE`]:
+    /// none, it is on the main line).
+    turn: u32,
+    /// How many such nodes there are at or above it.
+    turns: u32,
+    /// The [`SHOWN_TURNS`]th of them from the root ([`NONE`] if fewer).
+    shown: u32,
+}
+
+impl NodePaths {
+    /// The path of `node` ([`node_path`]'s text).
+    pub fn path(&mut self, coll: &Collection, node: NodeId, game_number: usize) -> String {
+        // Up to the first node worked out (or the root), then down again.
+        self.up.clear();
+        let mut n = node.0;
+        while !self.known.contains_key(&n) {
+            self.up.push(n);
+            let p = coll.nodes[n as usize].parent;
+            if p == NONE {
+                break;
+            }
+            n = p;
+        }
+        crate::work::count(self.up.len() as u64);
+        for &n in self.up.iter().rev() {
+            let p = coll.nodes[n as usize].parent;
+            if p == NONE {
+                let root = Above {
+                    depth: 0,
+                    turn: NONE,
+                    turns: 0,
+                    shown: NONE,
+                };
+                self.known.insert(n, root);
+                continue;
+            }
+            if !self.child.contains_key(&n) {
+                let mut k = 0;
+                let mut c = coll.nodes[p as usize].first_child;
+                while c != NONE {
+                    self.child.insert(c, k);
+                    k += 1;
+                    c = coll.nodes[c as usize].next_sibling;
+                }
+                crate::work::count(u64::from(k));
+            }
+            let mut above = self.known[&p];
+            above.depth += 1;
+            if self.child[&n] != 0 {
+                above.turn = n;
+                above.turns += 1;
+                if above.turns == SHOWN_TURNS as u32 {
+                    above.shown = n;
+                }
+            }
+            self.known.insert(n, above);
+        }
+        // The branch points from the node up: all of them, or the first
+        // and the last SHOWN_TURNS.
+        let above = self.known[&node.0];
+        let elided = above.turns as usize > 2 * SHOWN_TURNS;
+        let mut turns = std::mem::take(&mut self.turns);
+        turns.clear();
+        if elided {
+            self.climb(coll, above.shown, SHOWN_TURNS, &mut turns);
+            turns.reverse();
+            let from = turns.len();
+            self.climb(coll, above.turn, SHOWN_TURNS, &mut turns);
+            turns[from..].reverse();
+        } else {
+            self.climb(coll, above.turn, usize::MAX, &mut turns);
+            turns.reverse();
+        }
+        crate::work::count(turns.len() as u64);
+        let path = format_path(game_number, above.depth, &turns, elided);
+        self.turns = turns;
+        path
+    }
+
+    /// Appends up to `n` branch points from `turn` up (depth, child number).
+    fn climb(&self, coll: &Collection, mut turn: u32, n: usize, out: &mut Vec<(u32, u32)>) {
+        let mut taken = 0;
+        while turn != NONE && taken < n {
+            out.push((self.known[&turn].depth, self.child[&turn]));
+            taken += 1;
+            turn = self.known[&coll.nodes[turn as usize].parent].turn;
+        }
+    }
+}
+
+/// Branch points shown at each end of a longer path (the others elided as
+/// `...`, so a message stays short however deep the tree).
+const SHOWN_TURNS: usize = 8;
+
+/// `game 1, main line move 5, variation 2, move 9`: the game, each branch
+/// point (the depth of the node that is not a first child, and its
+/// 1-based child number) from the root down, and the node's depth. With
+/// `elided`, `turns` holds the first and the last [`SHOWN_TURNS`] of them.
+fn format_path(game_number: usize, depth: u32, turns: &[(u32, u32)], elided: bool) -> String {
+    use std::fmt::Write as _;
     let mut s = format!("game {game_number}");
-    if idx.is_empty() {
+    if depth == 0 {
         s.push_str(", root node");
         return s;
     }
-    let mut first = true;
-    let mut last_depth = 0;
-    for (d, &i) in idx.iter().enumerate() {
-        if i != 0 {
-            s.push_str(if first {
-                ", main line move "
-            } else {
-                ", move "
-            });
-            s.push_str(&(d + 1).to_string());
-            s.push_str(&format!(", variation {}", i + 1));
-            first = false;
-            last_depth = d + 1;
+    for (k, &(d, i)) in turns.iter().enumerate() {
+        if elided && k == SHOWN_TURNS {
+            s.push_str(", ...");
         }
-    }
-    if last_depth != idx.len() {
-        s.push_str(if first {
+        let lead = if k == 0 {
             ", main line move "
         } else {
             ", move "
-        });
-        s.push_str(&idx.len().to_string());
+        };
+        let _ = write!(s, "{lead}{d}, variation {}", i + 1);
+    }
+    if turns.last().map_or(0, |t| t.0) != depth {
+        let lead = if turns.is_empty() {
+            ", main line move "
+        } else {
+            ", move "
+        };
+        let _ = write!(s, "{lead}{depth}");
     }
     s
 }

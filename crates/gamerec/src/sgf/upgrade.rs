@@ -11,7 +11,7 @@
 //! move) split in two. What cannot convert is kept as it was and reported.
 
 use super::props::{Prop, PropKind};
-use super::replay::{self, node_path};
+use super::replay::{self, NodePaths};
 use super::tree::{Collection, Color, NodeId, Point, Value};
 
 /// Something the upgrade could not convert (kept unchanged).
@@ -31,6 +31,7 @@ type NewProp = (Prop, String, Vec<Value>);
 pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
     let mut new = Collection::new();
     let mut notes = Vec::new();
+    let mut paths = NodePaths::default();
     for (g, &root) in old.roots.iter().enumerate() {
         let info = old.game_info(root);
         let mut stack: Vec<(NodeId, Option<NodeId>)> = vec![(root, None)];
@@ -39,7 +40,7 @@ pub fn upgrade(old: &Collection) -> (Collection, Vec<UpgradeNote>) {
             let mut props: Vec<NewProp> = Vec::new();
             let mut note = |off: u32, msg: String| {
                 notes.push(UpgradeNote {
-                    path: node_path(old, node, g + 1),
+                    path: paths.path(old, node, g + 1),
                     offset: off,
                     message: msg,
                 });
