@@ -361,20 +361,32 @@ fn game_of(coll: &Collection, root: NodeId, boards: bool, sgf: bool) -> GoGame {
     g.board_width = w as usize;
     let mut written = vec![b'.'; g.board_len];
     let (mut ahead, mut now) = (Vec::new(), Vec::new());
+    // Each point once per colour in the setup lists (a stone placed again
+    // is not another stone): bounded by the board, however many setup
+    // nodes come before the first move.
+    let mut listed = [vec![false; 52 * 52], vec![false; 52 * 52]];
     for node in coll.main_line(root) {
         let moves_before = state.moves;
         if before_first_move {
             for p in coll.properties(node) {
-                let list = match p.prop() {
-                    Prop::AB => &mut g.setup_black,
-                    Prop::AW => &mut g.setup_white,
+                let (list, seen) = match p.prop() {
+                    Prop::AB => (&mut g.setup_black, &mut listed[0]),
+                    Prop::AW => (&mut g.setup_white, &mut listed[1]),
                     _ => continue,
                 };
                 let mut pts = Vec::new();
                 for &v in p.values() {
                     value_points(v, &mut pts);
                 }
-                list.extend(pts.into_iter().map(|pt| vertex(pt, w, h)));
+                for pt in pts {
+                    if pt.x < 52 && pt.y < 52 {
+                        let at = usize::from(pt.y) * 52 + usize::from(pt.x);
+                        if std::mem::replace(&mut seen[at], true) {
+                            continue;
+                        }
+                    }
+                    list.push(vertex(pt, w, h));
+                }
             }
         }
         if boards {

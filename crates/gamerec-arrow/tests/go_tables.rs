@@ -444,3 +444,27 @@ fn setup_in_a_moves_own_node_is_on_the_board_before_it() {
     assert_eq!(stones(&m, "stones_before", 3), Some(framed("..X.X....", 3)));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A stone placed again before the first move is listed once: 1,000 setup
+/// nodes each covering the whole board (`AB[aa:ss]`, 361 points) list 361
+/// stones, not 361,000 (a 1 MB file of them took 2.3 GB).
+#[test]
+fn setup_stones_placed_again_are_listed_once() {
+    let dir = temp_dir("go-tables-setup-again");
+    let path = dir.join("a.sgf");
+    let src = format!(
+        "(;GM[1]FF[4]SZ[19]AB[dd]AW[pp]{};AB[dd][aa]AW[pp];B[tt])",
+        ";AB[aa:ss]".repeat(1000)
+    );
+    std::fs::write(&path, src).unwrap();
+    let (b, _) = read(vec![path], Table::Games, 1);
+    let black = texts(&b, "setup_black", 0);
+    assert_eq!(black.len(), 361);
+    assert_eq!(
+        black[0].as_deref(),
+        Some("D16"),
+        "in the order first placed"
+    );
+    assert_eq!(black[1].as_deref(), Some("A19"));
+    assert_eq!(texts(&b, "setup_white", 0), some(&["Q4"]));
+}

@@ -1507,3 +1507,27 @@ fn long_node_paths_are_elided_in_the_middle() {
         "game 2, main line move 1, variation 2, move 2"
     );
 }
+
+/// A setup that changes nothing names its first 8 points and counts the
+/// others: a compressed list covers thousands (a 1 MB file of
+/// `;AE[aa:ZZ]` nodes held 2.9 GB of messages).
+#[test]
+fn setup_without_effect_names_a_few_points() {
+    let parsed = parse(b"(;FF[4]GM[1]SZ[19];AB[aa:ss];AB[aa:ss];AW[ab][bb])");
+    let notes = replay::check_game_notes(&parsed.collection, parsed.collection.roots[0], 1);
+    let messages: Vec<_> = notes.iter().map(|n| n.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        ["AB[aa][ba][ca][da][ea][fa][ga][ha] (and 353 more) has no effect: already black"]
+    );
+    let parsed = parse(b"(;FF[4]GM[1]SZ[19]AB[aa];AB[aa][bb]AE[cc])");
+    let notes = replay::check_game_notes(&parsed.collection, parsed.collection.roots[0], 1);
+    let messages: Vec<_> = notes.iter().map(|n| n.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "AB[aa] has no effect: already black",
+            "AE[cc] has no effect: already empty"
+        ]
+    );
+}

@@ -182,6 +182,9 @@ fn rule_check(message: &str) -> SgfCheck {
     }
 }
 
+/// Points named at most in one message of [`setup_without_effect`].
+const SHOWN_POINTS: usize = 8;
+
 /// `AB`/`AW`/`AE` points of `node` that already are as the property makes
 /// them (SGFC's warning 39), in the position before the node.
 fn setup_without_effect(coll: &Collection, node: NodeId, state: &State) -> Vec<(u32, String)> {
@@ -202,7 +205,7 @@ fn setup_without_effect(coll: &Collection, node: NodeId, state: &State) -> Vec<(
             points(v, &mut pts);
         }
         let (w, h) = state.position.size();
-        let same: Vec<String> = pts
+        let same = pts
             .iter()
             .filter(|pt| u32::from(pt.x) < w && u32::from(pt.y) < h)
             .filter(|&&pt| {
@@ -211,21 +214,35 @@ fn setup_without_effect(coll: &Collection, node: NodeId, state: &State) -> Vec<(
                     Position::Othello(b) => b.get(pt),
                 };
                 now == want
-            })
-            .map(|pt| pt.to_string())
-            .collect();
-        if !same.is_empty() {
+            });
+        // The points named, the first few of them: a compressed list
+        // (`AE[aa:ZZ]`) covers thousands, and a message stays short.
+        let mut named = Vec::new();
+        let mut more = 0usize;
+        for pt in same {
+            if named.len() < SHOWN_POINTS {
+                named.push(pt.to_string());
+            } else {
+                more += 1;
+            }
+        }
+        if !named.is_empty() {
             let what = match want {
                 Some(Color::Black) => "black",
                 Some(Color::White) => "white",
                 None => "empty",
             };
+            let more = if more > 0 {
+                format!(" (and {more} more)")
+            } else {
+                String::new()
+            };
             out.push((
                 p.offset(),
                 format!(
-                    "{}[{}] has no effect: already {what}",
+                    "{}[{}]{more} has no effect: already {what}",
                     p.prop().name(),
-                    same.join("][")
+                    named.join("][")
                 ),
             ));
         }
