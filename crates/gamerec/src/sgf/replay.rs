@@ -1139,7 +1139,6 @@ const SHOWN_TURNS: usize = 8;
 /// 1-based child number) from the root down, and the node's depth. With
 /// `elided`, `turns` holds the first and the last [`SHOWN_TURNS`] of them.
 fn format_path(game_number: usize, depth: u32, turns: &[(u32, u32)], elided: bool) -> String {
-    use std::fmt::Write as _;
     let mut s = format!("game {game_number}");
     if depth == 0 {
         s.push_str(", root node");
@@ -1154,7 +1153,7 @@ fn format_path(game_number: usize, depth: u32, turns: &[(u32, u32)], elided: boo
         } else {
             ", move "
         };
-        let _ = write!(s, "{lead}{d}, variation {}", i + 1);
+        s.push_str(&format!("{lead}{d}, variation {}", i + 1));
     }
     if turns.last().map_or(0, |t| t.0) != depth {
         let lead = if turns.is_empty() {
@@ -1162,7 +1161,7 @@ fn format_path(game_number: usize, depth: u32, turns: &[(u32, u32)], elided: boo
         } else {
             ", move "
         };
-        let _ = write!(s, "{lead}{depth}");
+        s.push_str(&format!("{lead}{depth}"));
     }
     s
 }
