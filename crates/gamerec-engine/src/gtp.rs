@@ -585,8 +585,11 @@ pub fn parse_analysis(line: &str, to_play: Color, size: u32, source: &'static st
             .copied()
     };
     let mover_sign = if to_play == Color::Black { 1.0 } else { -1.0 };
+    // Values out of range (negative, not finite, a win rate above 10000)
+    // are no evaluation: they would reach the SGF written (`V`) as is.
     let winrate = field("winrate")
         .and_then(|w| w.parse::<f64>().ok())
+        .filter(|w| (0.0..=10_000.0).contains(w))
         .map(|w| {
             // Leela Zero gives 0..10000, KataGo 0..1; both for the mover.
             let w = if w > 1.0 { w / 10000.0 } else { w };
@@ -595,6 +598,7 @@ pub fn parse_analysis(line: &str, to_play: Color, size: u32, source: &'static st
     let lead = field("scoreLead")
         .or(field("scoreMean"))
         .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite())
         .map(|s| s * mover_sign);
     GoEvaluation {
         black_lead: lead,
@@ -934,6 +938,22 @@ mod tests {
             Ok(vec![Point::new(3, 15), Point::new(15, 3), Point::new(9, 9)])
         );
         assert_eq!(parse_vertex_list("D4 Z99", 19), Err("Z99"));
+    }
+
+    /// Found by the `engine_lines` fuzz target: a win rate or lead out of
+    /// range (negative, above 10000, NaN, infinite) was kept, and `gamerec
+    /// sgf analyze` wrote it into the game (`V[NaN]`, "Black wins -452 %").
+    #[test]
+    fn analysis_values_out_of_range_are_no_evaluation() {
+        for line in [
+            "info move D4 winrate -4.5233 scoreLead NaN",
+            "info move D4 winrate 10000.5 scoreLead inf",
+            "info move D4 winrate NaN scoreMean -inf",
+        ] {
+            let ev = parse_analysis(line, Color::Black, 19, "lz-analyze");
+            assert_eq!((ev.black_winrate, ev.black_lead), (None, None), "{line}");
+            assert_eq!(ev.best, Some(GoMove::Play(Point::new(3, 15))));
+        }
     }
 
     #[test]
