@@ -124,7 +124,10 @@ pub fn parse_features(rest: &str) -> Vec<(String, String)> {
             }
             &rest[vstart..i]
         };
-        out.push((name.to_string(), value.to_string()));
+        // `=value` with no name is no feature (nothing to accept or reject).
+        if !name.is_empty() {
+            out.push((name.to_string(), value.to_string()));
+        }
     }
     out
 }
@@ -635,6 +638,16 @@ mod tests {
         assert_eq!(
             parse_features(r#"x="unterminated"#),
             [("x".into(), "unterminated".into())]
+        );
+    }
+
+    /// Found by the `engine_lines` fuzz target: `=1` (a value with no
+    /// name) gave a feature named "", answered `rejected ` with no name.
+    #[test]
+    fn a_value_without_a_name_is_no_feature() {
+        assert_eq!(
+            parse_features(r#"ping=1 =1 ="a b" done=1"#),
+            [("ping".into(), "1".into()), ("done".into(), "1".into())]
         );
     }
 
