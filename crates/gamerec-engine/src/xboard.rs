@@ -195,7 +195,8 @@ pub fn parse_thinking(pos: &Chess, line: &str) -> Option<Info> {
         seldepth,
         nodes: Some(nodes),
         nps: None,
-        time: Some(Duration::from_millis(time * 10)),
+        // Centiseconds; a number too large for milliseconds saturates.
+        time: Some(Duration::from_millis(time.saturating_mul(10))),
         score: Some(xboard_score(score)),
         bound,
         pv,
@@ -689,6 +690,10 @@ mod tests {
         )
         .unwrap();
         assert!(book.pv.is_empty());
+        // Seen while writing the `engine_lines` fuzz target, confirmed
+        // through it: a time above u64::MAX / 10 centiseconds overflowed.
+        let long = parse_thinking(&pos, " 1 0 18446744073709551615 5 e4").unwrap();
+        assert_eq!(long.time, Some(Duration::from_millis(u64::MAX)));
         assert!(parse_thinking(&pos, "Illegal move: sd 6").is_none());
         assert!(parse_thinking(&pos, "12 x").is_none());
     }
