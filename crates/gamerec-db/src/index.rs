@@ -944,10 +944,27 @@ fn merge(
     Ok(())
 }
 
-/// A byte range of the mapped index file, as fst data.
+/// The bytes of an index: its file mapped, or held in memory.
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// A byte range of the index's bytes, as fst data.
 #[derive(Clone)]
 struct Slice {
-    map: Arc<Mmap>,
+    map: Arc<Bytes>,
     start: usize,
     end: usize,
 }
@@ -960,7 +977,7 @@ impl AsRef<[u8]> for Slice {
 
 /// An opened index (memory-mapped).
 pub struct Index {
-    map: Arc<Mmap>,
+    map: Arc<Bytes>,
     sections: [(usize, usize); SECTIONS],
     games: u64,
     positions: Map<Slice>,
@@ -1029,8 +1046,19 @@ impl Index {
         // SAFETY: the index is immutable once written (builds write a new
         // file and rename it into place); a file truncated under us would
         // fault, as with any mapped reader.
-        let map = Arc::new(unsafe { Mmap::map(&file)? });
-        let bad = |m: String| IndexError::Format(format!("{}: {m}", path.display()));
+        let map = unsafe { Mmap::map(&file)? };
+        Index::from(Bytes::Mapped(map), &path.display().to_string())
+    }
+
+    /// An index held in memory (`name` is used in messages), checked as
+    /// [`Index::open`] checks a file.
+    pub fn from_bytes(bytes: Vec<u8>, name: &str) -> Result<Index, IndexError> {
+        Index::from(Bytes::Owned(bytes), name)
+    }
+
+    fn from(map: Bytes, name: &str) -> Result<Index, IndexError> {
+        let map = Arc::new(map);
+        let bad = |m: String| IndexError::Format(format!("{name}: {m}"));
         let rebuild = "; rebuild it with `gamerec index`";
         if map.len() >= 8 && MAGIC_OLD.iter().any(|m| &map[0..8] == *m) {
             return Err(bad(format!("an index of an older version{rebuild}")));
@@ -1551,6 +1579,35 @@ impl Index {
         }
         t
     }
+}
+
+/// Test support (the fuzz target, corruption tests): rewrites the
+/// checksums of an index's header, its sections' and its own, to match
+/// `bytes`, so that content changed on purpose gets past
+/// [`Index::open`]'s checks to the readers behind them. A section the
+/// header places outside `bytes` keeps its checksum.
+#[doc(hidden)]
+pub fn reseal(bytes: &mut [u8]) {
+    if bytes.len() < HEADER_LEN as usize {
+        return;
+    }
+    let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+    for i in 0..SECTIONS {
+        let (o, l) = (
+            u64_at(bytes, H_TABLE + i * 16),
+            u64_at(bytes, H_TABLE + 8 + i * 16),
+        );
+        let range = o
+            .checked_add(l)
+            .filter(|&end| end <= bytes.len() as u64)
+            .map(|end| o as usize..end as usize);
+        if let Some(range) = range {
+            let sum = checksum(&bytes[range]);
+            bytes[H_SUMS + i * 8..H_SUMS + 8 + i * 8].copy_from_slice(&sum.to_le_bytes());
+        }
+    }
+    let sum = checksum(&bytes[..H_CHECK]);
+    bytes[H_CHECK..H_CHECK + 8].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// `input` after its first `from` bytes (for reading one game at its offset
