@@ -501,19 +501,14 @@ struct OldPostings {
 }
 
 impl OldPostings {
-    fn new(index: Arc<Index>) -> OldPostings {
-        let map = index.positions();
-        let mut keys = Vec::with_capacity(map.len());
-        let mut s = map.stream();
-        while let Some((k, v)) = s.next() {
-            keys.push((u64::from_be_bytes(k.try_into().unwrap_or([0; 8])), v));
-        }
-        OldPostings {
+    fn new(index: Arc<Index>) -> Result<OldPostings, IndexError> {
+        let keys = index.position_keys()?;
+        Ok(OldPostings {
             keys,
             at: 0,
             index,
             buf: Vec::new().into_iter(),
-        }
+        })
     }
 
     fn next(&mut self) -> Option<Entry> {
@@ -610,10 +605,7 @@ fn build_in(
     let mut materials: HashMap<u64, (u32, u32, Vec<u8>)> = HashMap::new();
     if let Some(p) = &previous {
         games_out.write_all(p.section(2))?;
-        let map = p.materials();
-        let mut s = map.stream();
-        while let Some((k, v)) = s.next() {
-            let sig = sig_from_bytes(k);
+        for (sig, v) in p.material_keys()? {
             let games = p.decode_games(v);
             let e = materials.entry(sig).or_insert((0, 0, Vec::new()));
             for g in games {
@@ -724,7 +716,7 @@ fn build_in(
     // Merge the runs (and the old postings) into the positions fst.
     let mut sources: Vec<Source> = Vec::new();
     if let Some(p) = &previous {
-        sources.push(Source::Old(Box::new(OldPostings::new(p.clone()))));
+        sources.push(Source::Old(Box::new(OldPostings::new(p.clone())?)));
     }
     for r in &runs {
         sources.push(Source::Run(BufReader::with_capacity(
@@ -736,11 +728,7 @@ fn build_in(
     sources.push(Source::Memory(std::mem::take(&mut run).into_iter()));
     let mut board_sources: Vec<BoardSource> = Vec::new();
     if let Some(p) = &previous {
-        let mut keys = Vec::with_capacity(p.positions().len());
-        let mut s = p.positions().stream();
-        while let Some((k, _)) = s.next() {
-            keys.push(u64::from_be_bytes(k.try_into().unwrap_or([0; 8])));
-        }
+        let keys = p.position_keys()?.into_iter().map(|(k, _)| k).collect();
         board_sources.push(BoardSource::Old(keys, 0, p.clone()));
     }
     for r in &board_runs {
@@ -978,6 +966,8 @@ impl AsRef<[u8]> for Slice {
 /// An opened index (memory-mapped).
 pub struct Index {
     map: Arc<Bytes>,
+    /// The file's name, for messages.
+    name: String,
     sections: [(usize, usize); SECTIONS],
     games: u64,
     positions: Map<Slice>,
@@ -1036,6 +1026,22 @@ pub struct Totals {
     pub ended: u64,
     /// Games that could not be read (not indexed by position: never here).
     pub unknown_result: u64,
+}
+
+/// Runs `read`, a read of section `section`'s fst, turning a panic into an
+/// error. The fst crate trusts its bytes: damaged nodes make it panic
+/// (an assertion, an index out of bounds). The checksums refuse damage by
+/// accident; a file crafted to pass them is caught here, at each read (a
+/// whole check of the fst when the index is opened would cost a pass over
+/// every key). The panic's own message still goes to stderr, through the
+/// panic hook.
+fn fst_read<T>(name: &str, section: usize, read: impl FnOnce() -> T) -> Result<T, IndexError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|_| {
+        IndexError::Format(format!(
+            "{name}: {} section damaged (its fst cannot be read); rebuild it with `gamerec index`",
+            SECTION_NAMES[section]
+        ))
+    })
 }
 
 impl Index {
@@ -1124,10 +1130,13 @@ impl Index {
             start: sections[i].0,
             end: sections[i].1,
         };
-        let positions = Map::new(slice(0)).map_err(|e| bad(e.to_string()))?;
-        let materials = Map::new(slice(3)).map_err(|e| bad(e.to_string()))?;
+        let map_of =
+            |i: usize| fst_read(name, i, || Map::new(slice(i)))?.map_err(|e| bad(e.to_string()));
+        let positions = map_of(0)?;
+        let materials = map_of(3)?;
         Ok(Index {
             map,
+            name: name.to_owned(),
             sections,
             games,
             positions,
@@ -1211,12 +1220,29 @@ impl Index {
         &self.map[self.sections[i].0..self.sections[i].1]
     }
 
-    fn positions(&self) -> &Map<Slice> {
-        &self.positions
+    /// Every (position key, postings value), in key order.
+    fn position_keys(&self) -> Result<Vec<(u64, u64)>, IndexError> {
+        fst_read(&self.name, 0, || {
+            // The fst's count is read from its bytes: bounded by them.
+            let mut keys = Vec::with_capacity(self.positions.len().min(self.section(0).len()));
+            let mut s = self.positions.stream();
+            while let Some((k, v)) = s.next() {
+                keys.push((u64::from_be_bytes(k.try_into().unwrap_or([0; 8])), v));
+            }
+            keys
+        })
     }
 
-    fn materials(&self) -> &Map<Slice> {
-        &self.materials
+    /// Every (material signature, game postings value), in order.
+    fn material_keys(&self) -> Result<Vec<(u64, u64)>, IndexError> {
+        fst_read(&self.name, 3, || {
+            let mut keys = Vec::with_capacity(self.materials.len().min(self.section(3).len()));
+            let mut s = self.materials.stream();
+            while let Some((k, v)) = s.next() {
+                keys.push((sig_from_bytes(k), v));
+            }
+            keys
+        })
     }
 
     /// Games indexed.
@@ -1429,22 +1455,24 @@ impl Index {
     }
 
     /// The games (0-based) reaching the position, each with the first ply
-    /// it is reached at, in game order.
-    pub fn find(&self, pos: &Chess) -> Vec<(u32, u16)> {
-        match self.positions.get(key(pos).to_be_bytes()) {
-            Some(v) => self.decode(v),
-            None => Vec::new(),
-        }
+    /// it is reached at, in game order. An error when the positions
+    /// section is damaged (see [`IndexError::Format`]).
+    pub fn find(&self, pos: &Chess) -> Result<Vec<(u32, u16)>, IndexError> {
+        let value = fst_read(&self.name, 0, || self.positions.get(key(pos).to_be_bytes()))?;
+        Ok(value.map_or_else(Vec::new, |v| self.decode(v)))
     }
 
     /// Games whose main line may reach a position matching: some material
     /// signature in the game passes `material_ok`, and the game's pawns ever
     /// covered `pawns` (White, Black). A superset: callers verify.
-    pub fn candidates(&self, material_ok: impl Fn(u64) -> bool, pawns: [u64; 2]) -> Vec<u32> {
+    pub fn candidates(
+        &self,
+        material_ok: impl Fn(u64) -> bool,
+        pawns: [u64; 2],
+    ) -> Result<Vec<u32>, IndexError> {
         let mut games: Vec<u32> = Vec::new();
-        let mut s = self.materials.stream();
-        while let Some((k, v)) = s.next() {
-            if material_ok(sig_from_bytes(k)) {
+        for (sig, v) in self.material_keys()? {
+            if material_ok(sig) {
                 games.extend(self.decode_games(v));
             }
         }
@@ -1455,17 +1483,18 @@ impl Index {
                 i.white_pawns & pawns[0] == pawns[0] && i.black_pawns & pawns[1] == pawns[1]
             })
         });
-        games
+        Ok(games)
     }
 
     /// The opening-explorer view of a position: every legal move that some
     /// game played from it (at the ply it first reached it), with counts,
     /// results and average rating, most played first.
-    pub fn tree(&self, pos: &Chess) -> Vec<TreeMove> {
-        self.tree_games(pos, |_| true)
+    pub fn tree(&self, pos: &Chess) -> Result<Vec<TreeMove>, IndexError> {
+        Ok(self
+            .tree_games(pos, |_| true)?
             .into_iter()
             .map(|(t, _)| t)
-            .collect()
+            .collect())
     }
 
     /// [`Index::tree`] over the games `keep` accepts, each move with its
@@ -1474,9 +1503,9 @@ impl Index {
         &self,
         pos: &Chess,
         keep: impl Fn(&GameInfo) -> bool,
-    ) -> Vec<(TreeMove, Vec<u32>)> {
+    ) -> Result<Vec<(TreeMove, Vec<u32>)>, IndexError> {
         let parent: Vec<(u32, u16, GameInfo)> = self
-            .find(pos)
+            .find(pos)?
             .into_iter()
             .filter_map(|(g, p)| {
                 let info = self.game(g).unwrap_or_default();
@@ -1484,7 +1513,7 @@ impl Index {
             })
             .collect();
         if parent.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let mut out = Vec::new();
         let mut moves: Vec<PlyMove> = pos.legal_moves().into_iter().map(PlyMove::Move).collect();
@@ -1496,7 +1525,7 @@ impl Index {
             let Ok(child) = gamerec::model::try_play_ply(pos, m) else {
                 continue;
             };
-            let kids = self.find(&child);
+            let kids = self.find(&child)?;
             // Games in both, the child one ply later.
             let (mut i, mut j) = (0, 0);
             let mut t = TreeMove {
@@ -1546,21 +1575,25 @@ impl Index {
             }
         }
         out.sort_by(|(a, _), (b, _)| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
-        out
+        Ok(out)
     }
 }
 
 impl Index {
     /// Every game reaching the position (at its first ply there), by
     /// result, and how many end there.
-    pub fn totals(&self, pos: &Chess) -> Totals {
+    pub fn totals(&self, pos: &Chess) -> Result<Totals, IndexError> {
         self.totals_of(pos, |_| true)
     }
 
     /// [`Index::totals`] over the games `keep` accepts.
-    pub fn totals_of(&self, pos: &Chess, keep: impl Fn(&GameInfo) -> bool) -> Totals {
+    pub fn totals_of(
+        &self,
+        pos: &Chess,
+        keep: impl Fn(&GameInfo) -> bool,
+    ) -> Result<Totals, IndexError> {
         let mut t = Totals::default();
-        for (g, ply) in self.find(pos) {
+        for (g, ply) in self.find(pos)? {
             let info = self.game(g);
             if !keep(&info.unwrap_or_default()) {
                 continue;
@@ -1577,7 +1610,7 @@ impl Index {
                 t.ended += 1;
             }
         }
-        t
+        Ok(t)
     }
 }
 

@@ -6,7 +6,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use gamerec_db::identity::DbIdentity;
-use gamerec_db::index::{BuildOptions, Index, IndexError, build};
+use gamerec_db::index::{BuildOptions, Index, IndexError, build, reseal};
 use gamerec_testkit::{corpus, temp_dir};
 
 /// xorshift64*: deterministic random numbers.
@@ -140,5 +140,124 @@ fn truncated_and_extended_indexes_are_refused() {
     std::fs::write(&bad, &longer).unwrap();
     let m = Index::open(&bad).unwrap_err().to_string();
     assert!(m.contains("the header describes"), "{m}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A tiny database and its index in `dir`.
+fn build_tiny(dir: &Path) -> (std::path::PathBuf, Vec<u8>, BuildOptions) {
+    let db = dir.join("tiny.pgn");
+    std::fs::write(
+        &db,
+        "[White \"Ann\"]\n[Black \"Bob\"]\n[WhiteElo \"1650\"]\n[Result \"1-0\"]\n\n\
+         1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+         [White \"Cy\"]\n[Black \"Ann\"]\n[Result \"1/2-1/2\"]\n\n1. e4 c5 2. Nf3 d6 1/2-1/2\n",
+    )
+    .unwrap();
+    let out = dir.join("tiny.idx");
+    let opts = BuildOptions {
+        threads: 1,
+        temp_dir: dir.to_path_buf(),
+        run_entries: 1000,
+        database: None,
+        database_path: None,
+        max_game_bytes: gamerec::io::parallel::DEFAULT_MAX_GAME_BYTES,
+    };
+    build(&gamerec::io::Input::file(&db), None, &out, &opts, |_| {}).unwrap();
+    (db, std::fs::read(&out).unwrap(), opts)
+}
+
+/// Found by the `db_index` fuzz target: an index whose checksums were
+/// made to match damaged content (`reseal`) reached the fst crate, which
+/// panicked on a damaged node (`assertion failed: 1 <= nbytes && nbytes
+/// <= 8` in a lookup). Every byte of every section changed, the checksums
+/// rewritten: opening and every query give an answer or an error naming
+/// the damaged section, never a panic.
+#[test]
+fn damage_past_the_checksums_is_an_error_not_a_panic() {
+    let dir = temp_dir("db-resealed");
+    let (_, good, _) = build_tiny(&dir);
+    let mut positions = vec![shakmaty::Chess::default()];
+    for uci in ["e2e4", "e7e5", "d1h5"] {
+        let pos = positions.last().unwrap();
+        let mv = uci
+            .parse::<shakmaty::uci::UciMove>()
+            .unwrap()
+            .to_move(pos)
+            .unwrap();
+        positions.push(shakmaty::Position::play(pos.clone(), mv).unwrap());
+    }
+    let (mut answered, mut damaged) = (0, 0);
+    for section in 0..7 {
+        let (start, len) = (
+            u64_at(&good, 24 + section * 16),
+            u64_at(&good, 32 + section * 16),
+        );
+        for at in start as usize..(start + len) as usize {
+            for flip in [0x01u8, 0x10, 0x80, 0xFF] {
+                let mut bytes = good.clone();
+                bytes[at] ^= flip;
+                reseal(&mut bytes);
+                let Ok(index) = Index::from_bytes(bytes, "tiny.idx") else {
+                    continue;
+                };
+                let queried = (|| -> Result<(), IndexError> {
+                    for pos in &positions {
+                        index.find(pos)?;
+                        index.tree(pos)?;
+                        index.totals(pos)?;
+                    }
+                    index.candidates(|_| true, [0, 0])?;
+                    Ok(())
+                })();
+                match queried {
+                    Ok(()) => answered += 1,
+                    Err(IndexError::Format(m)) => {
+                        assert!(
+                            m.contains("tiny.idx") && m.contains("damaged"),
+                            "{section}: {m}"
+                        );
+                        damaged += 1;
+                    }
+                    Err(e) => panic!("section {section}: byte {at} ^ {flip:#x}: {e}"),
+                }
+            }
+        }
+    }
+    assert!(
+        answered > 0 && damaged > 0,
+        "{answered} answered, {damaged} damaged"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Seen while fixing the test above: the key count an fst states of
+/// itself sized a vector when an index was appended to, so a count of
+/// 2^40 (checksums rewritten) aborted the process for want of memory. It
+/// is bounded by the section's bytes now: appending to such an index gives
+/// an index or an error.
+#[test]
+fn an_fst_stating_a_huge_key_count_is_appended_to_in_bounded_memory() {
+    let dir = temp_dir("db-fst-count");
+    let (db, good, opts) = build_tiny(&dir);
+    for section in [0, 3] {
+        let end = (u64_at(&good, 24 + section * 16) + u64_at(&good, 32 + section * 16)) as usize;
+        let mut bytes = good.clone();
+        // The fst's footer: key count (8 bytes), root address (8), checksum
+        // (4). A count of 2^40 keys: 16 TiB to hold them.
+        bytes[end - 15] = 0x01;
+        reseal(&mut bytes);
+        let index = std::sync::Arc::new(Index::from_bytes(bytes, "huge.idx").unwrap());
+        let out = dir.join("appended.idx");
+        // No bytes after the indexed ones: the old index is all that is merged.
+        let (stats, _) = build(
+            &gamerec::io::Input::file(&db),
+            Some(index),
+            &out,
+            &opts,
+            |_| {},
+        )
+        .unwrap_or_else(|e| panic!("section {section}: {e}"));
+        assert_eq!(stats.games, 2);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -157,7 +157,7 @@ fn find_and_tree_equal_a_full_scan_on_every_corpus_pgn() {
             total_queries += 1;
             let expected = scan(&first, &q);
             assert_eq!(
-                index.find(&q),
+                index.find(&q).unwrap(),
                 expected,
                 "{name}: find {}",
                 gamerec::fen::write_fen(&q, shakmaty::CastlingMode::Standard)
@@ -181,6 +181,7 @@ fn find_and_tree_equal_a_full_scan_on_every_corpus_pgn() {
             }
             let got: BTreeMap<String, u64> = index
                 .tree(&q)
+                .unwrap()
                 .into_iter()
                 .map(|t| (t.san, t.games))
                 .collect();
