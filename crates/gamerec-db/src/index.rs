@@ -487,7 +487,7 @@ impl Source {
                 }
             }
             Source::Memory(it) => Ok(it.next()),
-            Source::Old(o) => Ok(o.next()),
+            Source::Old(o) => o.next(),
         }
     }
 }
@@ -498,6 +498,8 @@ struct OldPostings {
     at: usize,
     index: Arc<Index>,
     buf: std::vec::IntoIter<Entry>,
+    /// Postings read so far (see [`Index::postings_bound`]).
+    read: u64,
 }
 
 impl OldPostings {
@@ -508,15 +510,18 @@ impl OldPostings {
             at: 0,
             index,
             buf: Vec::new().into_iter(),
+            read: 0,
         })
     }
 
-    fn next(&mut self) -> Option<Entry> {
+    fn next(&mut self) -> io::Result<Option<Entry>> {
         loop {
             if let Some(e) = self.buf.next() {
-                return Some(e);
+                return Ok(Some(e));
             }
-            let &(key, value) = self.keys.get(self.at)?;
+            let Some(&(key, value)) = self.keys.get(self.at) else {
+                return Ok(None);
+            };
             self.at += 1;
             let list: Vec<Entry> = self
                 .index
@@ -524,6 +529,10 @@ impl OldPostings {
                 .into_iter()
                 .map(|(game, ply)| Entry { key, game, ply })
                 .collect();
+            self.read += list.len() as u64;
+            if self.read > self.index.postings_bound() {
+                return Err(io::Error::other(self.index.shared_postings(1).to_string()));
+            }
             self.buf = list.into_iter();
         }
     }
@@ -605,8 +614,13 @@ fn build_in(
     let mut materials: HashMap<u64, (u32, u32, Vec<u8>)> = HashMap::new();
     if let Some(p) = &previous {
         games_out.write_all(p.section(2))?;
+        let mut read = 0u64;
         for (sig, v) in p.material_keys()? {
             let games = p.decode_games(v);
+            read += games.len() as u64;
+            if read > p.material_postings_bound() {
+                return Err(p.shared_postings(4));
+            }
             let e = materials.entry(sig).or_insert((0, 0, Vec::new()));
             for g in games {
                 put_varint(&mut e.2, u64::from(g + 1 - e.0));
@@ -1274,18 +1288,20 @@ impl Index {
         out
     }
 
-    /// Calls `f` with each (game, ply) of a postings value.
-    fn for_each_posting(&self, value: u64, mut f: impl FnMut(u32, u16)) {
+    /// Calls `f` with each (game, ply) of a postings value; returns how
+    /// many it read.
+    fn for_each_posting(&self, value: u64, mut f: impl FnMut(u32, u16)) -> u64 {
         if value & SINGLE != 0 {
             f(((value & !SINGLE) >> 16) as u32, value as u16);
-            return;
+            return 1;
         }
         let data = self.section(1);
         let mut at = usize::try_from(value).unwrap_or(usize::MAX);
         let Some(n) = get_varint(data, &mut at) else {
-            return;
+            return 0;
         };
         let mut game = 0u64;
+        let mut read = 0;
         for _ in 0..n {
             let (Some(d), Some(p)) = (get_varint(data, &mut at), get_varint(data, &mut at)) else {
                 break;
@@ -1295,7 +1311,33 @@ impl Index {
             };
             game = g;
             f(game as u32, p as u16);
+            read += 1;
         }
+        read
+    }
+
+    /// The most (game, ply) pairs a scan of every position can read from an
+    /// index that is not damaged: one per pair of the postings section (two
+    /// bytes at least each) and one per position holding its own. A
+    /// crafted file whose positions share a long list would make a scan's
+    /// work (and what it collects) grow with the square of its size: scans
+    /// stop past this bound with [`Index::shared_postings`].
+    fn postings_bound(&self) -> u64 {
+        (self.section(1).len() / 2 + self.boards()) as u64
+    }
+
+    /// The most game numbers a scan of every material signature can read
+    /// (one byte at least each), as [`Index::postings_bound`].
+    fn material_postings_bound(&self) -> u64 {
+        self.section(4).len() as u64
+    }
+
+    /// The error of a scan that read more than its bound from `section`.
+    fn shared_postings(&self, section: usize) -> IndexError {
+        IndexError::Format(format!(
+            "{}: {} section damaged (read more than it holds: lists shared); rebuild it with `gamerec index`",
+            self.name, SECTION_NAMES[section]
+        ))
     }
 
     /// Distinct positions (records of the boards section).
@@ -1362,18 +1404,20 @@ impl Index {
     /// its packed board, see [`Pieces`]), each with the first such ply, in
     /// game order; the boards section is scanned on `threads` threads.
     /// Games with a position that could not be packed (more than 32
-    /// pieces) are in `replay` instead: the caller replays them.
+    /// pieces) are in `replay` instead: the caller replays them. An error
+    /// when the postings are damaged (see [`Index::postings_bound`]).
     pub fn position_games(
         &self,
         test: impl Fn(&[u8; PACKED_LEN]) -> bool + Sync,
         threads: usize,
-    ) -> PositionGames {
+    ) -> Result<PositionGames, IndexError> {
         let data = self.section(S_BOARDS);
         let n = data.len() / BOARD_RECORD;
         let games = usize::try_from(self.games).unwrap_or(0);
         let threads = threads.clamp(1, 64);
         let chunk = n.div_ceil(threads).max(1);
-        let parts: Vec<(Vec<u32>, Vec<u32>)> = std::thread::scope(|s| {
+        let bound = self.postings_bound();
+        let parts: Vec<Option<(Vec<u32>, Vec<u32>)>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
                     let test = &test;
@@ -1382,6 +1426,7 @@ impl Index {
                     s.spawn(move || {
                         let mut best: Vec<u32> = Vec::new();
                         let mut replay = Vec::new();
+                        let mut read = 0u64;
                         for rec in part.chunks_exact(BOARD_RECORD) {
                             let mut board = [0u8; PACKED_LEN];
                             board.copy_from_slice(&rec[..PACKED_LEN]);
@@ -1394,15 +1439,18 @@ impl Index {
                             if best.is_empty() {
                                 best = vec![u32::MAX; games];
                             }
-                            self.for_each_posting(value, |g, p| {
+                            read += self.for_each_posting(value, |g, p| {
                                 if unpacked {
                                     replay.push(g);
                                 } else if let Some(b) = best.get_mut(g as usize) {
                                     *b = (*b).min(u32::from(p));
                                 }
                             });
+                            if read > bound {
+                                return None;
+                            }
                         }
-                        (best, replay)
+                        Some((best, replay))
                     })
                 })
                 .collect();
@@ -1413,7 +1461,10 @@ impl Index {
         });
         let mut best = vec![u32::MAX; games];
         let mut replay = Vec::new();
-        for (b, r) in parts {
+        for part in parts {
+            let Some((b, r)) = part else {
+                return Err(self.shared_postings(1));
+            };
             for (x, y) in best.iter_mut().zip(&b) {
                 *x = (*x).min(*y);
             }
@@ -1427,7 +1478,7 @@ impl Index {
             .filter(|&(g, &p)| p != u32::MAX && replay.binary_search(&(g as u32)).is_err())
             .map(|(g, &p)| (g as u32, p as u16))
             .collect();
-        PositionGames { found, replay }
+        Ok(PositionGames { found, replay })
     }
 
     fn decode_games(&self, value: u64) -> Vec<u32> {
@@ -1474,6 +1525,9 @@ impl Index {
         for (sig, v) in self.material_keys()? {
             if material_ok(sig) {
                 games.extend(self.decode_games(v));
+                if games.len() as u64 > self.material_postings_bound() {
+                    return Err(self.shared_postings(4));
+                }
             }
         }
         games.sort_unstable();

@@ -261,3 +261,77 @@ fn an_fst_stating_a_huge_key_count_is_appended_to_in_bounded_memory() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `good` with some of its sections replaced (index, bytes), the header's
+/// table and checksums rewritten to match.
+fn with_sections(good: &[u8], replaced: &[(usize, Vec<u8>)]) -> Vec<u8> {
+    let mut out = good[..256].to_vec();
+    for section in 0..7 {
+        let (o, l) = (
+            u64_at(good, 24 + section * 16),
+            u64_at(good, 32 + section * 16),
+        );
+        let bytes = match replaced.iter().find(|(i, _)| *i == section) {
+            Some((_, b)) => b.clone(),
+            None => good[o as usize..(o + l) as usize].to_vec(),
+        };
+        let at = out.len() as u64;
+        out[24 + section * 16..32 + section * 16].copy_from_slice(&at.to_le_bytes());
+        out[32 + section * 16..40 + section * 16]
+            .copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+        out.extend_from_slice(&bytes);
+    }
+    reseal(&mut out);
+    out
+}
+
+/// An index whose positions (or material signatures) all point at one
+/// long postings list made every scan read that list once per position:
+/// work and memory grew with the square of the file's size (2,000 boards
+/// on a list of 50,000 games: 10^8 postings read from 160 KB). A scan now
+/// stops once it has read more postings than the section can hold, an
+/// error naming the section.
+#[test]
+fn postings_shared_between_positions_are_an_error_not_quadratic_work() {
+    let dir = temp_dir("db-shared-postings");
+    let (db, good, opts) = build_tiny(&dir);
+    // 50,000 (game delta 0, ply 0) pairs, and 2,000 boards all pointing at them.
+    let mut postings = vec![
+        0x80 | (50_000 & 0x7F) as u8,
+        ((50_000 >> 7) & 0x7F) as u8 | 0x80,
+        (50_000 >> 14) as u8,
+    ];
+    postings.resize(postings.len() + 100_000, 0);
+    let boards: Vec<u8> = (0..2000).flat_map(|_| [0u8; 32]).collect();
+    let shared = with_sections(&good, &[(1, postings), (5, boards)]);
+    let index = Index::from_bytes(shared, "shared.idx").unwrap();
+    for threads in [1, 3] {
+        let m = index
+            .position_games(|_| true, threads)
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("shared.idx: postings section damaged"), "{m}");
+    }
+
+    // Material signatures (two here): every list 127 games long, from 200
+    // bytes.
+    let shared = with_sections(&good, &[(4, vec![0x7F; 200])]);
+    let index = Index::from_bytes(shared, "shared.idx").unwrap();
+    let m = index.candidates(|_| true, [0, 0]).unwrap_err().to_string();
+    assert!(m.contains("material postings section damaged"), "{m}");
+
+    // Appending to an index whose two shared positions' lists overlap.
+    let shared = with_sections(&good, &[(1, vec![0x7F; 240])]);
+    let index = std::sync::Arc::new(Index::from_bytes(shared, "shared.idx").unwrap());
+    let out = dir.join("appended.idx");
+    let e = build(
+        &gamerec::io::Input::file(&db),
+        Some(index),
+        &out,
+        &opts,
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("postings section damaged"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

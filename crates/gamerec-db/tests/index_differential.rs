@@ -248,7 +248,7 @@ fn pattern_sub_fen_and_material_scans_equal_a_full_scan() {
                          expr: Option<Expr>| {
             let want = scan(test);
             for threads in [1, 3] {
-                let got = index.position_games(packed, threads);
+                let got = index.position_games(packed, threads).unwrap();
                 assert!(got.replay.is_empty(), "{name}: {what}");
                 assert_eq!(got.found, want, "{name}: {what}, {threads} threads");
             }

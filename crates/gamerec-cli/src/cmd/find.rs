@@ -319,7 +319,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             };
             // The index's boards scanned with the pattern's masks.
             let matcher = pat.matcher();
-            let found = index.position_games(|b| matcher.test_packed(b), scan_threads);
+            let found = index.position_games(|b| matcher.test_packed(b), scan_threads)?;
             let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
             let (c, exact) = scanned(found);
             (expr, c, exact)
@@ -337,7 +337,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             let found = index.position_games(
                 |b| spec.matches_counts(&Pieces::packed_counts(b)),
                 scan_threads,
-            );
+            )?;
             let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
             let (c, exact) = scanned(found);
             (expr, c, exact)
