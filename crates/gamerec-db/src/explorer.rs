@@ -384,8 +384,9 @@ impl Database {
             f.seek(SeekFrom::Start(info.offset))?;
             f.take(len).read_to_end(&mut buf)?;
         } else if let Some((frame, start, end)) = index.frame_at(info.offset) {
-            // A zstd database of many frames: from the game's frame on.
-            if end - start <= MAX_FRAME && info.offset + len <= end {
+            // A zstd database of many frames: from the game's frame on (a
+            // damaged frame table may name a frame after the game).
+            if start <= info.offset && end - start <= MAX_FRAME && info.offset + len <= end {
                 let bytes = self.frame_bytes(frame, start, end - start)?;
                 let from = usize::try_from(info.offset - start).unwrap_or(usize::MAX);
                 let to = usize::try_from(info.offset - start + len).unwrap_or(usize::MAX);

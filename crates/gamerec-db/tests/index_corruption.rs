@@ -262,6 +262,46 @@ fn an_fst_stating_a_huge_key_count_is_appended_to_in_bounded_memory() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Found by the `db_index` fuzz target: a frame table whose first frame
+/// starts (in the decompressed bytes) after a game's offset made reading
+/// that game from a zstd database subtract past zero (a panic with
+/// overflow checks, bytes from the wrong place without). It reads the
+/// game from the frame's start instead, no panic.
+#[test]
+fn a_frame_table_starting_after_a_game_reads_without_a_panic() {
+    let dir = temp_dir("db-frames-after");
+    let (db, _, opts) = build_tiny(&dir);
+    let text = std::fs::read(&db).unwrap();
+    // Two frames (the first holding game 1), so the index records a frame
+    // table.
+    let zst = dir.join("tiny.pgn.zst");
+    let (a, b) = text.split_at(text.len() - 10);
+    let mut z = zstd::encode_all(a, 3).unwrap();
+    z.extend(zstd::encode_all(b, 3).unwrap());
+    std::fs::write(&zst, z).unwrap();
+    let out = dir.join("zst.idx");
+    let opts = BuildOptions {
+        database_path: Some(zst.clone()),
+        ..opts
+    };
+    build(&gamerec::io::Input::file(&zst), None, &out, &opts, |_| {}).unwrap();
+    let mut bytes = std::fs::read(&out).unwrap();
+    let frames = u64_at(&bytes, 24 + 6 * 16) as usize;
+    assert_eq!(u64_at(&bytes, 32 + 6 * 16), 32, "two frames");
+    // The first frame's decompressed start: 10 bytes after game 1's offset (0).
+    bytes[frames + 8..frames + 16].copy_from_slice(&10u64.to_le_bytes());
+    reseal(&mut bytes);
+    let index = Index::from_bytes(bytes, "zst.idx").unwrap();
+    let database = gamerec_db::explorer::Database::new(&zst).unwrap();
+    let game = database.game_bytes(&index, 0).unwrap().unwrap();
+    assert!(
+        game.starts_with(b"[White"),
+        "{}",
+        String::from_utf8_lossy(&game)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `good` with some of its sections replaced (index, bytes), the header's
 /// table and checksums rewritten to match.
 fn with_sections(good: &[u8], replaced: &[(usize, Vec<u8>)]) -> Vec<u8> {
