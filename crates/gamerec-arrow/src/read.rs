@@ -7,6 +7,7 @@ use std::path::Path;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Date32Type, Int32Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
 use gamerec::model::{Game, GameResult};
 use gamerec::pgn::read_games;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -68,9 +69,29 @@ pub fn games_of_batch(batch: &RecordBatch) -> Result<Vec<(u64, Game)>, Error> {
     let tags = column(batch, "tags")?
         .as_map_opt()
         .ok_or_else(|| Error::Table("tags is not a map".into()))?;
+    // Typed before any row is read: the accessors below panic on another
+    // type, and the table may come from anywhere.
+    let utf8 = |what: &str, t: &DataType| match t {
+        DataType::Utf8 => Ok(()),
+        _ => Err(Error::Table(format!("{what} is {t}, not Utf8"))),
+    };
+    utf8("the tags map's key", tags.keys().data_type())?;
+    utf8("the tags map's value", tags.values().data_type())?;
     let mut tag_arrays = Vec::new();
     for &(name, tag, kind) in &TAG_COLUMNS {
-        tag_arrays.push((tag, kind, column(batch, name)?));
+        let array = column(batch, name)?;
+        let want = match kind {
+            Kind::Text => DataType::Utf8,
+            Kind::Int | Kind::Signed | Kind::Time => DataType::Int32,
+            Kind::Date => DataType::Date32,
+        };
+        if *array.data_type() != want {
+            return Err(Error::Table(format!(
+                "{name} is {}, not {want}",
+                array.data_type()
+            )));
+        }
+        tag_arrays.push((tag, kind, array));
     }
     let mut out = Vec::with_capacity(batch.num_rows());
     let mut text = String::new();
@@ -131,4 +152,52 @@ fn push_tag(text: &mut String, name: &str, value: &str) {
         text.push(c);
     }
     text.push_str("\"]\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int32Array, StringArray};
+
+    use super::*;
+
+    fn batch() -> RecordBatch {
+        let (mut games, _) = read_games(b"[White \"Ann\"]\n[WhiteElo \"1650\"]\n\n1. e4 e5 1-0\n");
+        let mut b = crate::games::GamesBuilder::new();
+        b.append(1, &mut games[0]);
+        b.finish()
+    }
+
+    fn with_column(batch: &RecordBatch, name: &str, array: ArrayRef) -> RecordBatch {
+        let i = batch.schema().index_of(name).unwrap();
+        let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
+        fields[i] = Arc::new(arrow_schema::Field::new(
+            name,
+            array.data_type().clone(),
+            true,
+        ));
+        let mut columns = batch.columns().to_vec();
+        columns[i] = array;
+        RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns).unwrap()
+    }
+
+    /// Seen while writing the `arrow_games` fuzz target: a tag column of
+    /// another type than the games table's (`white` as Int32, `white_elo`
+    /// as Utf8) panicked in the typed accessors; it is an error naming the
+    /// column now.
+    #[test]
+    fn tag_columns_of_another_type_are_errors() {
+        let good = batch();
+        assert_eq!(games_of_batch(&good).unwrap().len(), 1);
+        let cases: [(&str, ArrayRef); 3] = [
+            ("white", Arc::new(Int32Array::from(vec![7]))),
+            ("white_elo", Arc::new(StringArray::from(vec!["1650"]))),
+            ("utc_date", Arc::new(Int32Array::from(vec![7]))),
+        ];
+        for (name, array) in cases {
+            let e = games_of_batch(&with_column(&good, name, array)).unwrap_err();
+            assert!(e.to_string().starts_with(&format!("{name} is ")), "{e}");
+        }
+    }
 }
