@@ -2,6 +2,7 @@
 //! [`crate::TableWriter`] (or any table with the same columns).
 
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use arrow_array::cast::AsArray;
@@ -19,11 +20,14 @@ use crate::write::FileKind;
 
 /// Reads the games of a games table file (Parquet or Arrow IPC, by
 /// extension, else Parquet), calling `each` with every game in row order.
+/// A damaged file is an error, never a panic (see [`decoding`]).
 pub fn for_each_game(path: &Path, mut each: impl FnMut(u64, Game)) -> Result<(), Error> {
-    let file = File::open(path)?;
-    let batches: Box<dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>> =
-        match FileKind::of_path(path) {
+    let mut file = File::open(path)?;
+    let kind = FileKind::of_path(path);
+    let mut batches = decoding(kind, || -> Result<Batches, Error> {
+        Ok(match kind {
             Some(FileKind::ArrowIpc) => {
+                check_ipc_blocks(&mut file)?;
                 Box::new(arrow_ipc::reader::FileReader::try_new(file, None)?)
             }
             _ => Box::new(
@@ -31,13 +35,99 @@ pub fn for_each_game(path: &Path, mut each: impl FnMut(u64, Game)) -> Result<(),
                     .with_batch_size(4096)
                     .build()?,
             ),
-        };
-    for batch in batches {
+        })
+    })?;
+    while let Some(batch) = decoding(kind, || Ok(batches.next()))? {
         for (id, game) in games_of_batch(&batch?)? {
             each(id, game);
         }
     }
     Ok(())
+}
+
+type Batches = Box<dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>>;
+
+/// Checks, before arrow-rs reads an Arrow IPC file, that its footer and
+/// every block (dictionary or record batch) the footer lists lie inside
+/// the file: the reader allocates a block's stated length before reading
+/// it, and unwraps a negative one. So what it allocates is bounded by the
+/// file's size. Leaves the file at its start.
+fn check_ipc_blocks(file: &mut File) -> Result<(), Error> {
+    const TRAILER: u64 = 10; // footer length (4 bytes) and `ARROW1`
+    let damaged = |what: String| Error::Table(format!("damaged Arrow IPC file: {what}"));
+    let len = file.metadata()?.len();
+    if len >= TRAILER {
+        let mut trailer = [0u8; TRAILER as usize];
+        file.seek(SeekFrom::End(-(TRAILER as i64)))?;
+        file.read_exact(&mut trailer)?;
+        let footer_len = arrow_ipc::reader::read_footer_length(trailer)? as u64;
+        let Some(body_end) = len.checked_sub(TRAILER + footer_len) else {
+            return Err(damaged(format!(
+                "a footer of {footer_len} bytes in a file of {len}"
+            )));
+        };
+        let mut footer = vec![0u8; footer_len as usize];
+        file.seek(SeekFrom::Start(body_end))?;
+        file.read_exact(&mut footer)?;
+        let footer = arrow_ipc::root_as_footer(&footer).map_err(|e| {
+            damaged(format!(
+                "its footer: {}",
+                gamerec::excerpt::excerpt(&e.to_string())
+            ))
+        })?;
+        let blocks = [
+            ("dictionary", footer.dictionaries()),
+            ("record batch", footer.recordBatches()),
+        ];
+        for (what, list) in blocks {
+            for (i, b) in list.into_iter().flatten().enumerate() {
+                let end = u64::try_from(b.offset())
+                    .ok()
+                    .zip(u64::try_from(b.metaDataLength()).ok())
+                    .zip(u64::try_from(b.bodyLength()).ok())
+                    .and_then(|((o, m), l)| o.checked_add(m)?.checked_add(l));
+                if end.is_none_or(|end| end > body_end) {
+                    return Err(damaged(format!(
+                        "{what} {} (offset {}, {} + {} bytes) is not inside the file's {body_end} bytes of blocks",
+                        i + 1,
+                        b.offset(),
+                        b.metaDataLength(),
+                        b.bodyLength()
+                    )));
+                }
+            }
+        }
+    }
+    file.seek(SeekFrom::Start(0))?;
+    Ok(())
+}
+
+/// Runs one step of the Arrow IPC or Parquet reader (opening a file, or
+/// decoding its next batch), turning a panic into an error: arrow-rs and
+/// parquet-rs trust some of what a file says (a buffer's offset and length,
+/// for one) and panic on files damaged that way, and a hostile file must
+/// give an error. This `catch_unwind` is the last resort: checking every
+/// structure of both formats first would mean writing those readers again.
+/// The panic's message also goes to stderr, through the panic hook.
+pub(crate) fn decoding<T>(
+    kind: Option<FileKind>,
+    step: impl FnOnce() -> Result<T, Error>,
+) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("no message");
+        let format = match kind {
+            Some(FileKind::ArrowIpc) => "Arrow IPC",
+            _ => "Parquet",
+        };
+        Err(Error::Table(format!(
+            "damaged {format} file: its reader stopped ({})",
+            gamerec::excerpt::excerpt(why)
+        )))
+    })
 }
 
 /// Reads all games of a games table file.
