@@ -44,12 +44,16 @@ pub(crate) struct Part {
     pub problems: Vec<Diagnostic>,
 }
 
-/// The record batches of a Parquet file of games.
+/// The record batches of a Parquet file of games (parquet-rs's panics on a
+/// damaged file are errors, see [`crate::read::decoding`]).
 pub(crate) fn open(path: &Path) -> Result<impl Iterator<Item = Result<RecordBatch, Error>>, Error> {
     let file = File::open(path)?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)?
-        .with_batch_size(ROWS_PER_BATCH)
-        .build()?;
+    let parquet = Some(crate::FileKind::Parquet);
+    let mut reader = crate::read::decoding(parquet, || {
+        Ok(ParquetRecordBatchReaderBuilder::try_new(file)?
+            .with_batch_size(ROWS_PER_BATCH)
+            .build()?)
+    })?;
     let schema = reader.schema();
     if schema.column_with_name("movetext").is_none() {
         return Err(Error::Table(
@@ -58,7 +62,18 @@ pub(crate) fn open(path: &Path) -> Result<impl Iterator<Item = Result<RecordBatc
                 .into(),
         ));
     }
-    Ok(reader.map(|b| b.map_err(Error::from)))
+    // After an error (a panic caught included) the reader is not asked again.
+    let mut failed = false;
+    Ok(std::iter::from_fn(move || {
+        if failed {
+            return None;
+        }
+        let next = crate::read::decoding(parquet, || Ok(reader.next()))
+            .and_then(|b| b.map(|b| b.map_err(Error::from)).transpose())
+            .transpose();
+        failed = matches!(next, Some(Err(_)));
+        next
+    }))
 }
 
 /// A tag column: its tag name and how its values are written.

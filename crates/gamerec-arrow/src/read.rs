@@ -2,11 +2,13 @@
 //! [`crate::TableWriter`] (or any table with the same columns).
 
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Date32Type, Int32Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
 use gamerec::model::{Game, GameResult};
 use gamerec::pgn::read_games;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -18,11 +20,14 @@ use crate::write::FileKind;
 
 /// Reads the games of a games table file (Parquet or Arrow IPC, by
 /// extension, else Parquet), calling `each` with every game in row order.
+/// A damaged file is an error, never a panic (see [`decoding`]).
 pub fn for_each_game(path: &Path, mut each: impl FnMut(u64, Game)) -> Result<(), Error> {
-    let file = File::open(path)?;
-    let batches: Box<dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>> =
-        match FileKind::of_path(path) {
+    let mut file = File::open(path)?;
+    let kind = FileKind::of_path(path);
+    let mut batches = decoding(kind, || -> Result<Batches, Error> {
+        Ok(match kind {
             Some(FileKind::ArrowIpc) => {
+                check_ipc_blocks(&mut file)?;
                 Box::new(arrow_ipc::reader::FileReader::try_new(file, None)?)
             }
             _ => Box::new(
@@ -30,13 +35,99 @@ pub fn for_each_game(path: &Path, mut each: impl FnMut(u64, Game)) -> Result<(),
                     .with_batch_size(4096)
                     .build()?,
             ),
-        };
-    for batch in batches {
+        })
+    })?;
+    while let Some(batch) = decoding(kind, || Ok(batches.next()))? {
         for (id, game) in games_of_batch(&batch?)? {
             each(id, game);
         }
     }
     Ok(())
+}
+
+type Batches = Box<dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>>;
+
+/// Checks, before arrow-rs reads an Arrow IPC file, that its footer and
+/// every block (dictionary or record batch) the footer lists lie inside
+/// the file: the reader allocates a block's stated length before reading
+/// it, and unwraps a negative one. So what it allocates is bounded by the
+/// file's size. Leaves the file at its start.
+fn check_ipc_blocks(file: &mut File) -> Result<(), Error> {
+    const TRAILER: u64 = 10; // footer length (4 bytes) and `ARROW1`
+    let damaged = |what: String| Error::Table(format!("damaged Arrow IPC file: {what}"));
+    let len = file.metadata()?.len();
+    if len >= TRAILER {
+        let mut trailer = [0u8; TRAILER as usize];
+        file.seek(SeekFrom::End(-(TRAILER as i64)))?;
+        file.read_exact(&mut trailer)?;
+        let footer_len = arrow_ipc::reader::read_footer_length(trailer)? as u64;
+        let Some(body_end) = len.checked_sub(TRAILER + footer_len) else {
+            return Err(damaged(format!(
+                "a footer of {footer_len} bytes in a file of {len}"
+            )));
+        };
+        let mut footer = vec![0u8; footer_len as usize];
+        file.seek(SeekFrom::Start(body_end))?;
+        file.read_exact(&mut footer)?;
+        let footer = arrow_ipc::root_as_footer(&footer).map_err(|e| {
+            damaged(format!(
+                "its footer: {}",
+                gamerec::excerpt::excerpt(&e.to_string())
+            ))
+        })?;
+        let blocks = [
+            ("dictionary", footer.dictionaries()),
+            ("record batch", footer.recordBatches()),
+        ];
+        for (what, list) in blocks {
+            for (i, b) in list.into_iter().flatten().enumerate() {
+                let end = u64::try_from(b.offset())
+                    .ok()
+                    .zip(u64::try_from(b.metaDataLength()).ok())
+                    .zip(u64::try_from(b.bodyLength()).ok())
+                    .and_then(|((o, m), l)| o.checked_add(m)?.checked_add(l));
+                if end.is_none_or(|end| end > body_end) {
+                    return Err(damaged(format!(
+                        "{what} {} (offset {}, {} + {} bytes) is not inside the file's {body_end} bytes of blocks",
+                        i + 1,
+                        b.offset(),
+                        b.metaDataLength(),
+                        b.bodyLength()
+                    )));
+                }
+            }
+        }
+    }
+    file.seek(SeekFrom::Start(0))?;
+    Ok(())
+}
+
+/// Runs one step of the Arrow IPC or Parquet reader (opening a file, or
+/// decoding its next batch), turning a panic into an error: arrow-rs and
+/// parquet-rs trust some of what a file says (a buffer's offset and length,
+/// for one) and panic on files damaged that way, and a hostile file must
+/// give an error. This `catch_unwind` is the last resort: checking every
+/// structure of both formats first would mean writing those readers again.
+/// The panic's message also goes to stderr, through the panic hook.
+pub(crate) fn decoding<T>(
+    kind: Option<FileKind>,
+    step: impl FnOnce() -> Result<T, Error>,
+) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("no message");
+        let format = match kind {
+            Some(FileKind::ArrowIpc) => "Arrow IPC",
+            _ => "Parquet",
+        };
+        Err(Error::Table(format!(
+            "damaged {format} file: its reader stopped ({})",
+            gamerec::excerpt::excerpt(why)
+        )))
+    })
 }
 
 /// Reads all games of a games table file.
@@ -68,9 +159,29 @@ pub fn games_of_batch(batch: &RecordBatch) -> Result<Vec<(u64, Game)>, Error> {
     let tags = column(batch, "tags")?
         .as_map_opt()
         .ok_or_else(|| Error::Table("tags is not a map".into()))?;
+    // Typed before any row is read: the accessors below panic on another
+    // type, and the table may come from anywhere.
+    let utf8 = |what: &str, t: &DataType| match t {
+        DataType::Utf8 => Ok(()),
+        _ => Err(Error::Table(format!("{what} is {t}, not Utf8"))),
+    };
+    utf8("the tags map's key", tags.keys().data_type())?;
+    utf8("the tags map's value", tags.values().data_type())?;
     let mut tag_arrays = Vec::new();
     for &(name, tag, kind) in &TAG_COLUMNS {
-        tag_arrays.push((tag, kind, column(batch, name)?));
+        let array = column(batch, name)?;
+        let want = match kind {
+            Kind::Text => DataType::Utf8,
+            Kind::Int | Kind::Signed | Kind::Time => DataType::Int32,
+            Kind::Date => DataType::Date32,
+        };
+        if *array.data_type() != want {
+            return Err(Error::Table(format!(
+                "{name} is {}, not {want}",
+                array.data_type()
+            )));
+        }
+        tag_arrays.push((tag, kind, array));
     }
     let mut out = Vec::with_capacity(batch.num_rows());
     let mut text = String::new();
@@ -131,4 +242,52 @@ fn push_tag(text: &mut String, name: &str, value: &str) {
         text.push(c);
     }
     text.push_str("\"]\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int32Array, StringArray};
+
+    use super::*;
+
+    fn batch() -> RecordBatch {
+        let (mut games, _) = read_games(b"[White \"Ann\"]\n[WhiteElo \"1650\"]\n\n1. e4 e5 1-0\n");
+        let mut b = crate::games::GamesBuilder::new();
+        b.append(1, &mut games[0]);
+        b.finish()
+    }
+
+    fn with_column(batch: &RecordBatch, name: &str, array: ArrayRef) -> RecordBatch {
+        let i = batch.schema().index_of(name).unwrap();
+        let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
+        fields[i] = Arc::new(arrow_schema::Field::new(
+            name,
+            array.data_type().clone(),
+            true,
+        ));
+        let mut columns = batch.columns().to_vec();
+        columns[i] = array;
+        RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns).unwrap()
+    }
+
+    /// Seen while writing the `arrow_games` fuzz target: a tag column of
+    /// another type than the games table's (`white` as Int32, `white_elo`
+    /// as Utf8) panicked in the typed accessors; it is an error naming the
+    /// column now.
+    #[test]
+    fn tag_columns_of_another_type_are_errors() {
+        let good = batch();
+        assert_eq!(games_of_batch(&good).unwrap().len(), 1);
+        let cases: [(&str, ArrayRef); 3] = [
+            ("white", Arc::new(Int32Array::from(vec![7]))),
+            ("white_elo", Arc::new(StringArray::from(vec!["1650"]))),
+            ("utc_date", Arc::new(Int32Array::from(vec![7]))),
+        ];
+        for (name, array) in cases {
+            let e = games_of_batch(&with_column(&good, name, array)).unwrap_err();
+            assert!(e.to_string().starts_with(&format!("{name} is ")), "{e}");
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! each file of `tests/` is a module here. Run one with
 //! `cargo test -p gamerec-arrow --test integration MODULE::`.
 
+mod damaged;
 mod go_tables;
 mod streaming;
 mod tables;

@@ -535,3 +535,22 @@ fn max_file_size_splits_a_dataset_into_parts() {
     assert_eq!(tree(&dir.join("one")), ["part-00000.parquet"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A damaged table (found by the `arrow_games` fuzz target; arrow-rs
+/// panicked on it) is an error naming the file, exit 2, and the output is
+/// not written; the next table is still read.
+#[test]
+fn a_damaged_table_is_an_error_naming_it() {
+    let dir = temp_dir("data-cli-damaged");
+    let damaged = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../gamerec-arrow/tests/data/damaged/ipc-buffer-out-of-range.arrow");
+    let out = dir.join("out.pgn");
+    let (code, _, stderr) = code_and_text(&cli(&["convert", s(&damaged), "-o", s(&out)]).run());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr
+            .contains("ipc-buffer-out-of-range.arrow: damaged Arrow IPC file: its reader stopped"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use shakmaty::Chess;
 
 use crate::eco::{EcoBook, EcoLine};
-use crate::index::{GameInfo, Index, Totals, TreeMove};
+use crate::index::{GameInfo, Index, IndexError, Totals, TreeMove};
 use crate::meta::{Speed, name_hash, parse_month};
 
 /// The lichess rating groups: a group runs from its value to the next.
@@ -218,11 +218,11 @@ pub struct Report {
     pub recent_games: Vec<GameRef>,
 }
 
-/// Explores `pos` in `index`.
-pub fn explore(index: &Index, pos: &Chess, req: &Request) -> Report {
+/// Explores `pos` in `index` (an error when the index is damaged).
+pub fn explore(index: &Index, pos: &Chess, req: &Request) -> Result<Report, IndexError> {
     let keep = req.filters.matcher();
-    let tree = index.tree_games(pos, &keep);
-    let totals = index.totals_of(pos, &keep);
+    let tree = index.tree_games(pos, &keep)?;
+    let totals = index.totals_of(pos, &keep)?;
     // The move a listed game played from the position (each move's games
     // are in order); looked up only for the few games listed.
     let played = |g: u32| {
@@ -233,7 +233,7 @@ pub fn explore(index: &Index, pos: &Chess, req: &Request) -> Report {
     let (mut top, mut recent) = (Vec::new(), Vec::new());
     if req.top_games > 0 || req.recent_games > 0 {
         let all: Vec<(u32, GameInfo)> = index
-            .find(pos)
+            .find(pos)?
             .into_iter()
             .filter_map(|(g, _)| {
                 let info = index.game(g).unwrap_or_default();
@@ -269,13 +269,13 @@ pub fn explore(index: &Index, pos: &Chess, req: &Request) -> Report {
             tree,
         })
         .collect();
-    Report {
+    Ok(Report {
         fen: gamerec::fen::write_fen(pos, shakmaty::CastlingMode::Standard),
         totals,
         moves,
         top_games,
         recent_games,
-    }
+    })
 }
 
 /// The first `n` (at most [`MAX_LIST`]) of the games that have a `key`, in
@@ -384,8 +384,9 @@ impl Database {
             f.seek(SeekFrom::Start(info.offset))?;
             f.take(len).read_to_end(&mut buf)?;
         } else if let Some((frame, start, end)) = index.frame_at(info.offset) {
-            // A zstd database of many frames: from the game's frame on.
-            if end - start <= MAX_FRAME && info.offset + len <= end {
+            // A zstd database of many frames: from the game's frame on (a
+            // damaged frame table may name a frame after the game).
+            if start <= info.offset && end - start <= MAX_FRAME && info.offset + len <= end {
                 let bytes = self.frame_bytes(frame, start, end - start)?;
                 let from = usize::try_from(info.offset - start).unwrap_or(usize::MAX);
                 let to = usize::try_from(info.offset - start + len).unwrap_or(usize::MAX);

@@ -487,7 +487,7 @@ impl Source {
                 }
             }
             Source::Memory(it) => Ok(it.next()),
-            Source::Old(o) => Ok(o.next()),
+            Source::Old(o) => o.next(),
         }
     }
 }
@@ -498,30 +498,30 @@ struct OldPostings {
     at: usize,
     index: Arc<Index>,
     buf: std::vec::IntoIter<Entry>,
+    /// Postings read so far (see [`Index::postings_bound`]).
+    read: u64,
 }
 
 impl OldPostings {
-    fn new(index: Arc<Index>) -> OldPostings {
-        let map = index.positions();
-        let mut keys = Vec::with_capacity(map.len());
-        let mut s = map.stream();
-        while let Some((k, v)) = s.next() {
-            keys.push((u64::from_be_bytes(k.try_into().unwrap_or([0; 8])), v));
-        }
-        OldPostings {
+    fn new(index: Arc<Index>) -> Result<OldPostings, IndexError> {
+        let keys = index.position_keys()?;
+        Ok(OldPostings {
             keys,
             at: 0,
             index,
             buf: Vec::new().into_iter(),
-        }
+            read: 0,
+        })
     }
 
-    fn next(&mut self) -> Option<Entry> {
+    fn next(&mut self) -> io::Result<Option<Entry>> {
         loop {
             if let Some(e) = self.buf.next() {
-                return Some(e);
+                return Ok(Some(e));
             }
-            let &(key, value) = self.keys.get(self.at)?;
+            let Some(&(key, value)) = self.keys.get(self.at) else {
+                return Ok(None);
+            };
             self.at += 1;
             let list: Vec<Entry> = self
                 .index
@@ -529,6 +529,10 @@ impl OldPostings {
                 .into_iter()
                 .map(|(game, ply)| Entry { key, game, ply })
                 .collect();
+            self.read += list.len() as u64;
+            if self.read > self.index.postings_bound() {
+                return Err(io::Error::other(self.index.shared_postings(1).to_string()));
+            }
             self.buf = list.into_iter();
         }
     }
@@ -610,11 +614,13 @@ fn build_in(
     let mut materials: HashMap<u64, (u32, u32, Vec<u8>)> = HashMap::new();
     if let Some(p) = &previous {
         games_out.write_all(p.section(2))?;
-        let map = p.materials();
-        let mut s = map.stream();
-        while let Some((k, v)) = s.next() {
-            let sig = sig_from_bytes(k);
+        let mut read = 0u64;
+        for (sig, v) in p.material_keys()? {
             let games = p.decode_games(v);
+            read += games.len() as u64;
+            if read > p.material_postings_bound() {
+                return Err(p.shared_postings(4));
+            }
             let e = materials.entry(sig).or_insert((0, 0, Vec::new()));
             for g in games {
                 put_varint(&mut e.2, u64::from(g + 1 - e.0));
@@ -724,7 +730,7 @@ fn build_in(
     // Merge the runs (and the old postings) into the positions fst.
     let mut sources: Vec<Source> = Vec::new();
     if let Some(p) = &previous {
-        sources.push(Source::Old(Box::new(OldPostings::new(p.clone()))));
+        sources.push(Source::Old(Box::new(OldPostings::new(p.clone())?)));
     }
     for r in &runs {
         sources.push(Source::Run(BufReader::with_capacity(
@@ -736,11 +742,7 @@ fn build_in(
     sources.push(Source::Memory(std::mem::take(&mut run).into_iter()));
     let mut board_sources: Vec<BoardSource> = Vec::new();
     if let Some(p) = &previous {
-        let mut keys = Vec::with_capacity(p.positions().len());
-        let mut s = p.positions().stream();
-        while let Some((k, _)) = s.next() {
-            keys.push(u64::from_be_bytes(k.try_into().unwrap_or([0; 8])));
-        }
+        let keys = p.position_keys()?.into_iter().map(|(k, _)| k).collect();
         board_sources.push(BoardSource::Old(keys, 0, p.clone()));
     }
     for r in &board_runs {
@@ -944,10 +946,27 @@ fn merge(
     Ok(())
 }
 
-/// A byte range of the mapped index file, as fst data.
+/// The bytes of an index: its file mapped, or held in memory.
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// A byte range of the index's bytes, as fst data.
 #[derive(Clone)]
 struct Slice {
-    map: Arc<Mmap>,
+    map: Arc<Bytes>,
     start: usize,
     end: usize,
 }
@@ -960,7 +979,9 @@ impl AsRef<[u8]> for Slice {
 
 /// An opened index (memory-mapped).
 pub struct Index {
-    map: Arc<Mmap>,
+    map: Arc<Bytes>,
+    /// The file's name, for messages.
+    name: String,
     sections: [(usize, usize); SECTIONS],
     games: u64,
     positions: Map<Slice>,
@@ -1021,6 +1042,22 @@ pub struct Totals {
     pub unknown_result: u64,
 }
 
+/// Runs `read`, a read of section `section`'s fst, turning a panic into an
+/// error. The fst crate trusts its bytes: damaged nodes make it panic
+/// (an assertion, an index out of bounds). The checksums refuse damage by
+/// accident; a file crafted to pass them is caught here, at each read (a
+/// whole check of the fst when the index is opened would cost a pass over
+/// every key). The panic's own message still goes to stderr, through the
+/// panic hook.
+fn fst_read<T>(name: &str, section: usize, read: impl FnOnce() -> T) -> Result<T, IndexError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|_| {
+        IndexError::Format(format!(
+            "{name}: {} section damaged (its fst cannot be read); rebuild it with `gamerec index`",
+            SECTION_NAMES[section]
+        ))
+    })
+}
+
 impl Index {
     /// Opens and maps an index file, checking the header's and every
     /// section's checksum: a damaged index is refused, never read.
@@ -1029,8 +1066,19 @@ impl Index {
         // SAFETY: the index is immutable once written (builds write a new
         // file and rename it into place); a file truncated under us would
         // fault, as with any mapped reader.
-        let map = Arc::new(unsafe { Mmap::map(&file)? });
-        let bad = |m: String| IndexError::Format(format!("{}: {m}", path.display()));
+        let map = unsafe { Mmap::map(&file)? };
+        Index::from(Bytes::Mapped(map), &path.display().to_string())
+    }
+
+    /// An index held in memory (`name` is used in messages), checked as
+    /// [`Index::open`] checks a file.
+    pub fn from_bytes(bytes: Vec<u8>, name: &str) -> Result<Index, IndexError> {
+        Index::from(Bytes::Owned(bytes), name)
+    }
+
+    fn from(map: Bytes, name: &str) -> Result<Index, IndexError> {
+        let map = Arc::new(map);
+        let bad = |m: String| IndexError::Format(format!("{name}: {m}"));
         let rebuild = "; rebuild it with `gamerec index`";
         if map.len() >= 8 && MAGIC_OLD.iter().any(|m| &map[0..8] == *m) {
             return Err(bad(format!("an index of an older version{rebuild}")));
@@ -1096,10 +1144,13 @@ impl Index {
             start: sections[i].0,
             end: sections[i].1,
         };
-        let positions = Map::new(slice(0)).map_err(|e| bad(e.to_string()))?;
-        let materials = Map::new(slice(3)).map_err(|e| bad(e.to_string()))?;
+        let map_of =
+            |i: usize| fst_read(name, i, || Map::new(slice(i)))?.map_err(|e| bad(e.to_string()));
+        let positions = map_of(0)?;
+        let materials = map_of(3)?;
         Ok(Index {
             map,
+            name: name.to_owned(),
             sections,
             games,
             positions,
@@ -1183,12 +1234,29 @@ impl Index {
         &self.map[self.sections[i].0..self.sections[i].1]
     }
 
-    fn positions(&self) -> &Map<Slice> {
-        &self.positions
+    /// Every (position key, postings value), in key order.
+    fn position_keys(&self) -> Result<Vec<(u64, u64)>, IndexError> {
+        fst_read(&self.name, 0, || {
+            // The fst's count is read from its bytes: bounded by them.
+            let mut keys = Vec::with_capacity(self.positions.len().min(self.section(0).len()));
+            let mut s = self.positions.stream();
+            while let Some((k, v)) = s.next() {
+                keys.push((u64::from_be_bytes(k.try_into().unwrap_or([0; 8])), v));
+            }
+            keys
+        })
     }
 
-    fn materials(&self) -> &Map<Slice> {
-        &self.materials
+    /// Every (material signature, game postings value), in order.
+    fn material_keys(&self) -> Result<Vec<(u64, u64)>, IndexError> {
+        fst_read(&self.name, 3, || {
+            let mut keys = Vec::with_capacity(self.materials.len().min(self.section(3).len()));
+            let mut s = self.materials.stream();
+            while let Some((k, v)) = s.next() {
+                keys.push((sig_from_bytes(k), v));
+            }
+            keys
+        })
     }
 
     /// Games indexed.
@@ -1220,18 +1288,20 @@ impl Index {
         out
     }
 
-    /// Calls `f` with each (game, ply) of a postings value.
-    fn for_each_posting(&self, value: u64, mut f: impl FnMut(u32, u16)) {
+    /// Calls `f` with each (game, ply) of a postings value; returns how
+    /// many it read.
+    fn for_each_posting(&self, value: u64, mut f: impl FnMut(u32, u16)) -> u64 {
         if value & SINGLE != 0 {
             f(((value & !SINGLE) >> 16) as u32, value as u16);
-            return;
+            return 1;
         }
         let data = self.section(1);
         let mut at = usize::try_from(value).unwrap_or(usize::MAX);
         let Some(n) = get_varint(data, &mut at) else {
-            return;
+            return 0;
         };
         let mut game = 0u64;
+        let mut read = 0;
         for _ in 0..n {
             let (Some(d), Some(p)) = (get_varint(data, &mut at), get_varint(data, &mut at)) else {
                 break;
@@ -1241,7 +1311,33 @@ impl Index {
             };
             game = g;
             f(game as u32, p as u16);
+            read += 1;
         }
+        read
+    }
+
+    /// The most (game, ply) pairs a scan of every position can read from an
+    /// index that is not damaged: one per pair of the postings section (two
+    /// bytes at least each) and one per position holding its own. A
+    /// crafted file whose positions share a long list would make a scan's
+    /// work (and what it collects) grow with the square of its size: scans
+    /// stop past this bound with [`Index::shared_postings`].
+    fn postings_bound(&self) -> u64 {
+        (self.section(1).len() / 2 + self.boards()) as u64
+    }
+
+    /// The most game numbers a scan of every material signature can read
+    /// (one byte at least each), as [`Index::postings_bound`].
+    fn material_postings_bound(&self) -> u64 {
+        self.section(4).len() as u64
+    }
+
+    /// The error of a scan that read more than its bound from `section`.
+    fn shared_postings(&self, section: usize) -> IndexError {
+        IndexError::Format(format!(
+            "{}: {} section damaged (read more than it holds: lists shared); rebuild it with `gamerec index`",
+            self.name, SECTION_NAMES[section]
+        ))
     }
 
     /// Distinct positions (records of the boards section).
@@ -1308,18 +1404,20 @@ impl Index {
     /// its packed board, see [`Pieces`]), each with the first such ply, in
     /// game order; the boards section is scanned on `threads` threads.
     /// Games with a position that could not be packed (more than 32
-    /// pieces) are in `replay` instead: the caller replays them.
+    /// pieces) are in `replay` instead: the caller replays them. An error
+    /// when the postings are damaged (see [`Index::postings_bound`]).
     pub fn position_games(
         &self,
         test: impl Fn(&[u8; PACKED_LEN]) -> bool + Sync,
         threads: usize,
-    ) -> PositionGames {
+    ) -> Result<PositionGames, IndexError> {
         let data = self.section(S_BOARDS);
         let n = data.len() / BOARD_RECORD;
         let games = usize::try_from(self.games).unwrap_or(0);
         let threads = threads.clamp(1, 64);
         let chunk = n.div_ceil(threads).max(1);
-        let parts: Vec<(Vec<u32>, Vec<u32>)> = std::thread::scope(|s| {
+        let bound = self.postings_bound();
+        let parts: Vec<Option<(Vec<u32>, Vec<u32>)>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
                     let test = &test;
@@ -1328,6 +1426,7 @@ impl Index {
                     s.spawn(move || {
                         let mut best: Vec<u32> = Vec::new();
                         let mut replay = Vec::new();
+                        let mut read = 0u64;
                         for rec in part.chunks_exact(BOARD_RECORD) {
                             let mut board = [0u8; PACKED_LEN];
                             board.copy_from_slice(&rec[..PACKED_LEN]);
@@ -1340,15 +1439,18 @@ impl Index {
                             if best.is_empty() {
                                 best = vec![u32::MAX; games];
                             }
-                            self.for_each_posting(value, |g, p| {
+                            read += self.for_each_posting(value, |g, p| {
                                 if unpacked {
                                     replay.push(g);
                                 } else if let Some(b) = best.get_mut(g as usize) {
                                     *b = (*b).min(u32::from(p));
                                 }
                             });
+                            if read > bound {
+                                return None;
+                            }
                         }
-                        (best, replay)
+                        Some((best, replay))
                     })
                 })
                 .collect();
@@ -1359,7 +1461,10 @@ impl Index {
         });
         let mut best = vec![u32::MAX; games];
         let mut replay = Vec::new();
-        for (b, r) in parts {
+        for part in parts {
+            let Some((b, r)) = part else {
+                return Err(self.shared_postings(1));
+            };
             for (x, y) in best.iter_mut().zip(&b) {
                 *x = (*x).min(*y);
             }
@@ -1373,7 +1478,7 @@ impl Index {
             .filter(|&(g, &p)| p != u32::MAX && replay.binary_search(&(g as u32)).is_err())
             .map(|(g, &p)| (g as u32, p as u16))
             .collect();
-        PositionGames { found, replay }
+        Ok(PositionGames { found, replay })
     }
 
     fn decode_games(&self, value: u64) -> Vec<u32> {
@@ -1401,23 +1506,28 @@ impl Index {
     }
 
     /// The games (0-based) reaching the position, each with the first ply
-    /// it is reached at, in game order.
-    pub fn find(&self, pos: &Chess) -> Vec<(u32, u16)> {
-        match self.positions.get(key(pos).to_be_bytes()) {
-            Some(v) => self.decode(v),
-            None => Vec::new(),
-        }
+    /// it is reached at, in game order. An error when the positions
+    /// section is damaged (see [`IndexError::Format`]).
+    pub fn find(&self, pos: &Chess) -> Result<Vec<(u32, u16)>, IndexError> {
+        let value = fst_read(&self.name, 0, || self.positions.get(key(pos).to_be_bytes()))?;
+        Ok(value.map_or_else(Vec::new, |v| self.decode(v)))
     }
 
     /// Games whose main line may reach a position matching: some material
     /// signature in the game passes `material_ok`, and the game's pawns ever
     /// covered `pawns` (White, Black). A superset: callers verify.
-    pub fn candidates(&self, material_ok: impl Fn(u64) -> bool, pawns: [u64; 2]) -> Vec<u32> {
+    pub fn candidates(
+        &self,
+        material_ok: impl Fn(u64) -> bool,
+        pawns: [u64; 2],
+    ) -> Result<Vec<u32>, IndexError> {
         let mut games: Vec<u32> = Vec::new();
-        let mut s = self.materials.stream();
-        while let Some((k, v)) = s.next() {
-            if material_ok(sig_from_bytes(k)) {
+        for (sig, v) in self.material_keys()? {
+            if material_ok(sig) {
                 games.extend(self.decode_games(v));
+                if games.len() as u64 > self.material_postings_bound() {
+                    return Err(self.shared_postings(4));
+                }
             }
         }
         games.sort_unstable();
@@ -1427,17 +1537,18 @@ impl Index {
                 i.white_pawns & pawns[0] == pawns[0] && i.black_pawns & pawns[1] == pawns[1]
             })
         });
-        games
+        Ok(games)
     }
 
     /// The opening-explorer view of a position: every legal move that some
     /// game played from it (at the ply it first reached it), with counts,
     /// results and average rating, most played first.
-    pub fn tree(&self, pos: &Chess) -> Vec<TreeMove> {
-        self.tree_games(pos, |_| true)
+    pub fn tree(&self, pos: &Chess) -> Result<Vec<TreeMove>, IndexError> {
+        Ok(self
+            .tree_games(pos, |_| true)?
             .into_iter()
             .map(|(t, _)| t)
-            .collect()
+            .collect())
     }
 
     /// [`Index::tree`] over the games `keep` accepts, each move with its
@@ -1446,9 +1557,9 @@ impl Index {
         &self,
         pos: &Chess,
         keep: impl Fn(&GameInfo) -> bool,
-    ) -> Vec<(TreeMove, Vec<u32>)> {
+    ) -> Result<Vec<(TreeMove, Vec<u32>)>, IndexError> {
         let parent: Vec<(u32, u16, GameInfo)> = self
-            .find(pos)
+            .find(pos)?
             .into_iter()
             .filter_map(|(g, p)| {
                 let info = self.game(g).unwrap_or_default();
@@ -1456,7 +1567,7 @@ impl Index {
             })
             .collect();
         if parent.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let mut out = Vec::new();
         let mut moves: Vec<PlyMove> = pos.legal_moves().into_iter().map(PlyMove::Move).collect();
@@ -1468,7 +1579,7 @@ impl Index {
             let Ok(child) = gamerec::model::try_play_ply(pos, m) else {
                 continue;
             };
-            let kids = self.find(&child);
+            let kids = self.find(&child)?;
             // Games in both, the child one ply later.
             let (mut i, mut j) = (0, 0);
             let mut t = TreeMove {
@@ -1518,21 +1629,25 @@ impl Index {
             }
         }
         out.sort_by(|(a, _), (b, _)| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
-        out
+        Ok(out)
     }
 }
 
 impl Index {
     /// Every game reaching the position (at its first ply there), by
     /// result, and how many end there.
-    pub fn totals(&self, pos: &Chess) -> Totals {
+    pub fn totals(&self, pos: &Chess) -> Result<Totals, IndexError> {
         self.totals_of(pos, |_| true)
     }
 
     /// [`Index::totals`] over the games `keep` accepts.
-    pub fn totals_of(&self, pos: &Chess, keep: impl Fn(&GameInfo) -> bool) -> Totals {
+    pub fn totals_of(
+        &self,
+        pos: &Chess,
+        keep: impl Fn(&GameInfo) -> bool,
+    ) -> Result<Totals, IndexError> {
         let mut t = Totals::default();
-        for (g, ply) in self.find(pos) {
+        for (g, ply) in self.find(pos)? {
             let info = self.game(g);
             if !keep(&info.unwrap_or_default()) {
                 continue;
@@ -1549,8 +1664,37 @@ impl Index {
                 t.ended += 1;
             }
         }
-        t
+        Ok(t)
     }
+}
+
+/// Test support (the fuzz target, corruption tests): rewrites the
+/// checksums of an index's header, its sections' and its own, to match
+/// `bytes`, so that content changed on purpose gets past
+/// [`Index::open`]'s checks to the readers behind them. A section the
+/// header places outside `bytes` keeps its checksum.
+#[doc(hidden)]
+pub fn reseal(bytes: &mut [u8]) {
+    if bytes.len() < HEADER_LEN as usize {
+        return;
+    }
+    let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+    for i in 0..SECTIONS {
+        let (o, l) = (
+            u64_at(bytes, H_TABLE + i * 16),
+            u64_at(bytes, H_TABLE + 8 + i * 16),
+        );
+        let range = o
+            .checked_add(l)
+            .filter(|&end| end <= bytes.len() as u64)
+            .map(|end| o as usize..end as usize);
+        if let Some(range) = range {
+            let sum = checksum(&bytes[range]);
+            bytes[H_SUMS + i * 8..H_SUMS + 8 + i * 8].copy_from_slice(&sum.to_le_bytes());
+        }
+    }
+    let sum = checksum(&bytes[..H_CHECK]);
+    bytes[H_CHECK..H_CHECK + 8].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// `input` after its first `from` bytes (for reading one game at its offset

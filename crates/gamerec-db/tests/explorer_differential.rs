@@ -257,7 +257,7 @@ fn filtered_trees_and_games_equal_a_full_scan_on_every_corpus_pgn() {
             };
             for q in &queries {
                 let k = key(q);
-                let report = explore(&index, q, &req);
+                let report = explore(&index, q, &req).unwrap();
                 // The scan.
                 let (mut reached, mut wdb, mut ended) = (0u64, [0u64; 3], 0u64);
                 let mut moves: BTreeMap<String, ([u64; 4], u64, u64)> = BTreeMap::new();

@@ -157,7 +157,7 @@ fn find_and_tree_equal_a_full_scan_on_every_corpus_pgn() {
             total_queries += 1;
             let expected = scan(&first, &q);
             assert_eq!(
-                index.find(&q),
+                index.find(&q).unwrap(),
                 expected,
                 "{name}: find {}",
                 gamerec::fen::write_fen(&q, shakmaty::CastlingMode::Standard)
@@ -181,6 +181,7 @@ fn find_and_tree_equal_a_full_scan_on_every_corpus_pgn() {
             }
             let got: BTreeMap<String, u64> = index
                 .tree(&q)
+                .unwrap()
                 .into_iter()
                 .map(|t| (t.san, t.games))
                 .collect();
@@ -247,7 +248,7 @@ fn pattern_sub_fen_and_material_scans_equal_a_full_scan() {
                          expr: Option<Expr>| {
             let want = scan(test);
             for threads in [1, 3] {
-                let got = index.position_games(packed, threads);
+                let got = index.position_games(packed, threads).unwrap();
                 assert!(got.replay.is_empty(), "{name}: {what}");
                 assert_eq!(got.found, want, "{name}: {what}, {threads} threads");
             }

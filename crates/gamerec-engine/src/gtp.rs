@@ -493,19 +493,14 @@ impl GtpEngine {
         }
         let cmd = format!("final_status_list {status}");
         let answer = self.command_until(&cmd, Instant::now() + Duration::from_secs(120))?;
-        let mut out = Vec::new();
-        for word in answer.split_whitespace() {
-            match parse_vertex(word, self.size) {
-                Some(Some(p)) => out.push(p),
-                _ => {
-                    return Err(EngineError::Protocol(format!(
-                        "{cmd}: {} is not a vertex",
-                        gamerec::excerpt::excerpt(word)
-                    )));
-                }
-            }
-        }
-        Ok(Some(out))
+        parse_vertex_list(&answer, self.size)
+            .map(Some)
+            .map_err(|word| {
+                EngineError::Protocol(format!(
+                    "{cmd}: {} is not a vertex",
+                    gamerec::excerpt::excerpt(word)
+                ))
+            })
     }
 
     /// Runs `lz-analyze`/`kata-analyze` for `budget`, then stops it with a
@@ -546,41 +541,70 @@ impl GtpEngine {
                         }
                         answered = true;
                     }
-                    if let Some(pos) = t.find("info move") {
-                        // The first info of a line is the best move.
-                        let first = t[pos..].split(" info ").next().unwrap_or("");
-                        best = Some(first.to_owned());
+                    if t.contains("info move") {
+                        best = Some(t);
                     }
                 }
             }
         }
-        let info = best.unwrap_or_default();
-        let words: Vec<&str> = info.split_whitespace().collect();
-        let field = |name: &str| {
-            words
-                .iter()
-                .position(|w| *w == name)
-                .and_then(|i| words.get(i + 1))
-                .copied()
-        };
-        let mover_sign = if to_play == Color::Black { 1.0 } else { -1.0 };
-        let winrate = field("winrate")
-            .and_then(|w| w.parse::<f64>().ok())
-            .map(|w| {
-                // Leela Zero gives 0..10000, KataGo 0..1; both for the mover.
-                let w = if w > 1.0 { w / 10000.0 } else { w };
-                if to_play == Color::Black { w } else { 1.0 - w }
-            });
-        let lead = field("scoreLead")
-            .or(field("scoreMean"))
-            .and_then(|s| s.parse::<f64>().ok())
-            .map(|s| s * mover_sign);
-        Ok(GoEvaluation {
-            black_lead: lead,
-            black_winrate: winrate,
-            best: field("move").and_then(|m| parse_genmove(m, self.size)),
+        Ok(parse_analysis(
+            best.as_deref().unwrap_or_default(),
+            to_play,
+            self.size,
             source,
+        ))
+    }
+}
+
+/// Reads the vertices of a `final_status_list` answer; `Err` gives back
+/// the first word that is not a vertex on a `size` board.
+pub fn parse_vertex_list(answer: &str, size: u32) -> std::result::Result<Vec<Point>, &str> {
+    answer
+        .split_whitespace()
+        .map(|word| match parse_vertex(word, size) {
+            Some(Some(p)) => Ok(p),
+            _ => Err(word),
         })
+        .collect()
+}
+
+/// Reads an `lz-analyze`/`kata-analyze` line with `to_play` to move: its
+/// first `info move ...` (the engine's best move), as Black's view.
+pub fn parse_analysis(line: &str, to_play: Color, size: u32, source: &'static str) -> GoEvaluation {
+    // The first info of a line is the best move.
+    let info = line
+        .find("info move")
+        .and_then(|at| line[at..].split(" info ").next())
+        .unwrap_or("");
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let field = |name: &str| {
+        words
+            .iter()
+            .position(|w| *w == name)
+            .and_then(|i| words.get(i + 1))
+            .copied()
+    };
+    let mover_sign = if to_play == Color::Black { 1.0 } else { -1.0 };
+    // Values out of range (negative, not finite, a win rate above 10000)
+    // are no evaluation: they would reach the SGF written (`V`) as is.
+    let winrate = field("winrate")
+        .and_then(|w| w.parse::<f64>().ok())
+        .filter(|w| (0.0..=10_000.0).contains(w))
+        .map(|w| {
+            // Leela Zero gives 0..10000, KataGo 0..1; both for the mover.
+            let w = if w > 1.0 { w / 10000.0 } else { w };
+            if to_play == Color::Black { w } else { 1.0 - w }
+        });
+    let lead = field("scoreLead")
+        .or(field("scoreMean"))
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite())
+        .map(|s| s * mover_sign);
+    GoEvaluation {
+        black_lead: lead,
+        black_winrate: winrate,
+        best: field("move").and_then(|m| parse_genmove(m, size)),
+        source,
     }
 }
 
@@ -890,6 +914,46 @@ mod tests {
         assert_eq!(parse_genmove("pass", 9), Some(GoMove::Pass));
         assert_eq!(parse_genmove("E5", 9), Some(GoMove::Play(Point::new(4, 4))));
         assert_eq!(parse_genmove("E10", 9), None);
+    }
+
+    #[test]
+    fn analysis_lines_read_as_blacks_view() {
+        let line = "info move Q16 visits 120 winrate 5523 scoreLead 1.5 pv Q16 D4 info move D4 winrate 9000";
+        let ev = parse_analysis(line, Color::White, 19, "lz-analyze");
+        assert_eq!(ev.best, Some(GoMove::Play(Point::new(15, 3))));
+        assert!((ev.black_winrate.unwrap() - 0.4477).abs() < 1e-9);
+        assert_eq!(ev.black_lead, Some(-1.5));
+        let kata = parse_analysis(
+            "info move pass winrate 0.25 scoreMean -3",
+            Color::Black,
+            9,
+            "k",
+        );
+        assert_eq!(
+            (kata.best, kata.black_winrate, kata.black_lead),
+            (Some(GoMove::Pass), Some(0.25), Some(-3.0))
+        );
+        assert_eq!(
+            parse_vertex_list(" D4 q16\nK10 ", 19),
+            Ok(vec![Point::new(3, 15), Point::new(15, 3), Point::new(9, 9)])
+        );
+        assert_eq!(parse_vertex_list("D4 Z99", 19), Err("Z99"));
+    }
+
+    /// Found by the `engine_lines` fuzz target: a win rate or lead out of
+    /// range (negative, above 10000, NaN, infinite) was kept, and `gamerec
+    /// sgf analyze` wrote it into the game (`V[NaN]`, "Black wins -452 %").
+    #[test]
+    fn analysis_values_out_of_range_are_no_evaluation() {
+        for line in [
+            "info move D4 winrate -4.5233 scoreLead NaN",
+            "info move D4 winrate 10000.5 scoreLead inf",
+            "info move D4 winrate NaN scoreMean -inf",
+        ] {
+            let ev = parse_analysis(line, Color::Black, 19, "lz-analyze");
+            assert_eq!((ev.black_winrate, ev.black_lead), (None, None), "{line}");
+            assert_eq!(ev.best, Some(GoMove::Play(Point::new(3, 15))));
+        }
     }
 
     #[test]

@@ -83,7 +83,7 @@ impl Run {
                 .or_else(|| {
                     first(&rec, "acs")
                         .and_then(|v| v.parse::<u64>().ok())
-                        .map(|s| s * 1000)
+                        .and_then(|s| s.checked_mul(1000))
                 });
             let solution_ms = first(&rec, "sltm").and_then(|v| v.parse().ok()).or(time_ms);
             let sts_points = pm.as_ref().and_then(|p| sts_points(&rec, strip_suffix(p)));
@@ -151,8 +151,8 @@ impl Run {
                     .map_or(r.suite.as_str(), |(_, t)| t)
                     .to_string();
                 let e = m.entry(theme).or_default();
-                e.0 += p;
-                e.1 += 100;
+                e.0 = e.0.saturating_add(p);
+                e.1 = e.1.saturating_add(100);
             }
         }
         m.into_iter().map(|(k, (a, b))| (k, a, b)).collect()
@@ -182,7 +182,8 @@ fn sts_points(rec: &EpdRecord, pm: &str) -> Option<u32> {
         let (mv, pts) = part.trim().split_once('=')?;
         any = true;
         if strip_suffix(mv.trim()) == pm {
-            return pts.trim().parse().ok();
+            // Out of 100: more is no STS score.
+            return pts.trim().parse().ok().filter(|&p| p <= 100);
         }
     }
     any.then_some(0)
@@ -204,6 +205,21 @@ mod tests {
         assert_eq!(run.suites(), vec![("T".into(), 1, 2), ("U".into(), 0, 1)]);
         assert_eq!(run.records[2].time_ms, Some(1000));
         assert_eq!(run.records[0].solution_ms, Some(5));
+    }
+
+    /// Seen while writing the `engine_lines` fuzz target, confirmed through
+    /// it: `acs` seconds too many for milliseconds, and STS points of
+    /// 2^32 - 1 summed per theme, overflowed (a panic in `gamerec report`).
+    #[test]
+    fn numbers_too_large_are_no_values() {
+        let text = "6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8; pm Ra8; id \"S) x.1\"; acs 18446744073709552; c0 \"Ra8=4294967295\";\n\
+                    6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8; pm Ra8; id \"S) x.2\"; c0 \"Ra8=100\";\n\
+                    6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8; pm Ra8; id \"S) x.3\"; c0 \"Ra8=101\";\n";
+        let run = Run::parse("x", text);
+        assert_eq!(run.records[0].time_ms, None);
+        let points: Vec<_> = run.records.iter().map(|r| r.sts_points).collect();
+        assert_eq!(points, [None, Some(100), None]);
+        assert_eq!(run.sts_themes(), vec![("x".into(), 100, 100)]);
     }
 
     #[test]

@@ -8,6 +8,10 @@ use std::time::Duration;
 
 use shakmaty::Move;
 
+/// The furthest mate (in moves) an EPD `ce` value tells apart from
+/// centipawns: `32767 - (2 × 383 - 1)` = 32002.
+const MAX_CE_MATE: i32 = 383;
+
 /// A search score from the point of view of the side to move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Score {
@@ -20,12 +24,14 @@ pub enum Score {
 
 impl Score {
     /// The EPD `ce` value (spec 6.7): centipawns clamped to ±32000, mates
-    /// encoded as `32767 - plies` / `-32767 + plies`.
+    /// encoded as `32767 - plies` / `-32767 + plies`. A mate further than
+    /// the encoding reaches (383 moves; engines print any number) is
+    /// written as the furthest it can say.
     pub fn to_ce(self) -> i32 {
         match self {
             Score::Cp(cp) => cp.clamp(-32000, 32000),
-            Score::Mate(n) if n > 0 => 32767 - (2 * n - 1),
-            Score::Mate(n) => -32767 + 2 * (-n),
+            Score::Mate(n) if n > 0 => 32767 - (2 * n.min(MAX_CE_MATE) - 1),
+            Score::Mate(n) => -32767 + 2 * -(n.max(-MAX_CE_MATE)),
         }
     }
 
@@ -437,6 +443,18 @@ mod tests {
             Score::Cp(-45),
         ] {
             assert_eq!(Score::from_ce(s.to_ce()), s);
+        }
+    }
+
+    /// Seen while writing the `engine_lines` fuzz target, confirmed through
+    /// it: `info score mate 2147483647` (or `-2147483648`) overflowed in
+    /// `to_ce`, a panic when the analysis verbs wrote `ce`.
+    #[test]
+    fn ce_of_any_mate_is_a_mate_ce() {
+        for n in [i32::MAX, 384, 383, -383, -384, i32::MIN] {
+            let ce = Score::Mate(n).to_ce();
+            assert!(ce.abs() > 32000, "{n}: {ce}");
+            assert_eq!(Score::from_ce(ce), Score::Mate(n.clamp(-383, 383)), "{n}");
         }
     }
 

@@ -158,7 +158,10 @@ impl UciEngine {
     }
 }
 
-fn parse_option(rest: &str) -> Option<UciOption> {
+/// Reads the words after `option ` of an `option` line the engine
+/// announced (`name NAME type KIND [default VALUE] [min ..] [max ..] [var
+/// ..]`); `None` when it has no `name` or `type`.
+pub fn parse_option(rest: &str) -> Option<UciOption> {
     let rest = rest.strip_prefix("name ")?;
     let (name, after) = rest.split_once(" type ")?;
     let mut words = after.split_whitespace();
@@ -281,6 +284,32 @@ pub fn parse_info(pos: &Chess, rest: &str) -> Info {
         i += 1;
     }
     info
+}
+
+/// Reads the words after `bestmove` in the searched position: the best
+/// move (`None` for `(none)`, `0000`, `none`, `NULL` or nothing) and the
+/// `ponder` move when it is legal after it. `Err` gives back a best move
+/// that is no legal move.
+pub fn parse_bestmove<'a>(
+    pos: &Chess,
+    rest: &'a str,
+) -> std::result::Result<(Option<Move>, Option<Move>), &'a str> {
+    let mut words = rest.split_whitespace();
+    let best = words.next().unwrap_or("(none)");
+    let best_move = if matches!(best, "(none)" | "0000" | "none" | "NULL") {
+        None
+    } else {
+        Some(read_uci_pv(pos, [best]).first().copied().ok_or(best)?)
+    };
+    let ponder = match (words.next(), words.next(), best_move) {
+        (Some("ponder"), Some(p), Some(b)) => {
+            let mut after = pos.clone();
+            after.play_unchecked(b);
+            read_uci_pv(&after, [p]).first().copied()
+        }
+        _ => None,
+    };
+    Ok((best_move, ponder))
 }
 
 const INFO_KEYWORDS: &[&str] = &[
@@ -445,26 +474,12 @@ impl Engine for UciEngine {
                         merge_info(&mut summary, &info);
                         on_info(&info);
                     } else if let Some(rest) = line.strip_prefix("bestmove") {
-                        let mut words = rest.split_whitespace();
-                        let best = words.next().unwrap_or("(none)");
-                        let best_move = if matches!(best, "(none)" | "0000" | "none" | "NULL") {
-                            None
-                        } else {
-                            Some(read_uci_pv(&pos, [best]).first().copied().ok_or_else(|| {
-                                EngineError::IllegalMove {
-                                    mv: best.to_owned(),
-                                    engine: self.name.clone(),
-                                }
-                            })?)
-                        };
-                        let ponder = match (words.next(), words.next(), best_move) {
-                            (Some("ponder"), Some(p), Some(b)) => {
-                                let mut after = pos.clone();
-                                after.play_unchecked(b);
-                                read_uci_pv(&after, [p]).first().copied()
+                        let (best_move, ponder) = parse_bestmove(&pos, rest).map_err(|best| {
+                            EngineError::IllegalMove {
+                                mv: best.to_owned(),
+                                engine: self.name.clone(),
                             }
-                            _ => None,
-                        };
+                        })?;
                         if summary.pv.first() != best_move.as_ref() {
                             summary.pv = best_move.into_iter().collect();
                         }

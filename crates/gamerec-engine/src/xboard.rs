@@ -124,7 +124,10 @@ pub fn parse_features(rest: &str) -> Vec<(String, String)> {
             }
             &rest[vstart..i]
         };
-        out.push((name.to_string(), value.to_string()));
+        // `=value` with no name is no feature (nothing to accept or reject).
+        if !name.is_empty() {
+            out.push((name.to_string(), value.to_string()));
+        }
     }
     out
 }
@@ -192,7 +195,8 @@ pub fn parse_thinking(pos: &Chess, line: &str) -> Option<Info> {
         seldepth,
         nodes: Some(nodes),
         nps: None,
-        time: Some(Duration::from_millis(time * 10)),
+        // Centiseconds; a number too large for milliseconds saturates.
+        time: Some(Duration::from_millis(time.saturating_mul(10))),
         score: Some(xboard_score(score)),
         bound,
         pv,
@@ -638,6 +642,16 @@ mod tests {
         );
     }
 
+    /// Found by the `engine_lines` fuzz target: `=1` (a value with no
+    /// name) gave a feature named "", answered `rejected ` with no name.
+    #[test]
+    fn a_value_without_a_name_is_no_feature() {
+        assert_eq!(
+            parse_features(r#"ping=1 =1 ="a b" done=1"#),
+            [("ping".into(), "1".into()), ("done".into(), "1".into())]
+        );
+    }
+
     #[test]
     fn recognises_mate_conventions() {
         assert_eq!(xboard_score(100001), Score::Mate(1)); // protocol (Fairy-Max)
@@ -676,6 +690,10 @@ mod tests {
         )
         .unwrap();
         assert!(book.pv.is_empty());
+        // Seen while writing the `engine_lines` fuzz target, confirmed
+        // through it: a time above u64::MAX / 10 centiseconds overflowed.
+        let long = parse_thinking(&pos, " 1 0 18446744073709551615 5 e4").unwrap();
+        assert_eq!(long.time, Some(Duration::from_millis(u64::MAX)));
         assert!(parse_thinking(&pos, "Illegal move: sd 6").is_none());
         assert!(parse_thinking(&pos, "12 x").is_none());
     }

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use gamerec_db::eco::EcoBook;
 use gamerec_db::explorer::{self, Database, Filters, MAX_LIST, Request};
-use gamerec_db::index::Index;
+use gamerec_db::index::{Index, IndexError};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Response, StatusCode};
@@ -244,18 +244,24 @@ impl Explorer {
             return Answer::json(200, body);
         }
         match self.explore_json(params) {
-            Ok(s) => {
+            Ok(Ok(s)) => {
                 self.answers
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .keep(key, s.clone());
                 Answer::json(200, s)
             }
+            Ok(Err(e)) => Answer::error(500, &e.to_string()),
             Err(e) => Answer::error(400, &e),
         }
     }
 
-    fn explore_json(&self, params: &[(String, String)]) -> Result<String, String> {
+    /// The JSON answer; `Err` for a bad question, `Ok(Err)` when the index
+    /// cannot answer it (damaged).
+    fn explore_json(
+        &self,
+        params: &[(String, String)],
+    ) -> Result<Result<String, IndexError>, String> {
         let mut fen = None;
         let mut play = String::new();
         let mut req = Request::default();
@@ -292,11 +298,14 @@ impl Explorer {
         let moves: Vec<&str> = play.split(',').filter(|m| !m.is_empty()).collect();
         let line = explorer::play(&start, &moves)?;
         let pos = line.last().cloned().unwrap_or_default();
-        let report = explorer::explore(&self.index, &pos, &req);
+        let report = match explorer::explore(&self.index, &pos, &req) {
+            Ok(r) => r,
+            Err(e) => return Ok(Err(e)),
+        };
         let opening = self.book.as_ref().and_then(|b| explorer::opening(b, &line));
-        Ok(explorer::report_json(&report, opening, &mut |g| {
+        Ok(Ok(explorer::report_json(&report, opening, &mut |g| {
             self.names(g)
-        }))
+        })))
     }
 
     /// The White and Black names of game `g` (0-based).

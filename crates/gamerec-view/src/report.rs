@@ -12,8 +12,14 @@ pub fn text_summary(runs: &[Run]) -> String {
     let mut s = String::new();
     for run in runs {
         let (solved, judged) = run.score();
-        let nodes: u64 = run.records.iter().filter_map(|r| r.nodes).sum();
-        let ms: u64 = run.records.iter().filter_map(|r| r.time_ms).sum();
+        // Saturating: the numbers come from a file, any size.
+        let total = |f: fn(&ResultRecord) -> Option<u64>| {
+            run.records
+                .iter()
+                .filter_map(f)
+                .fold(0u64, u64::saturating_add)
+        };
+        let (nodes, ms) = (total(|r| r.nodes), total(|r| r.time_ms));
         let _ = writeln!(
             s,
             "{}: {solved}/{judged} solved ({:.1}%), {} nodes, {:.1} s",
@@ -27,7 +33,9 @@ pub fn text_summary(runs: &[Run]) -> String {
         }
         let themes = run.sts_themes();
         if !themes.is_empty() {
-            let (a, b) = themes.iter().fold((0, 0), |(x, y), t| (x + t.1, y + t.2));
+            let (a, b) = themes.iter().fold((0u32, 0u32), |(x, y), t| {
+                (x.saturating_add(t.1), y.saturating_add(t.2))
+            });
             let _ = writeln!(s, "  STS score {a}/{b}");
         }
         let missed: Vec<&str> = run
@@ -512,6 +520,19 @@ mod tests {
 6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8+; id "T.2"; pm Kf2; acn 5000; acms 900; solved 0;
 6k1/8/8/8/8/8/8/R5K1 w - - am Kf2; id "U.1"; pm Kf2; acn 10; acs 1;
 "#;
+
+    /// Seen while writing the `engine_lines` fuzz target, confirmed through
+    /// it: nodes and times of a run's records, each a valid EPD integer,
+    /// overflowed when summed (a panic in `gamerec report`).
+    #[test]
+    fn sums_of_large_numbers_saturate() {
+        let line = "6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8; pm Ra8; acn 9223372036854775807; acms 9223372036854775807;\n";
+        let run = Run::parse("big", &line.repeat(3));
+        assert_eq!(run.records.len(), 3);
+        let text = text_summary(std::slice::from_ref(&run));
+        assert!(text.contains(&format!("{} nodes", u64::MAX)), "{text}");
+        let _ = html_report("big", &[run]);
+    }
 
     #[test]
     fn summarises_runs() {

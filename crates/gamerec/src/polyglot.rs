@@ -955,7 +955,8 @@ impl Book {
 }
 
 /// The legal move of `pos` an entry's move field stands for (castling is
-/// written as the king moving onto its own rook, `e1h1`).
+/// written as the king moving onto its own rook, `e1h1`, with no
+/// promotion).
 pub fn decode_move(pos: &Chess, raw: u16) -> Option<Move> {
     let square = |bits: u16| {
         Square::from_coords(
@@ -974,7 +975,7 @@ pub fn decode_move(pos: &Chess, raw: u16) -> Option<Move> {
         _ => return None,
     };
     pos.legal_moves().into_iter().find(|m| match m {
-        Move::Castle { king, rook } => *king == from && *rook == to,
+        Move::Castle { king, rook } => *king == from && *rook == to && promotion.is_none(),
         _ => m.from() == Some(from) && m.to() == to && m.promotion() == promotion,
     })
 }
@@ -1114,5 +1115,27 @@ mod tests {
         let d4 = book.walk(&start, 1, |_| 3);
         assert_eq!(d4[0].to(), Square::D4);
         assert!(Book::read(&bytes[..17]).is_err());
+    }
+
+    /// Found by the `polyglot_book` fuzz target: a castling field with
+    /// promotion bits (`e1h1` promoting to a bishop) decoded to castling,
+    /// so the move written back differed from the entry's.
+    #[test]
+    fn castling_with_promotion_bits_is_no_move() {
+        let pos: Chess = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let castle = "e1h1".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        let raw = encode_move(&castle);
+        assert_eq!(decode_move(&pos, raw), Some(castle));
+        for promotion in 1..=7u16 {
+            assert_eq!(
+                decode_move(&pos, promotion << 12 | raw),
+                None,
+                "{promotion}"
+            );
+        }
     }
 }

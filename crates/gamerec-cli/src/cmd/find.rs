@@ -217,7 +217,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             top_games: args.top_games,
             recent_games: args.recent_games,
         };
-        let report = explore(&index, &pos, &req);
+        let report = explore(&index, &pos, &req)?;
         if args.to == Some(Format::Json) {
             // The lichess opening explorer's shape (gamerec_db::explorer).
             let book = args.eco_file.as_deref().map(load_eco).transpose()?;
@@ -296,7 +296,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             };
             let text = gamerec::fen::write_fen(&pos, shakmaty::CastlingMode::Standard);
             let found = index
-                .find(&pos)
+                .find(&pos)?
                 .into_iter()
                 .map(|(g, p)| (g, Some(p)))
                 .collect();
@@ -319,7 +319,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             };
             // The index's boards scanned with the pattern's masks.
             let matcher = pat.matcher();
-            let found = index.position_games(|b| matcher.test_packed(b), scan_threads);
+            let found = index.position_games(|b| matcher.test_packed(b), scan_threads)?;
             let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
             let (c, exact) = scanned(found);
             (expr, c, exact)
@@ -337,7 +337,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
             let found = index.position_games(
                 |b| spec.matches_counts(&Pieces::packed_counts(b)),
                 scan_threads,
-            );
+            )?;
             let expr = Expr::Atom(Atom::new(name, Op::Eq, text).map_err(anyhow::Error::msg)?);
             let (c, exact) = scanned(found);
             (expr, c, exact)
