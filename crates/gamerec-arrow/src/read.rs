@@ -95,10 +95,76 @@ fn check_ipc_blocks(file: &mut File) -> Result<(), Error> {
                         b.bodyLength()
                     )));
                 }
+                check_compressed_lengths(file, b, what, i + 1).map_err(damaged)?;
             }
         }
     }
     file.seek(SeekFrom::Start(0))?;
+    Ok(())
+}
+
+/// The largest buffer a compressed block of a games table may say it
+/// decompresses to (arrow-rs reserves what it says before decompressing).
+const MAX_DECOMPRESSED: i64 = 1 << 32;
+
+/// Checks the length each compressed buffer of block `b` (inside the file,
+/// checked) states for its decompressed bytes: arrow-rs reserves it before
+/// decompressing, and a length no machine can reserve aborts the process.
+fn check_compressed_lengths(
+    file: &mut File,
+    b: &arrow_ipc::Block,
+    what: &str,
+    number: usize,
+) -> Result<(), String> {
+    let (offset, meta) = (b.offset() as u64, b.metaDataLength() as u64);
+    let mut header = vec![0u8; meta as usize];
+    let io = |e: std::io::Error| e.to_string();
+    file.seek(SeekFrom::Start(offset)).map_err(io)?;
+    file.read_exact(&mut header).map_err(io)?;
+    // A continuation marker (0xFFFFFFFF) and a length, or (older files)
+    // the length alone, then the message.
+    let skip = if header.starts_with(&[0xff; 4]) { 8 } else { 4 };
+    let Some(message) = header.get(skip..) else {
+        return Err(format!("{what} {number}: a header of {meta} bytes"));
+    };
+    let Ok(message) = arrow_ipc::root_as_message(message) else {
+        // arrow-rs reads the message again and reports it.
+        return Ok(());
+    };
+    let batch = message
+        .header_as_record_batch()
+        .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));
+    let Some(batch) = batch else {
+        return Ok(());
+    };
+    if batch.compression().is_none() {
+        return Ok(());
+    }
+    for buffer in batch.buffers().into_iter().flatten() {
+        if buffer.length() < 8 {
+            continue;
+        }
+        // A buffer outside its block is arrow-rs's to report.
+        let block_end = offset + meta + b.bodyLength() as u64;
+        let Some(at) = u64::try_from(buffer.offset())
+            .ok()
+            .and_then(|o| (offset + meta).checked_add(o))
+            .filter(|at| at.checked_add(8).is_some_and(|end| end <= block_end))
+        else {
+            continue;
+        };
+        let mut stated = [0u8; 8];
+        file.seek(SeekFrom::Start(at)).map_err(io)?;
+        if file.read_exact(&mut stated).is_err() {
+            continue;
+        }
+        let stated = i64::from_le_bytes(stated);
+        if stated != -1 && !(0..=MAX_DECOMPRESSED).contains(&stated) {
+            return Err(format!(
+                "{what} {number}: a compressed buffer says it holds {stated} bytes"
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -14,7 +14,7 @@ fn damaged(name: &str) -> PathBuf {
 }
 
 /// (file, what its error says, what the reader did before).
-const CASES: [(&str, &str); 3] = [
+const CASES: [(&str, &str); 5] = [
     // A record batch block of negative length (arrow-ipc unwrapped it),
     // checked against the file before the reader sees it.
     (
@@ -22,10 +22,25 @@ const CASES: [(&str, &str); 3] = [
         "damaged Arrow IPC file: record batch 1",
     ),
     // A buffer past its batch's body (arrow-buffer's `slice_with_length`
-    // asserted), caught around the reader.
+    // asserted); its stated decompressed length is out of bounds too, and
+    // that is checked first.
     (
         "ipc-buffer-out-of-range.arrow",
+        "damaged Arrow IPC file: record batch 1: a compressed buffer says it holds",
+    ),
+    // A slice past its buffer (arrow-buffer asserted), caught around the
+    // reader.
+    (
+        "ipc-slice-past-buffer.arrow",
         "damaged Arrow IPC file: its reader stopped",
+    ),
+    // A zstd buffer stating 6e18 bytes decompressed (arrow-ipc reserved
+    // them first: the allocation failed and the process aborted), found by
+    // mutating a table gamerec wrote; each compressed buffer's stated
+    // length is checked before the reader sees it.
+    (
+        "ipc-decompressed-length.arrow",
+        "damaged Arrow IPC file: record batch 1: a compressed buffer says it holds 6062123479785275392 bytes",
     ),
     // Column metadata not matching the schema (parquet's metadata reader
     // indexed past it), caught around the reader.
