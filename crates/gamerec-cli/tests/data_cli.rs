@@ -542,15 +542,22 @@ fn max_file_size_splits_a_dataset_into_parts() {
 #[test]
 fn a_damaged_table_is_an_error_naming_it() {
     let dir = temp_dir("data-cli-damaged");
-    let damaged = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../gamerec-arrow/tests/data/damaged/ipc-buffer-out-of-range.arrow");
-    let out = dir.join("out.pgn");
-    let (code, _, stderr) = code_and_text(&cli(&["convert", s(&damaged), "-o", s(&out)]).run());
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr
-            .contains("ipc-buffer-out-of-range.arrow: damaged Arrow IPC file: its reader stopped"),
-        "{stderr}"
-    );
-    assert!(!out.exists());
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../gamerec-arrow/tests/data/damaged");
+    for (name, said) in [
+        ("ipc-slice-past-buffer.arrow", "its reader stopped"),
+        (
+            "ipc-decompressed-length.arrow",
+            "record batch 1: a compressed buffer says it holds",
+        ),
+    ] {
+        let damaged = data.join(name);
+        let out = dir.join("out.pgn");
+        let (code, _, stderr) = code_and_text(&cli(&["convert", s(&damaged), "-o", s(&out)]).run());
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains(&format!("{name}: damaged Arrow IPC file: {said}")),
+            "{stderr}"
+        );
+        assert!(!out.exists());
+    }
 }
