@@ -49,7 +49,10 @@ fuzz_target!(|data: &[u8]| {
         let mut games = 0u64;
         let _ = gamerec_arrow::read::for_each_game(&path, |_, game| {
             games += 1;
-            let _ = gamerec::pgn::writer::export_string(&game, &Default::default());
+            std::hint::black_box(gamerec::pgn::writer::export_string(
+                &game,
+                &Default::default(),
+            ));
         });
     }
     let path = dir().join("t.parquet");

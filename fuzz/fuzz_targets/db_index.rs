@@ -13,13 +13,15 @@
 //! candidates are in the index. Run it with `ASAN_OPTIONS=detect_leaks=0`
 //! (the boards scan's threads may still be ending when LeakSanitizer
 //! looks).
-use gamerec::shakmaty::uci::UciMove;
-use gamerec::shakmaty::{Chess, Position};
+use gamerec::shakmaty::Chess;
 use std::sync::OnceLock;
 
 use gamerec_db::explorer::{self, Database, Filters, Request};
 use gamerec_db::index::{Index, reseal};
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common/mod.rs"]
+mod common;
 
 /// The database the seeds index (`seeds/db_index/tiny.idx`; as zstd in two
 /// frames cut at byte 380, `tiny-zst-frames.idx`): games are read from it
@@ -50,21 +52,7 @@ fn databases() -> &'static [Database; 2] {
 const LINES: [&str; 4] = ["", "e2e4", "e2e4 e7e5", "d2d4 g8f6 c2c4"];
 
 fn positions() -> Vec<Chess> {
-    LINES
-        .iter()
-        .map(|line| {
-            let mut pos = Chess::default();
-            for m in line.split_whitespace() {
-                let mv = m
-                    .parse::<UciMove>()
-                    .expect("fixed move")
-                    .to_move(&pos)
-                    .expect("legal fixed move");
-                pos.play_unchecked(mv);
-            }
-            pos
-        })
-        .collect()
+    common::play_lines(&LINES)
 }
 
 fn exercise(index: &Index) {

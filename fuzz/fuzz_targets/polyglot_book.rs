@@ -9,9 +9,11 @@
 //! decodes back from its field; a walk plays only legal moves, at most as
 //! many as asked.
 use gamerec::polyglot::{Book, decode_move, encode_move, key};
-use gamerec::shakmaty::uci::UciMove;
 use gamerec::shakmaty::{Chess, Position};
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common/mod.rs"]
+mod common;
 
 /// The lines whose positions are looked up (UCI moves from the start).
 /// Castling and promotions are among the moves of the last three.
@@ -26,21 +28,7 @@ const LINES: [&str; 7] = [
 ];
 
 fn positions() -> Vec<Chess> {
-    LINES
-        .iter()
-        .map(|line| {
-            let mut pos = Chess::default();
-            for m in line.split_whitespace() {
-                let mv = m
-                    .parse::<UciMove>()
-                    .expect("fixed move")
-                    .to_move(&pos)
-                    .expect("legal fixed move");
-                pos.play_unchecked(mv);
-            }
-            pos
-        })
-        .collect()
+    common::play_lines(&LINES)
 }
 
 fn check(book: &Book, positions: &[Chess], seed: &[u8]) {
