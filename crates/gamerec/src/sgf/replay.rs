@@ -995,31 +995,10 @@ struct Branch {
 
 /// The readable path of a node: `game 1, main line move 57, variation 2`.
 ///
-/// It walks up to the root; for the paths of many nodes of one tree use
-/// [`NodePaths`].
+/// For the paths of many nodes of one tree keep a [`NodePaths`]: it works
+/// out each node's place once.
 pub fn node_path(coll: &Collection, node: NodeId, game_number: usize) -> String {
-    let mut turns = Vec::new();
-    let mut depth = 0;
-    let mut n = node;
-    while let Some(p) = coll.parent(n) {
-        let i = coll.children(p).position(|c| c == n).unwrap_or(0);
-        if i != 0 {
-            turns.push((depth, i as u32));
-        }
-        depth += 1;
-        n = p;
-    }
-    crate::work::count(u64::from(depth));
-    // Depths were counted from the node up; from the root down instead.
-    for t in &mut turns {
-        t.0 = depth - t.0;
-    }
-    turns.reverse();
-    let elided = turns.len() > 2 * SHOWN_TURNS;
-    if elided {
-        turns.drain(SHOWN_TURNS..turns.len() - SHOWN_TURNS);
-    }
-    format_path(game_number, depth, &turns, elided)
+    NodePaths::default().path(coll, node, game_number)
 }
 
 /// The paths of the nodes of a collection ([`node_path`]), each in
