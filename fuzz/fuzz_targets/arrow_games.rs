@@ -18,6 +18,9 @@ use std::sync::OnceLock;
 use gamerec_arrow::{Batches, Options, Table};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common/mod.rs"]
+mod common;
+
 fn dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -33,16 +36,7 @@ fuzz_target!(|data: &[u8]| {
     // panic hook would abort on them before. A panic elsewhere (gamerec's
     // code, on any thread) still aborts; one in those crates that the
     // reader does not catch ends the input, reported as a crash.
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
-            let at = info.location().map(ToString::to_string).unwrap_or_default();
-            eprintln!("panic at {at}: {info}");
-            if !["/arrow-", "/parquet-"].iter().any(|c| at.contains(c)) {
-                std::process::abort();
-            }
-        }));
-    });
+    common::abort_on_panics_outside(&["/arrow-", "/parquet-"]);
     for name in ["t.parquet", "t.arrow"] {
         let path = dir().join(name);
         std::fs::write(&path, data).expect("temporary file");

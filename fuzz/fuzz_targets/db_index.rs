@@ -121,16 +121,7 @@ fuzz_target!(|data: &[u8]| {
     // (`catch_unwind` in `index::fst_read`); libfuzzer-sys's panic hook
     // would abort on them before. Any other panic (on any thread) still
     // aborts.
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
-            let at = info.location().map(ToString::to_string).unwrap_or_default();
-            eprintln!("panic at {at}: {info}");
-            if !at.contains("/fst-") {
-                std::process::abort();
-            }
-        }));
-    });
+    common::abort_on_panics_outside(&["/fst-"]);
     if let Ok(index) = Index::from_bytes(data.to_vec(), "fuzz") {
         exercise(&index);
     }

@@ -5,6 +5,7 @@ use gamerec::shakmaty::{Chess, Position};
 
 /// The positions after each line of UCI moves from the start (fixed,
 /// legal lines of a target).
+#[allow(dead_code)]
 pub fn play_lines(lines: &[&str]) -> Vec<Chess> {
     lines
         .iter()
@@ -21,4 +22,22 @@ pub fn play_lines(lines: &[&str]) -> Vec<Chess> {
             pos
         })
         .collect()
+}
+
+/// Replaces libfuzzer-sys's panic hook, once per process, so that panics
+/// inside the crates whose paths contain one of `caught` (turned into
+/// errors by gamerec's `catch_unwind`) reach that guard; any other panic,
+/// on any thread, still aborts and is reported as a crash.
+#[allow(dead_code)]
+pub fn abort_on_panics_outside(caught: &'static [&'static str]) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(move |info| {
+            let at = info.location().map(ToString::to_string).unwrap_or_default();
+            eprintln!("panic at {at}: {info}");
+            if !caught.iter().any(|c| at.contains(c)) {
+                std::process::abort();
+            }
+        }));
+    });
 }
