@@ -74,13 +74,14 @@ pub fn game_to_records(game: &Game, opts: &GameToEpd) -> Converted<Vec<EpdRecord
     let mainline: Vec<NodeId> = game.tree.mainline().collect();
     let ptp = if opts.tags_as_ptp {
         let mut pairs: Vec<(&str, String)> = Vec::new();
+        let mut names = std::collections::HashSet::new();
         for tag in &game.tags {
             if !is_identifier(&tag.name) {
                 warnings.push(format!(
                     "tag `{}` is not an EPD identifier: not in ptp",
                     tag.name
                 ));
-            } else if pairs.iter().any(|(n, _)| *n == tag.name) {
+            } else if !names.insert(tag.name.as_str()) {
                 warnings.push(format!(
                     "duplicate tag `{}`: only the first is in ptp",
                     tag.name

@@ -481,13 +481,16 @@ pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
             message,
         })
     };
-    let mut seen: Vec<&str> = Vec::new();
+    // Times each name was seen (a map: a game of many tags is checked in
+    // linear time).
+    let mut seen: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
     for tag in tags {
         let name = tag.name.as_str();
-        if seen.iter().filter(|&&n| n == name).count() == 1 {
+        let times = seen.entry(name).or_default();
+        *times += 1;
+        if *times == 2 {
             warn(name, "the same tag name appears more than once".into());
         }
-        seen.push(name);
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             warn(name, "tag names hold only letters, digits and `_`".into());
         } else if !name.as_bytes()[0].is_ascii_uppercase() {
@@ -505,7 +508,18 @@ pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
             );
         }
     }
-    let players = |side: &str| tags.get(side).map_or(1, |v| split_items(v).count());
+    // Looked up once, not at each tag that needs them.
+    let count_players = |side: &str| tags.get(side).map_or(1, |v| split_items(v).count());
+    let (white_players, black_players) = (count_players("White"), count_players("Black"));
+    let players = |side: &str| {
+        if side == "White" {
+            white_players
+        } else {
+            black_players
+        }
+    };
+    let has_fen = tags.get("FEN").is_some();
+    let set_up = tags.get("SetUp") == Some("1");
     for tag in tags {
         let (name, value) = (tag.name.as_str(), tag.value.as_str());
         let mut problem = |message: String| warn(name, message);
@@ -593,7 +607,7 @@ pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
             "SetUp" => match value {
                 "0" => {}
                 "1" => {
-                    if tags.get("FEN").is_none() {
+                    if !has_fen {
                         problem("SetUp \"1\" requires a FEN tag".into());
                     }
                 }
@@ -603,7 +617,7 @@ pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
                 if let Err(e) = crate::fen::read_fen(value) {
                     problem(format!("invalid FEN: {e}"));
                 }
-                if tags.get("SetUp") != Some("1") {
+                if !set_up {
                     problem("a FEN tag needs SetUp \"1\"".into());
                 }
             }
