@@ -69,11 +69,9 @@ impl Tally {
         self.failed += failed;
         self.rows += rows;
         for d in &problems {
-            if d.severity == Severity::Error {
-                self.errors += 1;
-            } else {
-                self.warnings += 1;
-            }
+            let (errors, warnings) = d.counts();
+            self.errors += errors;
+            self.warnings += warnings;
         }
         self.diagnostics.extend(problems);
     }

@@ -517,13 +517,7 @@ fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, Op
     let mut diags = parsed.diagnostics.clone();
     for (k, &root) in coll.roots.iter().enumerate() {
         for e in replay::check_game_notes(coll, root, k + 1) {
-            let severity = if e.warning {
-                Severity::Warning
-            } else {
-                Severity::Error
-            };
-            let message = format!("{}: {}", e.path, e.message);
-            diags.push(parsed.diagnostic_at(e.check, severity, u64::from(e.offset), message));
+            diags.push(parsed.rule_diagnostic(e));
         }
     }
     diags.sort_by_key(|d| d.offset);
@@ -542,10 +536,10 @@ fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, Op
         let mut diag = d.to_diagnostic(Some(&input.name));
         if let Some(k) = coll.game_at(d.offset) {
             let g = &mut games[k];
-            match d.severity {
-                Severity::Error => g.errors += 1,
-                Severity::Warning => g.warnings += 1,
-            }
+            let (errors, warnings) = d.counts();
+            let count = |n: u64| i32::try_from(n).unwrap_or(i32::MAX);
+            g.errors = g.errors.saturating_add(count(errors));
+            g.warnings = g.warnings.saturating_add(count(warnings));
             diag.game = Some(k as u64 + 1);
         }
         problems.push(diag);

@@ -468,3 +468,32 @@ fn setup_stones_placed_again_are_listed_once() {
     assert_eq!(black[1].as_deref(), Some("A19"));
     assert_eq!(texts(&b, "setup_white", 0), some(&["Q4"]));
 }
+
+/// A game broken at each node: its row counts every error, though the
+/// messages list the first 1,000 of the parser and of the rule check and
+/// count the rest.
+#[test]
+fn a_game_row_counts_the_errors_not_listed() {
+    let dir = temp_dir("go-tables-not-listed");
+    let path = dir.join("a.sgf");
+    let mut src = String::from("(;GM[1]FF[4]SZ[19]");
+    for i in 0..1500 {
+        src.push_str(if i % 2 == 0 {
+            ";B[aa]V[x]"
+        } else {
+            ";W[bb]V[x]"
+        });
+    }
+    src.push(')');
+    std::fs::write(&path, src).unwrap();
+    let (b, problems) = read(vec![path], Table::Games, 1);
+    assert_eq!(int(&b, "errors", 0), Some(1500 + 1498));
+    assert_eq!(problems.len(), 2 * 1000 + 2);
+    assert_eq!(
+        problems
+            .iter()
+            .filter(|p| p.contains("[sgf:not-listed]"))
+            .count(),
+        2
+    );
+}

@@ -239,3 +239,61 @@ fn check_and_tables_count_a_game_with_two_errors_once() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A game broken at each node lists the first 1,000 messages of the parser
+/// and of the rule check, then one count of the rest; the summary counts
+/// every error (SGF, EPD; the Go games table's `errors` column too).
+#[test]
+fn check_lists_a_thousand_messages_a_game_and_counts_them_all() {
+    let mut text = String::from("(;FF[4]GM[1]SZ[19]");
+    for i in 0..1500 {
+        text.push_str(if i % 2 == 0 {
+            ";B[aa]V[x]"
+        } else {
+            ";W[bb]V[x]"
+        });
+    }
+    text.push(')');
+    let sgf = temp("broken.sgf", &text);
+    let (code, out, _) = cli(&["check", &sgf]).run().code_and_text();
+    assert_eq!(code, 1, "{out}");
+    // 1,500 bad values, 1,498 moves on occupied points.
+    assert!(
+        out.ends_with("1 games, 1501 nodes, 2998 errors; 1 with errors, 0 warnings\n"),
+        "{}",
+        &out[out.len().saturating_sub(300)..]
+    );
+    assert_eq!(out.lines().count(), 2 * 1000 + 2 + 1);
+    assert!(
+        out.contains("error: and 500 more errors from the parser in this game, not listed (each game lists the first 1000) [sgf:not-listed]"),
+        "{out}"
+    );
+    assert!(
+        out.contains(": game 1, main line move 1003: and 498 more errors from the rule check in this game, not listed (each game lists the first 1000) [sgf:not-listed]"),
+        "{out}"
+    );
+    let table = gamerec_testkit::temp_dir("sgf-cli").join("broken.parquet");
+    let (code, _, err) = cli(&["convert", &sgf, "-o", table.to_str().unwrap()])
+        .run()
+        .code_and_text();
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("gamerec convert: 1 games, 2998 errors; 1 with errors, 0 warnings, 1 written"),
+        "{err}"
+    );
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    let epd = temp(
+        "broken.epd",
+        &format!("{start}{}\n", " c0 \"x\";".repeat(1301)),
+    );
+    let (code, out, _) = cli(&["check", &epd]).run().code_and_text();
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.ends_with("1 records, 1300 errors; 1 with errors, 0 warnings\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: and 300 more errors from the reader in this record, not listed (each record lists the first 1000)"),
+        "{out}"
+    );
+}

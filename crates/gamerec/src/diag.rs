@@ -226,9 +226,75 @@ pub struct Diagnostic {
     /// Where that game or record starts, shown after the message as
     /// `(game N, line L: first line)` by readers that know it.
     pub note: Option<Box<str>>,
+    /// For a message standing for the messages of a game or record past
+    /// [`MAX_LISTED`], what it counts.
+    pub not_listed: Option<Box<NotListed>>,
+}
+
+/// The most messages one source (the SGF parser, the SGF rule check, the
+/// EPD reader) lists for one game or record; the rest are counted in one
+/// message ([`Diagnostic::not_listed`]), so a game broken at each of a
+/// million nodes takes the memory of its nodes, not of a million messages.
+pub const MAX_LISTED: usize = 1000;
+
+/// Messages past [`MAX_LISTED`] in one game or record, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NotListed {
+    /// Errors not listed.
+    pub errors: u64,
+    /// Warnings not listed.
+    pub warnings: u64,
+}
+
+impl NotListed {
+    /// Counts one more message of `severity`.
+    pub fn count(&mut self, severity: Severity) {
+        match severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+        }
+    }
+
+    /// The severity of the message standing for them: an error if any is.
+    pub fn severity(&self) -> Severity {
+        if self.errors > 0 {
+            Severity::Error
+        } else {
+            Severity::Warning
+        }
+    }
+
+    /// The message standing for them, e.g. `and 1398 more errors from
+    /// the rule check in this game, not listed (each game lists the first
+    /// 1000)`; `what` names the source, `unit` the game or record.
+    pub fn message(&self, what: &str, unit: &str) -> String {
+        let part = |n: u64, what: &str| match n {
+            0 => None,
+            1 => Some(format!("1 more {what}")),
+            n => Some(format!("{n} more {what}s")),
+        };
+        let parts: Vec<String> = [part(self.errors, "error"), part(self.warnings, "warning")]
+            .into_iter()
+            .flatten()
+            .collect();
+        format!(
+            "and {} from {what} in this {unit}, not listed (each {unit} lists the first {MAX_LISTED})",
+            parts.join(" and ")
+        )
+    }
 }
 
 impl Diagnostic {
+    /// The errors and warnings it stands for: itself, or what it counts
+    /// ([`Diagnostic::not_listed`]).
+    pub fn counts(&self) -> (u64, u64) {
+        match &self.not_listed {
+            Some(n) => (n.errors, n.warnings),
+            None if self.severity == Severity::Error => (1, 0),
+            None => (0, 1),
+        }
+    }
+
     /// A diagnostic at `location` (no path, offset or game).
     pub fn new(severity: Severity, location: LineCol, message: impl Into<String>) -> Diagnostic {
         Diagnostic {

@@ -8,6 +8,7 @@ mod epd_corpus;
 mod epd_python_chess;
 mod io_parallel;
 mod io_round_trip;
+mod not_listed;
 mod oversized;
 mod perft;
 mod pgn_corpus;

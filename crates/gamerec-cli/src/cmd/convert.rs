@@ -232,7 +232,7 @@ struct Reporter {
 impl Reporter {
     fn show(&mut self, d: &Diagnostic) {
         if d.is_error() {
-            self.errors += 1;
+            self.errors += d.counts().0;
         } else if self.quiet {
             return;
         }

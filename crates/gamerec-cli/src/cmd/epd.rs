@@ -230,11 +230,7 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
                         continue;
                     }
                     records += 1;
-                    errors += line
-                        .diagnostics
-                        .iter()
-                        .filter(|d| d.severity == Severity::Error)
-                        .count() as u64;
+                    errors += line.diagnostics.iter().map(|d| d.counts().0).sum::<u64>();
                     report(&line, &input.name, !quiet, &mut out)?;
                 }
             }
@@ -266,12 +262,12 @@ pub fn check_file(path: &str, bytes: &[u8], quiet: bool, out: &mut Vec<u8>) -> T
             summary.records_with_errors += 1;
         }
         for d in &line.diagnostics {
-            match d.severity {
-                Severity::Error => summary.errors += 1,
-                Severity::Warning => summary.warnings += 1,
-            }
+            let (errors, warnings) = d.counts();
+            summary.errors += errors;
+            summary.warnings += warnings;
             if !quiet || d.severity == Severity::Error {
-                let _ = writeln!(out, "{}", with_path(d.clone(), path));
+                // Writing to memory cannot fail.
+                out.extend_from_slice(format!("{}\n", with_path(d.clone(), path)).as_bytes());
             }
         }
     }

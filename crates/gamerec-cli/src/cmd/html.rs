@@ -54,9 +54,7 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
         let (html, count) = if is_sgf {
             let parsed = gamerec::sgf::parse(&data, &gamerec::sgf::ParseOptions::default());
             for d in &parsed.diagnostics {
-                if d.severity == gamerec::diag::Severity::Error {
-                    input_errors += 1;
-                }
+                input_errors += d.counts().0;
                 eprintln!("{}", d.to_diagnostic(Some(&input.name)));
             }
             let (html, skipped) = gamerec_view::viewer::sgf_page(&title, &parsed.collection);

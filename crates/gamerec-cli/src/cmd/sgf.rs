@@ -77,16 +77,7 @@ pub fn check_sgf(
     }
     let mut diags = std::mem::take(&mut parsed.diagnostics);
     for e in rule_errors {
-        diags.push(parsed.diagnostic_at(
-            e.check,
-            if e.warning {
-                Severity::Warning
-            } else {
-                Severity::Error
-            },
-            e.offset as u64,
-            format!("{}: {}", e.path, e.message),
-        ));
+        diags.push(parsed.rule_diagnostic(e));
     }
     diags.sort_by_key(|d| d.offset);
     // Games with errors, exactly: an error belongs to the game whose root
@@ -104,12 +95,11 @@ pub fn check_sgf(
     }
     s.games_with_errors = with_errors;
     for d in &diags {
-        match d.severity {
-            Severity::Error => s.errors += 1,
-            Severity::Warning => s.warnings += 1,
-        }
+        let (errors, warnings) = d.counts();
+        s.errors += errors;
+        s.warnings += warnings;
         if d.severity == Severity::Error || !opts.quiet {
-            let _ = writeln!(out, "{}", d.to_diagnostic(Some(path)));
+            writeln!(out, "{}", d.to_diagnostic(Some(path)))?;
         }
     }
     parsed.diagnostics = diags;

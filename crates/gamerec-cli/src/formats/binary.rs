@@ -25,10 +25,9 @@ pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Tally>
     let mut with_errors = 0u64;
     let mut games_with_errors = ErrorGames::default();
     let mut show = |d: Diagnostic, s: &mut Tally| -> std::io::Result<()> {
-        match d.severity {
-            Severity::Error => s.errors += 1,
-            Severity::Warning => s.warnings += 1,
-        }
+        let (errors, warnings) = d.counts();
+        s.errors += errors;
+        s.warnings += warnings;
         // An error that names no game is taken as its own game's.
         if games_with_errors.is_new(&d) || (d.is_error() && d.game.is_none()) {
             with_errors += 1;

@@ -237,8 +237,10 @@ pub(crate) fn write_table(
                         with_errors += 1;
                     }
                     let error = gamerec_arrow::decode::is_error(problem);
-                    errors += u64::from(error);
-                    warnings += u64::from(!error);
+                    // A message may stand for several (`Diagnostic::counts`).
+                    let (e, w) = problem.counts();
+                    errors += e;
+                    warnings += w;
                     if error || !quiet {
                         writeln!(stderr.lock(), "{problem}").context("writing to stderr")?;
                     }

@@ -23,7 +23,7 @@ use super::basetypes::{
 };
 use super::opcodes::{Opcode, STANDARD, Shape};
 use super::record::{EpdMove, EpdPosition, EpdRecord, Operand, Operation};
-use crate::diag::{Code, Diagnostic, LineCol, Severity};
+use crate::diag::{Code, Diagnostic, LineCol, MAX_LISTED, Severity};
 use crate::excerpt::excerpt;
 use crate::fen::read_epd_position;
 use crate::model::{PlyMove, play_ply};
@@ -90,6 +90,8 @@ pub fn read_lines(text: &str) -> impl Iterator<Item = LineRead<'_>> {
 }
 
 /// Reads every record of `text`, stopping at the first error.
+// The error is returned once per call, not passed along a hot path.
+#[allow(clippy::result_large_err)]
 pub fn read_all(text: &str) -> Result<Vec<EpdRecord>, Diagnostic> {
     let mut out = Vec::new();
     for line in read_lines(text) {
@@ -144,7 +146,7 @@ pub fn read_line(line: &str, number: u64) -> (Option<EpdRecord>, Vec<Diagnostic>
     } else {
         record
     };
-    (record, ctx.diags)
+    (record, ctx.finish())
 }
 
 /// The operations of `line` found by lexing alone (no check of the
@@ -216,7 +218,38 @@ const FIELD_NAMES: [&str; 4] = [
 ];
 
 impl<'a> LineReader<'a> {
+    /// The diagnostics, the count of those not listed given its text.
+    fn finish(mut self) -> Vec<Diagnostic> {
+        if let Some(d) = self.diags.last_mut()
+            && let Some(n) = d.not_listed.as_deref().copied()
+        {
+            d.message = n.message("the reader", "record");
+        }
+        self.diags
+    }
+
     fn report(&mut self, severity: Severity, at: usize, message: impl Into<String>) {
+        if self.diags.len() >= MAX_LISTED {
+            // Counted in one message (see [`MAX_LISTED`]), given its text
+            // by [`LineReader::finish`].
+            if self.diags.len() == MAX_LISTED {
+                self.diags.push(Diagnostic {
+                    location: LineCol {
+                        line: self.number,
+                        column: at as u64 + 1,
+                    },
+                    not_listed: Some(Box::default()),
+                    ..Diagnostic::default()
+                });
+            }
+            if let Some(d) = self.diags.last_mut()
+                && let Some(n) = &mut d.not_listed
+            {
+                n.count(severity);
+                d.severity = n.severity();
+            }
+            return;
+        }
         self.diags.push(Diagnostic {
             severity,
             path: None,
@@ -509,9 +542,13 @@ impl<'a> LineReader<'a> {
         let mut ops: Vec<Operation> = Vec::with_capacity(raw.len() + 2);
         let mut spans: Vec<usize> = Vec::with_capacity(raw.len() + 2);
         let mut failed = false;
+        // The opcodes read so far: a set, so a line of many is read in
+        // linear time.
+        let mut opcodes: std::collections::HashSet<Opcode> =
+            std::collections::HashSet::with_capacity(raw.len());
         for r in raw {
             let opcode = Opcode::new(&r.opcode);
-            if ops.iter().any(|o| o.opcode == opcode) {
+            if !opcodes.insert(opcode.clone()) {
                 self.error(
                     r.at,
                     format!("opcode `{opcode}` appears twice: at most once per record (5.1)"),
@@ -740,7 +777,7 @@ impl<'a> LineReader<'a> {
                         format!("`ptp` takes tag name/value pairs: found an odd number ({count}) of operands"),
                     ));
                 }
-                let mut seen: Vec<String> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
                 for pair in operands.chunks(2) {
                     let (tag, value) = (&pair[0], &pair[1]);
                     if tag.quoted {
@@ -761,13 +798,12 @@ impl<'a> LineReader<'a> {
                             format!("`ptp`: value of tag `{}` not quoted", tag.text),
                         );
                     }
-                    if seen.contains(&tag.text) {
+                    if !seen.insert(tag.text.as_str()) {
                         self.warn(
                             tag.at,
                             format!("`ptp`: tag `{}` given more than once (6.20)", tag.text),
                         );
                     }
-                    seen.push(tag.text.clone());
                     typed.push(Operand::Identifier(tag.text.clone()));
                     typed.push(Operand::String(value.text.clone()));
                 }

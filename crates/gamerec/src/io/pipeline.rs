@@ -80,10 +80,9 @@ impl Tally {
 
     /// Counts one diagnostic.
     pub fn count(&mut self, d: &Diagnostic) {
-        match d.severity {
-            Severity::Error => self.errors += 1,
-            Severity::Warning => self.warnings += 1,
-        }
+        let (errors, warnings) = d.counts();
+        self.errors += errors;
+        self.warnings += warnings;
     }
 
     /// The exit code the verbs use: 2 when an input was not read, 1 when

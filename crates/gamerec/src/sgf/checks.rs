@@ -107,6 +107,7 @@ checks! {
     Rules "rules" [] false "A note about `RU`.";
     ResultVsScore "result-vs-score" [] false "`RE` disagrees with the count of the final `TB`/`TW` marks under the game's rules and `KM`.";
     TooLarge "too-large" [] false "Input over the parser's size limit.";
+    NotListed "not-listed" [] false "The count of one game's messages past the first [`MAX_LISTED`](crate::diag::MAX_LISTED) of the parser or of the rule check: counted, not listed one by one.";
 }
 
 impl std::fmt::Display for SgfCheck {

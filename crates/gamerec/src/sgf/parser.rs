@@ -12,7 +12,7 @@ use super::charset::{self, FileDecoding};
 use super::checks::{self, SgfCheck};
 use super::props::{Prop, PropKind, ValueType};
 use super::tree::{Collection, GameInfo, NONE, NodeId, Point, Property, Str, Value};
-use crate::diag::{Code, Diagnostic, LineCol, LineIndex, Severity};
+use crate::diag::{Code, Diagnostic, LineCol, LineIndex, MAX_LISTED, NotListed, Severity};
 
 /// Options for [`parse`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -34,9 +34,23 @@ pub struct SgfDiagnostic {
     pub message: String,
     /// The kind of problem (a stable identifier, SGFC's number).
     pub check: SgfCheck,
+    /// For a [`SgfCheck::NotListed`] message, the messages it counts.
+    pub not_listed: NotListed,
 }
 
 impl SgfDiagnostic {
+    /// The errors and warnings it stands for: itself, or the messages a
+    /// [`SgfCheck::NotListed`] message counts.
+    pub fn counts(&self) -> (u64, u64) {
+        if self.check == SgfCheck::NotListed {
+            (self.not_listed.errors, self.not_listed.warnings)
+        } else if self.severity == Severity::Error {
+            (1, 0)
+        } else {
+            (0, 1)
+        }
+    }
+
     /// As a [`Diagnostic`] for input `path`: the message ends with the
     /// check's identifier, `[sgf:ID]`.
     pub fn to_diagnostic(&self, path: Option<&str>) -> Diagnostic {
@@ -91,6 +105,7 @@ impl SgfDiagnostic {
             message,
             offset: Some(self.offset),
             code,
+            not_listed: (self.check == SgfCheck::NotListed).then(|| Box::new(self.not_listed)),
             ..Diagnostic::default()
         }
     }
@@ -112,12 +127,9 @@ pub struct Parsed {
 }
 
 impl Parsed {
-    /// Number of error diagnostics.
+    /// Number of errors (those not listed too).
     pub fn error_count(&self) -> usize {
-        self.diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count()
+        self.diagnostics.iter().map(|d| d.counts().0 as usize).sum()
     }
 
     /// Builds [`Parsed::lines`] if [`parse_unindexed`] skipped it; `bytes`
@@ -144,6 +156,22 @@ impl Parsed {
             location: self.lines.line_col(offset),
             message,
             check,
+            not_listed: NotListed::default(),
+        }
+    }
+
+    /// A rule error of the replay ([`super::replay::check_game_notes`]) as
+    /// a diagnostic of this input: `path: message`, placed at its offset.
+    pub fn rule_diagnostic(&self, e: super::replay::RuleError) -> SgfDiagnostic {
+        let severity = if e.warning {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        let message = format!("{}: {}", e.path, e.message);
+        SgfDiagnostic {
+            not_listed: e.not_listed,
+            ..self.diagnostic_at(e.check, severity, u64::from(e.offset), message)
         }
     }
 }
@@ -237,6 +265,8 @@ fn parse_with(
         first_game: None,
         mixed_told: (false, false),
         point_bits: Vec::new(),
+        game_diags: 0,
+        not_listed: None,
     };
     if let FileDecoding::Whole(enc) = decoding
         && enc != UTF_8
@@ -410,6 +440,10 @@ struct Parser<'a> {
     mixed_told: (bool, bool),
     /// Scratch bit sets for [`Parser::check_points`].
     point_bits: Vec<u64>,
+    /// Messages listed for the current game (see [`MAX_LISTED`]).
+    game_diags: usize,
+    /// The current game's [`SgfCheck::NotListed`] message, once it has one.
+    not_listed: Option<usize>,
 }
 
 thread_local! {
@@ -434,13 +468,43 @@ fn is_space(c: u8) -> bool {
 
 impl<'a> Parser<'a> {
     fn diag(&mut self, check: SgfCheck, severity: Severity, offset: usize, message: String) {
+        if self.game_diags >= MAX_LISTED {
+            // Counted in one message (see [`MAX_LISTED`]).
+            let i = *self.not_listed.get_or_insert_with(|| {
+                self.diags.push(SgfDiagnostic {
+                    severity,
+                    offset: offset as u64,
+                    location: LineCol { line: 0, column: 0 },
+                    message: String::new(),
+                    check: SgfCheck::NotListed,
+                    not_listed: NotListed::default(),
+                });
+                self.diags.len() - 1
+            });
+            let d = &mut self.diags[i];
+            d.not_listed.count(severity);
+            d.severity = d.not_listed.severity();
+            return;
+        }
+        self.game_diags += 1;
         self.diags.push(SgfDiagnostic {
             severity,
             offset: offset as u64,
             location: LineCol { line: 0, column: 0 },
             message,
             check,
+            not_listed: NotListed::default(),
         });
+    }
+
+    /// Ends the count of one game's messages (at the next game, or the
+    /// input's end): the message of those not listed gets its text.
+    fn end_game_diags(&mut self) {
+        if let Some(i) = self.not_listed.take() {
+            let d = &mut self.diags[i];
+            d.message = d.not_listed.message("the parser", "game");
+        }
+        self.game_diags = 0;
     }
 
     fn run(&mut self) {
@@ -543,6 +607,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 // Start a game tree.
+                self.end_game_diags();
                 self.pos += 1;
                 seen_game = true;
                 stack.push(Frame {
@@ -805,6 +870,7 @@ impl<'a> Parser<'a> {
             }
             self.finish_game(game_first_node, general_props);
         }
+        self.end_game_diags();
         let _ = cur;
     }
 

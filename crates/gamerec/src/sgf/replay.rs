@@ -12,6 +12,7 @@ use super::othello;
 use super::props::Prop;
 use super::rules::{Ko, Rules};
 use super::tree::{Collection, Color, NONE, Node, NodeId, Point, Value};
+use crate::diag::{MAX_LISTED, NotListed, Severity};
 
 /// A position of a supported game.
 #[derive(Debug, Clone)]
@@ -169,6 +170,8 @@ pub struct RuleError {
     pub warning: bool,
     /// The kind of problem.
     pub check: SgfCheck,
+    /// For a [`SgfCheck::NotListed`] message, the messages it counts.
+    pub not_listed: NotListed,
 }
 
 /// The kind of a rule error from its message (messages of this file).
@@ -754,6 +757,7 @@ fn check_game_with(
             message: note,
             warning: true,
             check: SgfCheck::Rules,
+            not_listed: NotListed::default(),
         });
     }
     // The result's note goes here, once the walk has found the main line's
@@ -783,12 +787,20 @@ fn check_game_with(
     let mut replayed = Vec::new();
     let mut again: Vec<NodeId> = Vec::new();
     let mut paths = NodePaths::default();
+    // Messages past [`MAX_LISTED`]: counted, with where the first was.
+    let mut not_listed = NotListed::default();
+    let mut first_not_listed = None;
     let mut node = root;
     let mut depth = 0u32;
     loop {
         if !(quick && quick_go_run(coll, &mut node, &mut state, &mut errors, &mut depth)) {
             if notes {
                 for (offset, message) in setup_without_effect(coll, node, &state) {
+                    if out.len() >= MAX_LISTED {
+                        not_listed.count(Severity::Warning);
+                        first_not_listed.get_or_insert((node, offset));
+                        continue;
+                    }
                     out.push(RuleError {
                         node,
                         path: paths.path(coll, node, game_number),
@@ -796,6 +808,7 @@ fn check_game_with(
                         message,
                         warning: true,
                         check: SgfCheck::SetupNoEffect,
+                        not_listed: NotListed::default(),
                     });
                 }
             }
@@ -803,6 +816,11 @@ fn check_game_with(
         }
         if !errors.is_empty() {
             for (offset, message) in errors.drain(..) {
+                if out.len() >= MAX_LISTED {
+                    not_listed.count(Severity::Error);
+                    first_not_listed.get_or_insert((node, offset));
+                    continue;
+                }
                 out.push(RuleError {
                     node,
                     path: paths.path(coll, node, game_number),
@@ -810,6 +828,7 @@ fn check_game_with(
                     check: rule_check(&message),
                     message,
                     warning: false,
+                    not_listed: NotListed::default(),
                 });
             }
         }
@@ -885,6 +904,17 @@ fn check_game_with(
             node = NodeId(child);
             depth = at_depth + 1;
         }
+    }
+    if let Some((node, offset)) = first_not_listed {
+        out.push(RuleError {
+            node,
+            path: paths.path(coll, node, game_number),
+            offset,
+            message: not_listed.message("the rule check", "game"),
+            warning: not_listed.errors == 0,
+            check: SgfCheck::NotListed,
+            not_listed,
+        });
     }
     if notes
         && let Some(last) = main_end
@@ -972,6 +1002,7 @@ fn result_vs_score(
         message: format!("RE[{outcome}] but the final TB/TW marks count {score}"),
         warning: true,
         check: SgfCheck::ResultVsScore,
+        not_listed: NotListed::default(),
     })
 }
 
