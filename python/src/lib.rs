@@ -492,6 +492,8 @@ fn game_dict(py: Python<'_>, game: Game) -> PyResult<Bound<'_, PyDict>> {
 /// The native module.
 #[pymodule]
 fn _gamerec(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A damaged table is a Python exception, not a panic printed too.
+    gamerec::caught::quiet_caught_panics();
     m.add_class::<ArrowStream>()?;
     m.add_class::<GameReader>()?;
     m.add_function(wrap_pyfunction!(stream, m)?)?;

@@ -172,26 +172,21 @@ fn check_compressed_lengths(
 /// decoding its next batch), turning a panic into an error: arrow-rs and
 /// parquet-rs trust some of what a file says (a buffer's offset and length,
 /// for one) and panic on files damaged that way, and a hostile file must
-/// give an error. This `catch_unwind` is the last resort: checking every
-/// structure of both formats first would mean writing those readers again.
-/// The panic's message also goes to stderr, through the panic hook.
+/// give an error. This catch ([`gamerec::caught::catch`]) is the last
+/// resort: checking every structure of both formats first would mean
+/// writing those readers again.
 pub(crate) fn decoding<T>(
     kind: Option<FileKind>,
     step: impl FnOnce() -> Result<T, Error>,
 ) -> Result<T, Error> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).unwrap_or_else(|panic| {
-        let why = panic
-            .downcast_ref::<&str>()
-            .copied()
-            .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-            .unwrap_or("no message");
+    gamerec::caught::catch(step).unwrap_or_else(|why| {
         let format = match kind {
             Some(FileKind::ArrowIpc) => "Arrow IPC",
             _ => "Parquet",
         };
         Err(Error::Table(format!(
             "damaged {format} file: its reader stopped ({})",
-            gamerec::excerpt::excerpt(why)
+            gamerec::excerpt::excerpt(&why)
         )))
     })
 }

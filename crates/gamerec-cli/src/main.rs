@@ -171,6 +171,8 @@ enum EpdCommand {
 }
 
 fn main() -> ExitCode {
+    // A damaged table or index is an error message, not a panic's.
+    gamerec::caught::quiet_caught_panics();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Go matches (`gtp:`/`random`/`weak` engines) and `sgf analyze`.
     if let Some(code) = cmd::go::dispatch(&args) {

@@ -558,6 +558,9 @@ fn a_damaged_table_is_an_error_naming_it() {
             stderr.contains(&format!("{name}: damaged Arrow IPC file: {said}")),
             "{stderr}"
         );
+        // The reader's panic was caught: no panic message, no backtrace.
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(!out.exists());
     }
 }

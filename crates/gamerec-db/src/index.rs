@@ -1047,10 +1047,9 @@ pub struct Totals {
 /// (an assertion, an index out of bounds). The checksums refuse damage by
 /// accident; a file crafted to pass them is caught here, at each read (a
 /// whole check of the fst when the index is opened would cost a pass over
-/// every key). The panic's own message still goes to stderr, through the
-/// panic hook.
+/// every key).
 fn fst_read<T>(name: &str, section: usize, read: impl FnOnce() -> T) -> Result<T, IndexError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|_| {
+    gamerec::caught::catch(read).map_err(|_| {
         IndexError::Format(format!(
             "{name}: {} section damaged (its fst cannot be read); rebuild it with `gamerec index`",
             SECTION_NAMES[section]

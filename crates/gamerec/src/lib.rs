@@ -18,6 +18,7 @@
 //! them: formats by extension and content, compressed inputs, one reader and
 //! one writer for every chess format, the parallel PGN reader.
 
+pub mod caught;
 pub mod chessbase;
 pub mod diag;
 pub mod epd;
