@@ -6,5 +6,6 @@
 //! with `cargo test -p gamerec-cli --test memory`.
 
 mod binary_memory;
+mod messages_memory;
 mod pgn_memory;
 mod writer_memory;

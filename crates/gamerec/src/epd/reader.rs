@@ -610,12 +610,13 @@ impl<'a> LineReader<'a> {
 
     /// Splits `bm Rc8+ dm 26` into `bm Rc8+;` and `dm 26;` when a standard
     /// opcode appears among the operands of a standard opcode with typed
-    /// (non-string) operands.
+    /// (non-string) operands. One pass over the operands: a record of many
+    /// such opcodes is split in linear time (splitting the rest off again
+    /// at each one copied it, and kept each copy's room).
     fn split_missing_semicolons(&mut self, raw: Vec<RawOp>) -> Vec<RawOp> {
-        let mut out = Vec::with_capacity(raw.len());
-        let mut queue: std::collections::VecDeque<RawOp> = raw.into();
-        while let Some(mut op) = queue.pop_front() {
-            let shape = Opcode::new(&op.opcode).shape();
+        /// Whether `text`, an operand of an opcode of `shape`, starts the
+        /// next operation.
+        fn splits(shape: &Shape, o: &RawOperand) -> bool {
             let typed = matches!(
                 shape,
                 Shape::None
@@ -628,31 +629,38 @@ impl<'a> LineReader<'a> {
                     | Shape::Timestamp
             );
             let is_move = matches!(shape, Shape::MoveSet | Shape::Move | Shape::MoveSequence);
-            let split_at = if typed {
-                op.operands.iter().position(|o| {
-                    !o.quoted
-                        && is_standard_mnemonic(&o.text)
-                        && !(is_move && is_pawn_square(&o.text))
-                })
-            } else {
-                None
+            typed
+                && !o.quoted
+                && is_standard_mnemonic(&o.text)
+                && !(is_move && is_pawn_square(&o.text))
+        }
+        let mut out = Vec::with_capacity(raw.len());
+        for op in raw {
+            let end = op.end;
+            let mut shape = Opcode::new(&op.opcode).shape();
+            let mut current = RawOp {
+                opcode: op.opcode,
+                at: op.at,
+                end,
+                operands: Vec::with_capacity(op.operands.len()),
             };
-            if let Some(i) = split_at {
-                let mut rest = op.operands.split_off(i);
-                let head = rest.remove(0);
-                self.warn(
-                    head.at,
-                    format!("missing `;` before opcode `{}`", head.text),
-                );
-                queue.push_front(RawOp {
-                    opcode: head.text,
-                    at: head.at,
-                    end: op.end,
-                    operands: rest,
-                });
-                op.end = head.at;
+            for o in op.operands {
+                if splits(&shape, &o) {
+                    self.warn(o.at, format!("missing `;` before opcode `{}`", o.text));
+                    current.end = o.at;
+                    out.push(current);
+                    shape = Opcode::new(&o.text).shape();
+                    current = RawOp {
+                        opcode: o.text,
+                        at: o.at,
+                        end,
+                        operands: Vec::new(),
+                    };
+                } else {
+                    current.operands.push(o);
+                }
             }
-            out.push(op);
+            out.push(current);
         }
         out
     }
