@@ -301,6 +301,9 @@ pub fn pairings<'a>(
     rounds: u32,
     games: u32,
 ) -> Result<Vec<(String, &'a str, &'a str)>, EventError> {
+    if names.len() < 2 {
+        return Err(EventError("an event needs at least two players".into()));
+    }
     let mut out = Vec::new();
     let guard = |n: usize| {
         if n > MAX_GAMES {
@@ -309,6 +312,7 @@ pub fn pairings<'a>(
             Ok(())
         }
     };
+    let rounds_of = |per_round: usize| (rounds as usize).saturating_mul(per_round);
     match system {
         Pairing::Match => {
             guard(games as usize)?;
@@ -322,7 +326,7 @@ pub fn pairings<'a>(
             }
         }
         Pairing::Gauntlet => {
-            guard(rounds as usize * names.len())?;
+            guard(rounds_of(names.len()))?;
             for r in 0..rounds {
                 for other in &names[1..] {
                     let (w, b) = if r % 2 == 0 {
@@ -340,7 +344,7 @@ pub fn pairings<'a>(
                 ring.push(None);
             }
             let n = ring.len();
-            guard(rounds as usize * n * n / 2)?;
+            guard(rounds_of(n.saturating_mul(n) / 2))?;
             let mut round_no = 0;
             for cycle in 0..rounds {
                 let mut r = ring.clone();
@@ -479,6 +483,22 @@ mod tests {
         let g = pairings(Pairing::Gauntlet, &["a", "b", "c"], 2, 0).unwrap();
         assert_eq!(g.len(), 4);
         assert_eq!((g[0].1, g[2].2), ("a", "a"));
+    }
+
+    #[test]
+    fn pairings_of_many_players_and_rounds_are_refused_not_overflowed() {
+        let names: Vec<String> = (0..1 << 17).map(|i| format!("p{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        // 2^17 * 2^17 * 2^30 games wrap to 0 in 64 bits.
+        for system in [Pairing::RoundRobin, Pairing::Gauntlet] {
+            let e = pairings(system, &names, 1 << 30, 2).unwrap_err();
+            assert!(e.0.contains("more than"), "{e}");
+        }
+        for few in [&[][..], &["a"][..]] {
+            for system in [Pairing::RoundRobin, Pairing::Gauntlet, Pairing::Match] {
+                assert!(pairings(system, few, 1, 2).is_err(), "{system:?} {few:?}");
+            }
+        }
     }
 
     #[test]
