@@ -376,14 +376,19 @@ pub fn load_openings(path: &Path) -> Result<Vec<(Chess, Vec<String>)>, EventErro
     let is_pgn = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
-    let openings = if is_pgn {
-        pgn_openings(&text)
+    read_openings(&text, is_pgn).map_err(|e| EventError(format!("{}: {e}", path.display())))
+}
+
+/// Reads the openings of [`load_openings`] from the text of a PGN file
+/// (`pgn`) or an EPD file: at least one.
+pub fn read_openings(text: &str, pgn: bool) -> Result<Vec<(Chess, Vec<String>)>, String> {
+    let openings = if pgn {
+        pgn_openings(text)
     } else {
-        epd_openings(&text)
-    }
-    .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        epd_openings(text)
+    }?;
     if openings.is_empty() {
-        return Err(EventError(format!("{}: no openings", path.display())));
+        return Err("no openings".into());
     }
     Ok(openings)
 }
@@ -417,7 +422,9 @@ fn epd_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
 }
 
 /// Openings from PGN games (read with `gamerec::pgn`): each game's start
-/// position and main line in SAN. A game with an error fails the book.
+/// position and main line in SAN. A game with an error, or whose main line
+/// the referee cannot play as book moves or which ends the game, fails the
+/// book.
 fn pgn_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
     let (games, problems) = gamerec::pgn::read_games(text.as_bytes());
     if let Some(p) = problems
@@ -428,15 +435,26 @@ fn pgn_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
         return Err(format!("{at}: {}", p.message));
     }
     let mut out = Vec::new();
-    for game in &games {
+    for (i, game) in games.iter().enumerate() {
         let moves: Vec<String> = game
             .tree
             .mainline()
             .filter_map(|id| game.tree.node(id).ply.as_ref().map(|p| p.san.clone()))
             .collect();
-        if !moves.is_empty() {
-            out.push((game.start.clone(), moves));
+        if moves.is_empty() {
+            continue;
         }
+        // As `GameState::play_book_move` will play them.
+        let mut pos = game.start.clone();
+        for san in &moves {
+            let mv = crate::game_rules::parse_move(&pos, san)
+                .map_err(|e| format!("game {}: {e}", i + 1))?;
+            pos.play_unchecked(mv);
+        }
+        if pos.is_game_over() {
+            return Err(format!("game {}: the opening ends the game", i + 1));
+        }
+        out.push((game.start.clone(), moves));
     }
     Ok(out)
 }
@@ -564,6 +582,25 @@ name = "remote"
         assert_eq!(o[1].1, ["d4", "d5"]);
         std::fs::write(&pgn, "1. e4 e4 *\n").unwrap();
         assert!(load_openings(&pgn).is_err());
+        assert_eq!(
+            read_openings("\n", false).unwrap_err(),
+            "no openings".to_owned()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A book line ending in mate or stalemate would start a game nobody
+    /// can move in (its side to move would lose on time); EPD openings were
+    /// already refused for it.
+    #[test]
+    fn pgn_openings_that_end_the_game_are_refused() {
+        let mate = "[Event \"x\"]\n\n1. d4 e5 *\n\n[Event \"y\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+        let e = read_openings(mate, true).unwrap_err();
+        assert_eq!(e, "game 2: the opening ends the game");
+        let stalemate = "[Event \"x\"]\n[FEN \"k7/8/1Q6/8/8/8/8/K7 w - - 0 1\"]\n\n1. Qc7 *\n";
+        assert!(read_openings(stalemate, true).is_err());
+        let null = "1. e4 -- 2. d4 *\n";
+        let e = read_openings(null, true).unwrap_err();
+        assert!(e.starts_with("game 1: null move"), "{e}");
     }
 }
