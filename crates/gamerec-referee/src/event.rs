@@ -32,7 +32,7 @@ pub struct PlayerConfig {
     /// `builtin`, `uci:COMMAND` or `xboard:COMMAND`: the referee starts the
     /// engine behind an in-process bridge. Absent: a remote client.
     pub engine: Option<String>,
-    /// Search depth for the built-in engine.
+    /// Search depth for the built-in engine, 1 to 64.
     pub depth: Option<u32>,
     /// A remote player's secret: its client must present it on sign-on
     /// (`gamerec bridge --token`, or `GAMEREC_TOKEN`). 8 to 200 printable
@@ -155,6 +155,17 @@ impl EventConfig {
             ));
         }
         for p in &config.players {
+            if let Some(engine) = &p.engine {
+                engine
+                    .parse::<gamerec_engine::EngineSetup>()
+                    .map_err(|e| EventError(format!("player {}: {e}", p.name)))?;
+            }
+            if p.depth.is_some_and(|d| !(1..=64).contains(&d)) {
+                return Err(EventError(format!(
+                    "player {}: depth must be from 1 to 64",
+                    p.name
+                )));
+            }
             let Some(secret) = &p.secret else { continue };
             if p.engine.is_some() {
                 return Err(EventError(format!(
@@ -551,6 +562,9 @@ name = "remote"
             text.replace("reset_delay = 0.1", "reset_delay = -1"),
             text.replace("name = \"remote\"", "name = \"alpha\""),
             text.replace("games = 4", "gamez = 4"),
+            text.replace("engine = \"builtin\"", "engine = \"stockfish\""),
+            text.replace("depth = 2", "depth = 1000"),
+            text.replace("depth = 2", "depth = 0"),
         ] {
             assert!(EventConfig::parse(&bad).is_err(), "{bad}");
         }
