@@ -284,7 +284,8 @@ impl Command {
             ["standings"] => Ok(Command::Standings),
             ["games"] => Ok(Command::Games),
             ["quit"] => Ok(Command::Quit),
-            ["adjourn", rest @ ..] => Ok(Command::Adjourn(number(rest.first())?)),
+            ["adjourn"] => Err("expected a game number".into()),
+            ["adjourn", n] => Ok(Command::Adjourn(number(Some(n))?)),
             ["abort", n, result] => {
                 let outcome = match *result {
                     "1-0" => Outcome::Win(Color::White),
@@ -907,6 +908,24 @@ mod tests {
             ce: Some(ce),
             depth: Some(depth),
             nodes: None,
+        }
+    }
+
+    #[test]
+    fn console_commands_take_exactly_their_words() {
+        assert_eq!(Command::parse(" adjourn\t7 "), Ok(Command::Adjourn(7)));
+        assert_eq!(
+            Command::parse("abort 3 1/2-1/2"),
+            Ok(Command::Abort(3, Outcome::Draw))
+        );
+        for bad in [
+            "adjourn",
+            "adjourn x",
+            "adjourn 7 8",
+            "abort 3 1-0 now",
+            "pause now",
+        ] {
+            assert!(Command::parse(bad).is_err(), "{bad}");
         }
     }
 
