@@ -848,6 +848,25 @@ impl std::str::FromStr for GoEngineSpec {
 }
 
 impl GoEngineSpec {
+    /// A player name for a Go engine spec (`gamerec match`): a GTP
+    /// engine's program name, else the spec itself.
+    pub fn default_name(spec: &str) -> String {
+        match spec.strip_prefix("gtp:") {
+            Some(cmd) => {
+                let program = cmd.split_whitespace().next().unwrap_or(cmd);
+                program
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(program)
+                    .split('|')
+                    .next()
+                    .unwrap_or(program)
+                    .to_owned()
+            }
+            None => spec.to_owned(),
+        }
+    }
+
     /// Whether `s` names a Go engine (`gtp:`, `random`, `weak`).
     pub fn looks_like(s: &str) -> bool {
         s.starts_with("gtp:")

@@ -163,6 +163,44 @@ impl std::str::FromStr for EngineSetup {
     }
 }
 
+/// `spec` with the options `each` (`Name=Value|Name=Value`, as after `|`
+/// in a spec; `gamerec match --each`) put before its own: they are set
+/// first, so the engine's own options win.
+pub fn spec_with_options(spec: &str, each: Option<&str>) -> String {
+    match each.map(str::trim).filter(|e| !e.is_empty()) {
+        None => spec.to_owned(),
+        Some(each) => match spec.split_once('|') {
+            Some((head, own)) => format!("{head}|{each}|{own}"),
+            None => format!("{spec}|{each}"),
+        },
+    }
+}
+
+/// Reads an engine option given as `NAME=VALUE` (`gamerec epd analyze
+/// --option`), both sides trimmed.
+pub fn option_setting(text: &str) -> Result<(String, String)> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| EngineError::Usage(format!("`{text}`: expected NAME=VALUE")))?;
+    Ok((name.trim().to_owned(), value.trim().to_owned()))
+}
+
+/// A player name for an engine spec (`gamerec bridge`, `gamerec match`):
+/// the program's file name.
+pub fn default_name(spec: &str) -> String {
+    let command = spec.split_once(':').map_or(
+        spec,
+        |(kind, rest)| {
+            if kind == "builtin" { spec } else { rest }
+        },
+    );
+    let command = command.split('|').next().unwrap_or(command);
+    let program = command.split_whitespace().next().unwrap_or(command);
+    std::path::Path::new(program)
+        .file_name()
+        .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned())
+}
+
 impl EngineSetup {
     /// Starts the engine and sets its options.
     pub fn start(&self) -> Result<Box<dyn Engine>> {

@@ -252,21 +252,6 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
     })
 }
 
-/// A player name for an engine spec: the program's file name.
-pub fn engine_name(spec: &str) -> String {
-    let command = spec.split_once(':').map_or(
-        spec,
-        |(kind, rest)| {
-            if kind == "builtin" { spec } else { rest }
-        },
-    );
-    let command = command.split('|').next().unwrap_or(command);
-    let program = command.split_whitespace().next().unwrap_or(command);
-    Path::new(program)
-        .file_name()
-        .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned())
-}
-
 /// `gamerec match`: plays (or resumes) a match with [`crate::match_runner::run`]
 /// on its own runtime; Ctrl-C stops it (games in flight are replayed by
 /// `--resume`).

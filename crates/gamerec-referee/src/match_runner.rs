@@ -113,6 +113,26 @@ impl EngineLimits {
         }
         Ok(limits)
     }
+
+    /// Reads one engine's limits as `gamerec match --limits` gives them,
+    /// `ENGINE:KEY=VALUE[,KEY=VALUE...]`, the engine named by its position
+    /// in `names` (from 1) or by its name: its index and its limits.
+    pub fn parse_for(given: &str, names: &[String]) -> Result<(usize, EngineLimits), String> {
+        let (who, what) = given
+            .split_once(':')
+            .ok_or_else(|| format!("--limits {given}: expected ENGINE:KEY=VALUE,..."))?;
+        let i = match who.trim().parse::<usize>() {
+            Ok(n) if (1..=names.len()).contains(&n) => n - 1,
+            _ => names.iter().position(|n| n == who.trim()).ok_or_else(|| {
+                format!(
+                    "--limits {given}: no engine `{who}` (give its position 1..{} or its name)",
+                    names.len()
+                )
+            })?,
+        };
+        let limits = EngineLimits::parse(what).map_err(|e| format!("--limits {given}: {e}"))?;
+        Ok((i, limits))
+    }
 }
 
 impl std::fmt::Display for EngineLimits {
