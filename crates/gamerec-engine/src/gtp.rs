@@ -817,9 +817,12 @@ impl std::str::FromStr for GoEngineSpec {
         let seed = |rest: Option<&str>| -> Result<u64> {
             match rest {
                 None => Ok(1),
-                Some(r) => r
-                    .parse()
-                    .map_err(|_| EngineError::Usage(format!("`{s}`: the seed must be a number"))),
+                Some(r) => r.parse().map_err(|_| {
+                    EngineError::Usage(format!(
+                        "`{}`: the seed must be a number",
+                        gamerec::excerpt::excerpt(s)
+                    ))
+                }),
             }
         };
         let (head, tail) = match s.split_once(':') {
@@ -841,7 +844,8 @@ impl std::str::FromStr for GoEngineSpec {
             "random" => Ok(GoEngineSpec::Random(seed(tail)?)),
             "weak" => Ok(GoEngineSpec::Weak(seed(tail)?)),
             _ => Err(EngineError::Usage(format!(
-                "unknown Go engine `{s}`: expected gtp:COMMAND, random[:SEED] or weak[:SEED]"
+                "unknown Go engine `{}`: expected gtp:COMMAND, random[:SEED] or weak[:SEED]",
+                gamerec::excerpt::excerpt(s)
             ))),
         }
     }

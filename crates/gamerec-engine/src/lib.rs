@@ -25,6 +25,7 @@ pub use types::{
     Bound, Clock, EngineError, Info, Limits, PonderHandle, Result, Score, SearchResult, StopHandle,
 };
 
+use gamerec::excerpt::excerpt;
 use shakmaty::{Chess, Move};
 
 /// A chess engine that searches positions.
@@ -92,7 +93,8 @@ impl std::str::FromStr for EngineSpec {
             Ok(EngineSpec::Xboard(EngineCommand::parse(cmd)?))
         } else {
             Err(EngineError::Usage(format!(
-                "unknown engine `{s}`: expected builtin, uci:COMMAND or xboard:COMMAND"
+                "unknown engine `{}`: expected builtin, uci:COMMAND or xboard:COMMAND",
+                excerpt(s)
             )))
         }
     }
@@ -148,7 +150,8 @@ impl std::str::FromStr for EngineSetup {
                     .filter(|d| (1..=64).contains(d))
                     .ok_or_else(|| {
                         EngineError::Usage(format!(
-                            "`{head}`: expected builtin:DEPTH with a depth from 1 to 64"
+                            "`{}`: expected builtin:DEPTH with a depth from 1 to 64",
+                            excerpt(head)
                         ))
                     })?;
                 (EngineSpec::Builtin, Some(depth))
@@ -181,7 +184,7 @@ pub fn spec_with_options(spec: &str, each: Option<&str>) -> String {
 pub fn option_setting(text: &str) -> Result<(String, String)> {
     let (name, value) = text
         .split_once('=')
-        .ok_or_else(|| EngineError::Usage(format!("`{text}`: expected NAME=VALUE")))?;
+        .ok_or_else(|| EngineError::Usage(format!("`{}`: expected NAME=VALUE", excerpt(text))))?;
     Ok((name.trim().to_owned(), value.trim().to_owned()))
 }
 
@@ -236,5 +239,23 @@ mod setup_tests {
         for bad in ["builtin:0", "builtin:x", "stockfish", "uci:", ""] {
             assert!(bad.parse::<EngineSetup>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_long_spec_makes_a_short_message() {
+        let long = "x".repeat(1 << 20);
+        for spec in [long.clone(), format!("builtin:{long}")] {
+            let e = spec.parse::<EngineSetup>().unwrap_err().to_string();
+            assert!(e.len() < 200 && e.contains("xxxx… ("), "{e}");
+        }
+        let e = option_setting(&long).unwrap_err().to_string();
+        assert!(e.len() < 200, "{e}");
+        let e = long.parse::<gtp::GoEngineSpec>().unwrap_err().to_string();
+        assert!(e.len() < 200, "{e}");
+        let e = format!("random:{long}")
+            .parse::<gtp::GoEngineSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 200, "{e}");
     }
 }

@@ -21,6 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use gamerec::excerpt::excerpt;
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Position};
 
@@ -79,14 +80,15 @@ impl EngineLimits {
     pub fn parse(text: &str) -> Result<EngineLimits, String> {
         let mut limits = EngineLimits::default();
         for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let shown = excerpt(item);
             let (key, value) = item
                 .split_once('=')
-                .ok_or_else(|| format!("`{item}`: expected KEY=VALUE (tc, nodes, depth, st)"))?;
+                .ok_or_else(|| format!("`{shown}`: expected KEY=VALUE (tc, nodes, depth, st)"))?;
             let (key, value) = (key.trim(), value.trim());
-            let bad = || format!("`{item}`: bad value");
+            let bad = || format!("`{shown}`: bad value");
             match key {
                 "tc" => {
-                    parse_time_control(value).map_err(|e| format!("`{item}`: {e}"))?;
+                    parse_time_control(value).map_err(|e| format!("`{shown}`: {e}"))?;
                     limits.tc = Some(value.to_owned());
                 }
                 "nodes" => {
@@ -108,7 +110,7 @@ impl EngineLimits {
                     }
                     limits.movetime_ms = Some((secs * 1000.0).round() as u64);
                 }
-                _ => return Err(format!("`{item}`: unknown limit (tc, nodes, depth, st)")),
+                _ => return Err(format!("`{shown}`: unknown limit (tc, nodes, depth, st)")),
             }
         }
         Ok(limits)
@@ -118,19 +120,21 @@ impl EngineLimits {
     /// `ENGINE:KEY=VALUE[,KEY=VALUE...]`, the engine named by its position
     /// in `names` (from 1) or by its name: its index and its limits.
     pub fn parse_for(given: &str, names: &[String]) -> Result<(usize, EngineLimits), String> {
+        let shown = excerpt(given);
         let (who, what) = given
             .split_once(':')
-            .ok_or_else(|| format!("--limits {given}: expected ENGINE:KEY=VALUE,..."))?;
+            .ok_or_else(|| format!("--limits {shown}: expected ENGINE:KEY=VALUE,..."))?;
         let i = match who.trim().parse::<usize>() {
             Ok(n) if (1..=names.len()).contains(&n) => n - 1,
             _ => names.iter().position(|n| n == who.trim()).ok_or_else(|| {
                 format!(
-                    "--limits {given}: no engine `{who}` (give its position 1..{} or its name)",
+                    "--limits {shown}: no engine `{}` (give its position 1..{} or its name)",
+                    excerpt(who),
                     names.len()
                 )
             })?,
         };
-        let limits = EngineLimits::parse(what).map_err(|e| format!("--limits {given}: {e}"))?;
+        let limits = EngineLimits::parse(what).map_err(|e| format!("--limits {shown}: {e}"))?;
         Ok((i, limits))
     }
 }
@@ -1371,6 +1375,24 @@ mod tests {
         }
         c.limits[0] = EngineLimits::parse("tc=*60").unwrap();
         assert!(c.validate().is_err(), "a sandclock for one side only");
+    }
+
+    #[test]
+    fn limits_name_their_engine_and_quote_long_items_shortened() {
+        let names = ["sf".to_owned(), "lc0".to_owned()];
+        let (i, l) = EngineLimits::parse_for("lc0:depth=3", &names).unwrap();
+        assert_eq!((i, l.depth), (1, Some(3)));
+        assert_eq!(EngineLimits::parse_for("1:nodes=9", &names).unwrap().0, 0);
+        let long = "9".repeat(1 << 20);
+        for given in [
+            format!("sf:depth={long}"),
+            format!("{long}:depth=1"),
+            format!("sf:x{long}"),
+            long.clone(),
+        ] {
+            let e = EngineLimits::parse_for(&given, &names).unwrap_err();
+            assert!(e.len() < 300, "{} bytes: {}", e.len(), &e[..300]);
+        }
     }
 
     #[test]
