@@ -833,13 +833,19 @@ impl std::str::FromStr for GoEngineSpec {
             "gtp" => {
                 let mut parts = tail.unwrap_or_default().split('|');
                 let cmd = EngineCommand::parse(parts.next().unwrap_or_default())?;
-                Ok(GoEngineSpec::Gtp(
-                    cmd,
-                    parts
-                        .map(|p| p.trim().to_owned())
-                        .filter(|p| !p.is_empty())
-                        .collect(),
-                ))
+                let init: Vec<String> = parts
+                    .map(|p| p.trim().to_owned())
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                // A line break would send a second command, whose answer
+                // would be taken for the next command's.
+                if let Some(c) = init.iter().find(|c| c.contains(['\n', '\r'])) {
+                    return Err(EngineError::Usage(format!(
+                        "`{}`: a GTP command is one line",
+                        gamerec::excerpt::excerpt(c)
+                    )));
+                }
+                Ok(GoEngineSpec::Gtp(cmd, init))
             }
             "random" => Ok(GoEngineSpec::Random(seed(tail)?)),
             "weak" => Ok(GoEngineSpec::Weak(seed(tail)?)),
@@ -997,7 +1003,7 @@ mod tests {
             "weak:7".parse::<GoEngineSpec>().unwrap(),
             GoEngineSpec::Weak(7)
         );
-        for bad in ["gtp:", "uci:x", "random:x", ""] {
+        for bad in ["gtp:", "uci:x", "random:x", "", "gtp:gnugo|level 1\nquit"] {
             assert!(bad.parse::<GoEngineSpec>().is_err(), "{bad}");
         }
         assert!(GoEngineSpec::looks_like("gtp:x") && !GoEngineSpec::looks_like("uci:x"));

@@ -137,11 +137,12 @@ impl std::str::FromStr for EngineSetup {
         let mut parts = s.split('|');
         let head = parts.next().unwrap_or_default().trim();
         let options = parts
+            .filter(|o| !o.trim().is_empty())
             .map(|o| {
                 let (name, value) = o.split_once('=').unwrap_or((o, ""));
-                (name.trim().to_owned(), value.trim().to_owned())
+                option(o, name, value)
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let (spec, depth) = match head.strip_prefix("builtin:") {
             Some(d) => {
                 let depth = d
@@ -185,7 +186,26 @@ pub fn option_setting(text: &str) -> Result<(String, String)> {
     let (name, value) = text
         .split_once('=')
         .ok_or_else(|| EngineError::Usage(format!("`{}`: expected NAME=VALUE", excerpt(text))))?;
-    Ok((name.trim().to_owned(), value.trim().to_owned()))
+    option(text, name, value)
+}
+
+/// The option `name`=`value` (as written in `text`), trimmed: it has a
+/// name, and no line break (which would send the engine a second command).
+fn option(text: &str, name: &str, value: &str) -> Result<(String, String)> {
+    let (name, value) = (name.trim(), value.trim());
+    if name.is_empty() {
+        return Err(EngineError::Usage(format!(
+            "`{}`: an engine option needs a name",
+            excerpt(text)
+        )));
+    }
+    if name.contains(['\n', '\r']) || value.contains(['\n', '\r']) {
+        return Err(EngineError::Usage(format!(
+            "`{}`: an engine option is one line",
+            excerpt(text)
+        )));
+    }
+    Ok((name.to_owned(), value.to_owned()))
 }
 
 /// A player name for an engine spec (`gamerec bridge`, `gamerec match`):
@@ -238,6 +258,29 @@ mod setup_tests {
         ));
         for bad in ["builtin:0", "builtin:x", "stockfish", "uci:", ""] {
             assert!(bad.parse::<EngineSetup>().is_err(), "{bad}");
+        }
+    }
+
+    /// An empty item (`uci:sf|`) was an option with no name, which the
+    /// engine refused; a line break in an option sent a second command.
+    #[test]
+    fn options_have_names_and_one_line() {
+        let s: EngineSetup = "uci:sf||Hash=16| |".parse().unwrap();
+        assert_eq!(s.options, vec![("Hash".to_owned(), "16".to_owned())]);
+        for bad in [
+            "uci:sf|=16",
+            "uci:sf|Hash=16\nquit",
+            "uci:sf|Hash\r\nquit=1",
+        ] {
+            let e = bad.parse::<EngineSetup>().unwrap_err().to_string();
+            assert!(e.starts_with('`'), "{e}");
+        }
+        assert_eq!(
+            option_setting(" Hash = 16 ").unwrap(),
+            ("Hash".to_owned(), "16".to_owned())
+        );
+        for bad in ["=16", "Hash=16\nquit"] {
+            assert!(option_setting(bad).is_err(), "{bad}");
         }
     }
 
