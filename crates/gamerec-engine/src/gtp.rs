@@ -859,20 +859,10 @@ impl std::str::FromStr for GoEngineSpec {
 
 impl GoEngineSpec {
     /// A player name for a Go engine spec (`gamerec match`): a GTP
-    /// engine's program name, else the spec itself.
+    /// engine's program's file name, else the spec itself.
     pub fn default_name(spec: &str) -> String {
         match spec.strip_prefix("gtp:") {
-            Some(cmd) => {
-                let program = cmd.split_whitespace().next().unwrap_or(cmd);
-                program
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or(program)
-                    .split('|')
-                    .next()
-                    .unwrap_or(program)
-                    .to_owned()
-            }
+            Some(cmd) => crate::program_name(cmd.split('|').next().unwrap_or(cmd)),
             None => spec.to_owned(),
         }
     }

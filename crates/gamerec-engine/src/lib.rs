@@ -209,15 +209,17 @@ fn option(text: &str, name: &str, value: &str) -> Result<(String, String)> {
 }
 
 /// A player name for an engine spec (`gamerec bridge`, `gamerec match`):
-/// the program's file name.
+/// the program's file name (the spec before its options for `builtin`).
 pub fn default_name(spec: &str) -> String {
-    let command = spec.split_once(':').map_or(
-        spec,
-        |(kind, rest)| {
-            if kind == "builtin" { spec } else { rest }
-        },
-    );
-    let command = command.split('|').next().unwrap_or(command);
+    let head = spec.split('|').next().unwrap_or(spec);
+    match head.split_once(':') {
+        Some((kind, command)) if kind != "builtin" => program_name(command),
+        _ => program_name(head),
+    }
+}
+
+/// The file name of an engine command's program: its first word.
+pub(crate) fn program_name(command: &str) -> String {
     let program = command.split_whitespace().next().unwrap_or(command);
     std::path::Path::new(program)
         .file_name()
@@ -281,6 +283,29 @@ mod setup_tests {
         );
         for bad in ["=16", "Hash=16\nquit"] {
             assert!(option_setting(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn default_names_are_program_names() {
+        for (spec, name) in [
+            ("uci:/usr/games/stockfish -x|Hash=16", "stockfish"),
+            ("xboard:fairymax", "fairymax"),
+            ("builtin:4|Hash=1", "builtin:4"),
+            // A `:` in the options is no engine kind.
+            ("builtin|Hash=1:2", "builtin"),
+            ("uci:sf|SyzygyPath=/a:/b", "sf"),
+        ] {
+            assert_eq!(default_name(spec), name, "{spec}");
+        }
+        for (spec, name) in [
+            ("gtp:/opt/gnugo --mode gtp|level 1", "gnugo"),
+            // A `/` in a start-up command is no path of the program's.
+            ("gtp:gnugo|loadsgf/x", "gnugo"),
+            ("gtp:/opt/gnugo/", "gnugo"),
+            ("random:5", "random:5"),
+        ] {
+            assert_eq!(gtp::GoEngineSpec::default_name(spec), name, "{spec}");
         }
     }
 
