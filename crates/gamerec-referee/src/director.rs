@@ -435,7 +435,7 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
             }
         }
         None => {
-            for san in &spec.opening {
+            for san in spec.opening.iter() {
                 state
                     .play_book_move(san)
                     .map_err(|e| EventError(format!("opening of game {}: {e}", spec.number)))?;
@@ -951,7 +951,7 @@ mod tests {
             white: "w".into(),
             black: "b".into(),
             start: shakmaty::Chess::default(),
-            opening: Vec::new(),
+            opening: Vec::new().into(),
             time_control: "-".parse().expect("time control"),
             black_time_control: None,
         };

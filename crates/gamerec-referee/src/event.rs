@@ -2,6 +2,7 @@
 //! and the schedule of games it produces.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -275,6 +276,11 @@ impl EventConfig {
             }
             None => Vec::new(),
         };
+        // Every game of an opening shares its moves.
+        let openings: Vec<(Chess, Arc<[String]>)> = openings
+            .into_iter()
+            .map(|(start, moves)| (start, moves.into()))
+            .collect();
         let names: Vec<&str> = self.players.iter().map(|p| p.name.as_str()).collect();
         let pairs = pairings(self.pairing, &names, self.rounds, self.games.unwrap_or(2))?;
         let date = self.date.clone().unwrap_or_else(crate::log::pgn_date_today);
@@ -283,7 +289,7 @@ impl EventConfig {
             .enumerate()
             .map(|(i, (round, white, black))| {
                 let (start, opening) = if openings.is_empty() {
-                    (Chess::default(), Vec::new())
+                    (Chess::default(), Arc::default())
                 } else {
                     openings[(i / 2) % openings.len()].clone()
                 };
@@ -599,6 +605,27 @@ name = "remote"
         assert_eq!(
             read_openings("\n", false).unwrap_err(),
             "no openings".to_owned()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Each game had its own copy of its opening's moves: a book line of
+    /// thousands of plies times 100,000 games.
+    #[test]
+    fn games_share_their_openings() {
+        let dir = std::env::temp_dir().join(format!("argus-shared-{}", std::process::id()));
+        gamerec_testkit::remove_at_exit(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("book.pgn"), "1. e4 e5 2. Nf3 Nc6 *\n").unwrap();
+        let text = "event = \"e\"\ntime_control = \"60\"\npairing = \"match\"\ngames = 6\n\
+                    openings = \"book.pgn\"\n[[player]]\nname = \"a\"\n[[player]]\nname = \"b\"\n";
+        let games = EventConfig::parse(text).unwrap().schedule(&dir).unwrap();
+        assert_eq!(games.len(), 6);
+        assert_eq!(&games[0].opening[..], ["e4", "e5", "Nf3", "Nc6"]);
+        assert!(
+            games
+                .iter()
+                .all(|g| Arc::ptr_eq(&g.opening, &games[0].opening))
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

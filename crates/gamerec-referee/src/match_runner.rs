@@ -520,7 +520,7 @@ pub fn chess960_position(white: u32, black: u32) -> Chess {
 fn opening_positions(
     config: &MatchConfig,
     count: usize,
-) -> Result<Vec<(Chess, Vec<String>)>, EventError> {
+) -> Result<Vec<(Chess, Arc<[String]>)>, EventError> {
     if let Some(frc) = config.frc {
         return Ok((0..count)
             .map(|i| {
@@ -531,12 +531,12 @@ fn opening_positions(
                     Frc::Chess960 => white,
                     Frc::Dfrc => rng.below(960) as u32,
                 };
-                (chess960_position(white, black), Vec::new())
+                (chess960_position(white, black), Arc::default())
             })
             .collect());
     }
     let Some(openings) = &config.openings else {
-        return Ok(vec![(Chess::default(), Vec::new()); count]);
+        return Ok(vec![(Chess::default(), Arc::default()); count]);
     };
     let path = &openings.file;
     let is_book = path
@@ -558,7 +558,7 @@ fn opening_positions(
                     sans.push(shakmaty::san::San::from_move(&pos, mv).to_string());
                     pos.play_unchecked(mv);
                 }
-                (Chess::default(), sans)
+                (Chess::default(), sans.into())
             })
             .collect());
     }
@@ -580,7 +580,7 @@ fn opening_positions(
                 path.display()
             )));
         }
-        positions.push((start, sans));
+        positions.push((start, sans.into()));
     }
     let mut order: Vec<usize> = (0..positions.len()).collect();
     if openings.order == OpeningOrder::Random {
