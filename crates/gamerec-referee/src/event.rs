@@ -122,6 +122,10 @@ pub const MAX_MARGIN_MS: u64 = 60_000;
 /// Most games one event may schedule (bounds memory on hostile input).
 pub const MAX_GAMES: usize = 100_000;
 
+/// The longest event, site, date or time control an event may give: each
+/// game has its own copy.
+pub const MAX_TEXT_LEN: usize = 200;
+
 fn seconds(value: Option<f64>, default: f64, what: &str) -> Result<Duration, EventError> {
     let v = value.unwrap_or(default);
     if !(0.0..=86_400.0).contains(&v) {
@@ -136,6 +140,18 @@ impl EventConfig {
     /// Parses and checks an EVENT.toml text.
     pub fn parse(text: &str) -> Result<EventConfig, EventError> {
         let config: EventConfig = toml::from_str(text).map_err(|e| EventError(e.to_string()))?;
+        for (what, text) in [
+            ("event", Some(&config.event)),
+            ("site", config.site.as_ref()),
+            ("date", config.date.as_ref()),
+            ("time_control", Some(&config.time_control)),
+        ] {
+            if text.is_some_and(|t| t.len() > MAX_TEXT_LEN) {
+                return Err(EventError(format!(
+                    "{what} must have at most {MAX_TEXT_LEN} bytes"
+                )));
+            }
+        }
         config.time_control()?;
         config.timing()?;
         let mut names: Vec<&str> = config.players.iter().map(|p| p.name.as_str()).collect();
@@ -571,6 +587,8 @@ name = "remote"
             text.replace("engine = \"builtin\"", "engine = \"stockfish\""),
             text.replace("depth = 2", "depth = 1000"),
             text.replace("depth = 2", "depth = 0"),
+            text.replace("Argus Cup", &"A".repeat(MAX_TEXT_LEN + 1)),
+            text.replace("40/60+1", &["40/60"; 100].join(":")),
         ] {
             assert!(EventConfig::parse(&bad).is_err(), "{bad}");
         }
