@@ -218,12 +218,16 @@ pub fn default_name(spec: &str) -> String {
     }
 }
 
-/// The file name of an engine command's program: its first word.
+/// The file name of an engine command's program: its first word, read as
+/// [`EngineCommand::parse`] reads it (quotes and all).
 pub(crate) fn program_name(command: &str) -> String {
-    let program = command.split_whitespace().next().unwrap_or(command);
-    std::path::Path::new(program)
+    let program = process::split_words(command)
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    std::path::Path::new(&program)
         .file_name()
-        .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned())
+        .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned())
 }
 
 impl EngineSetup {
@@ -295,6 +299,9 @@ mod setup_tests {
             // A `:` in the options is no engine kind.
             ("builtin|Hash=1:2", "builtin"),
             ("uci:sf|SyzygyPath=/a:/b", "sf"),
+            // Quotes as the command is read with them.
+            ("uci:\"/opt/my engines/sf\" -x", "sf"),
+            ("cecp:\"/opt/my\"eng", "myeng"),
         ] {
             assert_eq!(default_name(spec), name, "{spec}");
         }
