@@ -211,7 +211,8 @@ fn option(text: &str, name: &str, value: &str) -> Result<(String, String)> {
 /// A player name for an engine spec (`gamerec bridge`, `gamerec match`):
 /// the program's file name (the spec before its options for `builtin`).
 pub fn default_name(spec: &str) -> String {
-    let head = spec.split('|').next().unwrap_or(spec);
+    // As `EngineSetup` reads it.
+    let head = spec.split('|').next().unwrap_or(spec).trim();
     match head.split_once(':') {
         Some((kind, command)) if kind != "builtin" => program_name(command),
         _ => program_name(head),
@@ -302,6 +303,9 @@ mod setup_tests {
             // Quotes as the command is read with them.
             ("uci:\"/opt/my engines/sf\" -x", "sf"),
             ("cecp:\"/opt/my\"eng", "myeng"),
+            // The spec's head is trimmed, as `EngineSetup` trims it.
+            (" builtin:4", "builtin:4"),
+            ("uci:\"/opt/sf\n|Hash=1", "sf"),
         ] {
             assert_eq!(default_name(spec), name, "{spec}");
         }
