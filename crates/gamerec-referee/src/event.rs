@@ -126,6 +126,27 @@ pub const MAX_GAMES: usize = 100_000;
 /// game has its own copy.
 pub const MAX_TEXT_LEN: usize = 200;
 
+/// The longest TOML message kept, in bytes; a longer one (quoting a long
+/// value) is cut.
+const MAX_TOML_MESSAGE: usize = 300;
+
+/// A TOML error as `LINE:COLUMN: message`, without the source line the
+/// parser's own text quotes (a line may be of any length).
+fn toml_error(text: &str, e: &toml::de::Error) -> EventError {
+    let message = e.message().trim_end();
+    let message = match message.floor_char_boundary(MAX_TOML_MESSAGE) {
+        cut if cut < message.len() => format!("{}…", &message[..cut]),
+        _ => message.to_owned(),
+    };
+    match e.span() {
+        Some(span) => {
+            let at = gamerec::diag::LineIndex::new(text.as_bytes()).line_col(span.start as u64);
+            EventError(format!("{at}: {message}"))
+        }
+        None => EventError(message),
+    }
+}
+
 fn seconds(value: Option<f64>, default: f64, what: &str) -> Result<Duration, EventError> {
     let v = value.unwrap_or(default);
     if !(0.0..=86_400.0).contains(&v) {
@@ -139,7 +160,7 @@ fn seconds(value: Option<f64>, default: f64, what: &str) -> Result<Duration, Eve
 impl EventConfig {
     /// Parses and checks an EVENT.toml text.
     pub fn parse(text: &str) -> Result<EventConfig, EventError> {
-        let config: EventConfig = toml::from_str(text).map_err(|e| EventError(e.to_string()))?;
+        let config: EventConfig = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
         for (what, text) in [
             ("event", Some(&config.event)),
             ("site", config.site.as_ref()),
@@ -550,6 +571,24 @@ mod tests {
                 assert!(pairings(system, few, 1, 2).is_err(), "{system:?} {few:?}");
             }
         }
+    }
+
+    /// The TOML parser's message quoted the whole line of the error.
+    #[test]
+    fn a_toml_error_is_a_short_message_naming_its_place() {
+        let long = "a".repeat(1 << 20);
+        let text = format!("event = \"x\"\ntime_control = \"60\"\nbogus = \"{long}\"\n");
+        let e = EventConfig::parse(&text).unwrap_err();
+        assert!(
+            e.0.starts_with("3:1: unknown field `bogus`"),
+            "{}",
+            &e.0[..100]
+        );
+        assert!(e.0.len() < 400, "{} bytes", e.0.len());
+        let text = format!("event = \"x\"\ntime_control = \"60\"\nrounds = \"{long}\"\n");
+        let e = EventConfig::parse(&text).unwrap_err();
+        assert!(e.0.starts_with("3:10: "), "{}", &e.0[..100]);
+        assert!(e.0.len() < 400, "{} bytes", e.0.len());
     }
 
     #[test]
