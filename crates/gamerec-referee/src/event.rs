@@ -262,9 +262,15 @@ impl EventConfig {
         if open.is_empty() {
             return Ok(());
         }
+        // The first few names: an event may have any number of players.
+        const SHOWN: usize = 5;
+        let mut names = open[..open.len().min(SHOWN)].join(", ");
+        if open.len() > SHOWN {
+            names.push_str(&format!(" and {} more", open.len() - SHOWN));
+        }
         Err(EventError(format!(
-            "listening on {listen} (not loopback) needs a secret for every remote player; none for: {}",
-            open.join(", ")
+            "listening on {} (not loopback) needs a secret for every remote player; none for: {names}",
+            gamerec::excerpt::excerpt(listen)
         )))
     }
 
@@ -571,6 +577,21 @@ mod tests {
                 assert!(pairings(system, few, 1, 2).is_err(), "{system:?} {few:?}");
             }
         }
+    }
+
+    /// The message named every player without a secret.
+    #[test]
+    fn a_listen_refusal_names_a_few_players() {
+        let mut text = String::from("event = \"x\"\ntime_control = \"60\"\n");
+        for i in 0..1000 {
+            text.push_str(&format!("[[player]]\nname = \"{i:0>100}\"\n"));
+        }
+        let e = EventConfig::parse(&text)
+            .unwrap()
+            .check_listen("0.0.0.0:7878")
+            .unwrap_err();
+        assert!(e.0.len() < 1024, "{} bytes", e.0.len());
+        assert!(e.0.ends_with(" and 995 more"), "{e}");
     }
 
     /// The TOML parser's message quoted the whole line of the error.
