@@ -348,8 +348,9 @@ impl Failures {
     }
 }
 
-/// A game's state as saved (the work of [`save`] done on the game's task).
-fn saved_game(spec: &GameSpec, state: &GameState) -> SavedGame {
+/// A game's state as saved in `state/game-NNNN.json` (the work of
+/// [`save`] done on the game's task).
+pub fn saved_game(spec: &GameSpec, state: &GameState) -> SavedGame {
     SavedGame {
         number: spec.number,
         white: spec.white.clone(),
@@ -404,8 +405,9 @@ pub fn read_saved(dir: &Path, number: u32) -> Result<Option<SavedGame>, EventErr
     }
 }
 
-/// Rebuilds a game from its saved moves (or from its opening if new).
-fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, EventError> {
+/// Rebuilds a game from its saved moves (or from its opening if new): an
+/// error when they do not replay.
+pub fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, EventError> {
     let mut state = GameState::new(spec.start.clone(), spec.clocks());
     match saved {
         Some(saved) => {
