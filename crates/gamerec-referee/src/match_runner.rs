@@ -515,12 +515,12 @@ pub fn chess960_position(white: u32, black: u32) -> Chess {
         .unwrap_or_default()
 }
 
-/// Openings of `count` game pairs: the start position and the opening
-/// (book) moves in SAN, which the games keep as moves marked `book`.
-fn opening_positions(
-    config: &MatchConfig,
-    count: usize,
-) -> Result<Vec<(Chess, Arc<[String]>)>, EventError> {
+/// A start position and the opening (book) moves played from it, in SAN.
+type Opening = (Chess, Arc<[String]>);
+
+/// Openings of `count` game pairs, which the games keep as moves marked
+/// `book`.
+fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Opening>, EventError> {
     if let Some(frc) = config.frc {
         return Ok((0..count)
             .map(|i| {
