@@ -817,9 +817,12 @@ impl std::str::FromStr for GoEngineSpec {
         let seed = |rest: Option<&str>| -> Result<u64> {
             match rest {
                 None => Ok(1),
-                Some(r) => r
-                    .parse()
-                    .map_err(|_| EngineError::Usage(format!("`{s}`: the seed must be a number"))),
+                Some(r) => r.parse().map_err(|_| {
+                    EngineError::Usage(format!(
+                        "`{}`: the seed must be a number",
+                        gamerec::excerpt::excerpt(s)
+                    ))
+                }),
             }
         };
         let (head, tail) = match s.split_once(':') {
@@ -830,24 +833,40 @@ impl std::str::FromStr for GoEngineSpec {
             "gtp" => {
                 let mut parts = tail.unwrap_or_default().split('|');
                 let cmd = EngineCommand::parse(parts.next().unwrap_or_default())?;
-                Ok(GoEngineSpec::Gtp(
-                    cmd,
-                    parts
-                        .map(|p| p.trim().to_owned())
-                        .filter(|p| !p.is_empty())
-                        .collect(),
-                ))
+                let init: Vec<String> = parts
+                    .map(|p| p.trim().to_owned())
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                // A line break would send a second command, whose answer
+                // would be taken for the next command's.
+                if let Some(c) = init.iter().find(|c| c.contains(['\n', '\r'])) {
+                    return Err(EngineError::Usage(format!(
+                        "`{}`: a GTP command is one line",
+                        gamerec::excerpt::excerpt(c)
+                    )));
+                }
+                Ok(GoEngineSpec::Gtp(cmd, init))
             }
             "random" => Ok(GoEngineSpec::Random(seed(tail)?)),
             "weak" => Ok(GoEngineSpec::Weak(seed(tail)?)),
             _ => Err(EngineError::Usage(format!(
-                "unknown Go engine `{s}`: expected gtp:COMMAND, random[:SEED] or weak[:SEED]"
+                "unknown Go engine `{}`: expected gtp:COMMAND, random[:SEED] or weak[:SEED]",
+                gamerec::excerpt::excerpt(s)
             ))),
         }
     }
 }
 
 impl GoEngineSpec {
+    /// A player name for a Go engine spec (`gamerec match`): a GTP
+    /// engine's program's file name, else the spec itself.
+    pub fn default_name(spec: &str) -> String {
+        match spec.strip_prefix("gtp:") {
+            Some(cmd) => crate::program_name(cmd.split('|').next().unwrap_or(cmd)),
+            None => spec.to_owned(),
+        }
+    }
+
     /// Whether `s` names a Go engine (`gtp:`, `random`, `weak`).
     pub fn looks_like(s: &str) -> bool {
         s.starts_with("gtp:")
@@ -974,7 +993,7 @@ mod tests {
             "weak:7".parse::<GoEngineSpec>().unwrap(),
             GoEngineSpec::Weak(7)
         );
-        for bad in ["gtp:", "uci:x", "random:x", ""] {
+        for bad in ["gtp:", "uci:x", "random:x", "", "gtp:gnugo|level 1\nquit"] {
             assert!(bad.parse::<GoEngineSpec>().is_err(), "{bad}");
         }
         assert!(GoEngineSpec::looks_like("gtp:x") && !GoEngineSpec::looks_like("uci:x"));

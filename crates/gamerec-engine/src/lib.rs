@@ -25,6 +25,7 @@ pub use types::{
     Bound, Clock, EngineError, Info, Limits, PonderHandle, Result, Score, SearchResult, StopHandle,
 };
 
+use gamerec::excerpt::excerpt;
 use shakmaty::{Chess, Move};
 
 /// A chess engine that searches positions.
@@ -92,7 +93,8 @@ impl std::str::FromStr for EngineSpec {
             Ok(EngineSpec::Xboard(EngineCommand::parse(cmd)?))
         } else {
             Err(EngineError::Usage(format!(
-                "unknown engine `{s}`: expected builtin, uci:COMMAND or xboard:COMMAND"
+                "unknown engine `{}`: expected builtin, uci:COMMAND or xboard:COMMAND",
+                excerpt(s)
             )))
         }
     }
@@ -135,11 +137,12 @@ impl std::str::FromStr for EngineSetup {
         let mut parts = s.split('|');
         let head = parts.next().unwrap_or_default().trim();
         let options = parts
+            .filter(|o| !o.trim().is_empty())
             .map(|o| {
                 let (name, value) = o.split_once('=').unwrap_or((o, ""));
-                (name.trim().to_owned(), value.trim().to_owned())
+                option(o, name, value)
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let (spec, depth) = match head.strip_prefix("builtin:") {
             Some(d) => {
                 let depth = d
@@ -148,7 +151,8 @@ impl std::str::FromStr for EngineSetup {
                     .filter(|d| (1..=64).contains(d))
                     .ok_or_else(|| {
                         EngineError::Usage(format!(
-                            "`{head}`: expected builtin:DEPTH with a depth from 1 to 64"
+                            "`{}`: expected builtin:DEPTH with a depth from 1 to 64",
+                            excerpt(head)
                         ))
                     })?;
                 (EngineSpec::Builtin, Some(depth))
@@ -161,6 +165,70 @@ impl std::str::FromStr for EngineSetup {
             options,
         })
     }
+}
+
+/// `spec` with the options `each` (`Name=Value|Name=Value`, as after `|`
+/// in a spec; `gamerec match --each`) put before its own: they are set
+/// first, so the engine's own options win.
+pub fn spec_with_options(spec: &str, each: Option<&str>) -> String {
+    match each.map(str::trim).filter(|e| !e.is_empty()) {
+        None => spec.to_owned(),
+        Some(each) => match spec.split_once('|') {
+            Some((head, own)) => format!("{head}|{each}|{own}"),
+            None => format!("{spec}|{each}"),
+        },
+    }
+}
+
+/// Reads an engine option given as `NAME=VALUE` (`gamerec epd analyze
+/// --option`), both sides trimmed.
+pub fn option_setting(text: &str) -> Result<(String, String)> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| EngineError::Usage(format!("`{}`: expected NAME=VALUE", excerpt(text))))?;
+    option(text, name, value)
+}
+
+/// The option `name`=`value` (as written in `text`), trimmed: it has a
+/// name, and no line break (which would send the engine a second command).
+fn option(text: &str, name: &str, value: &str) -> Result<(String, String)> {
+    let (name, value) = (name.trim(), value.trim());
+    if name.is_empty() {
+        return Err(EngineError::Usage(format!(
+            "`{}`: an engine option needs a name",
+            excerpt(text)
+        )));
+    }
+    if name.contains(['\n', '\r']) || value.contains(['\n', '\r']) {
+        return Err(EngineError::Usage(format!(
+            "`{}`: an engine option is one line",
+            excerpt(text)
+        )));
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
+/// A player name for an engine spec (`gamerec bridge`, `gamerec match`):
+/// the program's file name (the spec before its options for `builtin`).
+pub fn default_name(spec: &str) -> String {
+    // As `EngineSetup` reads it.
+    let head = spec.split('|').next().unwrap_or(spec).trim();
+    match head.split_once(':') {
+        Some((kind, command)) if kind != "builtin" => program_name(command),
+        _ => program_name(head),
+    }
+}
+
+/// The file name of an engine command's program: its first word, read as
+/// [`EngineCommand::parse`] reads it (quotes and all).
+pub(crate) fn program_name(command: &str) -> String {
+    let program = process::split_words(command)
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    std::path::Path::new(&program)
+        .file_name()
+        .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned())
 }
 
 impl EngineSetup {
@@ -198,5 +266,75 @@ mod setup_tests {
         for bad in ["builtin:0", "builtin:x", "stockfish", "uci:", ""] {
             assert!(bad.parse::<EngineSetup>().is_err(), "{bad}");
         }
+    }
+
+    /// An empty item (`uci:sf|`) was an option with no name, which the
+    /// engine refused; a line break in an option sent a second command.
+    #[test]
+    fn options_have_names_and_one_line() {
+        let s: EngineSetup = "uci:sf||Hash=16| |".parse().unwrap();
+        assert_eq!(s.options, vec![("Hash".to_owned(), "16".to_owned())]);
+        for bad in [
+            "uci:sf|=16",
+            "uci:sf|Hash=16\nquit",
+            "uci:sf|Hash\r\nquit=1",
+        ] {
+            let e = bad.parse::<EngineSetup>().unwrap_err().to_string();
+            assert!(e.starts_with('`'), "{e}");
+        }
+        assert_eq!(
+            option_setting(" Hash = 16 ").unwrap(),
+            ("Hash".to_owned(), "16".to_owned())
+        );
+        for bad in ["=16", "Hash=16\nquit"] {
+            assert!(option_setting(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn default_names_are_program_names() {
+        for (spec, name) in [
+            ("uci:/usr/games/stockfish -x|Hash=16", "stockfish"),
+            ("xboard:fairymax", "fairymax"),
+            ("builtin:4|Hash=1", "builtin:4"),
+            // A `:` in the options is no engine kind.
+            ("builtin|Hash=1:2", "builtin"),
+            ("uci:sf|SyzygyPath=/a:/b", "sf"),
+            // Quotes as the command is read with them.
+            ("uci:\"/opt/my engines/sf\" -x", "sf"),
+            ("cecp:\"/opt/my\"eng", "myeng"),
+            // The spec's head is trimmed, as `EngineSetup` trims it.
+            (" builtin:4", "builtin:4"),
+            ("uci:\"/opt/sf\n|Hash=1", "sf"),
+        ] {
+            assert_eq!(default_name(spec), name, "{spec}");
+        }
+        for (spec, name) in [
+            ("gtp:/opt/gnugo --mode gtp|level 1", "gnugo"),
+            // A `/` in a start-up command is no path of the program's.
+            ("gtp:gnugo|loadsgf/x", "gnugo"),
+            ("gtp:/opt/gnugo/", "gnugo"),
+            ("random:5", "random:5"),
+        ] {
+            assert_eq!(gtp::GoEngineSpec::default_name(spec), name, "{spec}");
+        }
+    }
+
+    #[test]
+    fn a_long_spec_makes_a_short_message() {
+        let long = "x".repeat(1 << 20);
+        for spec in [long.clone(), format!("builtin:{long}")] {
+            let e = spec.parse::<EngineSetup>().unwrap_err().to_string();
+            assert!(e.len() < 200 && e.contains("xxxx… ("), "{e}");
+        }
+        let e = option_setting(&long).unwrap_err().to_string();
+        assert!(e.len() < 200, "{e}");
+        let e = long.parse::<gtp::GoEngineSpec>().unwrap_err().to_string();
+        assert!(e.len() < 200, "{e}");
+        let e = format!("random:{long}")
+            .parse::<gtp::GoEngineSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 200, "{e}");
     }
 }

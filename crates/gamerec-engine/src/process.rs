@@ -37,6 +37,7 @@ impl EngineCommand {
         let mut it = words.into_iter();
         let program = it
             .next()
+            .filter(|p| !p.is_empty())
             .ok_or_else(|| EngineError::Usage("empty engine command".into()))?;
         Ok(EngineCommand {
             program: program.into(),
@@ -65,7 +66,7 @@ impl EngineCommand {
     }
 }
 
-fn split_words(text: &str) -> Vec<String> {
+pub(crate) fn split_words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut quote: Option<char> = None;
@@ -652,6 +653,9 @@ mod tests {
         assert_eq!(split_words("a b  'c d' \"e\""), ["a", "b", "c d", "e"]);
         assert_eq!(split_words("  "), Vec::<String>::new());
         assert_eq!(split_words("x ''"), ["x", ""]);
+        // An empty program is no command (an empty name to spawn).
+        assert!(EngineCommand::parse("'' -x").is_err());
+        assert!(EngineCommand::parse("\"\"").is_err());
     }
 
     /// The driver's own reads of stdout split lines the same way, across

@@ -130,7 +130,7 @@ async fn one_game() -> (Duration, Duration) {
         white: "white".into(),
         black: "black".into(),
         start: Chess::default(),
-        opening: Vec::new(),
+        opening: Vec::new().into(),
         time_control: "60+1".parse().unwrap(),
         black_time_control: None,
     };

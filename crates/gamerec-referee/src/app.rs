@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{BridgeSummary, EnginePlayer, run_bridge_with_token};
+use crate::conn::Line;
 use crate::director::{Command, EventSummary, Live, RunOptions, run_event};
 use crate::event::{EventConfig, EventError};
 
@@ -82,8 +83,20 @@ fn console() -> mpsc::Receiver<Command> {
     let spawned = std::thread::Builder::new()
         .name("console".into())
         .spawn(move || {
-            for line in std::io::stdin().lines() {
-                let Ok(line) = line else { break };
+            let mut input = std::io::stdin().lock();
+            let mut buf = Vec::new();
+            while let Ok(Some(line)) = read_console_line(&mut input, &mut buf) {
+                let line = match line {
+                    Line::Text(line) => line,
+                    Line::TooLong => {
+                        eprintln!("console: a line longer than {MAX_CONSOLE_LINE} bytes, ignored");
+                        continue;
+                    }
+                    Line::NotText => {
+                        eprintln!("console: a line that is not UTF-8, ignored");
+                        continue;
+                    }
+                };
                 if line.trim().is_empty() {
                     continue;
                 }
@@ -101,6 +114,50 @@ fn console() -> mpsc::Receiver<Command> {
         eprintln!("no console: {e}");
     }
     rx
+}
+
+/// The longest console line read; a longer one is skipped.
+const MAX_CONSOLE_LINE: usize = 4096;
+
+/// Reads one console line (without its terminator) into `buf`, skipping
+/// the rest of a line longer than [`MAX_CONSOLE_LINE`] so that memory stays
+/// bounded (as `conn::read_line_bounded` does for clients). `Ok(None)` at
+/// the end of the input.
+fn read_console_line(
+    input: &mut impl std::io::BufRead,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<Line>> {
+    use std::io::{BufRead, Read};
+    buf.clear();
+    let n = input
+        .by_ref()
+        .take(MAX_CONSOLE_LINE as u64 + 1)
+        .read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+    } else if n > MAX_CONSOLE_LINE {
+        loop {
+            let chunk = input.fill_buf()?;
+            let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), chunk.is_empty()),
+            };
+            input.consume(used);
+            if done {
+                return Ok(Some(Line::TooLong));
+            }
+        }
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(Some(match std::str::from_utf8(buf) {
+        Ok(s) => Line::Text(s.to_owned()),
+        Err(_) => Line::NotText,
+    }))
 }
 
 /// Waits until nothing accepts connections at `addr` three times running.
@@ -252,21 +309,6 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
     })
 }
 
-/// A player name for an engine spec: the program's file name.
-pub fn engine_name(spec: &str) -> String {
-    let command = spec.split_once(':').map_or(
-        spec,
-        |(kind, rest)| {
-            if kind == "builtin" { spec } else { rest }
-        },
-    );
-    let command = command.split('|').next().unwrap_or(command);
-    let program = command.split_whitespace().next().unwrap_or(command);
-    Path::new(program)
-        .file_name()
-        .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned())
-}
-
 /// `gamerec match`: plays (or resumes) a match with [`crate::match_runner::run`]
 /// on its own runtime; Ctrl-C stops it (games in flight are replayed by
 /// `--resume`).
@@ -279,4 +321,38 @@ pub fn run_match(
         ctrl_c(cancel.clone());
         crate::match_runner::run(config, run, cancel).await
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The console read whole lines, however long (the memory of a
+    /// megabyte line from a pipe), and stopped at a line not in UTF-8.
+    #[test]
+    fn console_lines_are_bounded_and_a_bad_one_is_skipped() {
+        let long = "a".repeat(4 * MAX_CONSOLE_LINE);
+        let exact = "b".repeat(MAX_CONSOLE_LINE);
+        let mut bytes = format!("pause\r\n{long}\n").into_bytes();
+        bytes.extend_from_slice(b"\xff\n");
+        bytes.extend_from_slice(format!("resume\n{exact}\n{long}").as_bytes());
+        let mut input = std::io::Cursor::new(bytes);
+        let mut buf = Vec::new();
+        let mut lines = Vec::new();
+        while let Some(line) = read_console_line(&mut input, &mut buf).unwrap() {
+            assert!(buf.capacity() <= 2 * MAX_CONSOLE_LINE + 64);
+            lines.push(line);
+        }
+        assert_eq!(
+            lines,
+            [
+                Line::Text("pause".into()),
+                Line::TooLong,
+                Line::NotText,
+                Line::Text("resume".into()),
+                Line::Text(exact),
+                Line::TooLong,
+            ]
+        );
+    }
 }

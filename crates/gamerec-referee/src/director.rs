@@ -284,7 +284,8 @@ impl Command {
             ["standings"] => Ok(Command::Standings),
             ["games"] => Ok(Command::Games),
             ["quit"] => Ok(Command::Quit),
-            ["adjourn", rest @ ..] => Ok(Command::Adjourn(number(rest.first())?)),
+            ["adjourn"] => Err("expected a game number".into()),
+            ["adjourn", n] => Ok(Command::Adjourn(number(Some(n))?)),
             ["abort", n, result] => {
                 let outcome = match *result {
                     "1-0" => Outcome::Win(Color::White),
@@ -347,8 +348,9 @@ impl Failures {
     }
 }
 
-/// A game's state as saved (the work of [`save`] done on the game's task).
-fn saved_game(spec: &GameSpec, state: &GameState) -> SavedGame {
+/// A game's state as saved in `state/game-NNNN.json` (the work of
+/// [`save`] done on the game's task).
+pub fn saved_game(spec: &GameSpec, state: &GameState) -> SavedGame {
     SavedGame {
         number: spec.number,
         white: spec.white.clone(),
@@ -403,8 +405,9 @@ pub fn read_saved(dir: &Path, number: u32) -> Result<Option<SavedGame>, EventErr
     }
 }
 
-/// Rebuilds a game from its saved moves (or from its opening if new).
-fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, EventError> {
+/// Rebuilds a game from its saved moves (or from its opening if new): an
+/// error when they do not replay.
+pub fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, EventError> {
     let mut state = GameState::new(spec.start.clone(), spec.clocks());
     match saved {
         Some(saved) => {
@@ -434,7 +437,7 @@ fn restore(spec: &GameSpec, saved: Option<&SavedGame>) -> Result<GameState, Even
             }
         }
         None => {
-            for san in &spec.opening {
+            for san in spec.opening.iter() {
                 state
                     .play_book_move(san)
                     .map_err(|e| EventError(format!("opening of game {}: {e}", spec.number)))?;
@@ -910,6 +913,24 @@ mod tests {
         }
     }
 
+    #[test]
+    fn console_commands_take_exactly_their_words() {
+        assert_eq!(Command::parse(" adjourn\t7 "), Ok(Command::Adjourn(7)));
+        assert_eq!(
+            Command::parse("abort 3 1/2-1/2"),
+            Ok(Command::Abort(3, Outcome::Draw))
+        );
+        for bad in [
+            "adjourn",
+            "adjourn x",
+            "adjourn 7 8",
+            "abort 3 1-0 now",
+            "pause now",
+        ] {
+            assert!(Command::parse(bad).is_err(), "{bad}");
+        }
+    }
+
     /// The spectator snapshot carries the last move in UCI and each engine's
     /// last evaluation from White's view (`ce` is the mover's view).
     #[test]
@@ -932,7 +953,7 @@ mod tests {
             white: "w".into(),
             black: "b".into(),
             start: shakmaty::Chess::default(),
-            opening: Vec::new(),
+            opening: Vec::new().into(),
             time_control: "-".parse().expect("time control"),
             black_time_control: None,
         };

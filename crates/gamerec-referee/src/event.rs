@@ -2,6 +2,7 @@
 //! and the schedule of games it produces.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -32,7 +33,7 @@ pub struct PlayerConfig {
     /// `builtin`, `uci:COMMAND` or `xboard:COMMAND`: the referee starts the
     /// engine behind an in-process bridge. Absent: a remote client.
     pub engine: Option<String>,
-    /// Search depth for the built-in engine.
+    /// Search depth for the built-in engine, 1 to 64.
     pub depth: Option<u32>,
     /// A remote player's secret: its client must present it on sign-on
     /// (`gamerec bridge --token`, or `GAMEREC_TOKEN`). 8 to 200 printable
@@ -121,6 +122,31 @@ pub const MAX_MARGIN_MS: u64 = 60_000;
 /// Most games one event may schedule (bounds memory on hostile input).
 pub const MAX_GAMES: usize = 100_000;
 
+/// The longest event, site, date or time control an event may give: each
+/// game has its own copy.
+pub const MAX_TEXT_LEN: usize = 200;
+
+/// The longest TOML message kept, in bytes; a longer one (quoting a long
+/// value) is cut.
+const MAX_TOML_MESSAGE: usize = 300;
+
+/// A TOML error as `LINE:COLUMN: message`, without the source line the
+/// parser's own text quotes (a line may be of any length).
+fn toml_error(text: &str, e: &toml::de::Error) -> EventError {
+    let message = e.message().trim_end();
+    let message = match message.floor_char_boundary(MAX_TOML_MESSAGE) {
+        cut if cut < message.len() => format!("{}…", &message[..cut]),
+        _ => message.to_owned(),
+    };
+    match e.span() {
+        Some(span) => {
+            let at = gamerec::diag::LineIndex::new(text.as_bytes()).line_col(span.start as u64);
+            EventError(format!("{at}: {message}"))
+        }
+        None => EventError(message),
+    }
+}
+
 fn seconds(value: Option<f64>, default: f64, what: &str) -> Result<Duration, EventError> {
     let v = value.unwrap_or(default);
     if !(0.0..=86_400.0).contains(&v) {
@@ -134,7 +160,19 @@ fn seconds(value: Option<f64>, default: f64, what: &str) -> Result<Duration, Eve
 impl EventConfig {
     /// Parses and checks an EVENT.toml text.
     pub fn parse(text: &str) -> Result<EventConfig, EventError> {
-        let config: EventConfig = toml::from_str(text).map_err(|e| EventError(e.to_string()))?;
+        let config: EventConfig = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+        for (what, text) in [
+            ("event", Some(&config.event)),
+            ("site", config.site.as_ref()),
+            ("date", config.date.as_ref()),
+            ("time_control", Some(&config.time_control)),
+        ] {
+            if text.is_some_and(|t| t.len() > MAX_TEXT_LEN) {
+                return Err(EventError(format!(
+                    "{what} must have at most {MAX_TEXT_LEN} bytes"
+                )));
+            }
+        }
         config.time_control()?;
         config.timing()?;
         let mut names: Vec<&str> = config.players.iter().map(|p| p.name.as_str()).collect();
@@ -155,6 +193,17 @@ impl EventConfig {
             ));
         }
         for p in &config.players {
+            if let Some(engine) = &p.engine {
+                engine
+                    .parse::<gamerec_engine::EngineSetup>()
+                    .map_err(|e| EventError(format!("player {}: {e}", p.name)))?;
+            }
+            if p.depth.is_some_and(|d| !(1..=64).contains(&d)) {
+                return Err(EventError(format!(
+                    "player {}: depth must be from 1 to 64",
+                    p.name
+                )));
+            }
             let Some(secret) = &p.secret else { continue };
             if p.engine.is_some() {
                 return Err(EventError(format!(
@@ -213,9 +262,15 @@ impl EventConfig {
         if open.is_empty() {
             return Ok(());
         }
+        // The first few names: an event may have any number of players.
+        const SHOWN: usize = 5;
+        let mut names = open[..open.len().min(SHOWN)].join(", ");
+        if open.len() > SHOWN {
+            names.push_str(&format!(" and {} more", open.len() - SHOWN));
+        }
         Err(EventError(format!(
-            "listening on {listen} (not loopback) needs a secret for every remote player; none for: {}",
-            open.join(", ")
+            "listening on {} (not loopback) needs a secret for every remote player; none for: {names}",
+            gamerec::excerpt::excerpt(listen)
         )))
     }
 
@@ -264,6 +319,11 @@ impl EventConfig {
             }
             None => Vec::new(),
         };
+        // Every game of an opening shares its moves.
+        let openings: Vec<(Chess, Arc<[String]>)> = openings
+            .into_iter()
+            .map(|(start, moves)| (start, moves.into()))
+            .collect();
         let names: Vec<&str> = self.players.iter().map(|p| p.name.as_str()).collect();
         let pairs = pairings(self.pairing, &names, self.rounds, self.games.unwrap_or(2))?;
         let date = self.date.clone().unwrap_or_else(crate::log::pgn_date_today);
@@ -272,7 +332,7 @@ impl EventConfig {
             .enumerate()
             .map(|(i, (round, white, black))| {
                 let (start, opening) = if openings.is_empty() {
-                    (Chess::default(), Vec::new())
+                    (Chess::default(), Arc::default())
                 } else {
                     openings[(i / 2) % openings.len()].clone()
                 };
@@ -301,6 +361,9 @@ pub fn pairings<'a>(
     rounds: u32,
     games: u32,
 ) -> Result<Vec<(String, &'a str, &'a str)>, EventError> {
+    if names.len() < 2 {
+        return Err(EventError("an event needs at least two players".into()));
+    }
     let mut out = Vec::new();
     let guard = |n: usize| {
         if n > MAX_GAMES {
@@ -309,6 +372,7 @@ pub fn pairings<'a>(
             Ok(())
         }
     };
+    let rounds_of = |per_round: usize| (rounds as usize).saturating_mul(per_round);
     match system {
         Pairing::Match => {
             guard(games as usize)?;
@@ -322,7 +386,7 @@ pub fn pairings<'a>(
             }
         }
         Pairing::Gauntlet => {
-            guard(rounds as usize * names.len())?;
+            guard(rounds_of(names.len()))?;
             for r in 0..rounds {
                 for other in &names[1..] {
                     let (w, b) = if r % 2 == 0 {
@@ -340,7 +404,7 @@ pub fn pairings<'a>(
                 ring.push(None);
             }
             let n = ring.len();
-            guard(rounds as usize * n * n / 2)?;
+            guard(rounds_of(n.saturating_mul(n) / 2))?;
             let mut round_no = 0;
             for cycle in 0..rounds {
                 let mut r = ring.clone();
@@ -372,14 +436,19 @@ pub fn load_openings(path: &Path) -> Result<Vec<(Chess, Vec<String>)>, EventErro
     let is_pgn = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
-    let openings = if is_pgn {
-        pgn_openings(&text)
+    read_openings(&text, is_pgn).map_err(|e| EventError(format!("{}: {e}", path.display())))
+}
+
+/// Reads the openings of [`load_openings`] from the text of a PGN file
+/// (`pgn`) or an EPD file: at least one.
+pub fn read_openings(text: &str, pgn: bool) -> Result<Vec<(Chess, Vec<String>)>, String> {
+    let openings = if pgn {
+        pgn_openings(text)
     } else {
-        epd_openings(&text)
-    }
-    .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
+        epd_openings(text)
+    }?;
     if openings.is_empty() {
-        return Err(EventError(format!("{}: no openings", path.display())));
+        return Err("no openings".into());
     }
     Ok(openings)
 }
@@ -413,7 +482,9 @@ fn epd_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
 }
 
 /// Openings from PGN games (read with `gamerec::pgn`): each game's start
-/// position and main line in SAN. A game with an error fails the book.
+/// position and main line in SAN. A game with an error, or whose main line
+/// the referee cannot play as book moves or which ends the game, fails the
+/// book.
 fn pgn_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
     let (games, problems) = gamerec::pgn::read_games(text.as_bytes());
     if let Some(p) = problems
@@ -424,15 +495,26 @@ fn pgn_openings(text: &str) -> Result<Vec<(Chess, Vec<String>)>, String> {
         return Err(format!("{at}: {}", p.message));
     }
     let mut out = Vec::new();
-    for game in &games {
+    for (i, game) in games.iter().enumerate() {
         let moves: Vec<String> = game
             .tree
             .mainline()
             .filter_map(|id| game.tree.node(id).ply.as_ref().map(|p| p.san.clone()))
             .collect();
-        if !moves.is_empty() {
-            out.push((game.start.clone(), moves));
+        if moves.is_empty() {
+            continue;
         }
+        // As `GameState::play_book_move` will play them.
+        let mut pos = game.start.clone();
+        for san in &moves {
+            let mv = crate::game_rules::parse_move(&pos, san)
+                .map_err(|e| format!("game {}: {e}", i + 1))?;
+            pos.play_unchecked(mv);
+        }
+        if pos.is_game_over() {
+            return Err(format!("game {}: the opening ends the game", i + 1));
+        }
+        out.push((game.start.clone(), moves));
     }
     Ok(out)
 }
@@ -482,6 +564,55 @@ mod tests {
     }
 
     #[test]
+    fn pairings_of_many_players_and_rounds_are_refused_not_overflowed() {
+        let names: Vec<String> = (0..1 << 17).map(|i| format!("p{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        // 2^17 * 2^17 * 2^30 games wrap to 0 in 64 bits.
+        for system in [Pairing::RoundRobin, Pairing::Gauntlet] {
+            let e = pairings(system, &names, 1 << 30, 2).unwrap_err();
+            assert!(e.0.contains("more than"), "{e}");
+        }
+        for few in [&[][..], &["a"][..]] {
+            for system in [Pairing::RoundRobin, Pairing::Gauntlet, Pairing::Match] {
+                assert!(pairings(system, few, 1, 2).is_err(), "{system:?} {few:?}");
+            }
+        }
+    }
+
+    /// The message named every player without a secret.
+    #[test]
+    fn a_listen_refusal_names_a_few_players() {
+        let mut text = String::from("event = \"x\"\ntime_control = \"60\"\n");
+        for i in 0..1000 {
+            text.push_str(&format!("[[player]]\nname = \"{i:0>100}\"\n"));
+        }
+        let e = EventConfig::parse(&text)
+            .unwrap()
+            .check_listen("0.0.0.0:7878")
+            .unwrap_err();
+        assert!(e.0.len() < 1024, "{} bytes", e.0.len());
+        assert!(e.0.ends_with(" and 995 more"), "{e}");
+    }
+
+    /// The TOML parser's message quoted the whole line of the error.
+    #[test]
+    fn a_toml_error_is_a_short_message_naming_its_place() {
+        let long = "a".repeat(1 << 20);
+        let text = format!("event = \"x\"\ntime_control = \"60\"\nbogus = \"{long}\"\n");
+        let e = EventConfig::parse(&text).unwrap_err();
+        assert!(
+            e.0.starts_with("3:1: unknown field `bogus`"),
+            "{}",
+            &e.0[..100]
+        );
+        assert!(e.0.len() < 400, "{} bytes", e.0.len());
+        let text = format!("event = \"x\"\ntime_control = \"60\"\nrounds = \"{long}\"\n");
+        let e = EventConfig::parse(&text).unwrap_err();
+        assert!(e.0.starts_with("3:10: "), "{}", &e.0[..100]);
+        assert!(e.0.len() < 400, "{} bytes", e.0.len());
+    }
+
+    #[test]
     fn parses_event_file() {
         let text = r#"
 event = "Argus Cup"
@@ -513,6 +644,11 @@ name = "remote"
             text.replace("reset_delay = 0.1", "reset_delay = -1"),
             text.replace("name = \"remote\"", "name = \"alpha\""),
             text.replace("games = 4", "gamez = 4"),
+            text.replace("engine = \"builtin\"", "engine = \"stockfish\""),
+            text.replace("depth = 2", "depth = 1000"),
+            text.replace("depth = 2", "depth = 0"),
+            text.replace("Argus Cup", &"A".repeat(MAX_TEXT_LEN + 1)),
+            text.replace("40/60+1", &["40/60"; 100].join(":")),
         ] {
             assert!(EventConfig::parse(&bad).is_err(), "{bad}");
         }
@@ -544,6 +680,46 @@ name = "remote"
         assert_eq!(o[1].1, ["d4", "d5"]);
         std::fs::write(&pgn, "1. e4 e4 *\n").unwrap();
         assert!(load_openings(&pgn).is_err());
+        assert_eq!(
+            read_openings("\n", false).unwrap_err(),
+            "no openings".to_owned()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Each game had its own copy of its opening's moves: a book line of
+    /// thousands of plies times 100,000 games.
+    #[test]
+    fn games_share_their_openings() {
+        let dir = std::env::temp_dir().join(format!("argus-shared-{}", std::process::id()));
+        gamerec_testkit::remove_at_exit(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("book.pgn"), "1. e4 e5 2. Nf3 Nc6 *\n").unwrap();
+        let text = "event = \"e\"\ntime_control = \"60\"\npairing = \"match\"\ngames = 6\n\
+                    openings = \"book.pgn\"\n[[player]]\nname = \"a\"\n[[player]]\nname = \"b\"\n";
+        let games = EventConfig::parse(text).unwrap().schedule(&dir).unwrap();
+        assert_eq!(games.len(), 6);
+        assert_eq!(&games[0].opening[..], ["e4", "e5", "Nf3", "Nc6"]);
+        assert!(
+            games
+                .iter()
+                .all(|g| Arc::ptr_eq(&g.opening, &games[0].opening))
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A book line ending in mate or stalemate would start a game nobody
+    /// can move in (its side to move would lose on time); EPD openings were
+    /// already refused for it.
+    #[test]
+    fn pgn_openings_that_end_the_game_are_refused() {
+        let mate = "[Event \"x\"]\n\n1. d4 e5 *\n\n[Event \"y\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+        let e = read_openings(mate, true).unwrap_err();
+        assert_eq!(e, "game 2: the opening ends the game");
+        let stalemate = "[Event \"x\"]\n[FEN \"k7/8/1Q6/8/8/8/8/K7 w - - 0 1\"]\n\n1. Qc7 *\n";
+        assert!(read_openings(stalemate, true).is_err());
+        let null = "1. e4 -- 2. d4 *\n";
+        let e = read_openings(null, true).unwrap_err();
+        assert!(e.starts_with("game 1: null move"), "{e}");
     }
 }

@@ -593,19 +593,21 @@ impl GameState {
     }
 }
 
-/// Reads a supplied move: SAN (tolerantly) or, failing that, UCI.
+/// Reads a supplied move: SAN (tolerantly) or, failing that, UCI. An
+/// error quotes the text shortened ([`gamerec::excerpt`]).
 pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
+    let shown = || gamerec::excerpt::excerpt(text);
     match gamerec::san::read_san(pos, text.as_bytes(), &gamerec::san::ReadOptions::default()) {
         Ok(read) => match read.mv {
             gamerec::model::PlyMove::Move(m) => Ok(m),
-            gamerec::model::PlyMove::Null => Err(format!("null move '{text}' is not a move")),
+            gamerec::model::PlyMove::Null => Err(format!("null move '{}' is not a move", shown())),
         },
         Err(e) => match UciMove::from_ascii(text.as_bytes())
             .ok()
             .and_then(|u| u.to_move(pos).ok())
         {
             Some(m) => Ok(m),
-            None => Err(format!("illegal or unreadable move '{text}': {e}")),
+            None => Err(format!("illegal or unreadable move '{}': {e}", shown())),
         },
     }
 }
@@ -811,6 +813,17 @@ mod tests {
         play(&mut g, &["Nf3"]);
         assert_eq!(g.book_plies(), 2);
         assert!(!g.played()[2].book);
+    }
+
+    #[test]
+    fn a_long_move_makes_a_short_message() {
+        let long = format!("Nf3{}", "x".repeat(1 << 20));
+        let e = parse_move(&Chess::default(), &long).unwrap_err();
+        assert!(e.len() < 1024, "{} bytes", e.len());
+        assert!(e.contains("'Nf3xxxxx"), "{e}");
+        let mut g = game("60");
+        let e = g.replay_move(&long, Duration::ZERO).unwrap_err();
+        assert!(e.len() < 1024, "{} bytes", e.len());
     }
 
     #[test]

@@ -72,8 +72,9 @@ pub struct GameSpec {
     pub black: String,
     /// The starting position.
     pub start: Chess,
-    /// Opening moves (SAN) played before the players take over.
-    pub opening: Vec<String>,
+    /// Opening moves (SAN) played before the players take over, shared
+    /// by the games that play them.
+    pub opening: Arc<[String]>,
     /// The time control (White's, when the sides have their own).
     pub time_control: TimeControl,
     /// Black's time control when it differs from White's (a match's

@@ -21,6 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use gamerec::excerpt::excerpt;
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Position};
 
@@ -79,14 +80,15 @@ impl EngineLimits {
     pub fn parse(text: &str) -> Result<EngineLimits, String> {
         let mut limits = EngineLimits::default();
         for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let shown = excerpt(item);
             let (key, value) = item
                 .split_once('=')
-                .ok_or_else(|| format!("`{item}`: expected KEY=VALUE (tc, nodes, depth, st)"))?;
+                .ok_or_else(|| format!("`{shown}`: expected KEY=VALUE (tc, nodes, depth, st)"))?;
             let (key, value) = (key.trim(), value.trim());
-            let bad = || format!("`{item}`: bad value");
+            let bad = || format!("`{shown}`: bad value");
             match key {
                 "tc" => {
-                    parse_time_control(value).map_err(|e| format!("`{item}`: {e}"))?;
+                    parse_time_control(value).map_err(|e| format!("`{shown}`: {e}"))?;
                     limits.tc = Some(value.to_owned());
                 }
                 "nodes" => {
@@ -108,10 +110,32 @@ impl EngineLimits {
                     }
                     limits.movetime_ms = Some((secs * 1000.0).round() as u64);
                 }
-                _ => return Err(format!("`{item}`: unknown limit (tc, nodes, depth, st)")),
+                _ => return Err(format!("`{shown}`: unknown limit (tc, nodes, depth, st)")),
             }
         }
         Ok(limits)
+    }
+
+    /// Reads one engine's limits as `gamerec match --limits` gives them,
+    /// `ENGINE:KEY=VALUE[,KEY=VALUE...]`, the engine named by its position
+    /// in `names` (from 1) or by its name: its index and its limits.
+    pub fn parse_for(given: &str, names: &[String]) -> Result<(usize, EngineLimits), String> {
+        let shown = excerpt(given);
+        let (who, what) = given
+            .split_once(':')
+            .ok_or_else(|| format!("--limits {shown}: expected ENGINE:KEY=VALUE,..."))?;
+        let i = match who.trim().parse::<usize>() {
+            Ok(n) if (1..=names.len()).contains(&n) => n - 1,
+            _ => names.iter().position(|n| n == who.trim()).ok_or_else(|| {
+                format!(
+                    "--limits {shown}: no engine `{}` (give its position 1..{} or its name)",
+                    excerpt(who),
+                    names.len()
+                )
+            })?,
+        };
+        let limits = EngineLimits::parse(what).map_err(|e| format!("--limits {shown}: {e}"))?;
+        Ok((i, limits))
     }
 }
 
@@ -491,12 +515,12 @@ pub fn chess960_position(white: u32, black: u32) -> Chess {
         .unwrap_or_default()
 }
 
-/// Openings of `count` game pairs: the start position and the opening
-/// (book) moves in SAN, which the games keep as moves marked `book`.
-fn opening_positions(
-    config: &MatchConfig,
-    count: usize,
-) -> Result<Vec<(Chess, Vec<String>)>, EventError> {
+/// A start position and the opening (book) moves played from it, in SAN.
+type Opening = (Chess, Arc<[String]>);
+
+/// Openings of `count` game pairs, which the games keep as moves marked
+/// `book`.
+fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Opening>, EventError> {
     if let Some(frc) = config.frc {
         return Ok((0..count)
             .map(|i| {
@@ -507,12 +531,12 @@ fn opening_positions(
                     Frc::Chess960 => white,
                     Frc::Dfrc => rng.below(960) as u32,
                 };
-                (chess960_position(white, black), Vec::new())
+                (chess960_position(white, black), Arc::default())
             })
             .collect());
     }
     let Some(openings) = &config.openings else {
-        return Ok(vec![(Chess::default(), Vec::new()); count]);
+        return Ok(vec![(Chess::default(), Arc::default()); count]);
     };
     let path = &openings.file;
     let is_book = path
@@ -534,7 +558,7 @@ fn opening_positions(
                     sans.push(shakmaty::san::San::from_move(&pos, mv).to_string());
                     pos.play_unchecked(mv);
                 }
-                (Chess::default(), sans)
+                (Chess::default(), sans.into())
             })
             .collect());
     }
@@ -556,7 +580,7 @@ fn opening_positions(
                 path.display()
             )));
         }
-        positions.push((start, sans));
+        positions.push((start, sans.into()));
     }
     let mut order: Vec<usize> = (0..positions.len()).collect();
     if openings.order == OpeningOrder::Random {
@@ -1351,6 +1375,24 @@ mod tests {
         }
         c.limits[0] = EngineLimits::parse("tc=*60").unwrap();
         assert!(c.validate().is_err(), "a sandclock for one side only");
+    }
+
+    #[test]
+    fn limits_name_their_engine_and_quote_long_items_shortened() {
+        let names = ["sf".to_owned(), "lc0".to_owned()];
+        let (i, l) = EngineLimits::parse_for("lc0:depth=3", &names).unwrap();
+        assert_eq!((i, l.depth), (1, Some(3)));
+        assert_eq!(EngineLimits::parse_for("1:nodes=9", &names).unwrap().0, 0);
+        let long = "9".repeat(1 << 20);
+        for given in [
+            format!("sf:depth={long}"),
+            format!("{long}:depth=1"),
+            format!("sf:x{long}"),
+            long.clone(),
+        ] {
+            let e = EngineLimits::parse_for(&given, &names).unwrap_err();
+            assert!(e.len() < 300, "{} bytes: {}", e.len(), &e[..300]);
+        }
     }
 
     #[test]

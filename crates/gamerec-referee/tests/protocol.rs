@@ -54,7 +54,7 @@ fn spec(tc: &str, start: Chess) -> GameSpec {
         white: "alice".into(),
         black: "bob".into(),
         start,
-        opening: Vec::new(),
+        opening: Vec::new().into(),
         time_control: tc.parse().unwrap(),
         black_time_control: None,
     }

@@ -36,7 +36,9 @@ pub struct BridgeArgs {
 /// Runs `gamerec bridge ...`.
 pub fn bridge(args: BridgeArgs) -> ExitCode {
     let options = BridgeOptions {
-        name: args.name.unwrap_or_else(|| app::engine_name(&args.engine)),
+        name: args
+            .name
+            .unwrap_or_else(|| gamerec_engine::default_name(&args.engine)),
         engine: args.engine,
         addresses: args.address.split(',').map(str::to_owned).collect(),
         retries: args.retries,

@@ -142,10 +142,8 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
     let spec: EngineSpec = args.engine.parse()?;
     let mut options = Vec::new();
     for o in &args.options {
-        let (k, v) = o
-            .split_once('=')
-            .with_context(|| format!("--option `{o}`: expected NAME=VALUE"))?;
-        options.push((k.trim().to_string(), v.trim().to_string()));
+        options
+            .push(gamerec_engine::option_setting(o).map_err(|e| anyhow::anyhow!("--option {e}"))?);
     }
     let lim = limits(&args);
     if lim == Limits::default() && !matches!(verb, Verb::Mate { .. }) {

@@ -195,23 +195,6 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn default_name(spec: &str) -> String {
-    match spec.strip_prefix("gtp:") {
-        Some(cmd) => {
-            let program = cmd.split_whitespace().next().unwrap_or(cmd);
-            program
-                .rsplit('/')
-                .next()
-                .unwrap_or(program)
-                .split('|')
-                .next()
-                .unwrap_or(program)
-                .to_owned()
-        }
-        None => spec.to_owned(),
-    }
-}
-
 fn match_config(a: &GoMatchArgs) -> Result<GoMatchConfig, String> {
     if a.game != "go" {
         return Err(format!("--game {}: only go is played here", a.game));
@@ -226,8 +209,14 @@ fn match_config(a: &GoMatchArgs) -> Result<GoMatchConfig, String> {
             .names
             .get(i)
             .cloned()
-            .unwrap_or_else(|| default_name(spec));
-        if a.names.is_empty() && a.engines.iter().filter(|s| default_name(s) == name).count() > 1 {
+            .unwrap_or_else(|| GoEngineSpec::default_name(spec));
+        if a.names.is_empty()
+            && a.engines
+                .iter()
+                .filter(|s| GoEngineSpec::default_name(s) == name)
+                .count()
+                > 1
+        {
             name = format!("{name}-{}", i + 1);
         }
         engines.push(MatchEngine {

@@ -211,7 +211,10 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         return Err("--names needs one name per engine".into());
     }
     let mut names: Vec<String> = if args.names.is_empty() {
-        args.engines.iter().map(|e| app::engine_name(e)).collect()
+        args.engines
+            .iter()
+            .map(|e| gamerec_engine::default_name(e))
+            .collect()
     } else {
         args.names.clone()
     };
@@ -275,20 +278,8 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     };
     let mut limits = vec![match_runner::EngineLimits::default(); args.engines.len()];
     for given in &args.limits {
-        let (who, what) = given
-            .split_once(':')
-            .ok_or_else(|| format!("--limits {given}: expected ENGINE:KEY=VALUE,..."))?;
-        let i = match who.trim().parse::<usize>() {
-            Ok(n) if (1..=args.engines.len()).contains(&n) => n - 1,
-            _ => names.iter().position(|n| n == who.trim()).ok_or_else(|| {
-                format!(
-                    "--limits {given}: no engine `{who}` (give its position 1..{} or its name)",
-                    args.engines.len()
-                )
-            })?,
-        };
-        limits[i] = match_runner::EngineLimits::parse(what)
-            .map_err(|e| format!("--limits {given}: {e}"))?;
+        let (i, given) = match_runner::EngineLimits::parse_for(given, &names)?;
+        limits[i] = given;
     }
     if limits.iter().all(match_runner::EngineLimits::is_empty) {
         limits.clear();
@@ -300,7 +291,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             .zip(names)
             .map(|(spec, name)| MatchEngine {
                 name,
-                spec: with_each(spec, args.each.as_deref()),
+                spec: gamerec_engine::spec_with_options(spec, args.each.as_deref()),
             })
             .collect(),
         tournament: match args.tournament {
@@ -330,18 +321,6 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         frc,
         limits,
     })
-}
-
-/// `spec` with the `--each` options put before its own (set first, so the
-/// engine's own options win).
-fn with_each(spec: &str, each: Option<&str>) -> String {
-    match each.map(str::trim).filter(|e| !e.is_empty()) {
-        None => spec.to_owned(),
-        Some(each) => match spec.split_once('|') {
-            Some((head, own)) => format!("{head}|{each}|{own}"),
-            None => format!("{spec}|{each}"),
-        },
-    }
 }
 
 /// `gamerec match report DIR...`.

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use shakmaty::{ByColor, Color};
 
+use crate::excerpt::excerpt;
+
 /// A time value is not in the expected form; the message says what was
 /// expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +62,8 @@ fn fraction_nanos(s: &str) -> Option<u32> {
 /// and optional fractional seconds (`0:00:05.123`, as TCEC and chess GUIs
 /// write). Minutes and seconds take one or two digits and must be below 60.
 pub fn parse_clock_time(s: &str) -> Result<Duration, TimeValueError> {
-    let expected = || TimeValueError::new(format!("expected a time h:mm:ss, found `{s}`"));
+    let expected =
+        || TimeValueError::new(format!("expected a time h:mm:ss, found `{}`", excerpt(s)));
     let mut fields = s.split(':');
     let (Some(h), Some(m), Some(sec), None) =
         (fields.next(), fields.next(), fields.next(), fields.next())
@@ -365,7 +368,8 @@ impl FromStr for TimeControl {
             .map(|field| {
                 TimePeriod::parse(field).ok_or_else(|| {
                     TimeValueError::new(format!(
-                        "expected a time control field (`?`, `-`, `40/9000`, `300`, `4500+60` or `*180`), found `{field}`"
+                        "expected a time control field (`?`, `-`, `40/9000`, `300`, `4500+60` or `*180`), found `{}`",
+                        excerpt(field)
                     ))
                 })
             })
@@ -408,7 +412,8 @@ impl FromStr for RunningClock {
     fn from_str(s: &str) -> Result<RunningClock, TimeValueError> {
         let (side, time) = s.split_once('/').ok_or_else(|| {
             TimeValueError::new(format!(
-                "expected `W/h:mm:ss`, `B/...` or `N/...`, found `{s}`"
+                "expected `W/h:mm:ss`, `B/...` or `N/...`, found `{}`",
+                excerpt(s)
             ))
         })?;
         let running = match side {
@@ -417,7 +422,8 @@ impl FromStr for RunningClock {
             "N" => None,
             _ => {
                 return Err(TimeValueError::new(format!(
-                    "expected W, B or N before `/`, found `{side}`"
+                    "expected W, B or N before `/`, found `{}`",
+                    excerpt(side)
                 )));
             }
         };
@@ -519,6 +525,22 @@ mod tests {
 
     fn hms(h: u64, m: u64, s: u64) -> Duration {
         Duration::from_secs(h * 3600 + m * 60 + s)
+    }
+
+    #[test]
+    fn a_long_time_value_makes_a_short_message() {
+        let long = "9".repeat(1 << 20);
+        let messages = [
+            parse_clock_time(&long).unwrap_err(),
+            format!("40/{long}").parse::<TimeControl>().unwrap_err(),
+            long.parse::<RunningClock>().unwrap_err(),
+            format!("{long}/0:01:00")
+                .parse::<RunningClock>()
+                .unwrap_err(),
+        ];
+        for e in messages {
+            assert!(e.message.len() < 200, "{} bytes", e.message.len());
+        }
     }
 
     #[test]
