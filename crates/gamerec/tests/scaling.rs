@@ -25,6 +25,7 @@ use gamerec::pgn::writer::export_string;
 use gamerec::pgn::{WriteOptions, read_games, write_game_json};
 use gamerec::san::write_san;
 use gamerec::sgf;
+use gamerec_testkit::finishes;
 use shakmaty::{Chess, Position, Square};
 
 struct Counting;
@@ -389,23 +390,6 @@ fn sgf_checking_is_linear() {
             std::hint::black_box(errors);
         });
     }
-}
-
-/// `f` ends within `seconds`, on a thread of its own (a watchdog against
-/// quadratic loops that allocate nothing, which [`work`] cannot see; the
-/// bound is a hundred times what the linear code takes in a debug build,
-/// and a tenth of what the quadratic code took).
-fn finishes(what: &str, seconds: u64, f: impl FnOnce() + Send + 'static) {
-    let (done, wait) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        f();
-        done.send(()).ok();
-    });
-    assert!(
-        wait.recv_timeout(std::time::Duration::from_secs(seconds))
-            .is_ok(),
-        "{what}: not done in {seconds} s (quadratic?)"
-    );
 }
 
 /// Duplicates were found by comparing each tag, opcode or `ptp` tag with
