@@ -612,10 +612,10 @@ impl<'a> LineReader<'a> {
     /// opcode appears among the operands of a standard opcode with typed
     /// (non-string) operands.
     fn split_missing_semicolons(&mut self, raw: Vec<RawOp>) -> Vec<RawOp> {
-        let mut out = Vec::with_capacity(raw.len());
-        let mut queue: std::collections::VecDeque<RawOp> = raw.into();
-        while let Some(mut op) = queue.pop_front() {
-            let shape = Opcode::new(&op.opcode).shape();
+        // Whether an operation splits at a standard opcode, and whether it
+        // takes moves (then `c2`..`c7` are pawn moves, not opcodes).
+        let splits = |opcode: &str| {
+            let shape = Opcode::new(opcode).shape();
             let typed = matches!(
                 shape,
                 Shape::None
@@ -628,31 +628,38 @@ impl<'a> LineReader<'a> {
                     | Shape::Timestamp
             );
             let is_move = matches!(shape, Shape::MoveSet | Shape::Move | Shape::MoveSequence);
-            let split_at = if typed {
-                op.operands.iter().position(|o| {
-                    !o.quoted
-                        && is_standard_mnemonic(&o.text)
-                        && !(is_move && is_pawn_square(&o.text))
-                })
-            } else {
-                None
+            (typed, is_move)
+        };
+        // One pass over the operands (an operation of many opcodes written
+        // without `;` is split in linear time).
+        let mut out = Vec::with_capacity(raw.len());
+        for op in raw {
+            let mut cur = RawOp {
+                operands: Vec::new(),
+                ..op
             };
-            if let Some(i) = split_at {
-                let mut rest = op.operands.split_off(i);
-                let head = rest.remove(0);
-                self.warn(
-                    head.at,
-                    format!("missing `;` before opcode `{}`", head.text),
-                );
-                queue.push_front(RawOp {
-                    opcode: head.text,
-                    at: head.at,
-                    end: op.end,
-                    operands: rest,
-                });
-                op.end = head.at;
+            let (mut typed, mut is_move) = splits(&cur.opcode);
+            for o in op.operands {
+                if typed
+                    && !o.quoted
+                    && is_standard_mnemonic(&o.text)
+                    && !(is_move && is_pawn_square(&o.text))
+                {
+                    self.warn(o.at, format!("missing `;` before opcode `{}`", o.text));
+                    let next = RawOp {
+                        opcode: o.text,
+                        at: o.at,
+                        end: cur.end,
+                        operands: Vec::new(),
+                    };
+                    cur.end = o.at;
+                    out.push(std::mem::replace(&mut cur, next));
+                    (typed, is_move) = splits(&cur.opcode);
+                } else {
+                    cur.operands.push(o);
+                }
             }
-            out.push(op);
+            out.push(cur);
         }
         out
     }
@@ -905,38 +912,40 @@ impl<'a> LineReader<'a> {
         name: &str,
         operands: &mut Vec<RawOperand>,
     ) -> Result<(), Rejected> {
-        let mut i = 0;
-        while i < operands.len() {
-            let o = &operands[i];
+        // Built anew in one pass: removing each suffix in place would move
+        // all the operands after it (quadratic in a line of many).
+        let mut glued: Vec<RawOperand> = Vec::with_capacity(operands.len());
+        let mut rest = std::mem::take(operands).into_iter().peekable();
+        while let Some(o) = rest.next() {
             let is_suffix = !o.quoted
                 && !o.text.is_empty()
                 && (o.text.bytes().all(|b| b"+#!?".contains(&b))
                     || (o.text.starts_with('=')
                         && o.text[1..].bytes().all(|b| b"QRBNqrbn+#!?".contains(&b))));
-            if is_suffix {
-                if i == 0 {
-                    let at = o.at;
-                    return Err(self.error(at, format!("`{name}`: `{}` is not a move", o.text)));
-                }
-                let mut suffix = operands.remove(i);
-                if suffix.text == "="
-                    && let Some(next) = operands.get(i)
-                    && !next.quoted
-                    && next.text.len() == 1
-                    && b"QRBNqrbn".contains(&next.text.as_bytes()[0])
-                {
-                    let piece = operands.remove(i);
-                    suffix.text.push_str(&piece.text.to_ascii_uppercase());
-                }
-                self.warn(
-                    suffix.at,
-                    format!("`{}` written apart from its move", suffix.text),
-                );
-                operands[i - 1].text.push_str(&suffix.text);
-            } else {
-                i += 1;
+            if !is_suffix {
+                glued.push(o);
+                continue;
             }
+            let Some(mv) = glued.last_mut() else {
+                return Err(self.error(o.at, format!("`{name}`: `{}` is not a move", o.text)));
+            };
+            let mut suffix = o;
+            if suffix.text == "="
+                && let Some(next) = rest.next_if(|next| {
+                    !next.quoted
+                        && next.text.len() == 1
+                        && b"QRBNqrbn".contains(&next.text.as_bytes()[0])
+                })
+            {
+                suffix.text.push_str(&next.text.to_ascii_uppercase());
+            }
+            mv.text.push_str(&suffix.text);
+            self.warn(
+                suffix.at,
+                format!("`{}` written apart from its move", suffix.text),
+            );
         }
+        *operands = glued;
         Ok(())
     }
 
