@@ -51,10 +51,19 @@ pub struct EcoBook {
     max_plies: usize,
 }
 
-fn moves_hash(moves: &[PlyMove]) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    moves.hash(&mut h);
-    h.finish()
+/// The hash of a move sequence, extended one move at a time (so each
+/// prefix of a game is hashed in time linear in the game).
+#[derive(Debug, Clone, Default)]
+struct MovesHash(std::hash::DefaultHasher);
+
+impl MovesHash {
+    fn push(&mut self, mv: PlyMove) {
+        mv.hash(&mut self.0);
+    }
+
+    fn value(&self) -> u64 {
+        self.0.finish()
+    }
 }
 
 fn main_moves(game: &Game) -> Vec<PlyMove> {
@@ -81,10 +90,14 @@ impl EcoBook {
                 continue;
             };
             let tags = ECO_TAGS.map(|t| game.tags.get(t).map(str::to_string));
+            let mut hash = MovesHash::default();
+            for &mv in &moves {
+                hash.push(mv);
+            }
             let line = EcoLine {
                 tags,
                 plies: moves.len(),
-                moves: moves_hash(&moves),
+                moves: hash.value(),
             };
             let k = key(last);
             let same = book.by_key.entry(k).or_default();
@@ -130,11 +143,11 @@ impl EcoBook {
         let limit = self.max_plies + PLY_SLACK;
         let mut found = None;
         let mut pos = game.start.clone();
-        let mut moves: Vec<PlyMove> = Vec::new();
+        let mut moves = MovesHash::default();
         let mut ply_iter = game.tree.mainline();
         for ply in 0..=limit {
             if let Some(ids) = self.by_key.get(&key(&pos)) {
-                let seq = moves_hash(&moves);
+                let seq = moves.value();
                 let exact = ids
                     .iter()
                     .map(|&i| &self.lines[i as usize])
@@ -188,6 +201,23 @@ mod tests {
 
     fn game(pgn: &str) -> Game {
         gamerec::pgn::read_games(pgn.as_bytes()).0.remove(0)
+    }
+
+    /// The moves before each position that ends a line were hashed anew
+    /// at each such position: a game of 20,000 plies against a line as
+    /// long took 2.8 s to classify.
+    #[test]
+    fn long_games_are_classified_in_linear_time() {
+        const N: usize = 100_000;
+        gamerec_testkit::finishes("ECO classification", 20, || {
+            let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8"];
+            let moves: String = (0..N).map(|i| format!("{} ", shuffle[i % 4])).collect();
+            let (book, failed) =
+                EcoBook::from_pgn(format!("[ECO \"A00\"]\n\n{moves}*\n").as_bytes());
+            assert_eq!((book.len(), failed), (1, 0));
+            let g = game(&format!("{moves}*"));
+            assert_eq!(book.classify(&g).map(|l| l.plies), Some(N));
+        });
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! * [`Cli`]: runs a program under test (the `gamerec` binary in the CLI's
 //!   tests: `cli(&["check", "x.pgn"]).stdin(b"...").run()`) and gives its
 //!   [`Ran`] output: `.code()`, `.stdout()`, `.stderr()`, `.success()`.
+//! * [`finishes`]: a watchdog against loops quadratic in hostile input.
 
 use std::path::{Path, PathBuf};
 
@@ -240,6 +241,23 @@ pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// `f` ends within `seconds`, on a thread of its own (a watchdog against
+/// quadratic loops that allocate nothing, which counting allocations
+/// cannot see; the bound is a hundred times what the linear code takes in
+/// a debug build, and a tenth of what the quadratic code took).
+pub fn finishes(what: &str, seconds: u64, f: impl FnOnce() + Send + 'static) {
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        f();
+        done.send(()).ok();
+    });
+    assert!(
+        wait.recv_timeout(std::time::Duration::from_secs(seconds))
+            .is_ok(),
+        "{what}: not done in {seconds} s (quadratic?)"
+    );
 }
 
 /// Runs `program` with `args`; returns its stdout and its peak resident

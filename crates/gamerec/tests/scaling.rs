@@ -25,6 +25,7 @@ use gamerec::pgn::writer::export_string;
 use gamerec::pgn::{WriteOptions, read_games, write_game_json};
 use gamerec::san::write_san;
 use gamerec::sgf;
+use gamerec_testkit::finishes;
 use shakmaty::{Chess, Position, Square};
 
 struct Counting;
@@ -391,23 +392,6 @@ fn sgf_checking_is_linear() {
     }
 }
 
-/// `f` ends within `seconds`, on a thread of its own (a watchdog against
-/// quadratic loops that allocate nothing, which [`work`] cannot see; the
-/// bound is a hundred times what the linear code takes in a debug build,
-/// and a tenth of what the quadratic code took).
-fn finishes(what: &str, seconds: u64, f: impl FnOnce() + Send + 'static) {
-    let (done, wait) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        f();
-        done.send(()).ok();
-    });
-    assert!(
-        wait.recv_timeout(std::time::Duration::from_secs(seconds))
-            .is_ok(),
-        "{what}: not done in {seconds} s (quadratic?)"
-    );
-}
-
 /// Duplicates were found by comparing each tag, opcode or `ptp` tag with
 /// every one before it: `check --strict` of a game of 100,000 tags took
 /// 11.7 s, and an EPD line of 700,000 opcodes did not end in minutes.
@@ -483,4 +467,79 @@ fn missing_semicolons_are_split_in_linear_work() {
     assert!(diags[0].message.contains("missing `;` before opcode `dm`"));
     let record = record.expect("read");
     assert_eq!(record.ops.len(), 2);
+}
+
+/// Opcodes written without `;` (`dm dm dm …`) were split off one at a
+/// time, each split copying the operands after it into a vector as large
+/// as the whole line: an EPD line of 20,000 took 5.1 s and 7.8 GB.
+#[test]
+fn epd_opcodes_without_semicolons_split_in_linear_memory() {
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    assert_linear(
+        "EPD opcodes without `;`",
+        &[1_000, 2_000, 4_000],
+        |n| format!("{start}{};", " dm".repeat(n)),
+        |line| {
+            let (record, diags) = gamerec::epd::read_line(line, 1);
+            assert!(record.is_none() && !diags.is_empty());
+        },
+    );
+}
+
+/// Each `+` written apart from its move was removed from the middle of the
+/// operands, moving all those after it: `bm e4 + + …` of 80,000 took 1.6 s.
+#[test]
+fn epd_move_suffixes_are_glued_in_linear_time() {
+    const N: usize = 1_000_000;
+    finishes("EPD suffixes", 20, || {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        let line = format!("{start} bm e4{};", " +".repeat(N));
+        let (_, diags) = gamerec::epd::read_line(&line, 1);
+        assert!(!diags.is_empty());
+    });
+}
+
+/// Unknown properties were checked for duplicates against every one before
+/// them in the node: a node of 80,000 took 5.8 s.
+#[test]
+fn sgf_unknown_properties_are_checked_in_linear_time() {
+    const N: usize = 400_000;
+    finishes("SGF unknown properties", 20, || {
+        // XA twice, then distinct names of capital letters: XB, XC, …, XAA, …
+        let mut text = String::from("(;FF[4]GM[1]SZ[19];XA[]");
+        for i in 0..N {
+            let mut name = String::from("X");
+            let mut k = i + 1;
+            while k > 0 {
+                k -= 1;
+                name.push(char::from(b'A' + (k % 26) as u8));
+                k /= 26;
+            }
+            text.push_str(&name);
+            text.push_str("[]");
+        }
+        text.push(')');
+        let parsed = sgf::parse(text.as_bytes(), &sgf::ParseOptions::default());
+        // The duplicate, counted among the messages not listed.
+        assert!(
+            parsed
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("and 1 more error and")),
+            "{:?}",
+            parsed.diagnostics.last()
+        );
+    });
+}
+
+/// The characters Latin-1 cannot hold were listed by comparing each with
+/// every one found before: a comment of 80,000 distinct ones took 0.6 s to
+/// export.
+#[test]
+fn unrepresentable_characters_are_listed_in_linear_time() {
+    finishes("Latin-1 unrepresentable characters", 10, || {
+        let text: String = (0x100..0x110000).filter_map(char::from_u32).collect();
+        let found = gamerec::pgn::text::Encoding::Latin1.unrepresentable(&text);
+        assert_eq!(found.len(), text.chars().count());
+    });
 }

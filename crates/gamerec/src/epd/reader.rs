@@ -913,38 +913,40 @@ impl<'a> LineReader<'a> {
         name: &str,
         operands: &mut Vec<RawOperand>,
     ) -> Result<(), Rejected> {
-        let mut i = 0;
-        while i < operands.len() {
-            let o = &operands[i];
+        // Built anew in one pass: removing each suffix in place would move
+        // all the operands after it (quadratic in a line of many).
+        let mut glued: Vec<RawOperand> = Vec::with_capacity(operands.len());
+        let mut rest = std::mem::take(operands).into_iter().peekable();
+        while let Some(o) = rest.next() {
             let is_suffix = !o.quoted
                 && !o.text.is_empty()
                 && (o.text.bytes().all(|b| b"+#!?".contains(&b))
                     || (o.text.starts_with('=')
                         && o.text[1..].bytes().all(|b| b"QRBNqrbn+#!?".contains(&b))));
-            if is_suffix {
-                if i == 0 {
-                    let at = o.at;
-                    return Err(self.error(at, format!("`{name}`: `{}` is not a move", o.text)));
-                }
-                let mut suffix = operands.remove(i);
-                if suffix.text == "="
-                    && let Some(next) = operands.get(i)
-                    && !next.quoted
-                    && next.text.len() == 1
-                    && b"QRBNqrbn".contains(&next.text.as_bytes()[0])
-                {
-                    let piece = operands.remove(i);
-                    suffix.text.push_str(&piece.text.to_ascii_uppercase());
-                }
-                self.warn(
-                    suffix.at,
-                    format!("`{}` written apart from its move", suffix.text),
-                );
-                operands[i - 1].text.push_str(&suffix.text);
-            } else {
-                i += 1;
+            if !is_suffix {
+                glued.push(o);
+                continue;
             }
+            let Some(mv) = glued.last_mut() else {
+                return Err(self.error(o.at, format!("`{name}`: `{}` is not a move", o.text)));
+            };
+            let mut suffix = o;
+            if suffix.text == "="
+                && let Some(next) = rest.next_if(|next| {
+                    !next.quoted
+                        && next.text.len() == 1
+                        && b"QRBNqrbn".contains(&next.text.as_bytes()[0])
+                })
+            {
+                suffix.text.push_str(&next.text.to_ascii_uppercase());
+            }
+            mv.text.push_str(&suffix.text);
+            self.warn(
+                suffix.at,
+                format!("`{}` written apart from its move", suffix.text),
+            );
         }
+        *operands = glued;
         Ok(())
     }
 

@@ -45,8 +45,11 @@ impl Encoding {
     pub fn unrepresentable(self, text: &str) -> Vec<char> {
         let mut found: Vec<char> = Vec::new();
         if self == Encoding::Latin1 {
+            // A set beside the list: a text of many distinct characters is
+            // scanned in linear time.
+            let mut seen = std::collections::HashSet::new();
             for c in text.chars().filter(|&c| u32::from(c) > 0xff) {
-                if !found.contains(&c) {
+                if seen.insert(c) {
                     found.push(c);
                 }
             }

@@ -1724,7 +1724,10 @@ impl<'a> Parser<'a> {
                 }
             }
             let mut seen: u128 = 0;
-            let mut seen_unknown: Vec<&str> = Vec::new();
+            // A set: a node of many unknown properties is checked in
+            // linear time.
+            let mut seen_unknown: std::collections::HashSet<&str> =
+                std::collections::HashSet::new();
             let (mut has_move, mut has_setup, mut has_b, mut has_w) = (false, false, false, false);
             let mut msgs: Vec<(SgfCheck, Severity, u32, String)> = Vec::new();
             // The first of BM/DO/IT/TE and of GB/GW/DM/UC seen, and the
@@ -1738,15 +1741,13 @@ impl<'a> Parser<'a> {
             for p in props {
                 if p.prop == Prop::Unknown {
                     let name = self.coll.str(p.name);
-                    if seen_unknown.contains(&name) {
+                    if !seen_unknown.insert(name) {
                         msgs.push((
                             SgfCheck::DuplicateProperty,
                             Severity::Error,
                             p.offset,
                             format!("property {} appears twice in one node", excerpt(name)),
                         ));
-                    } else {
-                        seen_unknown.push(name);
                     }
                     if name == "KI" {
                         msgs.push((
