@@ -345,6 +345,7 @@ impl MatchConfig {
         if self.games == 0 {
             return Err(EventError("--games must be at least 1".into()));
         }
+        check_game_count(self.games, self.pairing_count())?;
         parse_time_control(&self.time_control).map_err(|e| EventError(e.to_string()))?;
         let controls = (0..self.engines.len())
             .map(|i| self.engine_control(i))
@@ -387,6 +388,16 @@ impl MatchConfig {
             }
         }
         out
+    }
+
+    /// How many [`MatchConfig::pairings`] there are, worked out without
+    /// listing them (a file naming 100,000 engines has 5 billion).
+    pub fn pairing_count(&self) -> usize {
+        let n = self.engines.len();
+        match self.tournament {
+            Tournament::Gauntlet => n.saturating_sub(1),
+            Tournament::RoundRobin => n.saturating_mul(n.saturating_sub(1)) / 2,
+        }
     }
 
     /// (first, second) engine indices of every pairing.
@@ -596,20 +607,31 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Opening>,
         .collect())
 }
 
+/// Refuses a match of more than [`crate::event::MAX_GAMES`] games: `games`
+/// for each of `pairings` (game pairs: rounded up to even), counted before
+/// the pairings are listed, without overflow (the Go matches too).
+pub fn check_game_count(games: u32, pairings: usize) -> Result<(), EventError> {
+    let total = (games.div_ceil(2) as usize)
+        .saturating_mul(2)
+        .saturating_mul(pairings);
+    if total > crate::event::MAX_GAMES {
+        return Err(EventError(format!(
+            "more than {} games",
+            crate::event::MAX_GAMES
+        )));
+    }
+    Ok(())
+}
+
 /// Every game of the match in order: game pairs round by round, each
 /// pairing's pair in turn (so every pairing advances together).
 pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
     let controls = (0..config.engines.len())
         .map(|i| config.engine_control(i))
         .collect::<Result<Vec<_>, _>>()?;
-    let pairings = config.pairings();
     let rounds = config.games.div_ceil(2) as usize;
-    if rounds * pairings.len() * 2 > crate::event::MAX_GAMES {
-        return Err(EventError(format!(
-            "more than {} games",
-            crate::event::MAX_GAMES
-        )));
-    }
+    check_game_count(config.games, config.pairing_count())?;
+    let pairings = config.pairings();
     let starts = opening_positions(config, rounds)?;
     let mut out = Vec::new();
     for (round, (start, opening)) in starts.iter().enumerate() {
@@ -1309,6 +1331,30 @@ mod tests {
             frc: None,
             limits: Vec::new(),
         }
+    }
+
+    /// The games are counted before the pairings are listed: 100,000
+    /// engines (5 billion pairings) are refused at once.
+    #[test]
+    fn a_match_of_too_many_games_is_refused_before_its_pairings_are_listed() {
+        let mut c = config(100_000, 2);
+        assert!(c.validate().is_err());
+        let e = schedule(&c).unwrap_err();
+        assert!(e.0.contains("more than 100000 games"), "{}", e.0);
+        c.tournament = Tournament::Gauntlet;
+        assert_eq!(c.pairing_count(), 99_999);
+        assert!(schedule(&c).is_err(), "199,998 games");
+        let mut c = config(3, u32::MAX);
+        assert!(schedule(&c).is_err());
+        c.games = 2;
+        assert_eq!(c.pairing_count(), 3);
+        assert_eq!(c.pairing_count(), c.pairings().len());
+        assert_eq!(schedule(&c).unwrap().len(), 6);
+        // Game pairs: an odd count rounds up.
+        assert!(check_game_count(100_000, 1).is_ok());
+        assert!(check_game_count(99_999, 1).is_ok());
+        assert!(check_game_count(100_001, 1).is_err());
+        assert!(check_game_count(u32::MAX, usize::MAX).is_err());
     }
 
     #[test]
