@@ -302,12 +302,10 @@ impl GoMatchConfig {
         if self.games == 0 {
             return Err(EventError("--games must be at least 1".into()));
         }
-        let n = self.engines.len();
-        let pairings = match self.tournament {
-            Tournament::Gauntlet => n - 1,
-            Tournament::RoundRobin => n.saturating_mul(n - 1) / 2,
-        };
-        crate::match_runner::check_game_count(self.games, pairings)?;
+        crate::match_runner::check_game_count(
+            self.games,
+            self.tournament.pairing_count(self.engines.len()),
+        )?;
         if !(2..=gamerec_engine::gtp::MAX_GTP_SIZE).contains(&self.size) {
             return Err(EventError(format!(
                 "--size {}: GTP boards are 2 to 25",

@@ -169,6 +169,17 @@ pub enum Tournament {
     Gauntlet,
 }
 
+impl Tournament {
+    /// How many pairings `engines` engines make, worked out without listing
+    /// them (a file naming 100,000 engines has 5 billion).
+    pub fn pairing_count(self, engines: usize) -> usize {
+        match self {
+            Tournament::Gauntlet => engines.saturating_sub(1),
+            Tournament::RoundRobin => engines.saturating_mul(engines.saturating_sub(1)) / 2,
+        }
+    }
+}
+
 /// The order openings are taken from an EPD or PGN file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -390,14 +401,10 @@ impl MatchConfig {
         out
     }
 
-    /// How many [`MatchConfig::pairings`] there are, worked out without
-    /// listing them (a file naming 100,000 engines has 5 billion).
+    /// How many [`MatchConfig::pairings`] there are (see
+    /// [`Tournament::pairing_count`]).
     pub fn pairing_count(&self) -> usize {
-        let n = self.engines.len();
-        match self.tournament {
-            Tournament::Gauntlet => n.saturating_sub(1),
-            Tournament::RoundRobin => n.saturating_mul(n.saturating_sub(1)) / 2,
-        }
+        self.tournament.pairing_count(self.engines.len())
     }
 
     /// (first, second) engine indices of every pairing.
