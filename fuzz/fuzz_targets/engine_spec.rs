@@ -24,17 +24,9 @@ use gamerec_engine::{
 use gamerec_referee::match_runner::EngineLimits;
 use libfuzzer_sys::fuzz_target;
 
-/// Longest message a spec's reader may give.
-const MAX_MESSAGE: usize = 1024;
-
-fn check_message(what: &str, message: &str) {
-    assert!(
-        message.len() < MAX_MESSAGE,
-        "{what}: {} bytes: {}",
-        message.len(),
-        gamerec::excerpt::excerpt(message)
-    );
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::check_message;
 
 fn one_line(text: &str) -> bool {
     !text.contains(['\n', '\r'])

@@ -28,17 +28,9 @@ use gamerec_referee::game_rules::{GameState, Outcome};
 use gamerec_referee::game_runner::GameSpec;
 use libfuzzer_sys::fuzz_target;
 
-/// Longest message any of these readers may give.
-const MAX_MESSAGE: usize = 1024;
-
-fn check_message(what: &str, message: &str) {
-    assert!(
-        message.len() < MAX_MESSAGE,
-        "{what}: {} bytes: {}",
-        message.len(),
-        gamerec::excerpt::excerpt(message)
-    );
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::check_message;
 
 fn console(text: &str) {
     for line in text.lines() {

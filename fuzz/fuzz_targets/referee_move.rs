@@ -20,6 +20,9 @@ use gamerec_referee::clock::Clocks;
 use gamerec_referee::game_rules::{GameState, epd_fields, parse_move, position_from_fields};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common/mod.rs"]
+mod common;
+
 const POSITIONS: [&str; 5] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -40,7 +43,7 @@ const COUNTERS: [(u32, u32); 8] = [
 ];
 
 fn check_error(text: &str, e: &str) {
-    assert!(e.len() < 1024, "{} bytes: {}", e.len(), excerpt(e));
+    common::check_message("move", e);
     assert!(e.contains(&format!("'{}'", excerpt(text))), "{e}");
 }
 

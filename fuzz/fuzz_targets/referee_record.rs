@@ -7,6 +7,9 @@
 use gamerec_referee::wire::{MAX_RECORD_LEN, WireError, read_record, refcom, refreq};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common/mod.rs"]
+mod common;
+
 fuzz_target!(|data: &[u8]| {
     for raw in data.split(|&b| b == b'\n') {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -24,10 +27,10 @@ fuzz_target!(|data: &[u8]| {
             }
             Err(WireError::IllegalMove { mv, message }) => {
                 assert!(line.contains(mv.as_str()), "{mv} not in {line}");
-                assert!(message.len() < 1024, "{} bytes", message.len());
+                common::check_message("record", &message);
             }
             Err(WireError::Malformed(message)) => {
-                assert!(message.len() < 1024, "{} bytes", message.len());
+                common::check_message("record", &message);
             }
         }
     }

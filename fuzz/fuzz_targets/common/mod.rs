@@ -41,3 +41,19 @@ pub fn abort_on_panics_outside(caught: &'static [&'static str]) {
         }));
     });
 }
+
+/// Longest message a reader may give, whatever its input.
+#[allow(dead_code)]
+pub const MAX_MESSAGE: usize = 1024;
+
+/// Asserts a reader's message `message` (for `what`) is shorter than
+/// [`MAX_MESSAGE`].
+#[allow(dead_code)]
+pub fn check_message(what: &str, message: &str) {
+    assert!(
+        message.len() < MAX_MESSAGE,
+        "{what}: {} bytes: {}",
+        message.len(),
+        gamerec::excerpt::excerpt(message)
+    );
+}
