@@ -476,15 +476,7 @@ fn setup_stones_placed_again_are_listed_once() {
 fn a_game_row_counts_the_errors_not_listed() {
     let dir = temp_dir("go-tables-not-listed");
     let path = dir.join("a.sgf");
-    let mut src = String::from("(;GM[1]FF[4]SZ[19]");
-    for i in 0..1500 {
-        src.push_str(if i % 2 == 0 {
-            ";B[aa]V[x]"
-        } else {
-            ";W[bb]V[x]"
-        });
-    }
-    src.push(')');
+    let src = gamerec_testkit::sgf_broken_at_every_node(1500);
     std::fs::write(&path, src).unwrap();
     let (b, problems) = read(vec![path], Table::Games, 1);
     assert_eq!(int(&b, "errors", 0), Some(1500 + 1498));

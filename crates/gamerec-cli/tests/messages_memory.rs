@@ -17,15 +17,7 @@ fn run_measured(args: &[&str]) -> (String, u64) {
 fn check_keeps_few_messages_of_a_game_broken_at_every_node() {
     let dir = gamerec_testkit::temp_dir("messages-memory");
     let n = 300_000;
-    let mut sgf = String::from("(;FF[4]GM[1]SZ[19]");
-    for i in 0..n {
-        sgf.push_str(if i % 2 == 0 {
-            ";B[aa]V[x]"
-        } else {
-            ";W[bb]V[x]"
-        });
-    }
-    sgf.push(')');
+    let sgf = gamerec_testkit::sgf_broken_at_every_node(n);
     let sgf_path = dir.join("broken.sgf");
     std::fs::write(&sgf_path, &sgf).unwrap();
     let file_mb = sgf.len() as u64 >> 20;
@@ -45,8 +37,7 @@ fn check_keeps_few_messages_of_a_game_broken_at_every_node() {
         "{peak} MB for a {file_mb} MB file"
     );
 
-    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
-    let epd = format!("{start}{}\n", " c0 \"x\";".repeat(n));
+    let epd = format!("{}\n", gamerec_testkit::epd_repeated_opcode(n));
     let epd_path = dir.join("broken.epd");
     std::fs::write(&epd_path, &epd).unwrap();
     let (out, peak_epd) = run_measured(&["check", epd_path.to_str().unwrap()]);

@@ -245,15 +245,7 @@ fn check_and_tables_count_a_game_with_two_errors_once() {
 /// every error (SGF, EPD; the Go games table's `errors` column too).
 #[test]
 fn check_lists_a_thousand_messages_a_game_and_counts_them_all() {
-    let mut text = String::from("(;FF[4]GM[1]SZ[19]");
-    for i in 0..1500 {
-        text.push_str(if i % 2 == 0 {
-            ";B[aa]V[x]"
-        } else {
-            ";W[bb]V[x]"
-        });
-    }
-    text.push(')');
+    let text = gamerec_testkit::sgf_broken_at_every_node(1500);
     let sgf = temp("broken.sgf", &text);
     let (code, out, _) = cli(&["check", &sgf]).run().code_and_text();
     assert_eq!(code, 1, "{out}");
@@ -281,10 +273,9 @@ fn check_lists_a_thousand_messages_a_game_and_counts_them_all() {
         err.contains("gamerec convert: 1 games, 2998 errors; 1 with errors, 0 warnings, 1 written"),
         "{err}"
     );
-    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
     let epd = temp(
         "broken.epd",
-        &format!("{start}{}\n", " c0 \"x\";".repeat(1301)),
+        &format!("{}\n", gamerec_testkit::epd_repeated_opcode(1301)),
     );
     let (code, out, _) = cli(&["check", &epd]).run().code_and_text();
     assert_eq!(code, 1, "{out}");

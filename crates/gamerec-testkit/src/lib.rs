@@ -451,6 +451,31 @@ impl std::ops::Deref for Ran {
     }
 }
 
+/// A Go game (SGF) of `n` moves alternating on two points, each node with a
+/// bad `V` value: every move after the first two is on an occupied point
+/// (a game broken at every node, for the bound on messages listed).
+pub fn sgf_broken_at_every_node(n: usize) -> String {
+    let mut s = String::from("(;FF[4]GM[1]SZ[19]");
+    for i in 0..n {
+        s.push_str(if i % 2 == 0 {
+            ";B[aa]V[x]"
+        } else {
+            ";W[bb]V[x]"
+        });
+    }
+    s.push(')');
+    s
+}
+
+/// An EPD record of the start position with `n` `c0` operations: each
+/// after the first is a duplicate, an error (no line end).
+pub fn epd_repeated_opcode(n: usize) -> String {
+    format!(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -{}",
+        " c0 \"x\";".repeat(n)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,21 +7,7 @@
 use gamerec::diag::{MAX_LISTED, Severity};
 use gamerec::epd;
 use gamerec::sgf::{self, ParseOptions, SgfCheck, replay};
-
-/// A Go game of `n` moves alternating on two points: every move after the
-/// first two is on an occupied point, and each node has a bad `V` value.
-fn broken_game(n: usize) -> String {
-    let mut s = String::from("(;FF[4]GM[1]SZ[19]");
-    for i in 0..n {
-        s.push_str(if i % 2 == 0 {
-            ";B[aa]V[x]"
-        } else {
-            ";W[bb]V[x]"
-        });
-    }
-    s.push(')');
-    s
-}
+use gamerec_testkit::{epd_repeated_opcode, sgf_broken_at_every_node};
 
 #[test]
 fn an_sgf_game_lists_the_first_messages_and_counts_the_rest() {
@@ -29,8 +15,8 @@ fn an_sgf_game_lists_the_first_messages_and_counts_the_rest() {
     // Two broken games, then a clean one: each game has its own count.
     let text = format!(
         "{}{}(;FF[4]GM[1]SZ[9];B[aa];W[bb])",
-        broken_game(n),
-        broken_game(n)
+        sgf_broken_at_every_node(n),
+        sgf_broken_at_every_node(n)
     );
     let parsed = sgf::parse(text.as_bytes(), &ParseOptions::default());
     let per_game = |d: &&sgf::SgfDiagnostic| d.check == SgfCheck::NotListed;
@@ -99,7 +85,10 @@ fn an_sgf_game_lists_the_first_messages_and_counts_the_rest() {
 #[test]
 fn a_game_under_the_bound_lists_everything() {
     let n = MAX_LISTED;
-    let parsed = sgf::parse(broken_game(n).as_bytes(), &ParseOptions::default());
+    let parsed = sgf::parse(
+        sgf_broken_at_every_node(n).as_bytes(),
+        &ParseOptions::default(),
+    );
     assert_eq!(parsed.diagnostics.len(), n);
     assert!(
         parsed
@@ -113,8 +102,7 @@ fn a_game_under_the_bound_lists_everything() {
 
 #[test]
 fn an_epd_record_lists_the_first_messages_and_counts_the_rest() {
-    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
-    let line = format!("{start}{}", " c0 \"x\";".repeat(MAX_LISTED + 301));
+    let line = epd_repeated_opcode(MAX_LISTED + 301);
     let (record, diags) = epd::read_line(&line, 7);
     assert!(record.is_none());
     assert_eq!(diags.len(), MAX_LISTED + 1);
@@ -131,7 +119,7 @@ fn an_epd_record_lists_the_first_messages_and_counts_the_rest() {
     let total: u64 = diags.iter().map(|d| d.counts().0).sum();
     assert_eq!(total, MAX_LISTED as u64 + 300);
     // Under the bound, each is listed.
-    let line = format!("{start}{}", " c0 \"x\";".repeat(MAX_LISTED + 1));
+    let line = epd_repeated_opcode(MAX_LISTED + 1);
     let (_, diags) = epd::read_line(&line, 1);
     assert_eq!(diags.len(), MAX_LISTED);
     assert!(diags.iter().all(|d| d.not_listed.is_none()));
