@@ -247,6 +247,16 @@ pub struct NotListed {
 }
 
 impl NotListed {
+    /// The errors and warnings a message of `severity` stands for: itself,
+    /// or the messages `not_listed` counts when it is such a message.
+    pub fn counts_of(severity: Severity, not_listed: Option<&NotListed>) -> (u64, u64) {
+        match not_listed {
+            Some(n) => (n.errors, n.warnings),
+            None if severity == Severity::Error => (1, 0),
+            None => (0, 1),
+        }
+    }
+
     /// Counts one more message of `severity`.
     pub fn count(&mut self, severity: Severity) {
         match severity {
@@ -288,11 +298,7 @@ impl Diagnostic {
     /// The errors and warnings it stands for: itself, or what it counts
     /// ([`Diagnostic::not_listed`]).
     pub fn counts(&self) -> (u64, u64) {
-        match &self.not_listed {
-            Some(n) => (n.errors, n.warnings),
-            None if self.severity == Severity::Error => (1, 0),
-            None => (0, 1),
-        }
+        NotListed::counts_of(self.severity, self.not_listed.as_deref())
     }
 
     /// A diagnostic at `location` (no path, offset or game).

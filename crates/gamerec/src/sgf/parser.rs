@@ -42,13 +42,10 @@ impl SgfDiagnostic {
     /// The errors and warnings it stands for: itself, or the messages a
     /// [`SgfCheck::NotListed`] message counts.
     pub fn counts(&self) -> (u64, u64) {
-        if self.check == SgfCheck::NotListed {
-            (self.not_listed.errors, self.not_listed.warnings)
-        } else if self.severity == Severity::Error {
-            (1, 0)
-        } else {
-            (0, 1)
-        }
+        NotListed::counts_of(
+            self.severity,
+            (self.check == SgfCheck::NotListed).then_some(&self.not_listed),
+        )
     }
 
     /// As a [`Diagnostic`] for input `path`: the message ends with the
