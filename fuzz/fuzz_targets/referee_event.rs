@@ -6,8 +6,9 @@
 //! - console lines, one per line (`director::Command::parse`): a line reads
 //!   as its words do, a game number given is the line's, messages are short;
 //! - an EVENT.toml (`event::EventConfig::parse`): an accepted event has
-//!   what `parse` promises (its `listen` address is looked up, as `parse`
-//!   does), and its schedule (without the openings file)
+//!   what `parse` promises (its `listen` address is read, not looked up:
+//!   a name is looked up when the referee binds), and its schedule
+//!   (without the openings file)
 //!   pairs two of its players in each of at most `MAX_GAMES` games;
 //! - an EPD or a PGN book (`event::read_openings`): every opening plays as
 //!   book moves from its start and leaves a game to play;

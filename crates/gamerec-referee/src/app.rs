@@ -198,10 +198,8 @@ pub fn serve(options: ServeOptions) -> Result<EventSummary, EventError> {
             }
             eprintln!("primary is gone: resuming the event from {}", dir.display());
         }
-        config.check_listen(&listen)?;
-        let listener = TcpListener::bind(&listen)
-            .await
-            .map_err(|e| EventError(format!("cannot listen on {listen}: {e}")))?;
+        // A name is looked up here, not when the event file is read.
+        let listener = config.bind(&listen).await?;
         if let Ok(addr) = listener.local_addr() {
             eprintln!("argus: listening on {addr}");
         }

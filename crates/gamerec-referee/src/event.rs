@@ -72,7 +72,9 @@ pub struct EventConfig {
     /// Games played at the same time (default 1).
     #[serde(default)]
     pub concurrency: Option<usize>,
-    /// Listen address (default 127.0.0.1:7878).
+    /// Listen address (default 127.0.0.1:7878): `HOST:PORT`, HOST an IP
+    /// address (IPv6 in brackets) or a name, looked up when the referee
+    /// binds ([`ListenAddr`]).
     #[serde(default)]
     pub listen: Option<String>,
     /// Seconds of quiet after `reset` (default 5).
@@ -102,6 +104,75 @@ fn default_pairing() -> Pairing {
 
 fn one() -> u32 {
     1
+}
+
+/// A listen address as written: `HOST:PORT`, HOST an IP address (IPv6 in
+/// brackets) or a host name. It is read without a name lookup (a DNS
+/// query, which may wait for the resolver's timeout): a name is looked up
+/// when the referee binds ([`EventConfig::bind`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListenAddr {
+    /// The host.
+    pub host: ListenHost,
+    /// The port.
+    pub port: u16,
+}
+
+/// The host of a [`ListenAddr`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListenHost {
+    /// An IP address.
+    Ip(std::net::IpAddr),
+    /// A host name (letters, digits, `-`, `_` in dot-separated labels of
+    /// 1 to 63 bytes, at most 253 bytes in all), to look up.
+    Name(String),
+}
+
+impl ListenAddr {
+    /// Reads `HOST:PORT`; the error says what is wrong, without the text.
+    pub fn parse(text: &str) -> Result<ListenAddr, String> {
+        if let Ok(addr) = text.parse::<std::net::SocketAddr>() {
+            return Ok(ListenAddr {
+                host: ListenHost::Ip(addr.ip()),
+                port: addr.port(),
+            });
+        }
+        let Some((host, port)) = text.rsplit_once(':') else {
+            return Err("HOST:PORT expected".into());
+        };
+        let port = port
+            .parse::<u16>()
+            .map_err(|_| "the port is not a number from 0 to 65535".to_owned())?;
+        if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+            return Ok(ListenAddr {
+                host: ListenHost::Ip(ip),
+                port,
+            });
+        }
+        let name = host.strip_suffix('.').unwrap_or(host);
+        let label_ok = |l: &str| {
+            (1..=63).contains(&l.len())
+                && l.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        };
+        if name.len() > 253 || !name.split('.').all(label_ok) {
+            return Err("the host is neither an IP address nor a host name".into());
+        }
+        Ok(ListenAddr {
+            host: ListenHost::Name(host.to_owned()),
+            port,
+        })
+    }
+}
+
+/// Reads a listen address; the error quotes it.
+fn read_listen(listen: &str) -> Result<ListenAddr, EventError> {
+    ListenAddr::parse(listen).map_err(|e| {
+        EventError(format!(
+            "listen address '{}': {e}",
+            gamerec::excerpt::excerpt(listen)
+        ))
+    })
 }
 
 /// A problem with an event file.
@@ -241,16 +312,49 @@ impl EventConfig {
         ids
     }
 
-    /// Checks that the referee may listen on `listen`: a loopback address
+    /// Checks, as far as the text tells (no name is looked up), that the
+    /// referee may listen on `listen`: `HOST:PORT`; a loopback address
     /// always; any other address only if every remote player has a secret
-    /// (anyone who can reach the port could otherwise play under their names).
+    /// (anyone who can reach the port could otherwise play under their
+    /// names). A host name's addresses are checked when the referee binds
+    /// ([`EventConfig::bind`]).
     pub fn check_listen(&self, listen: &str) -> Result<(), EventError> {
-        use std::net::ToSocketAddrs;
-        let Ok(addrs) = listen.to_socket_addrs() else {
-            return Ok(()); // binding reports it
+        match read_listen(listen)?.host {
+            ListenHost::Ip(ip) => self.check_listen_on(listen, &[ip]),
+            ListenHost::Name(_) => Ok(()),
+        }
+    }
+
+    /// Binds the referee's port at `listen`: a host name is looked up here,
+    /// and the addresses it has must pass [`EventConfig::check_listen`]'s
+    /// rule; the port is bound on those addresses.
+    pub async fn bind(&self, listen: &str) -> Result<tokio::net::TcpListener, EventError> {
+        use std::net::SocketAddr;
+        let shown = gamerec::excerpt::excerpt(listen);
+        let addr = read_listen(listen)?;
+        let addrs: Vec<SocketAddr> = match &addr.host {
+            ListenHost::Ip(ip) => vec![SocketAddr::new(*ip, addr.port)],
+            ListenHost::Name(name) => tokio::net::lookup_host((name.as_str(), addr.port))
+                .await
+                .map_err(|e| EventError(format!("cannot listen on {shown}: {e}")))?
+                .collect(),
         };
-        let addrs: Vec<_> = addrs.collect();
-        if !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback()) {
+        if addrs.is_empty() {
+            return Err(EventError(format!(
+                "cannot listen on {shown}: the name has no address"
+            )));
+        }
+        let ips: Vec<std::net::IpAddr> = addrs.iter().map(SocketAddr::ip).collect();
+        self.check_listen_on(listen, &ips)?;
+        tokio::net::TcpListener::bind(&addrs[..])
+            .await
+            .map_err(|e| EventError(format!("cannot listen on {shown}: {e}")))
+    }
+
+    /// The rule of [`EventConfig::check_listen`] on the addresses `ips`
+    /// that `listen` stands for.
+    fn check_listen_on(&self, listen: &str, ips: &[std::net::IpAddr]) -> Result<(), EventError> {
+        if !ips.is_empty() && ips.iter().all(std::net::IpAddr::is_loopback) {
             return Ok(());
         }
         let open: Vec<&str> = self
@@ -577,6 +681,146 @@ mod tests {
                 assert!(pairings(system, few, 1, 2).is_err(), "{system:?} {few:?}");
             }
         }
+    }
+
+    /// Half of `parsing_a_listen_name_looks_nothing_up`, which runs it in
+    /// a child process with `GAMEREC_EVENT_CHILD` set and the resolver
+    /// blocked (without it, it does nothing).
+    #[test]
+    fn parse_a_listen_name_in_child() {
+        if std::env::var_os("GAMEREC_EVENT_CHILD").is_none() {
+            return;
+        }
+        let text = "event = \"x\"\ntime_control = \"60\"\nlisten = \"nosuchhost:7878\"\n\
+                    [[player]]\nname = \"a\"\n[[player]]\nname = \"b\"\n";
+        let c = EventConfig::parse(text).unwrap();
+        assert_eq!(c.listen.as_deref(), Some("nosuchhost:7878"));
+    }
+
+    /// Parsing an event looked its `listen` name up: a DNS query, as long
+    /// as the resolver takes to give up. glibc reads the file named by
+    /// `HOSTALIASES` to look up a name without a dot; here it is a FIFO
+    /// nobody writes, so any lookup blocks for good. The event parses at
+    /// once: the name is looked up when the referee binds.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn parsing_a_listen_name_looks_nothing_up() {
+        use std::process::{Command, Stdio};
+        let dir = gamerec_testkit::temp_dir("event-resolver");
+        let fifo = dir.join("hostaliases");
+        if !Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            eprintln!("no mkfifo: skipped");
+            return;
+        }
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "event::tests::parse_a_listen_name_in_child",
+                "--test-threads=1",
+            ])
+            .env("GAMEREC_EVENT_CHILD", "1")
+            .env("HOSTALIASES", &fifo)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("parsing the event blocked in a name lookup");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(status.success(), "the child test failed");
+    }
+
+    /// A listen address is read as written: an IP address or a name (no
+    /// lookup) and a port.
+    #[test]
+    fn listen_addresses_are_read_without_a_lookup() {
+        use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+        let ip = |ip: IpAddr, port| ListenAddr {
+            host: ListenHost::Ip(ip),
+            port,
+        };
+        let name = |name: &str, port| ListenAddr {
+            host: ListenHost::Name(name.into()),
+            port,
+        };
+        for (text, addr) in [
+            ("127.0.0.1:7878", ip(Ipv4Addr::LOCALHOST.into(), 7878)),
+            ("[::1]:0", ip(Ipv6Addr::LOCALHOST.into(), 0)),
+            ("::1:7878", ip(Ipv6Addr::LOCALHOST.into(), 7878)),
+            ("0.0.0.0:7878", ip(Ipv4Addr::UNSPECIFIED.into(), 7878)),
+            ("localhost:7878", name("localhost", 7878)),
+            ("nosuch.invalid:65535", name("nosuch.invalid", 65535)),
+            ("ref-1.example.org.:80", name("ref-1.example.org.", 80)),
+        ] {
+            assert_eq!(ListenAddr::parse(text), Ok(addr), "{text}");
+        }
+        for text in [
+            "",
+            "7878",
+            "localhost",
+            ":7878",
+            "localhost:",
+            "localhost:port",
+            "localhost:65536",
+            "a..b:1",
+            "a b:1",
+            "[::1]x:1",
+            &format!("{}:1", "a".repeat(64)),
+        ] {
+            assert!(ListenAddr::parse(text).is_err(), "{text:?}");
+        }
+        let long = format!("{}:1", "é".repeat(1 << 16));
+        let e = EventConfig::parse(&format!(
+            "event = \"x\"\ntime_control = \"60\"\nlisten = \"{long}\"\n\
+             [[player]]\nname = \"a\"\n[[player]]\nname = \"b\"\n"
+        ))
+        .unwrap_err();
+        assert!(e.0.starts_with("listen address '"), "{}", &e.0[..100]);
+        assert!(e.0.len() < 1024, "{} bytes", e.0.len());
+    }
+
+    /// A name that does not resolve: the event parses (its players have
+    /// no secrets, which only a non-loopback address refuses, and which
+    /// the name's addresses will tell), and binding fails, naming it.
+    #[test]
+    fn a_listen_name_is_looked_up_when_binding() {
+        let text = "event = \"x\"\ntime_control = \"60\"\nlisten = \"nosuch.invalid:7878\"\n\
+                    [[player]]\nname = \"a\"\n[[player]]\nname = \"b\"\n";
+        let c = EventConfig::parse(text).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let e = runtime.block_on(c.bind("nosuch.invalid:7878")).unwrap_err();
+        assert!(
+            e.0.starts_with("cannot listen on nosuch.invalid:7878: "),
+            "{e}"
+        );
+        // An IP address is judged as the file is read; a loopback name
+        // when binding.
+        let open = EventConfig::parse(&text.replace("nosuch.invalid", "0.0.0.0")).unwrap_err();
+        assert!(
+            open.0.contains("needs a secret for every remote player"),
+            "{open}"
+        );
+        let listener = runtime.block_on(c.bind("localhost:0")).unwrap();
+        assert!(listener.local_addr().unwrap().ip().is_loopback());
+        let e = runtime.block_on(c.bind("0.0.0.0:0")).unwrap_err();
+        assert!(e.0.contains("needs a secret"), "{e}");
+        let e = runtime.block_on(c.bind("localhost")).unwrap_err();
+        assert_eq!(e.0, "listen address 'localhost': HOST:PORT expected");
     }
 
     /// The message named every player without a secret.

@@ -1,6 +1,7 @@
 //! The rules the referee enforces on one game, free of any I/O: replies are
 //! checked and applied here; the async runner only moves records and time.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use shakmaty::uci::UciMove;
@@ -195,8 +196,8 @@ pub struct GameState {
     pos: Chess,
     played: Vec<Played>,
     clocks: Clocks,
-    /// Position keys since the start (for repetitions).
-    keys: Vec<u64>,
+    /// The positions since the start (for repetitions).
+    seen: Repetitions,
     /// A draw offer made with the last move, by this side.
     offer: Option<Color>,
     ending: Option<Ending>,
@@ -204,6 +205,34 @@ pub struct GameState {
 
 fn key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// How often each position of a game has occurred, counted by Zobrist key
+/// as each position is reached: a position's count is one look-up (a scan
+/// of all the game's keys at each move made a long game quadratic).
+#[derive(Debug, Clone, Default)]
+pub struct Repetitions {
+    counts: HashMap<u64, u32>,
+}
+
+impl Repetitions {
+    /// The positions of a game starting at `start`.
+    pub fn new(start: &Chess) -> Repetitions {
+        let mut seen = Repetitions::default();
+        seen.push(start);
+        seen
+    }
+
+    /// Counts one more occurrence of `pos`.
+    pub fn push(&mut self, pos: &Chess) {
+        let count = self.counts.entry(key(pos)).or_insert(0);
+        *count = count.saturating_add(1);
+    }
+
+    /// How often `pos` has occurred.
+    pub fn count(&self, pos: &Chess) -> u32 {
+        self.counts.get(&key(pos)).copied().unwrap_or(0)
+    }
 }
 
 /// The EPD four data fields of `pos` (en passant written as in EPD 4.4:
@@ -216,7 +245,7 @@ impl GameState {
     /// A new game from `start` under `clocks`.
     pub fn new(start: Chess, clocks: Clocks) -> GameState {
         GameState {
-            keys: vec![key(&start)],
+            seen: Repetitions::new(&start),
             pos: start.clone(),
             start,
             played: Vec::new(),
@@ -377,9 +406,9 @@ impl GameState {
     }
 
     /// Whether a draw may be claimed in the current position.
-    fn claimable(&self, pos: &Chess, keys: &[u64]) -> Option<&'static str> {
-        let k = key(pos);
-        if keys.iter().filter(|&&x| x == k).count() >= 3 {
+    fn claimable(&self) -> Option<&'static str> {
+        let pos = &self.pos;
+        if self.seen.count(pos) >= 3 {
             Some("threefold repetition")
         } else if pos.halfmoves() >= 100 {
             Some("fifty-move rule")
@@ -429,7 +458,7 @@ impl GameState {
         let mv = match reply.moves("sm").first() {
             None => {
                 if claim {
-                    if let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
+                    if let Some(why) = self.claimable() {
                         let _ = self.clocks.complete_move(color, elapsed);
                         return Step::Ended(self.end(
                             Outcome::Draw,
@@ -447,7 +476,7 @@ impl GameState {
         let san = shakmaty::san::SanPlus::from_move(self.pos.clone(), mv).to_string();
         // A claim may concern the current position or the one after the move.
         let mut note = None;
-        if claim && let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
+        if claim && let Some(why) = self.claimable() {
             let _ = self.clocks.complete_move(color, elapsed);
             return Step::Ended(self.end(
                 Outcome::Draw,
@@ -464,9 +493,9 @@ impl GameState {
             return self.infraction(format!("{color} played an illegal move"));
         }
         self.pos.play_unchecked(mv);
-        self.keys.push(key(&self.pos));
+        self.seen.push(&self.pos);
         if claim {
-            if let Some(why) = self.claimable(&self.pos.clone(), &self.keys) {
+            if let Some(why) = self.claimable() {
                 self.push_played(mv, san, elapsed, false, None, color);
                 return Step::Ended(self.end(
                     Outcome::Draw,
@@ -541,8 +570,7 @@ impl GameState {
                 "insufficient material",
             ));
         }
-        let k = key(pos);
-        if self.keys.iter().filter(|&&x| x == k).count() >= 5 {
+        if self.seen.count(pos) >= 5 {
             return Some(Ending::new(
                 Outcome::Draw,
                 Termination::Normal,
@@ -566,7 +594,7 @@ impl GameState {
         let mv = parse_move(&self.pos, san)?;
         let san = shakmaty::san::SanPlus::from_move(self.pos.clone(), mv).to_string();
         self.pos.play_unchecked(mv);
-        self.keys.push(key(&self.pos));
+        self.seen.push(&self.pos);
         self.push_played(mv, san, Duration::ZERO, false, None, color);
         if let Some(last) = self.played.last_mut() {
             last.clock_after = None;
@@ -587,7 +615,7 @@ impl GameState {
         let san = shakmaty::san::SanPlus::from_move(self.pos.clone(), mv).to_string();
         let _ = self.clocks.complete_move(color, elapsed);
         self.pos.play_unchecked(mv);
-        self.keys.push(key(&self.pos));
+        self.seen.push(&self.pos);
         self.push_played(mv, san, elapsed, false, None, color);
         Ok(())
     }
@@ -746,6 +774,123 @@ mod tests {
             panic!()
         };
         assert_eq!(e.termination, Termination::RulesInfraction);
+    }
+
+    /// Every repetition answer (a claim before or after the move, the
+    /// automatic fivefold) is the old rule's, which counted the position
+    /// among every position key since the start: random games that often
+    /// move a piece back (so positions repeat), with random claims.
+    #[test]
+    fn repetition_answers_are_those_of_counting_every_key() {
+        use shakmaty::Role;
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut random = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        // The old rule, on the keys this test keeps itself.
+        let old_claimable = |pos: &Chess, keys: &[u64]| {
+            let k = key(pos);
+            if keys.iter().filter(|&&x| x == k).count() >= 3 {
+                Some("threefold repetition")
+            } else if pos.halfmoves() >= 100 {
+                Some("fifty-move rule")
+            } else if pos.is_insufficient_material() {
+                Some("insufficient material")
+            } else {
+                None
+            }
+        };
+        let mut seen = std::collections::BTreeMap::<String, usize>::new();
+        for _ in 0..400 {
+            let mut g = game("-");
+            let mut keys = vec![key(g.position())];
+            for _ in 0..400 {
+                let pos = g.position().clone();
+                let color = pos.turn();
+                let legal = pos.legal_moves();
+                // The mover's last move, back.
+                let back = g
+                    .played()
+                    .len()
+                    .checked_sub(2)
+                    .map(|i| g.played()[i].mv)
+                    .and_then(|m| match m {
+                        Move::Normal {
+                            role,
+                            from,
+                            to,
+                            capture: None,
+                            promotion: None,
+                        } if role != Role::Pawn => Some(Move::Normal {
+                            role,
+                            from: to,
+                            to: from,
+                            capture: None,
+                            promotion: None,
+                        }),
+                        _ => None,
+                    })
+                    .filter(|m| legal.contains(m));
+                let quiet: Vec<Move> = legal.iter().filter(|m| !m.is_zeroing()).copied().collect();
+                let mv = match back {
+                    Some(m) if random(4) != 0 => m,
+                    _ if !quiet.is_empty() && random(8) != 0 => {
+                        quiet[random(quiet.len() as u64) as usize]
+                    }
+                    _ => legal[random(legal.len() as u64) as usize],
+                };
+                let claim = random(8) == 0;
+                let claimed = |why: &str| format!("draw claimed by {color}: {why}");
+                let expected = match old_claimable(&pos, &keys).filter(|_| claim) {
+                    Some(why) => Some(claimed(why)),
+                    None => {
+                        let mut after = pos.clone();
+                        after.play_unchecked(mv);
+                        keys.push(key(&after));
+                        let k = key(&after);
+                        match old_claimable(&after, &keys).filter(|_| claim) {
+                            Some(why) => Some(claimed(why)),
+                            None if after.is_checkmate() => Some(format!("{color} mates")),
+                            None if after.is_stalemate() => Some("stalemate".into()),
+                            None if after.is_insufficient_material() => {
+                                Some("insufficient material".into())
+                            }
+                            None if keys.iter().filter(|&&x| x == k).count() >= 5 => {
+                                Some("fivefold repetition".into())
+                            }
+                            None if after.halfmoves() >= 150 => Some("75-move rule".into()),
+                            None => None,
+                        }
+                    }
+                };
+                let san = shakmaty::san::San::from_move(&pos, mv).to_string();
+                let ops = if claim {
+                    format!("draw_claim; sm {san};")
+                } else {
+                    format!("sm {san};")
+                };
+                match (g.apply_reply(&reply(&g, &ops), Duration::ZERO), expected) {
+                    (Step::Moved, None) => {}
+                    (Step::Ended(e), Some(reason)) => {
+                        assert_eq!(e.reason, reason);
+                        *seen.entry(reason).or_default() += 1;
+                        break;
+                    }
+                    (step, expected) => panic!("{step:?}, expected {expected:?}"),
+                }
+            }
+        }
+        // The games hit every repetition answer.
+        for reason in [
+            "draw claimed by white: threefold repetition",
+            "draw claimed by black: threefold repetition",
+            "fivefold repetition",
+        ] {
+            assert!(seen.get(reason).is_some_and(|&n| n >= 5), "{seen:?}");
+        }
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! - [`schedule`]: every pairing (two engines, a round robin or a gauntlet)
 //!   plays game pairs: one opening, colours reversed. Openings come from an
 //!   EPD or PGN file (sequential or seeded random order, PGN lines cut to
-//!   `plies`) or a Polyglot book (a weighted random walk of `plies`); a
-//!   game starts from the opening's position (SetUp/FEN in the PGN).
+//!   `plies`) or a Polyglot book (a weighted random walk of `plies`, at
+//!   most [`MAX_BOOK_PLIES`], stopping before a move that repeats a
+//!   position of the line); a game starts from the opening's position
+//!   (SetUp/FEN in the PGN).
 //! - [`Adjudication`]: resign, draw and maximum-moves rules over the
 //!   engines' reported scores (EPD `ce` sent with each move).
 //! - [`Tally`]: trinomial and pentanomial counts per pairing, each game
@@ -536,11 +538,20 @@ pub fn chess960_position(white: u32, black: u32) -> Chess {
 /// A start position and the opening (book) moves played from it, in SAN.
 type Opening = (Chess, Arc<[String]>);
 
+/// The most plies a Polyglot book walk plays, whatever `--openings-plies`
+/// asks: every game plays its opening and sends it to the engines with
+/// each move, and no book's opening is longer.
+pub const MAX_BOOK_PLIES: u32 = 100;
+
 /// Openings of `count` game pairs, which the games keep as moves marked
-/// `book`.
-fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Opening>, EventError> {
+/// `book`; and notes for the operator (a book walk cut short).
+fn opening_positions(
+    config: &MatchConfig,
+    count: usize,
+) -> Result<(Vec<Opening>, Vec<String>), EventError> {
+    let mut notes = Vec::new();
     if let Some(frc) = config.frc {
-        return Ok((0..count)
+        let openings = (0..count)
             .map(|i| {
                 let mut rng =
                     SplitMix64::new(config.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -551,10 +562,11 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Opening>,
                 };
                 (chess960_position(white, black), Arc::default())
             })
-            .collect());
+            .collect();
+        return Ok((openings, notes));
     }
     let Some(openings) = &config.openings else {
-        return Ok(vec![(Chess::default(), Arc::default()); count]);
+        return Ok((vec![(Chess::default(), Arc::default()); count], notes));
     };
     let path = &openings.file;
     let is_book = path
@@ -565,20 +577,42 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Opening>,
             std::fs::read(path).map_err(|e| EventError(format!("{}: {e}", path.display())))?;
         let book = gamerec::polyglot::Book::read(&bytes)
             .map_err(|e| EventError(format!("{}: {e}", path.display())))?;
-        let plies = openings.plies.unwrap_or(8) as usize;
-        return Ok((0..count)
+        let asked = openings.plies.unwrap_or(8);
+        if asked > MAX_BOOK_PLIES {
+            notes.push(format!(
+                "--openings-plies {asked}: a book walk plays at most {MAX_BOOK_PLIES} plies"
+            ));
+        }
+        let plies = asked.min(MAX_BOOK_PLIES) as usize;
+        let mut repeated = 0;
+        let openings = (0..count)
             .map(|i| {
                 let mut rng =
                     SplitMix64::new(config.seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
                 let mut pos = Chess::default();
+                let mut seen = crate::game_rules::Repetitions::new(&pos);
                 let mut sans = Vec::new();
                 for mv in book.walk(&pos.clone(), plies, |n| rng.below(n)) {
-                    sans.push(shakmaty::san::San::from_move(&pos, mv).to_string());
+                    let san = shakmaty::san::San::from_move(&pos, mv).to_string();
                     pos.play_unchecked(mv);
+                    // A line that comes back to a position stops before
+                    // it: no game starts with a repetition to claim.
+                    if seen.count(&pos) > 0 {
+                        repeated += 1;
+                        break;
+                    }
+                    seen.push(&pos);
+                    sans.push(san);
                 }
                 (Chess::default(), sans.into())
             })
-            .collect());
+            .collect();
+        if repeated > 0 {
+            notes.push(format!(
+                "{repeated} of {count} book walks stopped before a move repeating a position"
+            ));
+        }
+        return Ok((openings, notes));
     }
     let lines = load_openings(path)?;
     let mut positions = Vec::with_capacity(lines.len());
@@ -609,9 +643,10 @@ fn opening_positions(config: &MatchConfig, count: usize) -> Result<Vec<Opening>,
         }
     }
     let first = openings.start.saturating_sub(1) as usize;
-    Ok((0..count)
+    let openings = (0..count)
         .map(|i| positions[order[(first + i) % order.len()]].clone())
-        .collect())
+        .collect();
+    Ok((openings, notes))
 }
 
 /// Refuses a match of more than [`crate::event::MAX_GAMES`] games: `games`
@@ -633,13 +668,21 @@ pub fn check_game_count(games: u32, pairings: usize) -> Result<(), EventError> {
 /// Every game of the match in order: game pairs round by round, each
 /// pairing's pair in turn (so every pairing advances together).
 pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
+    schedule_with_notes(config).map(|(games, _)| games)
+}
+
+/// [`schedule`], and notes for the operator on how the openings were
+/// made (a book walk cut at [`MAX_BOOK_PLIES`] or before a repetition).
+pub fn schedule_with_notes(
+    config: &MatchConfig,
+) -> Result<(Vec<Scheduled>, Vec<String>), EventError> {
     let controls = (0..config.engines.len())
         .map(|i| config.engine_control(i))
         .collect::<Result<Vec<_>, _>>()?;
     let rounds = config.games.div_ceil(2) as usize;
     check_game_count(config.games, config.pairing_count())?;
     let pairings = config.pairings();
-    let starts = opening_positions(config, rounds)?;
+    let (starts, notes) = opening_positions(config, rounds)?;
     let mut out = Vec::new();
     for (round, (start, opening)) in starts.iter().enumerate() {
         for (p, &(a, b)) in pairings.iter().enumerate() {
@@ -679,7 +722,7 @@ pub fn schedule(config: &MatchConfig) -> Result<Vec<Scheduled>, EventError> {
             }
         }
     }
-    Ok(out)
+    Ok((out, notes))
 }
 
 /// Counts of one pairing, from its first engine's side.
@@ -1364,6 +1407,127 @@ mod tests {
         assert!(check_game_count(u32::MAX, usize::MAX).is_err());
     }
 
+    /// A Polyglot book of the (UCI) moves given after the move lines given.
+    fn write_book(path: &std::path::Path, lines: &[(&[&str], &str)]) {
+        use gamerec::polyglot::{encode_move, key};
+        use shakmaty::uci::UciMove;
+        let entries: Vec<(u64, u16)> = lines
+            .iter()
+            .map(|(moves, reply)| {
+                let mut pos = Chess::default();
+                for m in *moves {
+                    let mv = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+                    pos.play_unchecked(mv);
+                }
+                let mv = reply.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+                (key(&pos), encode_move(&mv))
+            })
+            .collect();
+        write_entries(path, entries);
+    }
+
+    /// A Polyglot book of (key, move) entries, weight 1 each.
+    fn write_entries(path: &std::path::Path, mut entries: Vec<(u64, u16)>) {
+        entries.sort_unstable();
+        let mut bytes = Vec::new();
+        for (k, m) in entries {
+            bytes.extend(k.to_be_bytes());
+            bytes.extend(m.to_be_bytes());
+            bytes.extend(1u16.to_be_bytes());
+            bytes.extend(0u32.to_be_bytes());
+        }
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    /// A book whose moves come back (Nf3 Nf6 Ng1 Ng8, and again) walked
+    /// for `--openings-plies 100000`: every game got 100,000 book moves,
+    /// its start position 25,000 times (a repetition to claim at the first
+    /// move). The walk stops before the move that repeats a position.
+    #[test]
+    fn a_book_walk_stops_before_a_repeated_position() {
+        let dir = gamerec_testkit::temp_dir("match-book-cycle");
+        let book = dir.join("cycle.bin");
+        write_book(
+            &book,
+            &[
+                (&[], "g1f3"),
+                (&["g1f3"], "g8f6"),
+                (&["g1f3", "g8f6"], "f3g1"),
+                (&["g1f3", "g8f6", "f3g1"], "f6g8"),
+            ],
+        );
+        let mut c = config(2, 4);
+        c.openings = Some(Openings {
+            file: book,
+            order: OpeningOrder::Sequential,
+            plies: Some(100_000),
+            start: 1,
+        });
+        let (games, notes) = schedule_with_notes(&c).unwrap();
+        assert_eq!(games.len(), 4);
+        for g in &games {
+            assert_eq!(g.spec.opening.join(" "), "Nf3 Nf6 Ng1");
+        }
+        assert_eq!(
+            notes,
+            [
+                "--openings-plies 100000: a book walk plays at most 100 plies",
+                "2 of 2 book walks stopped before a move repeating a position",
+            ]
+        );
+    }
+
+    /// A book of one line of 150 plies, no position twice: a walk plays
+    /// the plies asked up to [`MAX_BOOK_PLIES`], and says so when more
+    /// were asked.
+    #[test]
+    fn a_book_walk_plays_at_most_max_book_plies() {
+        use gamerec::polyglot::{encode_move, key};
+        let dir = gamerec_testkit::temp_dir("match-book-long");
+        let book = dir.join("long.bin");
+        let mut pos = Chess::default();
+        let mut seen = crate::game_rules::Repetitions::new(&pos);
+        let mut entries = Vec::new();
+        for _ in 0..150 {
+            let mv = pos
+                .legal_moves()
+                .into_iter()
+                .find(|&m| {
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    seen.count(&after) == 0 && !after.is_game_over()
+                })
+                .expect("a move to a new position");
+            entries.push((key(&pos), encode_move(&mv)));
+            pos.play_unchecked(mv);
+            seen.push(&pos);
+        }
+        write_entries(&book, entries);
+        let walked = |plies: Option<u32>| {
+            let mut c = config(2, 2);
+            c.openings = Some(Openings {
+                file: book.clone(),
+                order: OpeningOrder::Sequential,
+                plies,
+                start: 1,
+            });
+            let (games, notes) = schedule_with_notes(&c).unwrap();
+            (games[0].spec.opening.len(), notes)
+        };
+        assert_eq!(walked(None), (8, vec![]));
+        assert_eq!(walked(Some(MAX_BOOK_PLIES)), (100, vec![]));
+        assert_eq!(
+            walked(Some(u32::MAX)),
+            (
+                100,
+                vec![format!(
+                    "--openings-plies {}: a book walk plays at most 100 plies",
+                    u32::MAX
+                )]
+            )
+        );
+    }
+
     #[test]
     fn noswap_and_reverse_set_the_colours_of_each_pair() {
         let whites = |reverse, noswap| {
@@ -1701,7 +1865,10 @@ pub async fn run(
         Err(e) => return Err(io(e)),
     }
 
-    let games = schedule(config)?;
+    let (games, notes) = schedule_with_notes(config)?;
+    for note in notes {
+        eprintln!("match: {note}");
+    }
     let mut tally = Tally::new(config);
     // Games in flight when a previous run stopped start again from their
     // opening: a game is played by one pair of engine processes, start to end.

@@ -65,7 +65,8 @@ pub struct MatchArgs {
     /// Order of EPD/PGN openings.
     #[arg(long, value_enum, default_value_t = OrderArg::Sequential)]
     openings_order: OrderArg,
-    /// Plies of each PGN opening to play (default all) / of a book walk (default 8).
+    /// Plies of each PGN opening to play (default all) / of a book walk (default 8,
+    /// at most 100; a walk stops before a move that repeats a position).
     #[arg(long)]
     openings_plies: Option<u32>,
     /// First EPD/PGN opening to use (1-based).
