@@ -1,6 +1,6 @@
 //! One game or record lists at most `MAX_LISTED` messages from each source
 //! (the SGF parser, the SGF rule check, the EPD reader, the CBF and PGC
-//! writers); the rest are
+//! writers, the strict tag check); the rest are
 //! counted in one message, so a game broken at each of a million nodes
 //! takes the memory of its nodes, not of a million messages (8 MB of SGF
 //! took 589 MB, most of it messages). The counts stay exact.
@@ -10,6 +10,7 @@ use gamerec::diag::{Code, MAX_LISTED, Severity};
 use gamerec::epd;
 use gamerec::io::{Format, GameWriter, Item, Record, WriteOptions};
 use gamerec::pgc::PgcWriter;
+use gamerec::pgn::tags::{check_tags, check_tags_listed};
 use gamerec::sgf::{self, ParseOptions, SgfCheck, replay};
 use gamerec_testkit::{epd_repeated_opcode, sgf_broken_at_every_node};
 
@@ -208,4 +209,23 @@ fn a_pgc_game_lists_the_first_warnings_and_counts_the_rest() {
         "{}",
         issues[0]
     );
+}
+
+/// `check --strict` made a warning per bad tag.
+#[test]
+fn the_strict_tag_check_lists_the_first_warnings_and_counts_the_rest() {
+    let mut tags = gamerec::model::Tags::new();
+    for i in 0..MAX_LISTED + 20 {
+        tags.push(format!("t{i}"), "x");
+    }
+    // Seven missing from the Seven Tag Roster, one for each tag's name.
+    let all = check_tags(&tags);
+    assert_eq!(all.len(), MAX_LISTED + 27);
+    let listed = check_tags_listed(&tags);
+    assert_eq!(listed.listed[..], all[..MAX_LISTED]);
+    assert_eq!(listed.not_listed, 27);
+    // Under the bound, the same warnings.
+    tags = (0..5).map(|i| (format!("t{i}"), "x".to_string())).collect();
+    let listed = check_tags_listed(&tags);
+    assert_eq!((listed.listed, listed.not_listed), (check_tags(&tags), 0));
 }
