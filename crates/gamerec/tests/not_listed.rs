@@ -229,3 +229,31 @@ fn the_strict_tag_check_lists_the_first_warnings_and_counts_the_rest() {
     let listed = check_tags_listed(&tags);
     assert_eq!((listed.listed, listed.not_listed), (check_tags(&tags), 0));
 }
+
+/// The FBK writer's one warning of a game's NAGs named every NAG: a move
+/// of 100,000 made a message of 500 KB.
+#[test]
+fn an_fbk_game_names_the_first_nags_dropped_and_counts_the_rest() {
+    let nags_dropped = |n: usize| {
+        let game = one_game(&format!("1. e4 {}e5 *", "$200 ".repeat(n)));
+        let (bytes, issues) = gamerec::chessbase::write_fbk(&[game]);
+        assert!(!bytes.is_empty());
+        let dropped: Vec<String> = issues
+            .into_iter()
+            .map(|i| i.message)
+            .filter(|m| m.starts_with("NAGs dropped"))
+            .collect();
+        assert_eq!(dropped.len(), 1, "{dropped:?}");
+        dropped[0].clone()
+    };
+    let head = "NAGs dropped (FBK keeps only the weak-move bit for $2/$4): ";
+    assert_eq!(
+        nags_dropped(100_000),
+        format!("{head}{}and 99980 more", "$200 ".repeat(20))
+    );
+    // Twenty or fewer: each named, as before.
+    assert_eq!(
+        nags_dropped(20),
+        format!("{head}{}", ["$200"; 20].join(" "))
+    );
+}
