@@ -7,6 +7,8 @@
 
 #![cfg(target_os = "linux")]
 
+use std::io::Write;
+
 /// Runs the binary with `args`; returns its stdout and its peak resident
 /// memory in MB.
 fn run_measured(args: &[&str]) -> (String, u64) {
@@ -51,4 +53,123 @@ fn check_keeps_few_messages_of_a_game_broken_at_every_node() {
     // Measured: 118 MB, the line's 300,000 operations as read (151 MB
     // when every message was kept too).
     assert!(peak_epd < 140, "{peak_epd} MB for a 2.4 MB EPD line");
+}
+
+/// Writes `path` through `write` a little at a time: the children's peak
+/// counts this process's memory at the fork, so it holds no large input.
+fn write_streamed(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    write(&mut out).unwrap();
+    out.flush().unwrap();
+}
+
+/// Runs the binary with `args`; returns its exit code, stdout and stderr.
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gamerec"))
+        .args(args)
+        .output()
+        .expect("the program runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The CBF writer made one warning per NAG it could not store: a move of
+/// 100,000 NAGs made 62 MB of messages (about 600 bytes each, where the
+/// NAG takes 5 bytes of PGN), of which `convert` printed 10. A game lists
+/// the first 1,000 of the writer's warnings; the rest are counted.
+#[test]
+fn converting_to_cbf_keeps_few_messages_of_a_game_of_many_nags() {
+    let dir = gamerec_testkit::temp_dir("nags-memory");
+    let n = 400_000;
+    let input = dir.join("nags.pgn");
+    write_streamed(&input, |out| {
+        out.write_all(b"[Event \"x\"]\n\n1. e4 ")?;
+        for _ in 0..n {
+            out.write_all(b"$200 ")?;
+        }
+        out.write_all(b"e5 *\n")
+    });
+    let output = dir.join("nags.cbf");
+    let (input, output) = (input.to_str().unwrap(), output.to_str().unwrap());
+    let (_, peak) = run_measured(&["convert", "-q", input, "-o", output]);
+    // Measured: 12 MB (221 MB when every warning was kept).
+    assert!(peak < 60, "{peak} MB for a 2 MB game");
+
+    let (code, _, err) = run(&["convert", input, "-o", output]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            "gamerec convert: 1 games, 0 errors; 0 with errors, {n} warnings, 1 written\n"
+        )),
+        "{}",
+        &err[err.len().saturating_sub(400)..]
+    );
+    let not_listed = format!(
+        "nags.pgn:1:1: warning: CBF game 1: and {} more warnings from the writer in this game, not listed (each game lists the first 1000) (writing {output})",
+        n - 1000
+    );
+    assert!(err.contains(&not_listed), "{err}");
+    // The first ten, then a count of the rest of that kind.
+    let dropped = "warning: CBF game 1: NAG $200 on 1.e4 dropped";
+    assert_eq!(err.matches(dropped).count(), 10, "{err}");
+    assert!(
+        err.contains("990 more losses of this kind not shown"),
+        "{err}"
+    );
+}
+
+/// `check --strict` made one warning per bad tag: a game of 300,000 tags
+/// whose names begin in lower case printed 300,007 lines and took 190 MB.
+/// A game lists the first 1,000 of the tag check's warnings and counts the
+/// rest; the summary counts every one.
+#[test]
+fn strict_check_keeps_few_messages_of_a_game_of_many_bad_tags() {
+    let dir = gamerec_testkit::temp_dir("tags-memory");
+    let n = 300_000;
+    let input = dir.join("tags.pgn");
+    write_streamed(&input, |out| {
+        for i in 0..n {
+            writeln!(out, "[t{i} \"x\"]")?;
+        }
+        out.write_all(b"\n1. e4 e5 *\n")
+    });
+    let input = input.to_str().unwrap();
+    let (out, peak) = run_measured(&["check", "--strict", input]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1002,
+        "{}",
+        &out[out.len().saturating_sub(600)..]
+    );
+    assert_eq!(
+        lines[1001],
+        format!(
+            "1 games, 2 moves, 0 errors; 0 with errors, {} warnings",
+            n + 7
+        )
+    );
+    assert_eq!(
+        lines[1000],
+        format!(
+            "{input}:1:1: warning: and {} more warnings from the tag check in this game, not listed (each game lists the first 1000) (game 1, line 1: [t0 \"x\"])",
+            n + 7 - 1000
+        )
+    );
+    assert!(
+        lines[..1000]
+            .iter()
+            .all(|l| l.contains(": warning: tag t") && l.ends_with("archival tag names begin with an upper case letter (game 1, line 1: [t0 \"x\"])")),
+        "{}",
+        lines[0]
+    );
+    // Measured: 63 MB, the game's tags as read (190 MB when every
+    // warning was kept).
+    assert!(peak < 120, "{peak} MB for a 4 MB game");
 }

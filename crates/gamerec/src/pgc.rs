@@ -496,7 +496,9 @@ impl PgcWriter {
             offset: self.offset,
             issues: Vec::new(),
         };
-        match w.write(game) {
+        let written = w.write(game);
+        Issue::name_not_listed(&mut w.issues, "the writer");
+        match written {
             Ok(bytes) => {
                 self.offset += bytes.len() as u64;
                 out.extend_from_slice(&bytes);
@@ -530,13 +532,13 @@ enum Work {
 }
 
 impl PgcGameWriter {
+    /// A warning about the game (the first [`crate::diag::MAX_LISTED`]
+    /// listed, the rest counted: [`Issue::push_listed`]).
     fn warn(&mut self, msg: String) {
-        self.issues.push(Issue::warning(
-            FileKind::Data,
-            self.offset,
-            Some(self.number),
-            msg,
-        ));
+        Issue::push_listed(
+            &mut self.issues,
+            Issue::warning(FileKind::Data, self.offset, Some(self.number), msg),
+        );
     }
 
     fn string1(&mut self, out: &mut Vec<u8>, what: &str, text: &str) {

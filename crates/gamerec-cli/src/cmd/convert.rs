@@ -336,7 +336,14 @@ pub fn convert_games(
                 Ok(losses) => {
                     written += u64::from(takes);
                     let mut report = shown.borrow_mut();
-                    report.losses += losses.len() as u64;
+                    // A loss standing for those not listed counts them.
+                    report.losses += losses
+                        .iter()
+                        .map(|d| {
+                            let (errors, warnings) = d.counts();
+                            errors + warnings
+                        })
+                        .sum::<u64>();
                     for d in losses {
                         report.show(&d);
                     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Result, bail};
-use gamerec::diag::{Code, Severity};
+use gamerec::diag::{Code, NotListed, Severity};
 use gamerec::io::parallel::{self, Report, Settled, visit_chunk};
 use gamerec::io::pipeline::{self, ErrorGames, Tally};
 use gamerec::io::write::unrepresentable_warning;
@@ -160,6 +160,14 @@ pub fn check(args: CheckArgs) -> Result<Checked> {
                         .iter()
                         .map(|w| (Severity::Warning, Code::Value, w.to_string())),
                 );
+                if checked.tag_warnings_not_listed > 0 {
+                    let n = NotListed {
+                        errors: 0,
+                        warnings: checked.tag_warnings_not_listed,
+                    };
+                    let message = n.message("the tag check", "game");
+                    report.game_not_listed = Some((Code::Value, message, n));
+                }
             },
         )
     };

@@ -227,6 +227,9 @@ pub fn write_fbk(games: &[Game]) -> (Vec<u8>, Vec<Issue>) {
 /// No node.
 const NONE: u32 = u32::MAX;
 
+/// The most NAGs a game's "NAGs dropped" warning names; it counts the rest.
+const NAGS_NAMED: usize = 20;
+
 /// A node of the merged tree: the move leading to it, its first and last
 /// child and its next sibling (children in the order first seen).
 #[derive(Debug, Clone, Copy)]
@@ -332,7 +335,9 @@ impl FbkWriter {
             );
         }
         let mut comments = 0;
+        // The NAGs dropped: the first NAGS_NAMED, and how many in all.
         let mut nags = Vec::new();
+        let mut nags_dropped = 0usize;
         let mut underpromotions = 0;
         let mut nulls = 0;
         // From game node to merged node; 0 (the root) below a null move.
@@ -361,7 +366,10 @@ impl FbkWriter {
                 if n == 2 || n == 4 {
                     self.nodes[mid as usize].weak = true;
                 } else {
-                    nags.push(n);
+                    if nags.len() < NAGS_NAMED {
+                        nags.push(n);
+                    }
+                    nags_dropped += 1;
                 }
             }
             comments += node.comments_before.len() + node.comments_after.len();
@@ -383,7 +391,12 @@ impl FbkWriter {
             );
         }
         if !nags.is_empty() {
-            let list: Vec<String> = nags.iter().map(|n| format!("${n}")).collect();
+            // The first named, the rest counted: one short message however
+            // many NAGs the game has.
+            let mut list: Vec<String> = nags.iter().map(|n| format!("${n}")).collect();
+            if nags_dropped > nags.len() {
+                list.push(format!("and {} more", nags_dropped - nags.len()));
+            }
             warn(
                 &mut issues,
                 format!(

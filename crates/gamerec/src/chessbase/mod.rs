@@ -47,7 +47,7 @@ pub use fbk::{FbkCheck, FbkWriter, check_fbk, read_fbk, write_fbk};
 pub use reader::{read_cbf, read_cbf_each, read_cbf_game, read_cbf_while};
 pub use writer::{CbfFiles, CbfWriter, write_cbf};
 
-use crate::diag::Severity;
+use crate::diag::{MAX_LISTED, NotListed, Severity};
 #[cfg(doc)]
 use crate::model::Game;
 
@@ -74,9 +74,53 @@ pub struct Issue {
     pub game: Option<usize>,
     /// What is wrong, and what was expected.
     pub message: String,
+    /// For the issue standing for a game's issues past [`MAX_LISTED`]
+    /// (a writer lists the first of one game's warnings), what it counts.
+    pub not_listed: Option<Box<NotListed>>,
 }
 
 impl Issue {
+    /// The errors and warnings it stands for: itself, or what it counts
+    /// ([`Issue::not_listed`]).
+    pub fn counts(&self) -> (u64, u64) {
+        NotListed::counts_of(self.severity, self.not_listed.as_deref())
+    }
+
+    /// Adds `issue` to the issues of one game being written, or, when
+    /// [`MAX_LISTED`] are listed, counts it in the issue after them (so a
+    /// game of a million NAGs the target cannot hold takes the memory of
+    /// its NAGs, not of a million messages). [`Issue::name_not_listed`]
+    /// gives that issue its text.
+    pub(crate) fn push_listed(issues: &mut Vec<Issue>, issue: Issue) {
+        if issues.len() < MAX_LISTED {
+            issues.push(issue);
+            return;
+        }
+        if issues.len() == MAX_LISTED {
+            issues.push(Issue {
+                message: String::new(),
+                not_listed: Some(Box::default()),
+                ..issue.clone()
+            });
+        }
+        if let Some(last) = issues.last_mut()
+            && let Some(n) = &mut last.not_listed
+        {
+            n.count(issue.severity);
+            last.severity = n.severity();
+        }
+    }
+
+    /// Gives the issue counting those past [`MAX_LISTED`] of one game
+    /// ([`Issue::push_listed`]), if any, its text; `what` names the source.
+    pub(crate) fn name_not_listed(issues: &mut [Issue], what: &str) {
+        if let Some(last) = issues.get_mut(MAX_LISTED)
+            && let Some(n) = &last.not_listed
+        {
+            last.message = n.message(what, "game");
+        }
+    }
+
     /// An error.
     pub fn error(
         file: FileKind,
@@ -90,6 +134,7 @@ impl Issue {
             offset,
             game,
             message: message.into(),
+            not_listed: None,
         }
     }
 
@@ -106,6 +151,7 @@ impl Issue {
             offset,
             game,
             message: message.into(),
+            not_listed: None,
         }
     }
 }

@@ -120,7 +120,9 @@ impl CbfWriter {
             offset,
             issues: Vec::new(),
         };
-        match w.write() {
+        let written = w.write();
+        Issue::name_not_listed(&mut w.issues, "the writer");
+        match written {
             Ok(bytes) => match u32::try_from(offset + bytes.len() as u64) {
                 Ok(_) => {
                     self.offsets.push(offset as u32);
@@ -189,13 +191,13 @@ const KNOWN_TAGS: &[&str] = &[
 ];
 
 impl<'a> GameWriter<'a> {
+    /// A warning about the game (the first [`crate::diag::MAX_LISTED`]
+    /// listed, the rest counted: [`Issue::push_listed`]).
     fn warn(&mut self, msg: impl Into<String>) {
-        self.issues.push(Issue::warning(
-            FileKind::Data,
-            self.offset,
-            Some(self.number),
-            msg,
-        ));
+        Issue::push_listed(
+            &mut self.issues,
+            Issue::warning(FileKind::Data, self.offset, Some(self.number), msg),
+        );
     }
 
     fn tag(&self, name: &str) -> Option<&'a str> {

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel};
 use std::sync::{Arc, Mutex};
 
-use crate::diag::{Code, Diagnostic, LineCol, LineIndex, Severity};
+use crate::diag::{Code, Diagnostic, LineCol, LineIndex, NotListed, Severity};
 use crate::model::Game;
 use crate::pgn::stream::{DEFAULT_CHUNK_SIZE, count_lines, line_at};
 use crate::pgn::{
@@ -123,6 +123,9 @@ pub struct Found {
     game: u64,
     game_line: u64,
     first_line: String,
+    /// For the message standing for a game's notes not listed, what it
+    /// counts ([`Report::game_not_listed`]).
+    not_listed: Option<Box<NotListed>>,
 }
 
 impl Found {
@@ -148,6 +151,7 @@ impl Found {
             )
             .into(),
         );
+        d.not_listed = self.not_listed.clone();
         d
     }
 }
@@ -165,6 +169,11 @@ pub struct Report<T> {
     /// Problems with the game just read (pushed by the job's `each`),
     /// located at its start.
     pub game_notes: Vec<(Severity, Code, String)>,
+    /// Problems with the game just read past those the job listed in
+    /// `game_notes` (see [`crate::diag::MAX_LISTED`]), counted: their code,
+    /// the message standing for them and what it counts. Shown after the
+    /// game's notes, at its start.
+    pub game_not_listed: Option<(Code, String, NotListed)>,
     /// Whether [`Settled::lines_before`] is wanted even with no diagnostics
     /// (costs a count of the lines before the chunk).
     pub needs_lines: bool,
@@ -209,40 +218,51 @@ pub fn visit_chunk<V: Visitor, T: Default>(
         each(out, at, &mut report);
         let problems: &[Problem] = reader.problems();
         let game_notes = std::mem::take(&mut report.game_notes);
-        if problems.is_empty() && game_notes.is_empty() {
+        let not_listed = report.game_not_listed.take();
+        if problems.is_empty() && game_notes.is_empty() && not_listed.is_none() {
             continue;
         }
         let at_start = reader.game_offset();
-        let game_problems = game_notes
-            .into_iter()
-            .map(|(severity, code, message)| Problem {
-                severity,
-                offset: at_start,
-                message,
-                code,
-            });
-        let problems: Vec<Problem> = problems.iter().cloned().chain(game_problems).collect();
+        // A note on the game, placed at its start.
+        let noted = |severity, code, message| Problem {
+            severity,
+            offset: at_start,
+            message,
+            code,
+        };
+        let mut problems: Vec<(Problem, Option<Box<NotListed>>)> =
+            problems.iter().map(|p| (p.clone(), None)).collect();
+        problems.extend(
+            game_notes
+                .into_iter()
+                .map(|(severity, code, message)| (noted(severity, code, message), None)),
+        );
+        if let Some((code, message, n)) = not_listed {
+            problems.push((noted(n.severity(), code, message), Some(Box::new(n))));
+        }
         let index = index.get_or_insert_with(|| LineIndex::new(chunk.data));
         let game = report.games - 1;
         let start = (reader.game_offset() - chunk.offset) as usize;
-        for p in &problems {
+        // The game's first line, read once for all its problems.
+        let gl = chunk.line_col(index, start as u64);
+        let mut text = String::from_utf8_lossy(line_at(chunk.data, start)).into_owned();
+        if text.chars().count() > 60 {
+            text = text.chars().take(57).collect::<String>() + "...";
+        }
+        for (p, not_listed) in problems {
             let rel = p.offset - chunk.offset;
             let lc = chunk.line_col(index, rel);
-            let gl = chunk.line_col(index, start as u64);
-            let mut text = String::from_utf8_lossy(line_at(chunk.data, start)).into_owned();
-            if text.chars().count() > 60 {
-                text = text.chars().take(57).collect::<String>() + "...";
-            }
             report.found.push(Found {
                 severity: p.severity,
                 code: p.code,
                 offset: p.offset,
                 line: lc.line,
                 column: lc.column,
-                message: p.message.clone(),
+                message: p.message,
                 game,
                 game_line: gl.line,
-                first_line: text,
+                first_line: text.clone(),
+                not_listed,
             });
         }
     }
@@ -283,6 +303,7 @@ fn report_oversized<T>(
                 game: report.games,
                 game_line: lc.line,
                 first_line: String::new(),
+                not_listed: None,
             });
             report.games += 1;
         }
@@ -787,6 +808,7 @@ where
                 game: report.games.saturating_sub(1),
                 game_line: lines + 1,
                 first_line: String::new(),
+                not_listed: None,
             });
         }
         let (start, end) = (view.offset, view.offset + view.input_len());

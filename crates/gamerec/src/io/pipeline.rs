@@ -328,6 +328,7 @@ where
                     truncated: games.truncated,
                     found: games.found,
                     game_notes: games.game_notes,
+                    game_not_listed: games.game_not_listed,
                     needs_lines: games.needs_lines,
                     value: games
                         .value

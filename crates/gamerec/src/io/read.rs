@@ -836,6 +836,7 @@ pub fn issue_diagnostic(issue: &Issue, data_name: &str, index_name: Option<&str>
         .with_offset(issue.offset)
         .with_code(code);
     d.game = issue.game.map(|g| g as u64);
+    d.not_listed = issue.not_listed.clone();
     d
 }
 

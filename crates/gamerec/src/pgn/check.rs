@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use super::visitor::{Flow, GameEnd, GameStart, RawValue, Skip, Stop, Visitor};
 use crate::fen::read_fen;
 use crate::model::{PlyMove, Tags};
-use crate::pgn::tags::{TagWarning, check_tags};
+use crate::pgn::tags::{ListedTagWarnings, TagWarning, check_tags_listed};
 use crate::san::fastpos::{FastPos, Undo};
 use crate::san::{Language, ReadOptions, read_canonical_move_in, read_san};
 use crate::variant::{self, VariantLine};
@@ -42,8 +42,11 @@ pub struct Checked {
     pub moves: u64,
     /// Whether an error failed the game.
     pub failed: bool,
-    /// Tag values that break their formats (only with `strict`).
+    /// Tag values that break their formats (only with `strict`): the
+    /// first [`crate::diag::MAX_LISTED`] of the game.
     pub tag_warnings: Vec<TagWarning>,
+    /// How many more tag warnings the game has, not listed.
+    pub tag_warnings_not_listed: u64,
 }
 
 /// Resolves and plays every move of every game it visits.
@@ -269,14 +272,16 @@ impl Visitor for Checker {
     }
 
     fn end_game(&mut self, end: GameEnd<'_>) -> Checked {
+        let tags = if self.opts.strict {
+            check_tags_listed(&self.tags)
+        } else {
+            ListedTagWarnings::default()
+        };
         Checked {
             moves: self.moves,
             failed: end.failed,
-            tag_warnings: if self.opts.strict {
-                check_tags(&self.tags)
-            } else {
-                Vec::new()
-            },
+            tag_warnings: tags.listed,
+            tag_warnings_not_listed: tags.not_listed,
         }
     }
 }

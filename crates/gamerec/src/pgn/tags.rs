@@ -9,6 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::diag::MAX_LISTED;
 use crate::model::{Game, GameResult, Tags};
 use crate::pgn::timecontrol::{RunningClock, TimeControl, TimePeriod, parse_clock_time};
 
@@ -474,12 +475,37 @@ fn check_time_control(value: &str) -> Vec<String> {
 /// Other tags (Event, Site, NA, EventSponsor, Section, Stage, Opening,
 /// Variation, SubVariation, NIC, Mode and unknown tags) are free strings.
 pub fn check_tags(tags: &Tags) -> Vec<TagWarning> {
-    let mut out: Vec<TagWarning> = Vec::new();
+    check_tags_up_to(tags, usize::MAX).listed
+}
+
+/// The warnings of [`check_tags_listed`]: the first [`MAX_LISTED`] of a
+/// game, and how many more there are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListedTagWarnings {
+    /// The first warnings, in the order [`check_tags`] gives them.
+    pub listed: Vec<TagWarning>,
+    /// The warnings after them, counted.
+    pub not_listed: u64,
+}
+
+/// [`check_tags`] listing at most [`MAX_LISTED`] warnings and counting
+/// the rest, so a game of a million bad tags holds its tags, not a million
+/// messages (`gamerec check --strict`).
+pub fn check_tags_listed(tags: &Tags) -> ListedTagWarnings {
+    check_tags_up_to(tags, MAX_LISTED)
+}
+
+fn check_tags_up_to(tags: &Tags, max: usize) -> ListedTagWarnings {
+    let mut out = ListedTagWarnings::default();
     let mut warn = |name: &str, message: String| {
-        out.push(TagWarning {
-            name: name.to_owned(),
-            message,
-        })
+        if out.listed.len() < max {
+            out.listed.push(TagWarning {
+                name: name.to_owned(),
+                message,
+            });
+        } else {
+            out.not_listed += 1;
+        }
     };
     // Times each name was seen (a map: a game of many tags is checked in
     // linear time).
