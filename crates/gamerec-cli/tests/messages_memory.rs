@@ -39,6 +39,9 @@ fn check_keeps_few_messages_of_a_game_broken_at_every_node() {
         "{peak} MB for a {file_mb} MB file"
     );
 
+    // An EPD record of as many operations as a record may hold (each
+    // opcode and operand a token, `epd::reader::MAX_RECORD_TOKENS`).
+    let n = 49_000;
     let epd = format!("{}\n", gamerec_testkit::epd_repeated_opcode(n));
     let epd_path = dir.join("broken.epd");
     std::fs::write(&epd_path, &epd).unwrap();
@@ -50,9 +53,57 @@ fn check_keeps_few_messages_of_a_game_broken_at_every_node() {
         )),
         "{out}"
     );
-    // Measured: 118 MB, the line's 300,000 operations as read (151 MB
-    // when every message was kept too).
-    assert!(peak_epd < 140, "{peak_epd} MB for a 2.4 MB EPD line");
+    // Measured: 118 MB for 300,000 operations as read (151 MB when every
+    // message was kept too); 49,000 are a sixth of that.
+    assert!(peak_epd < 60, "{peak_epd} MB for a 0.4 MB EPD line");
+}
+
+/// An EPD line of 16 MB of `a;` (8 million operations) took 1.35 GB to
+/// check: each operation read takes some 160 bytes. A record holds at most
+/// `MAX_RECORD_TOKENS` opcodes and operands; past that the line is reported
+/// as too large, by every verb, in the memory of the line alone.
+#[test]
+fn an_epd_record_of_millions_of_operations_is_refused_in_little_memory() {
+    let dir = gamerec_testkit::temp_dir("epd-tokens-memory");
+    let path = dir.join("many.epd");
+    let head = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    write_streamed(&path, |out| {
+        out.write_all(format!("{head} bm e4;\n{head} ").as_bytes())?;
+        for _ in 0..(16 << 20) / 4096 {
+            out.write_all("a;".repeat(2048).as_bytes())?;
+        }
+        out.write_all(format!("\n{head} id \"last\";\n").as_bytes())
+    });
+    let file = path.to_str().unwrap();
+    let normalized = dir.join("normalized.epd");
+    let too_large = "record of more than 100000 fields, opcodes and operands: skipped";
+    for args in [
+        vec!["check", file],
+        vec!["epd", "check", file],
+        vec!["epd", "normalize", file, "-o", normalized.to_str().unwrap()],
+        vec!["convert", file, "--to", "pgn"],
+    ] {
+        // Messages on stderr too: `exec` keeps the process whose peak is read.
+        let script = [
+            "-c",
+            "exec \"$0\" \"$@\" 2>&1",
+            env!("CARGO_BIN_EXE_gamerec"),
+        ];
+        let all: Vec<&str> = script.iter().copied().chain(args.iter().copied()).collect();
+        let (out, peak) = gamerec_testkit::run_measured("sh", &all);
+        assert!(
+            out.contains(&format!("many.epd:2:1: error: {too_large}")),
+            "{args:?}: {out}"
+        );
+        assert!(!out.contains("not listed"), "{args:?}: {out}");
+        // The 16 MB line is read whole; nothing of it is kept after.
+        assert!(peak < 80, "{args:?}: {peak} MB");
+    }
+    let (out, _) = run_measured(&["check", file]);
+    assert!(
+        out.ends_with("3 records, 1 errors; 1 with errors, 0 warnings\n"),
+        "{out}"
+    );
 }
 
 /// Writes `path` through `write` a little at a time: the children's peak

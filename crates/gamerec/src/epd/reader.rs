@@ -129,9 +129,76 @@ impl FromStr for EpdRecord {
     }
 }
 
+/// The most tokens (the position's fields, opcodes, operands: a quoted
+/// string is one) a record read from a file may hold. Each token takes a
+/// hundred bytes and more once read, so a line of `a;` as long as the
+/// file reader's line bound (64 MiB) would take gigabytes; a line with
+/// more is reported as too large and skipped, as an overlong line is. No
+/// real record comes near it: a `pv` of a whole game is a few hundred
+/// operands.
+pub const MAX_RECORD_TOKENS: usize = 100_000;
+
+/// Whether `line` holds more than [`MAX_RECORD_TOKENS`] tokens. A line
+/// shorter than that many bytes is not looked at; a longer one is scanned
+/// once, up to the token past the bound.
+pub fn too_many_tokens(line: &str) -> bool {
+    if line.len() <= MAX_RECORD_TOKENS {
+        return false;
+    }
+    let bytes = line.as_bytes();
+    let (mut tokens, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b if is_space(b) || b == b';' || b == 0 => i += 1,
+            b'"' => {
+                // A string, escapes skipped, to its closing quote (or the
+                // end of an unterminated one).
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                tokens += 1;
+            }
+            _ => {
+                while i < bytes.len() && !is_space(bytes[i]) && !matches!(bytes[i], b';' | b'"') {
+                    i += 1;
+                }
+                tokens += 1;
+            }
+        }
+        if tokens > MAX_RECORD_TOKENS {
+            return true;
+        }
+    }
+    false
+}
+
 /// Reads one line (without line end) as a record. Blank lines give no
-/// record and no diagnostics.
+/// record and no diagnostics; a line of more than [`MAX_RECORD_TOKENS`]
+/// tokens gives no record and one error (too large).
 pub fn read_line(line: &str, number: u64) -> (Option<EpdRecord>, Vec<Diagnostic>) {
+    if too_many_tokens(line) {
+        let d = Diagnostic {
+            severity: Severity::Error,
+            path: None,
+            location: LineCol {
+                line: number,
+                column: 1,
+            },
+            message: format!(
+                "record of more than {MAX_RECORD_TOKENS} fields, opcodes and operands: skipped"
+            ),
+            code: Code::TooLarge,
+            ..Diagnostic::default()
+        };
+        return (None, vec![d]);
+    }
+    read_line_unbounded(line, number)
+}
+
+/// [`read_line`] without the bound on tokens.
+fn read_line_unbounded(line: &str, number: u64) -> (Option<EpdRecord>, Vec<Diagnostic>) {
     let mut ctx = LineReader {
         bytes: line.as_bytes(),
         text: line,
@@ -151,8 +218,12 @@ pub fn read_line(line: &str, number: u64) -> (Option<EpdRecord>, Vec<Diagnostic>
 
 /// The operations of `line` found by lexing alone (no check of the
 /// position or of operand types): each opcode with the byte range of its
-/// operation. `None` when the line does not lex (or is blank).
+/// operation. `None` when the line does not lex (or is blank), or holds
+/// more than [`MAX_RECORD_TOKENS`] tokens.
 pub fn operation_spans(line: &str) -> Option<Vec<(String, std::ops::Range<usize>)>> {
+    if too_many_tokens(line) {
+        return None;
+    }
     let mut ctx = LineReader {
         bytes: line.as_bytes(),
         text: line,
@@ -1156,5 +1227,80 @@ pub fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
                 .decode_without_bom_handling(bytes)
                 .0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gamerec_testkit::finishes;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    /// Duplicate opcodes and `ptp` tag names are found through a set, not
+    /// by comparing each with every one before (700,000 opcodes did not
+    /// end): lines past the token bound, read without it.
+    #[test]
+    fn many_opcodes_and_ptp_tags_are_read_in_linear_time() {
+        const N: usize = 300_000;
+        finishes("EPD opcodes", 60, || {
+            let ops: String = (0..N).map(|i| format!(" x{i} \"x\";")).collect();
+            let (record, diags) = read_line_unbounded(&format!("{START}{ops}"), 1);
+            assert!(diags.is_empty(), "{:?}", &diags[..1]);
+            assert_eq!(record.expect("a record").ops.len(), N);
+        });
+        finishes("EPD ptp", 60, || {
+            let pairs: String = (0..N).map(|i| format!(" T{i} \"x\"")).collect();
+            let (record, diags) = read_line_unbounded(&format!("{START} ptp{pairs};"), 1);
+            assert!(diags.is_empty(), "{:?}", &diags[..1]);
+            assert!(record.is_some());
+        });
+    }
+
+    /// A record of [`MAX_RECORD_TOKENS`] tokens is read; one more, in any
+    /// form (an opcode, an operand, a string with spaces counted once), is
+    /// refused as too large before anything is read.
+    #[test]
+    fn a_record_past_the_token_bound_is_refused() {
+        // The position's four fields, then opcodes with one operand each.
+        let ops = (MAX_RECORD_TOKENS - 4) / 2;
+        let distinct =
+            |n: usize| -> String { (0..n).map(|i| format!(" x{i} \"a b c\";")).collect() };
+        let at_bound = format!("{START}{}", distinct(ops));
+        assert!(!too_many_tokens(&at_bound));
+        let (record, diags) = read_line(&at_bound, 7);
+        assert_eq!(record.expect("read").ops.len(), ops);
+        assert!(
+            diags.iter().all(|d| d.code != Code::TooLarge),
+            "{:?}",
+            &diags[..1]
+        );
+        for past in [
+            format!("{at_bound} noop;"),
+            format!("{at_bound}\tnoop"),
+            format!("{START}{} noop", distinct(ops)),
+            format!("{START} pv{}", " e4".repeat(MAX_RECORD_TOKENS)),
+            format!("{START}{}", "a;".repeat(MAX_RECORD_TOKENS)),
+        ] {
+            assert!(too_many_tokens(&past));
+            let (record, diags) = read_line(&past, 7);
+            assert!(record.is_none());
+            assert_eq!(diags.len(), 1, "{diags:?}");
+            assert_eq!(diags[0].code, Code::TooLarge);
+            assert_eq!(diags[0].location, LineCol { line: 7, column: 1 });
+            assert!(
+                diags[0].message.contains("more than 100000"),
+                "{}",
+                diags[0].message
+            );
+            assert_eq!(operation_spans(&past), None);
+        }
+        // A long string is one token, however many words it holds.
+        let comment = format!("{START} c0 \"{}\";", "word ".repeat(3 * MAX_RECORD_TOKENS));
+        assert!(!too_many_tokens(&comment));
+        let (_, diags) = read_line(&comment, 1);
+        assert!(diags.iter().all(|d| d.code != Code::TooLarge), "{diags:?}");
+        let escaped = format!("{START} c0 \"{}\";", "\\\" x ".repeat(MAX_RECORD_TOKENS));
+        assert!(!too_many_tokens(&escaped));
     }
 }
