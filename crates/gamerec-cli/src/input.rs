@@ -23,25 +23,30 @@ pub fn is_broken_pipe(err: &io::Error) -> bool {
 }
 
 /// Reads every game of a PGN input through the library's reader, printing
-/// each problem to `err` (warnings only when not `quiet`). Returns the
-/// games and the number of errors.
-pub fn read_pgn_games(
+/// each problem to `err` (warnings only when not `quiet`), handing each
+/// game to `f` as it is read (no more than one game's model is held at a
+/// time). Returns the number of errors.
+pub fn for_each_pgn_game(
     input: &Input,
     quiet: bool,
     err: &mut dyn Write,
-) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
-    collect_pgn_games(Reader::open(input, &pgn_options())?, quiet, err)
+    f: impl FnMut(gamerec::model::Game),
+) -> anyhow::Result<u64> {
+    visit_pgn_games(Reader::open(input, &pgn_options())?, quiet, err, f)
 }
 
-/// [`read_pgn_games`] over PGN text already read (`name` names it in
-/// messages).
+/// Every game of PGN text already read (`name` names it in messages),
+/// problems printed as by [`for_each_pgn_game`]; and the number of errors.
 pub fn pgn_games_from_bytes(
     name: &str,
     bytes: &[u8],
     quiet: bool,
     err: &mut dyn Write,
 ) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
-    collect_pgn_games(Reader::from_bytes(name, bytes, &pgn_options()), quiet, err)
+    let mut games = Vec::new();
+    let reader = Reader::from_bytes(name, bytes, &pgn_options());
+    let errors = visit_pgn_games(reader, quiet, err, |g| games.push(g))?;
+    Ok((games, errors))
 }
 
 fn pgn_options() -> ReadOptions {
@@ -52,19 +57,19 @@ fn pgn_options() -> ReadOptions {
     }
 }
 
-fn collect_pgn_games(
+fn visit_pgn_games(
     mut reader: Reader,
     quiet: bool,
     err: &mut dyn Write,
-) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
-    let mut games = Vec::new();
+    mut f: impl FnMut(gamerec::model::Game),
+) -> anyhow::Result<u64> {
     let mut errors = 0;
     let mut failure = None;
     for item in reader.by_ref() {
         match item {
             Ok(item) => {
                 if let Record::Game(g) = item.record {
-                    games.push(g);
+                    f(g);
                 }
             }
             Err(e) => failure = Some(e),
@@ -81,5 +86,5 @@ fn collect_pgn_games(
     if let Some(e) = failure {
         return Err(e.into());
     }
-    Ok((games, errors))
+    Ok(errors)
 }

@@ -1,7 +1,7 @@
 //! `gamerec sort`: games in the PGN standard's collation order (section 12).
 //!
-//! `sort` and `split --by-date` read every input whole, export each game
-//! once to PGN export format (keeping only its Seven Tag Roster values and
+//! `sort` and `split --by-date` read every input, export each game as it
+//! is read to PGN export format (keeping only its Seven Tag Roster values and
 //! the exported text), sort with [`gamerec::pgn::collate`] and write the
 //! text out; what they share is here.
 
@@ -82,10 +82,14 @@ pub(crate) fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u
     let (mut errors, mut unreadable) = (0, 0);
     let stderr = std::io::stderr();
     for input in Input::from_args(inputs) {
-        match crate::input::read_pgn_games(&input, quiet, &mut stderr.lock()) {
-            Ok((read, read_errors)) => {
+        // Each game is exported as it is read: only its text is kept (the
+        // models of a whole input took some 20 times the file).
+        let mut read = Vec::new();
+        let each = |g: Game| read.push(Exported::new(&g));
+        match crate::input::for_each_pgn_game(&input, quiet, &mut stderr.lock(), each) {
+            Ok(read_errors) => {
                 errors += read_errors;
-                games.extend(read.iter().map(Exported::new));
+                games.append(&mut read);
             }
             Err(e) => {
                 eprintln!("gamerec: {e}");
