@@ -25,12 +25,13 @@ pub fn is_broken_pipe(err: &io::Error) -> bool {
 /// Reads every game of a PGN input through the library's reader, printing
 /// each problem to `err` (warnings only when not `quiet`), handing each
 /// game to `f` as it is read (no more than one game's model is held at a
-/// time). Returns the number of errors.
+/// time; the first error `f` returns stops the reading). Returns the number
+/// of errors.
 pub fn for_each_pgn_game(
     input: &Input,
     quiet: bool,
     err: &mut dyn Write,
-    f: impl FnMut(gamerec::model::Game),
+    f: impl FnMut(gamerec::model::Game) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
     visit_pgn_games(Reader::open(input, &pgn_options())?, quiet, err, f)
 }
@@ -45,7 +46,10 @@ pub fn pgn_games_from_bytes(
 ) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
     let mut games = Vec::new();
     let reader = Reader::from_bytes(name, bytes, &pgn_options());
-    let errors = visit_pgn_games(reader, quiet, err, |g| games.push(g))?;
+    let errors = visit_pgn_games(reader, quiet, err, |g| {
+        games.push(g);
+        Ok(())
+    })?;
     Ok((games, errors))
 }
 
@@ -61,7 +65,7 @@ fn visit_pgn_games(
     mut reader: Reader,
     quiet: bool,
     err: &mut dyn Write,
-    mut f: impl FnMut(gamerec::model::Game),
+    mut f: impl FnMut(gamerec::model::Game) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
     let mut errors = 0;
     let mut failure = None;
@@ -69,7 +73,7 @@ fn visit_pgn_games(
         match item {
             Ok(item) => {
                 if let Record::Game(g) = item.record {
-                    f(g);
+                    f(g)?;
                 }
             }
             Err(e) => failure = Some(e),

@@ -262,3 +262,36 @@ fn a_partitioned_dataset_on_a_full_filesystem_keeps_the_old_dataset() {
         );
     }
 }
+
+/// `sort` past its memory writes sorted runs to $TMPDIR: on a full one it
+/// fails with the reason, removes the runs it wrote, and leaves the old
+/// output in place.
+#[test]
+fn a_sort_whose_temporary_files_fill_the_disk_keeps_the_old_output() {
+    let inputs = inputs();
+    let Some(fs) = SmallFs::mount("full-disk-sort") else {
+        return;
+    };
+    let dir = gamerec_testkit::temp_dir("full-disk-sort-out");
+    let output = dir.join("sorted.pgn");
+    std::fs::write(&output, "old").unwrap();
+    let mut args = vec![
+        "sort",
+        "--memory",
+        "1",
+        "-q",
+        "-o",
+        output.to_str().unwrap(),
+    ];
+    args.extend(inputs.iter().map(String::as_str));
+    let ran = gamerec_testkit::Cli::new(BIN)
+        .args(&args)
+        .env("TMPDIR", &fs.dir)
+        .run();
+    let (code, _, stderr) = ran.code_and_text();
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "old");
+    assert_eq!(listing(&dir), ["sorted.pgn"]);
+    assert!(listing(&fs.dir).is_empty(), "{:?}", listing(&fs.dir));
+}

@@ -112,6 +112,21 @@ fn sort_and_split_hold_exported_text_not_models() {
         sorted.to_str().unwrap(),
     ]);
     assert!(mb < 3 * file_mb + 40, "sort: {mb} MB for {file_mb} MB");
+    // Past --memory, runs on disk: the same output in less memory.
+    let spilled = dir.join("spilled.pgn");
+    let (_, mb_runs) = run_measured(&[
+        "sort",
+        "--memory",
+        "2",
+        path.to_str().unwrap(),
+        "-o",
+        spilled.to_str().unwrap(),
+    ]);
+    assert!(
+        mb_runs < file_mb + 20,
+        "sort --memory 2: {mb_runs} MB for {file_mb} MB"
+    );
+    assert!(std::fs::read(&spilled).unwrap() == std::fs::read(&sorted).unwrap());
     let text = std::fs::read_to_string(&sorted).unwrap();
     assert!(text.starts_with("[Event \"E\"]\n[Site \"S\"]\n[Date \"1900.01.01\"]\n[Round \"0\"]"));
     assert_eq!(text.matches("[Event ").count(), n);

@@ -74,6 +74,83 @@ fn sort_reports_bad_games_and_keeps_the_rest() {
     assert_eq!(whites(&String::from_utf8_lossy(&out.stdout)), ["good"]);
 }
 
+/// Past `--memory`, sorted runs go to temporary files in $TMPDIR and are
+/// merged: the output is that of the sort in memory, byte for byte (ties
+/// in input order too), and no temporary file is left. Without room for
+/// them, the sort fails naming the directory and the old output stays.
+#[test]
+fn sort_past_its_memory_merges_runs_from_temporary_files() {
+    let dir = crate::util::fresh_dir("sort", "runs");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let pgn = gamerec_testkit::shared_dir().join("corpus/pgn");
+    let (lichess, twic) = (
+        pgn.join("lichess_db_1000k.pgn"),
+        pgn.join("twic1599_1000k.pgn"),
+    );
+    let (corpus, twic) = (lichess.to_str().unwrap(), twic.to_str().unwrap());
+    // Ties: one game 200 times, told apart by a tag past the roster; they
+    // must keep their order.
+    let tie = game("1993.??.??", "2", "tie", "1. e4");
+    let ties: String = (0..200)
+        .map(|i| tie.replacen("\n\n", &format!("\n[Id \"{i}\"]\n\n"), 1))
+        .collect();
+    let ties_path = dir.join("ties.pgn");
+    std::fs::write(&ties_path, ties).unwrap();
+    let ties_path = ties_path.to_str().unwrap();
+    let in_memory = cli(&["sort", corpus, ties_path, twic]).run();
+    gamerec_testkit::assert_success(&in_memory, "gamerec sort");
+    let spilled = cli(&["sort", "--memory", "1", corpus, ties_path, twic])
+        .env("TMPDIR", tmp.to_str().unwrap())
+        .run();
+    gamerec_testkit::assert_success(&spilled, "gamerec sort --memory 1");
+    // More than the budget of 1 MiB: at least two runs.
+    assert!(
+        in_memory.stdout.len() > 3 << 19,
+        "{}",
+        in_memory.stdout.len()
+    );
+    assert!(in_memory.stdout == spilled.stdout, "outputs differ");
+    let text = String::from_utf8_lossy(&spilled.stdout);
+    let order: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Id \""))
+        .collect();
+    let expected: Vec<String> = (0..200).map(|i| format!("{i}\"]")).collect();
+    assert_eq!(order, expected);
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "temporary files left"
+    );
+    // No directory for the runs: an error naming it, the old output kept.
+    let out_path = dir.join("sorted.pgn");
+    std::fs::write(&out_path, "old").unwrap();
+    let missing = dir.join("missing");
+    let failed = cli(&[
+        "sort",
+        "--memory",
+        "1",
+        corpus,
+        "-o",
+        out_path.to_str().unwrap(),
+    ])
+    .env("TMPDIR", missing.to_str().unwrap())
+    .run();
+    assert_ne!(failed.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        err.contains("temporary sort file in") && err.contains("missing"),
+        "{err}"
+    );
+    assert_eq!(read(&out_path), "old");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        3,
+        "a file was left beside the output"
+    );
+}
+
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

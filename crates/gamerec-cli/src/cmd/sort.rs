@@ -12,11 +12,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use gamerec::model::{Game, Tags};
-use gamerec::pgn::WriteOptions;
-use gamerec::pgn::collate::sort_games;
-use gamerec::pgn::tags::SEVEN_TAG_ROSTER;
-use gamerec::pgn::writer::{export_result, export_string};
+use gamerec::io::spill::{CollatedGame, GameSorter};
+use gamerec::model::Game;
 
 use crate::input::{Input, open_output};
 
@@ -26,11 +23,13 @@ use crate::input::{Input, open_output};
   gamerec sort games.pgn -o sorted.pgn
   gamerec sort a.pgn b.pgn.zst > all-sorted.pgn
   cat *.pgn | gamerec sort -
+  TMPDIR=/big/disk gamerec sort --memory 4096 lichess_db_standard_rated_2024-01.pgn.zst -o sorted.pgn
 
 Order (PGN standard section 12): Date (`?` digits as 0), Event, Site, Round
 (`?`, then `-`, then numbers, multipart part by part), White, Black, Result,
 then the movetext; stable. Output is PGN export format. Games that fail to
-read are reported on stderr and left out (exit 1).")]
+read are reported on stderr and left out (exit 1). Past --memory, sorted
+runs are written to temporary files in $TMPDIR and merged.")]
 pub struct SortArgs {
     /// Input files (`-` for stdin; .gz, .bz2, .zst read transparently).
     #[arg(required = true)]
@@ -41,38 +40,14 @@ pub struct SortArgs {
     /// Do not print warnings (only errors).
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// MiB of games held in memory; past it, sorted runs go to temporary
+    /// files in $TMPDIR (default /tmp) and are merged at the end.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    memory: u64,
 }
 
 /// One game, exported, with what collation needs.
-pub(crate) struct Exported {
-    pub(crate) roster: Tags,
-    pub(crate) text: String,
-    pub(crate) movetext_start: usize,
-}
-
-impl Exported {
-    fn new(game: &Game) -> Exported {
-        let text = export_string(game, &WriteOptions::default());
-        let mut roster = Tags::new();
-        for name in SEVEN_TAG_ROSTER {
-            match game.tags.get(name) {
-                Some(value) => roster.push(name, value),
-                None if name == "Result" => roster.push(name, export_result(game).as_str()),
-                None => {}
-            }
-        }
-        let movetext_start = text.find("\n\n").map_or(0, |i| i + 2);
-        Exported {
-            roster,
-            text,
-            movetext_start,
-        }
-    }
-
-    pub(crate) fn movetext(&self) -> &str {
-        &self.text[self.movetext_start..]
-    }
-}
+pub(crate) type Exported = CollatedGame;
 
 /// Reads every input, reporting problems on stderr; returns the games that
 /// read and the exit code so far (1: errors in the input; 2: an input could
@@ -85,7 +60,10 @@ pub(crate) fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u
         // Each game is exported as it is read: only its text is kept (the
         // models of a whole input took some 20 times the file).
         let mut read = Vec::new();
-        let each = |g: Game| read.push(Exported::new(&g));
+        let each = |g: Game| {
+            read.push(Exported::new(&g));
+            Ok(())
+        };
         match crate::input::for_each_pgn_game(&input, quiet, &mut stderr.lock(), each) {
             Ok(read_errors) => {
                 errors += read_errors;
@@ -107,12 +85,17 @@ pub(crate) fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u
 
 pub(crate) fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
     for g in games {
-        out.write_all(g.text.as_bytes())?;
-        if !g.text.ends_with("\n\n") {
-            out.write_all(b"\n")?;
-        }
+        write_game(out, g)?;
     }
     out.flush()
+}
+
+fn write_game(out: &mut dyn Write, g: &Exported) -> std::io::Result<()> {
+    out.write_all(g.text.as_bytes())?;
+    if !g.text.ends_with("\n\n") {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 pub(crate) fn exit_code(code: u8) -> ExitCode {
@@ -121,12 +104,45 @@ pub(crate) fn exit_code(code: u8) -> ExitCode {
 
 /// Runs `gamerec sort`.
 pub fn run_sort(args: SortArgs) -> Result<ExitCode> {
-    let (mut games, errors) = load(&args.inputs, args.quiet)?;
-    sort_games(&mut games, |g| (&g.roster, g.movetext()));
+    let temp = std::env::temp_dir();
+    let budget = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    let mut sorter = GameSorter::new(&temp, budget);
+    let (mut errors, mut unreadable) = (0, 0);
+    let stderr = std::io::stderr();
+    for input in Input::from_args(&args.inputs) {
+        let mut spill_error = None;
+        let each = |g: Game| match sorter.push(CollatedGame::new(&g)) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                spill_error = Some(e);
+                Err(anyhow::anyhow!("stopped"))
+            }
+        };
+        let read = crate::input::for_each_pgn_game(&input, args.quiet, &mut stderr.lock(), each);
+        if let Some(e) = spill_error {
+            // A run could not be written (a full disk, say).
+            return Err(anyhow::Error::new(e).context("sorting past --memory (see $TMPDIR)"));
+        }
+        match read {
+            Ok(read_errors) => errors += read_errors,
+            Err(e) => {
+                eprintln!("gamerec: {e}");
+                unreadable += 1;
+            }
+        }
+    }
+    let code = if unreadable > 0 {
+        2
+    } else {
+        u8::from(errors > 0)
+    };
     let mut out = open_output(args.output.as_deref())?;
-    write_games(&mut out, &games).context("writing sorted games")?;
+    sorter
+        .finish(|g| write_game(&mut out, g))
+        .and_then(|()| out.flush())
+        .context("writing sorted games")?;
     // An input could not be read (exit 2): a file output is not put into
     // place, the old one stays.
-    out.finish_if(errors < 2).context("writing sorted games")?;
-    Ok(exit_code(errors))
+    out.finish_if(code < 2).context("writing sorted games")?;
+    Ok(exit_code(code))
 }

@@ -36,6 +36,7 @@ mod json;
 pub mod parallel;
 pub mod pipeline;
 pub mod read;
+pub mod spill;
 pub mod write;
 
 use std::ffi::OsStr;
