@@ -116,6 +116,19 @@ fn check_one(
     if !matches!(format, Some(Format::Sgf | Format::Epd)) {
         return failed(format!("{}", unsupported(path)));
     }
+    if format == Some(Format::Epd) && path != "-" {
+        // Read line by line: an EPD file of any size in one line's memory.
+        let input = match gamerec::io::Input::from_arg(std::ffi::OsStr::new(path)).open(None) {
+            Ok(input) => input,
+            Err(e) => return failed(format!("{e}")),
+        };
+        let (mut tally, error) = crate::cmd::epd::check_file(path, input, opts.quiet, &mut out);
+        let error = error.map(|e| {
+            tally.inputs_not_read = 1;
+            format!("{path}: {e}")
+        });
+        return (out, tally, error);
+    }
     let owned;
     let bytes: &[u8] = if compressed || path == "-" {
         match sgf::read_input(path) {
@@ -133,7 +146,7 @@ fn check_one(
     };
     let name = if path == "-" { "<stdin>" } else { path };
     if format == Some(Format::Epd) {
-        let tally = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
+        let (tally, _) = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, tally, None);
     }
     match sgf::check_sgf(name, bytes, opts, &mut out, parse, replay) {

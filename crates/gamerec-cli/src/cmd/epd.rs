@@ -1,14 +1,14 @@
 //! `gamerec epd normalize|purge|check`: the EPD data verbs.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Subcommand;
 use gamerec::diag::{Diagnostic, Severity};
-use gamerec::epd::{self, LineRead};
-use gamerec::io::Output;
+use gamerec::epd;
 use gamerec::io::pipeline::Tally;
+use gamerec::io::{Input, Output};
 
 // EPD data verbs (EPD specification section 7).
 #[derive(Subcommand, Debug)]
@@ -72,40 +72,48 @@ pub enum Verb {
     },
 }
 
-struct Input {
-    name: String,
-    text: String,
+/// The inputs: the files named, or stdin when none.
+fn inputs(files: &[PathBuf]) -> Vec<Input> {
+    if files.is_empty() {
+        return vec![Input::stdin()];
+    }
+    files
+        .iter()
+        .map(|f| Input::from_arg(f.as_os_str()))
+        .collect()
 }
 
-/// Reads every input (stdin when none); one that cannot be read is
-/// reported as `gamerec: PATH: reason` and counted in `unreadable`, and the
-/// others are still read.
-fn read_inputs(files: &[PathBuf], unreadable: &mut u64) -> Result<Vec<Input>> {
-    if files.is_empty() {
-        let mut bytes = Vec::new();
-        io::stdin()
-            .read_to_end(&mut bytes)
-            .context("reading standard input")?;
-        return Ok(vec![Input {
-            name: "<stdin>".into(),
-            text: epd::decode(&bytes).into_owned(),
-        }]);
-    }
-    let mut inputs = Vec::new();
-    for path in files {
-        // Compressed files (.gz, .bz2, .zst) are read transparently.
-        match crate::input::Input::from_arg(path.as_os_str()).read_all() {
-            Ok(bytes) => inputs.push(Input {
-                name: path.display().to_string(),
-                text: epd::decode(&bytes).into_owned(),
-            }),
+/// Reads each input line by line (compressed files transparently; one
+/// line in memory at a time), handing each line to `each` with the input's
+/// name. An input that cannot be opened or read is reported as `gamerec:
+/// PATH: reason` and counted in `unreadable` (its lines read so far were
+/// handed on), and the others are still read.
+fn for_each_line(
+    inputs: &[Input],
+    unreadable: &mut u64,
+    mut each: impl FnMut(&str, epd::reader::OwnedLineRead) -> Result<()>,
+) -> Result<()> {
+    for input in inputs {
+        let reader = match input.open(None) {
+            Ok(r) => r,
             Err(e) => {
                 eprintln!("gamerec: {e}");
                 *unreadable += 1;
+                continue;
+            }
+        };
+        for line in epd::reader::read_lines_from(reader) {
+            match line {
+                Ok(line) => each(&input.name, line)?,
+                Err(e) => {
+                    eprintln!("gamerec: {}: {e}", input.name);
+                    *unreadable += 1;
+                    break;
+                }
             }
         }
     }
-    Ok(inputs)
+    Ok(())
 }
 
 /// The output: a file put into place by [`Output::finish`] (not called
@@ -128,38 +136,45 @@ fn with_path(mut d: Diagnostic, name: &str) -> Diagnostic {
 
 /// Rewrites every record with `edit`; returns whether no error was found.
 fn rewrite(
-    inputs: &[Input],
-    unreadable: u64,
+    files: &[PathBuf],
     output: &Option<PathBuf>,
     warnings: bool,
     mut edit: impl FnMut(&mut epd::EpdRecord) -> String,
     mut fallback: impl FnMut(&str) -> Option<String>,
+    unreadable: &mut u64,
 ) -> Result<bool> {
     let mut out = open_output(output)?;
     let mut clean = true;
     let stderr = io::stderr();
-    for input in inputs {
-        for line in epd::read_lines(&input.text) {
-            report(&line, &input.name, warnings, &mut stderr.lock())?;
-            match line.record {
-                Some(mut record) => writeln!(out, "{}", edit(&mut record))?,
-                None if line.is_blank() => {}
-                None => {
-                    clean = false;
-                    match fallback(line.text) {
+    for_each_line(&inputs(files), unreadable, |name, line| {
+        report(&line.diagnostics, name, warnings, &mut stderr.lock())?;
+        match line.record {
+            Some(mut record) => writeln!(out, "{}", edit(&mut record))?,
+            None if line.is_blank() => {}
+            None => {
+                clean = false;
+                // A line past the bound is not kept: reported, not copied.
+                if !line.text.is_empty() {
+                    match fallback(&line.text) {
                         Some(text) => writeln!(out, "{text}")?,
                         None => writeln!(out, "{}", line.text)?,
                     }
                 }
             }
         }
-    }
-    finish(out, unreadable)?;
+        Ok(())
+    })?;
+    finish(out, *unreadable)?;
     Ok(clean)
 }
 
-fn report(line: &LineRead<'_>, name: &str, warnings: bool, to: &mut dyn Write) -> Result<()> {
-    for d in &line.diagnostics {
+fn report(
+    diagnostics: &[Diagnostic],
+    name: &str,
+    warnings: bool,
+    to: &mut dyn Write,
+) -> Result<()> {
+    for d in diagnostics {
         if warnings || d.severity == Severity::Error {
             writeln!(to, "{}", with_path(d.clone(), name))?;
         }
@@ -181,17 +196,14 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
             files,
             output,
             warnings,
-        } => {
-            let inputs = read_inputs(&files, unreadable)?;
-            rewrite(
-                &inputs,
-                *unreadable,
-                &output,
-                warnings,
-                |r| epd::normalized_line(r),
-                |_| None,
-            )
-        }
+        } => rewrite(
+            &files,
+            &output,
+            warnings,
+            |r| epd::normalized_line(r),
+            |_| None,
+            unreadable,
+        ),
         Verb::Purge {
             opcodes,
             inputs,
@@ -203,10 +215,8 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
                     anyhow::bail!("{msg}");
                 }
             }
-            let inputs = read_inputs(&inputs, unreadable)?;
             rewrite(
                 &inputs,
-                *unreadable,
                 &output,
                 warnings,
                 |r| {
@@ -214,6 +224,7 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
                     r.to_string()
                 },
                 |text| epd::purge::purge_line(text, &opcodes),
+                unreadable,
             )
         }
         Verb::Check {
@@ -221,19 +232,16 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
             output,
             quiet,
         } => {
-            let inputs = read_inputs(&files, unreadable)?;
             let mut out = open_output(&output)?;
             let (mut records, mut errors) = (0u64, 0u64);
-            for input in &inputs {
-                for line in epd::read_lines(&input.text) {
-                    if line.is_blank() {
-                        continue;
-                    }
+            for_each_line(&inputs(&files), unreadable, |name, line| {
+                if !line.is_blank() {
                     records += 1;
                     errors += line.diagnostics.iter().map(|d| d.counts().0).sum::<u64>();
-                    report(&line, &input.name, !quiet, &mut out)?;
+                    report(&line.diagnostics, name, !quiet, &mut out)?;
                 }
-            }
+                Ok(())
+            })?;
             writeln!(out, "{records} records, {errors} errors")?;
             finish(out, *unreadable)?;
             Ok(errors == 0)
@@ -241,15 +249,25 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
     }
 }
 
-/// `gamerec check` on one EPD file: writes its diagnostics (errors only
-/// when `quiet`) to `out` and counts its records.
-pub fn check_file(path: &str, bytes: &[u8], quiet: bool, out: &mut Vec<u8>) -> Tally {
-    let text = epd::decode(bytes);
+/// `gamerec check` on one EPD input, read line by line: writes its
+/// diagnostics (errors only when `quiet`) to `out` and counts its records;
+/// and the error that stopped the reading, if one did (the lines before it
+/// are counted).
+pub fn check_file(
+    path: &str,
+    input: impl io::BufRead,
+    quiet: bool,
+    out: &mut Vec<u8>,
+) -> (Tally, Option<io::Error>) {
     let mut summary = Tally {
         inputs: 1,
         ..Tally::default()
     };
-    for line in epd::read_lines(&text) {
+    for line in epd::reader::read_lines_from(input) {
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => return (summary, Some(e)),
+        };
         if line.is_blank() {
             continue;
         }
@@ -271,5 +289,5 @@ pub fn check_file(path: &str, bytes: &[u8], quiet: bool, out: &mut Vec<u8>) -> T
             }
         }
     }
-    summary
+    (summary, None)
 }

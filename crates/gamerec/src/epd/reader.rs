@@ -89,6 +89,160 @@ pub fn read_lines(text: &str) -> impl Iterator<Item = LineRead<'_>> {
     })
 }
 
+/// The longest line [`read_lines_from`] reads (64 MiB, the bound of the
+/// file reader's lines); a longer one is skipped and reported.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// One line read from a stream by [`read_lines_from`]: [`LineRead`] with
+/// the text owned.
+#[derive(Debug, Clone)]
+pub struct OwnedLineRead {
+    /// 1-based line number.
+    pub number: u64,
+    /// The line as written (decoded), without its line end; empty for a
+    /// line past [`MAX_LINE_BYTES`], which is not kept.
+    pub text: String,
+    /// The record, unless the line is blank or has an error.
+    pub record: Option<EpdRecord>,
+    /// Errors and warnings for this line.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl OwnedLineRead {
+    /// Whether the line is blank (no record, no diagnostics).
+    pub fn is_blank(&self) -> bool {
+        self.record.is_none() && self.diagnostics.is_empty()
+    }
+}
+
+/// The lines of a stream read as [`read_lines`] reads text, one at a time
+/// (memory: the longest line, at most [`MAX_LINE_BYTES`]): lines end at
+/// `\n`, `\r\n` or a lone `\r`; each line is decoded by itself ([`decode`]:
+/// UTF-8, else Windows-1252, a byte-order mark dropped).
+pub fn read_lines_from<R: std::io::BufRead>(input: R) -> StreamLines<R> {
+    StreamLines {
+        input,
+        number: 0,
+        buf: Vec::new(),
+        after_cr: false,
+        done: false,
+    }
+}
+
+/// The iterator of [`read_lines_from`].
+#[derive(Debug)]
+pub struct StreamLines<R> {
+    input: R,
+    number: u64,
+    buf: Vec<u8>,
+    /// The last line ended at `\r`: a `\n` right after it belongs to it.
+    after_cr: bool,
+    done: bool,
+}
+
+impl<R: std::io::BufRead> StreamLines<R> {
+    /// The next line's bytes into `buf` (cleared first); `false` at the
+    /// end. A line past the bound is consumed to its end and left empty,
+    /// with `true` in the second field.
+    fn next_bytes(&mut self) -> std::io::Result<Option<bool>> {
+        self.buf.clear();
+        let mut overlong = false;
+        let mut any = false;
+        loop {
+            let chunk = match self.input.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                return Ok(any.then_some(overlong));
+            }
+            if self.after_cr {
+                self.after_cr = false;
+                if chunk[0] == b'\n' {
+                    self.input.consume(1);
+                    continue;
+                }
+            }
+            any = true;
+            match memchr::memchr2(b'\n', b'\r', chunk) {
+                Some(i) => {
+                    let cr = chunk[i] == b'\r';
+                    if !overlong && self.buf.len() + i <= MAX_LINE_BYTES {
+                        self.buf.extend_from_slice(&chunk[..i]);
+                    } else {
+                        overlong = true;
+                        self.buf.clear();
+                    }
+                    self.input.consume(i + 1);
+                    self.after_cr = cr;
+                    return Ok(Some(overlong));
+                }
+                None => {
+                    let n = chunk.len();
+                    if !overlong && self.buf.len() + n <= MAX_LINE_BYTES {
+                        self.buf.extend_from_slice(chunk);
+                    } else {
+                        overlong = true;
+                        self.buf = Vec::new();
+                    }
+                    self.input.consume(n);
+                }
+            }
+        }
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for StreamLines<R> {
+    type Item = std::io::Result<OwnedLineRead>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let overlong = match self.next_bytes() {
+            Ok(Some(overlong)) => overlong,
+            Ok(None) => {
+                self.done = true;
+                return None;
+            }
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        self.number += 1;
+        let number = self.number;
+        if overlong {
+            let d = Diagnostic {
+                severity: Severity::Error,
+                path: None,
+                location: LineCol {
+                    line: number,
+                    column: 1,
+                },
+                message: format!("line longer than {MAX_LINE_BYTES} bytes: skipped"),
+                code: Code::TooLarge,
+                ..Diagnostic::default()
+            };
+            return Some(Ok(OwnedLineRead {
+                number,
+                text: String::new(),
+                record: None,
+                diagnostics: vec![d],
+            }));
+        }
+        let text = decode(&self.buf).into_owned();
+        let (record, diagnostics) = read_line(&text, number);
+        Some(Ok(OwnedLineRead {
+            number,
+            text,
+            record,
+            diagnostics,
+        }))
+    }
+}
+
 /// Reads every record of `text`, stopping at the first error.
 // The error is returned once per call, not passed along a hot path.
 #[allow(clippy::result_large_err)]
@@ -1236,6 +1390,52 @@ mod tests {
     use gamerec_testkit::finishes;
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    /// A stream gives the lines of the same text read whole: every kind of
+    /// line end, blank lines, a last line with and without its end, read
+    /// through buffers of every small size (ends split across them).
+    #[test]
+    fn a_stream_reads_the_lines_of_the_text() {
+        let texts = [
+            format!("{START} bm e4;\n\n{START} id \"x\";\r\n{START} c0 \"é\";\r\rbad\n"),
+            format!("\u{feff}{START} bm e4;\r\n{START} bm d4;"),
+            "\r\n\r\n\n".to_string(),
+            String::new(),
+        ];
+        for text in &texts {
+            // As the whole file is read: decoded (the mark dropped), then split.
+            let decoded = decode(text.as_bytes());
+            let expected: Vec<_> = read_lines(&decoded)
+                .map(|l| (l.number, l.text.to_string(), l.record, l.diagnostics))
+                .collect();
+            for capacity in [1, 2, 3, 7, 64, 8192] {
+                let input = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+                let got: Vec<_> = read_lines_from(input)
+                    .map(|l| {
+                        let l = l.unwrap();
+                        (l.number, l.text, l.record, l.diagnostics)
+                    })
+                    .collect();
+                assert_eq!(got, expected, "{text:?} through {capacity} bytes");
+            }
+        }
+    }
+
+    /// A line past [`MAX_LINE_BYTES`] is skipped and reported (not held),
+    /// and the next line is read.
+    #[test]
+    fn a_stream_skips_an_overlong_line() {
+        let mut text = vec![b'x'; MAX_LINE_BYTES + 1];
+        text.extend_from_slice(format!("\r\n{START} bm e4;\n").as_bytes());
+        let lines: Vec<_> = read_lines_from(std::io::BufReader::new(&text[..]))
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].text.is_empty() && lines[0].record.is_none());
+        assert_eq!(lines[0].diagnostics[0].code, Code::TooLarge);
+        assert_eq!(lines[1].number, 2);
+        assert!(lines[1].record.is_some());
+    }
 
     /// Duplicate opcodes and `ptp` tag names are found through a set, not
     /// by comparing each with every one before (700,000 opcodes did not
