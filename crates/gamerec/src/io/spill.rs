@@ -43,7 +43,9 @@ pub struct CollatedGame {
 impl CollatedGame {
     /// `game` exported, with its roster.
     pub fn new(game: &Game) -> CollatedGame {
-        let text = export_string(game, &WriteOptions::default());
+        let mut text = export_string(game, &WriteOptions::default());
+        // The text is held until written: not the room it grew into.
+        text.shrink_to_fit();
         let mut roster = Tags::new();
         for name in SEVEN_TAG_ROSTER {
             match game.tags.get(name) {
@@ -82,7 +84,7 @@ impl CollatedGame {
             .iter()
             .map(|t| t.name.len() + t.value.len() + 48)
             .sum();
-        self.text.len() + tags + PER_GAME
+        self.text.capacity() + tags + PER_GAME
     }
 
     fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
