@@ -288,6 +288,55 @@ pub fn run_measured(program: &str, args: &[&str]) -> (String, u64) {
     (out, usage.ru_maxrss as u64 / 1024)
 }
 
+/// The lines of a text file, read one at a time (without line ends).
+///
+/// # Panics
+/// When the file cannot be read.
+pub fn lines_of(path: &Path) -> impl Iterator<Item = String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    std::io::BufReader::new(file)
+        .lines()
+        .map(|l| l.expect("a line of text"))
+}
+
+/// Whether two files hold the same bytes, compared a block at a time.
+///
+/// # Panics
+/// When a file cannot be read.
+pub fn same_file_contents(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let open = |p: &Path| {
+        std::io::BufReader::new(
+            std::fs::File::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+        )
+    };
+    let (mut a, mut b) = (open(a), open(b));
+    let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = read_full(&mut a, &mut x);
+        let m = read_full(&mut b, &mut y);
+        if n != m || x[..n] != y[..m] {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+    }
+}
+
+/// Fills `buf` as far as `input` goes; the bytes read.
+fn read_full(input: &mut impl std::io::Read, buf: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read(&mut buf[n..]).expect("read") {
+            0 => break,
+            k => n += k,
+        }
+    }
+    n
+}
+
 /// A command line to run once: the program, its arguments, stdin, extra
 /// environment and working directory. Built by the test crate's own
 /// `cli(args)` (which knows the binary's path), run by [`Cli::run`].
