@@ -305,7 +305,6 @@ pub fn lines_of(path: &Path) -> impl Iterator<Item = String> {
 /// # Panics
 /// When a file cannot be read.
 pub fn same_file_contents(a: &Path, b: &Path) -> bool {
-    use std::io::Read;
     let open = |p: &Path| {
         std::io::BufReader::new(
             std::fs::File::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
