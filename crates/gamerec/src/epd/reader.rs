@@ -141,10 +141,10 @@ pub struct StreamLines<R> {
 }
 
 impl<R: std::io::BufRead> StreamLines<R> {
-    /// The next line's bytes into `buf` (cleared first); `false` at the
-    /// end. A line past the bound is consumed to its end and left empty,
-    /// with `true` in the second field.
-    fn next_bytes(&mut self) -> std::io::Result<Option<bool>> {
+    /// The next line's bytes into `buf` (cleared first); `None` at the
+    /// end, else whether the line was past the bound (consumed to its end
+    /// and left empty) and whether the stream ended it.
+    fn next_bytes(&mut self) -> std::io::Result<Option<(bool, bool)>> {
         self.buf.clear();
         let mut overlong = false;
         let mut any = false;
@@ -155,7 +155,7 @@ impl<R: std::io::BufRead> StreamLines<R> {
                 Err(e) => return Err(e),
             };
             if chunk.is_empty() {
-                return Ok(any.then_some(overlong));
+                return Ok(any.then_some((overlong, true)));
             }
             if self.after_cr {
                 self.after_cr = false;
@@ -176,7 +176,7 @@ impl<R: std::io::BufRead> StreamLines<R> {
                     }
                     self.input.consume(i + 1);
                     self.after_cr = cr;
-                    return Ok(Some(overlong));
+                    return Ok(Some((overlong, false)));
                 }
                 None => {
                     let n = chunk.len();
@@ -201,7 +201,12 @@ impl<R: std::io::BufRead> Iterator for StreamLines<R> {
             return None;
         }
         let overlong = match self.next_bytes() {
-            Ok(Some(overlong)) => overlong,
+            // A byte-order mark alone is no line, as in the text read whole.
+            Ok(Some((false, true))) if self.number == 0 && self.buf == b"\xEF\xBB\xBF" => {
+                self.done = true;
+                return None;
+            }
+            Ok(Some((overlong, _))) => overlong,
             Ok(None) => {
                 self.done = true;
                 return None;
@@ -1401,6 +1406,8 @@ mod tests {
             format!("\u{feff}{START} bm e4;\r\n{START} bm d4;"),
             "\r\n\r\n\n".to_string(),
             String::new(),
+            "\u{feff}".to_string(),
+            "\u{feff}\n".to_string(),
         ];
         for text in &texts {
             // As the whole file is read: decoded (the mark dropped), then split.
