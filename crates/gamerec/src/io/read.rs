@@ -89,6 +89,11 @@ enum Source {
         line: u64,
         offset: u64,
         buf: Vec<u8>,
+        /// EPD and FEN lines also end at a lone `\r` (as `epd::read_lines`
+        /// reads them); JSON Lines only at `\n`.
+        cr_ends: bool,
+        /// The last line ended at `\r`: a `\n` right after it is its end.
+        after_cr: bool,
     },
     Loaded(std::vec::IntoIter<Game>),
     /// A PGC or CBF file read game by game on its own thread.
@@ -428,6 +433,8 @@ impl Reader {
                 line: 0,
                 offset: 0,
                 buf: Vec::new(),
+                cr_ends: matches!(format, Format::Epd | Format::Fen),
+                after_cr: false,
             },
         }
     }
@@ -614,16 +621,25 @@ impl Reader {
                 line,
                 offset,
                 buf,
+                cr_ends,
+                after_cr,
             } = &mut self.source
             else {
                 return Ok(None);
             };
             buf.clear();
-            let n = input
-                .by_ref()
-                .take(MAX_LINE as u64)
-                .read_until(b'\n', buf)
-                .map_err(|e| OpenError::new(self.name.clone(), e))?;
+            let n = if *cr_ends {
+                let (n, lf) = read_line_any_end(input, buf, MAX_LINE, after_cr)
+                    .map_err(|e| OpenError::new(self.name.clone(), e))?;
+                *offset += lf as u64;
+                n
+            } else {
+                input
+                    .by_ref()
+                    .take(MAX_LINE as u64)
+                    .read_until(b'\n', buf)
+                    .map_err(|e| OpenError::new(self.name.clone(), e))?
+            };
             if n == 0 {
                 self.source = Source::Done;
                 return Ok(None);
@@ -631,7 +647,7 @@ impl Reader {
             *line += 1;
             let (number, start) = (*line, *offset);
             *offset += n as u64;
-            if n == MAX_LINE && buf.last() != Some(&b'\n') {
+            if n == MAX_LINE && !matches!(buf.last(), Some(b'\n' | b'\r')) {
                 self.met += 1;
                 // Skip the rest of an overlong line.
                 let mut skipped = 0u64;
@@ -642,8 +658,16 @@ impl Reader {
                     if chunk.is_empty() {
                         break;
                     }
-                    let (used, done) = match memchr::memchr(b'\n', chunk) {
-                        Some(i) => (i + 1, true),
+                    let end = if *cr_ends {
+                        memchr::memchr2(b'\n', b'\r', chunk)
+                    } else {
+                        memchr::memchr(b'\n', chunk)
+                    };
+                    let (used, done) = match end {
+                        Some(i) => {
+                            *after_cr = chunk[i] == b'\r';
+                            (i + 1, true)
+                        }
                         None => (chunk.len(), false),
                     };
                     input.consume(used);
@@ -864,6 +888,55 @@ pub fn read_sgf(input: &Input, options: &sgf::ParseOptions) -> Result<SgfRead, O
     })
 }
 
+/// Reads a line ending at `\n`, `\r\n` or a lone `\r` into `buf`, its end
+/// included, at most `max` bytes: the bytes of the line (0 at the end of
+/// the input), and 1 when a `\n` was first consumed as the end of the last
+/// line (`after_cr`: it ended at `\r`).
+fn read_line_any_end(
+    input: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+    after_cr: &mut bool,
+) -> std::io::Result<(usize, usize)> {
+    let (mut n, mut lf) = (0, 0);
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok((n, lf));
+        }
+        if *after_cr {
+            *after_cr = false;
+            if chunk[0] == b'\n' {
+                input.consume(1);
+                lf = 1;
+                continue;
+            }
+        }
+        let look = &chunk[..chunk.len().min(max - n)];
+        match memchr::memchr2(b'\n', b'\r', look) {
+            Some(i) => {
+                buf.extend_from_slice(&look[..=i]);
+                *after_cr = look[i] == b'\r';
+                input.consume(i + 1);
+                return Ok((n + i + 1, lf));
+            }
+            None => {
+                let k = look.len();
+                buf.extend_from_slice(look);
+                input.consume(k);
+                n += k;
+                if n == max {
+                    return Ok((n, lf));
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -958,5 +1031,42 @@ mod tests {
             panic!()
         };
         assert_eq!(g.tree.mainline_len(), 1);
+    }
+
+    /// EPD lines end at `\n`, `\r\n` or a lone `\r`, as `epd::read_lines`
+    /// (and so `check` and the EPD verbs) read them: the same records, line
+    /// numbers and byte offsets, whatever the buffer's size.
+    #[test]
+    fn epd_lines_end_as_the_epd_reader_ends_them() {
+        let text = b"8/8/8/8/8/8/8/K1k5 w - - id \"a\";\r8/8/8/8/8/8/8/K1k5 w - - id \"b\";\r\n\r\
+                     8/8/8/8/8/8/8/K1k5 w - - id \"c\";\n\n8/8/8/8/8/8/8/K1k5 w - - bm x;\r";
+        let (items, diags) = read("s.epd", text);
+        let lines: Vec<(u64, u64)> = items.iter().map(|i| (i.line, i.offset)).collect();
+        assert_eq!(lines, [(1, 0), (2, 33), (4, 68)]);
+        assert_eq!((diags.len(), diags[0].location.line), (1, 6), "{diags:?}");
+        let expected: Vec<u64> = crate::epd::read_lines(std::str::from_utf8(text).unwrap())
+            .filter(|l| l.record.is_some())
+            .map(|l| l.number)
+            .collect();
+        assert_eq!(expected, [1, 2, 4]);
+        for capacity in 1..8 {
+            let mut input = std::io::BufReader::with_capacity(capacity, &text[..]);
+            let (mut after_cr, mut lines, mut offset) = (false, Vec::new(), 0);
+            loop {
+                let mut buf = Vec::new();
+                let (n, lf) =
+                    read_line_any_end(&mut input, &mut buf, 1 << 20, &mut after_cr).unwrap();
+                offset += lf;
+                if n == 0 {
+                    break;
+                }
+                lines.push((offset, String::from_utf8(buf).unwrap()));
+                offset += n;
+            }
+            let starts: Vec<usize> = lines.iter().map(|l| l.0).collect();
+            assert_eq!(starts, [0, 33, 67, 68, 101, 102], "capacity {capacity}");
+            assert_eq!(lines[2].1, "\r");
+            assert!(lines[5].1.ends_with("bm x;\r"));
+        }
     }
 }
