@@ -42,7 +42,8 @@ pub struct SortArgs {
     quiet: bool,
     /// MiB of games held in memory; past it, sorted runs go to temporary
     /// files in $TMPDIR (default /tmp) and are merged at the end.
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    #[arg(long, value_name = "MIB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u64).range(1..))]
     memory: u64,
 }
 
