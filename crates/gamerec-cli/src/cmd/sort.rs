@@ -56,32 +56,64 @@ pub(crate) type Exported = CollatedGame;
 pub(crate) fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u8)> {
     let mut games = Vec::new();
     let (mut errors, mut unreadable) = (0, 0);
-    let stderr = std::io::stderr();
     for input in Input::from_args(inputs) {
         // Each game is exported as it is read: only its text is kept (the
-        // models of a whole input took some 20 times the file).
+        // models of a whole input took some 20 times the file). An input
+        // that fails adds none of its games.
         let mut read = Vec::new();
         let each = |g: Game| {
             read.push(Exported::new(&g));
             Ok(())
         };
-        match crate::input::for_each_pgn_game(&input, quiet, &mut stderr.lock(), each) {
-            Ok(read_errors) => {
+        match read_input(&input, quiet, each)? {
+            Some(read_errors) => {
                 errors += read_errors;
                 games.append(&mut read);
             }
-            Err(e) => {
-                eprintln!("gamerec: {e}");
-                unreadable += 1;
-            }
+            None => unreadable += 1,
         }
     }
-    let code = if unreadable > 0 {
+    let code = exit_status(errors, unreadable);
+    Ok((games, code))
+}
+
+/// Reads the games of one input into `each`, reporting problems on stderr:
+/// the errors found, or `None` when the input could not be opened or read
+/// (reported as `gamerec: PATH: reason`). An error of `each` stops the
+/// reading and is returned.
+fn read_input(
+    input: &Input,
+    quiet: bool,
+    mut each: impl FnMut(Game) -> std::io::Result<()>,
+) -> std::io::Result<Option<u64>> {
+    let mut failed = None;
+    let pass = |g: Game| {
+        each(g).map_err(|e| {
+            failed = Some(e);
+            anyhow::anyhow!("stopped")
+        })
+    };
+    let read = crate::input::for_each_pgn_game(input, quiet, &mut std::io::stderr().lock(), pass);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match read {
+        Ok(errors) => Ok(Some(errors)),
+        Err(e) => {
+            eprintln!("gamerec: {e}");
+            Ok(None)
+        }
+    }
+}
+
+/// The exit status of a read: 2 when an input could not be read, 1 for
+/// errors in the games, else 0.
+fn exit_status(errors: u64, unreadable: u64) -> u8 {
+    if unreadable > 0 {
         2
     } else {
         u8::from(errors > 0)
-    };
-    Ok((games, code))
+    }
 }
 
 pub(crate) fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
@@ -109,34 +141,17 @@ pub fn run_sort(args: SortArgs) -> Result<ExitCode> {
     let budget = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
     let mut sorter = GameSorter::new(&temp, budget);
     let (mut errors, mut unreadable) = (0, 0);
-    let stderr = std::io::stderr();
     for input in Input::from_args(&args.inputs) {
-        let mut spill_error = None;
-        let each = |g: Game| match sorter.push(CollatedGame::new(&g)) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                spill_error = Some(e);
-                Err(anyhow::anyhow!("stopped"))
-            }
-        };
-        let read = crate::input::for_each_pgn_game(&input, args.quiet, &mut stderr.lock(), each);
-        if let Some(e) = spill_error {
+        let each = |g: Game| sorter.push(CollatedGame::new(&g));
+        match read_input(&input, args.quiet, each)
             // A run could not be written (a full disk, say).
-            return Err(anyhow::Error::new(e).context("sorting past --memory (see $TMPDIR)"));
-        }
-        match read {
-            Ok(read_errors) => errors += read_errors,
-            Err(e) => {
-                eprintln!("gamerec: {e}");
-                unreadable += 1;
-            }
+            .map_err(|e| anyhow::Error::new(e).context("sorting past --memory (see $TMPDIR)"))?
+        {
+            Some(read_errors) => errors += read_errors,
+            None => unreadable += 1,
         }
     }
-    let code = if unreadable > 0 {
-        2
-    } else {
-        u8::from(errors > 0)
-    };
+    let code = exit_status(errors, unreadable);
     let mut out = open_output(args.output.as_deref())?;
     sorter
         .finish(|g| write_game(&mut out, g))

@@ -89,6 +89,11 @@ pub fn read_lines(text: &str) -> impl Iterator<Item = LineRead<'_>> {
     })
 }
 
+/// The error of a line left out for its size, at its first column.
+fn too_large(line: u64, message: String) -> Diagnostic {
+    Diagnostic::new(Severity::Error, LineCol { line, column: 1 }, message).with_code(Code::TooLarge)
+}
+
 /// The longest line [`read_lines_from`] reads (64 MiB, the bound of the
 /// file reader's lines); a longer one is skipped and reported.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
@@ -141,54 +146,112 @@ pub struct StreamLines<R> {
 }
 
 impl<R: std::io::BufRead> StreamLines<R> {
-    /// The next line's bytes into `buf` (cleared first); `None` at the
+    /// The next line's bytes into `buf`, without its end; `None` at the
     /// end, else whether the line was past the bound (consumed to its end
     /// and left empty) and whether the stream ended it.
     fn next_bytes(&mut self) -> std::io::Result<Option<(bool, bool)>> {
         self.buf.clear();
-        let mut overlong = false;
-        let mut any = false;
-        loop {
-            let chunk = match self.input.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if chunk.is_empty() {
-                return Ok(any.then_some((overlong, true)));
+        // One byte more than a line may hold: room for its end.
+        let max = MAX_LINE_BYTES + 1;
+        let (n, _) = read_line_any_end(&mut self.input, &mut self.buf, max, &mut self.after_cr)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let ended = matches!(self.buf.last(), Some(b'\n' | b'\r'));
+        if ended {
+            self.buf.pop();
+        } else if n == max {
+            skip_line(&mut self.input, true, &mut self.after_cr)?;
+            self.buf = Vec::new();
+            return Ok(Some((true, false)));
+        }
+        Ok(Some((false, !ended)))
+    }
+}
+
+/// Reads a line ending at `\n`, `\r\n` or a lone `\r` into `buf`, its end
+/// included, at most `max` bytes: the bytes of the line (0 at the end of
+/// the input), and 1 when a `\n` was first consumed as the end of the last
+/// line (`after_cr`: it ended at `\r`).
+pub(crate) fn read_line_any_end<R: std::io::BufRead + ?Sized>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+    after_cr: &mut bool,
+) -> std::io::Result<(usize, usize)> {
+    let (mut n, mut lf) = (0, 0);
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok((n, lf));
+        }
+        if *after_cr {
+            *after_cr = false;
+            if chunk[0] == b'\n' {
+                input.consume(1);
+                lf = 1;
+                continue;
             }
-            if self.after_cr {
-                self.after_cr = false;
-                if chunk[0] == b'\n' {
-                    self.input.consume(1);
-                    continue;
+        }
+        let look = &chunk[..chunk.len().min(max - n)];
+        match memchr::memchr2(b'\n', b'\r', look) {
+            Some(i) => {
+                buf.extend_from_slice(&look[..=i]);
+                *after_cr = look[i] == b'\r';
+                input.consume(i + 1);
+                return Ok((n + i + 1, lf));
+            }
+            None => {
+                let k = look.len();
+                buf.extend_from_slice(look);
+                input.consume(k);
+                n += k;
+                if n == max {
+                    return Ok((n, lf));
                 }
             }
-            any = true;
-            match memchr::memchr2(b'\n', b'\r', chunk) {
-                Some(i) => {
-                    let cr = chunk[i] == b'\r';
-                    if !overlong && self.buf.len() + i <= MAX_LINE_BYTES {
-                        self.buf.extend_from_slice(&chunk[..i]);
-                    } else {
-                        overlong = true;
-                        self.buf.clear();
-                    }
-                    self.input.consume(i + 1);
-                    self.after_cr = cr;
-                    return Ok(Some((overlong, false)));
-                }
-                None => {
-                    let n = chunk.len();
-                    if !overlong && self.buf.len() + n <= MAX_LINE_BYTES {
-                        self.buf.extend_from_slice(chunk);
-                    } else {
-                        overlong = true;
-                        self.buf = Vec::new();
-                    }
-                    self.input.consume(n);
-                }
+        }
+    }
+}
+
+/// Consumes the rest of a line past a bound, its end included: `\n`, or
+/// with `cr_ends` also a lone `\r` (then `after_cr` is set); the bytes
+/// consumed.
+pub(crate) fn skip_line<R: std::io::BufRead + ?Sized>(
+    input: &mut R,
+    cr_ends: bool,
+    after_cr: &mut bool,
+) -> std::io::Result<u64> {
+    let mut skipped = 0u64;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(skipped);
+        }
+        let end = if cr_ends {
+            memchr::memchr2(b'\n', b'\r', chunk)
+        } else {
+            memchr::memchr(b'\n', chunk)
+        };
+        let (used, done) = match end {
+            Some(i) => {
+                *after_cr = chunk[i] == b'\r';
+                (i + 1, true)
             }
+            None => (chunk.len(), false),
+        };
+        input.consume(used);
+        skipped += used as u64;
+        if done {
+            return Ok(skipped);
         }
     }
 }
@@ -219,17 +282,10 @@ impl<R: std::io::BufRead> Iterator for StreamLines<R> {
         self.number += 1;
         let number = self.number;
         if overlong {
-            let d = Diagnostic {
-                severity: Severity::Error,
-                path: None,
-                location: LineCol {
-                    line: number,
-                    column: 1,
-                },
-                message: format!("line longer than {MAX_LINE_BYTES} bytes: skipped"),
-                code: Code::TooLarge,
-                ..Diagnostic::default()
-            };
+            let d = too_large(
+                number,
+                format!("line longer than {MAX_LINE_BYTES} bytes: skipped"),
+            );
             return Some(Ok(OwnedLineRead {
                 number,
                 text: String::new(),
@@ -338,19 +394,12 @@ pub fn too_many_tokens(line: &str) -> bool {
 /// tokens gives no record and one error (too large).
 pub fn read_line(line: &str, number: u64) -> (Option<EpdRecord>, Vec<Diagnostic>) {
     if too_many_tokens(line) {
-        let d = Diagnostic {
-            severity: Severity::Error,
-            path: None,
-            location: LineCol {
-                line: number,
-                column: 1,
-            },
-            message: format!(
+        let d = too_large(
+            number,
+            format!(
                 "record of more than {MAX_RECORD_TOKENS} fields, opcodes and operands: skipped"
             ),
-            code: Code::TooLarge,
-            ..Diagnostic::default()
-        };
+        );
         return (None, vec![d]);
     }
     read_line_unbounded(line, number)

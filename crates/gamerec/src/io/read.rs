@@ -629,7 +629,7 @@ impl Reader {
             };
             buf.clear();
             let n = if *cr_ends {
-                let (n, lf) = read_line_any_end(input, buf, MAX_LINE, after_cr)
+                let (n, lf) = epd::reader::read_line_any_end(input, buf, MAX_LINE, after_cr)
                     .map_err(|e| OpenError::new(self.name.clone(), e))?;
                 *offset += lf as u64;
                 n
@@ -650,32 +650,8 @@ impl Reader {
             if n == MAX_LINE && !matches!(buf.last(), Some(b'\n' | b'\r')) {
                 self.met += 1;
                 // Skip the rest of an overlong line.
-                let mut skipped = 0u64;
-                loop {
-                    let chunk = input
-                        .fill_buf()
-                        .map_err(|e| OpenError::new(self.name.clone(), e))?;
-                    if chunk.is_empty() {
-                        break;
-                    }
-                    let end = if *cr_ends {
-                        memchr::memchr2(b'\n', b'\r', chunk)
-                    } else {
-                        memchr::memchr(b'\n', chunk)
-                    };
-                    let (used, done) = match end {
-                        Some(i) => {
-                            *after_cr = chunk[i] == b'\r';
-                            (i + 1, true)
-                        }
-                        None => (chunk.len(), false),
-                    };
-                    input.consume(used);
-                    skipped += used as u64;
-                    if done {
-                        break;
-                    }
-                }
+                let skipped = epd::reader::skip_line(input, *cr_ends, after_cr)
+                    .map_err(|e| OpenError::new(self.name.clone(), e))?;
                 *offset += skipped;
                 let d = Diagnostic::new(
                     Severity::Error,
@@ -888,55 +864,6 @@ pub fn read_sgf(input: &Input, options: &sgf::ParseOptions) -> Result<SgfRead, O
     })
 }
 
-/// Reads a line ending at `\n`, `\r\n` or a lone `\r` into `buf`, its end
-/// included, at most `max` bytes: the bytes of the line (0 at the end of
-/// the input), and 1 when a `\n` was first consumed as the end of the last
-/// line (`after_cr`: it ended at `\r`).
-fn read_line_any_end(
-    input: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-    max: usize,
-    after_cr: &mut bool,
-) -> std::io::Result<(usize, usize)> {
-    let (mut n, mut lf) = (0, 0);
-    loop {
-        let chunk = match input.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            return Ok((n, lf));
-        }
-        if *after_cr {
-            *after_cr = false;
-            if chunk[0] == b'\n' {
-                input.consume(1);
-                lf = 1;
-                continue;
-            }
-        }
-        let look = &chunk[..chunk.len().min(max - n)];
-        match memchr::memchr2(b'\n', b'\r', look) {
-            Some(i) => {
-                buf.extend_from_slice(&look[..=i]);
-                *after_cr = look[i] == b'\r';
-                input.consume(i + 1);
-                return Ok((n + i + 1, lf));
-            }
-            None => {
-                let k = look.len();
-                buf.extend_from_slice(look);
-                input.consume(k);
-                n += k;
-                if n == max {
-                    return Ok((n, lf));
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1054,8 +981,13 @@ mod tests {
             let (mut after_cr, mut lines, mut offset) = (false, Vec::new(), 0);
             loop {
                 let mut buf = Vec::new();
-                let (n, lf) =
-                    read_line_any_end(&mut input, &mut buf, 1 << 20, &mut after_cr).unwrap();
+                let (n, lf) = crate::epd::reader::read_line_any_end(
+                    &mut input,
+                    &mut buf,
+                    1 << 20,
+                    &mut after_cr,
+                )
+                .unwrap();
                 offset += lf;
                 if n == 0 {
                     break;
