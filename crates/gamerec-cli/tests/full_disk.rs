@@ -295,3 +295,41 @@ fn a_sort_whose_temporary_files_fill_the_disk_keeps_the_old_output() {
     assert_eq!(listing(&dir), ["sorted.pgn"]);
     assert!(listing(&fs.dir).is_empty(), "{:?}", listing(&fs.dir));
 }
+
+/// `check` keeps a long report of a file that waits its turn to be printed
+/// in a temporary file in $TMPDIR: on a full one the file's report is lost,
+/// and `check` says so, counts it as an error and checks the other files.
+#[test]
+fn a_check_whose_report_cannot_be_kept_says_so_and_fails() {
+    let Some(fs) = SmallFs::mount("full-disk-check") else {
+        return;
+    };
+    let dir = gamerec_testkit::temp_dir("full-disk-check-in");
+    // 20,000 bad records: a report of about 2.5 MB, past what is kept in
+    // memory; then a file with nothing to report.
+    let bad = dir.join("bad.epd");
+    let line = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - bm e4;\n";
+    std::fs::write(&bad, line.repeat(20_000)).unwrap();
+    let good = dir.join("good.epd");
+    std::fs::write(
+        &good,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4;\n",
+    )
+    .unwrap();
+    let ran = gamerec_testkit::Cli::new(BIN)
+        .args(["check", bad.to_str().unwrap(), good.to_str().unwrap()])
+        .env("TMPDIR", &fs.dir)
+        .run();
+    let (code, stdout, stderr) = ran.code_and_text();
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: its report could not be kept", bad.display()))
+            && stderr.contains("No space left on device"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stdout,
+        "20001 records, 20001 errors; 20000 with errors, 0 warnings\n"
+    );
+    assert!(listing(&fs.dir).is_empty(), "{:?}", listing(&fs.dir));
+}

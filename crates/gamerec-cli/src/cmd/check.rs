@@ -15,6 +15,7 @@ use crate::cmd::sgf;
 use crate::formats::pgn;
 use gamerec::io::Format;
 use gamerec::io::pipeline::Tally;
+use gamerec::io::spool::{CopyError, Spool};
 
 // Arguments of `gamerec check` (all formats).
 #[derive(clap::Args)]
@@ -68,12 +69,14 @@ struct FileArg {
     plain: bool,
 }
 
-/// Checks one file, dispatching on its extension.
+/// Checks one file, dispatching on its extension: its report (in bounded
+/// memory: it may wait for earlier files' reports to be printed), counts,
+/// and the error that stopped it.
 fn check_one(
     file: &FileArg,
     opts: &sgf::CheckOptions,
     scratch: &mut Scratch,
-) -> (Vec<u8>, Tally, Option<String>) {
+) -> (Spool, Tally, Option<String>) {
     let path = file.path.as_str();
     let Scratch {
         buf,
@@ -81,14 +84,14 @@ fn check_one(
         parse,
         replay,
     } = scratch;
-    let mut out = Vec::new();
+    let mut out = Spool::new();
     let failed = |msg: String| {
         let s = Tally {
             inputs: 1,
             inputs_not_read: 1,
             ..Tally::default()
         };
-        (Vec::new(), s, Some(msg))
+        (Spool::new(), s, Some(msg))
     };
     // Plain `.sgf` files (the common case in bulk checks) skip the other
     // formats' tests.
@@ -232,15 +235,25 @@ fn check_sgf_files(files: &[FileArg], a: &CheckArgs) -> Result<Tally> {
     gamerec::io::pipeline::map_in_order(
         files,
         threads,
-        |file: &FileArg, scratch: &mut Scratch| check_one(file, &opts, scratch),
-        |(out, tally, err)| {
-            total.add(&tally);
+        |file: &FileArg, scratch: &mut Scratch| {
+            (file.path.clone(), check_one(file, &opts, scratch))
+        },
+        |(path, (out, mut tally, err))| {
             if let Some(e) = err {
                 eprintln!("{e}");
             }
-            if !pipe_closed && stdout.write_all(&out).is_err() {
-                pipe_closed = true;
+            if !pipe_closed {
+                match out.copy_to(&mut stdout) {
+                    Ok(()) => {}
+                    Err(CopyError::Output(_)) => pipe_closed = true,
+                    Err(CopyError::Spool(e)) => {
+                        // The file's messages are lost: an error of its own.
+                        eprintln!("{path}: its report could not be kept: {e}");
+                        tally.errors += 1;
+                    }
+                }
             }
+            total.add(&tally);
             ControlFlow::Continue(())
         },
     );

@@ -251,13 +251,13 @@ fn run_verb_counting(verb: Verb, unreadable: &mut u64) -> Result<bool> {
 
 /// `gamerec check` on one EPD input, read line by line: writes its
 /// diagnostics (errors only when `quiet`) to `out` and counts its records;
-/// and the error that stopped the reading, if one did (the lines before it
-/// are counted).
+/// and the error that stopped the reading or the writing, if one did (the
+/// lines before it are counted).
 pub fn check_file(
     path: &str,
     input: impl io::BufRead,
     quiet: bool,
-    out: &mut Vec<u8>,
+    out: &mut impl Write,
 ) -> (Tally, Option<io::Error>) {
     let mut summary = Tally {
         inputs: 1,
@@ -283,9 +283,10 @@ pub fn check_file(
             let (errors, warnings) = d.counts();
             summary.errors += errors;
             summary.warnings += warnings;
-            if !quiet || d.severity == Severity::Error {
-                // Writing to memory cannot fail.
-                out.extend_from_slice(format!("{}\n", with_path(d.clone(), path)).as_bytes());
+            if (!quiet || d.severity == Severity::Error)
+                && let Err(e) = writeln!(out, "{}", with_path(d.clone(), path))
+            {
+                return (summary, Some(e));
             }
         }
     }

@@ -47,7 +47,7 @@ pub fn check_sgf(
     path: &str,
     bytes: &[u8],
     opts: &CheckOptions,
-    out: &mut Vec<u8>,
+    out: &mut impl Write,
     buffers: &mut sgf::ParseBuffers,
     replay_buffers: &mut replay::ReplayBuffers,
 ) -> Result<Tally> {

@@ -15,7 +15,7 @@ use gamerec::io::{Format, Input, ReadOptions, Reader, Record, check_binary};
 /// unless `quiet`) and returns its counts (one input). PGC, CBF/CBI and FBK files are
 /// read game by game in bounded memory ([`gamerec::io::check_binary`]);
 /// JSON Lines and FEN through the library's reader.
-pub fn check_report(path: &str, quiet: bool, out: &mut Vec<u8>) -> Result<Tally> {
+pub fn check_report(path: &str, quiet: bool, out: &mut impl Write) -> Result<Tally> {
     let input = Input::from_arg(std::ffi::OsStr::new(path));
     let mut s = Tally {
         inputs: 1,

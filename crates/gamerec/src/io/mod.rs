@@ -23,6 +23,8 @@
 //! * [`GameWriter`] writes any chess format; a CBF path writes its `.cbi`
 //!   beside it; whatever the target cannot hold comes back as
 //!   [`crate::diag::Code::Loss`] warnings naming the game.
+//! * [`spool::Spool`] holds text made ahead of its turn (a bulk check's
+//!   report of one file) in bounded memory, then in a temporary file.
 //! * [`parallel`] is the parallel chunked PGN reader (ordered results,
 //!   bounded memory, a thread count) that `gamerec check` and `convert` use.
 
@@ -37,6 +39,7 @@ pub mod parallel;
 pub mod pipeline;
 pub mod read;
 pub mod spill;
+pub mod spool;
 pub mod write;
 
 use std::ffi::OsStr;
