@@ -5,6 +5,9 @@
 //! names, first the whole table as `gamerec` writes it ([`TableWriter`],
 //! its settings, one thread): the writer's share of a table's cost.
 //!
+//! With `WITHOUT=1` (and no column names), what each column adds to the
+//! whole writer: the table's cost less that of the table without it.
+//!
 //! `cargo run --profile quick-release -p gamerec-arrow --example
 //! column_costs -- positions.parquet [COLUMN...]`
 
@@ -77,6 +80,37 @@ fn main() -> Result<(), Error> {
             Ok(writer.finish()?.len())
         })?;
         report("(all)", "TableWriter", best, size);
+        if std::env::var_os("WITHOUT").is_some() {
+            // What each column adds to the whole writer: the table without it.
+            for (i, field) in schema.fields().iter().enumerate() {
+                let mut rest = (*schema).clone();
+                rest.fields = schema
+                    .fields()
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, f)| f.clone())
+                    .collect();
+                let rest = Arc::new(rest);
+                let cut: Vec<RecordBatch> = batches
+                    .iter()
+                    .map(|b| {
+                        let mut b = b.clone();
+                        b.remove_column(i);
+                        RecordBatch::try_new(rest.clone(), b.columns().to_vec())
+                    })
+                    .collect::<Result<_, _>>()?;
+                let (without, _) = best_of(reps, || {
+                    let mut writer = TableWriter::new(Vec::new(), FileKind::Parquet, rest.clone())?;
+                    for b in &cut {
+                        writer.write(b)?;
+                    }
+                    Ok(writer.finish()?.len())
+                })?;
+                report(field.name(), "adds", best.saturating_sub(without), 0);
+            }
+            return Ok(());
+        }
     }
     let zstd1 = Compression::ZSTD(ZstdLevel::try_new(1)?);
     for (i, field) in schema.fields().iter().enumerate() {
@@ -114,6 +148,24 @@ fn main() -> Result<(), Error> {
                     "dlba zstd1",
                     Some(Encoding::DELTA_LENGTH_BYTE_ARRAY),
                     zstd1,
+                    1 << 20,
+                ),
+                (
+                    "dlba zstd-1",
+                    Some(Encoding::DELTA_LENGTH_BYTE_ARRAY),
+                    Compression::ZSTD(ZstdLevel::try_new(-1)?),
+                    1 << 20,
+                ),
+                (
+                    "dlba zstd-3",
+                    Some(Encoding::DELTA_LENGTH_BYTE_ARRAY),
+                    Compression::ZSTD(ZstdLevel::try_new(-3)?),
+                    1 << 20,
+                ),
+                (
+                    "dlba zstd-7",
+                    Some(Encoding::DELTA_LENGTH_BYTE_ARRAY),
+                    Compression::ZSTD(ZstdLevel::try_new(-7)?),
                     1 << 20,
                 ),
                 (
