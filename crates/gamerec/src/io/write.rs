@@ -267,9 +267,21 @@ impl<'w> GameWriter<'w> {
                 }
             }
             (format, record) => {
-                let converted = record.to_game();
-                say(converted.warnings);
-                let game = self.prepared(&converted.value);
+                // A game is written as it is (a clone of it was the
+                // model's memory again, at every game); a position becomes
+                // a game first.
+                let converted;
+                let game = match record {
+                    Record::Game(g) => g,
+                    Record::Position(r) => {
+                        let epd::convert::Converted { value, warnings } =
+                            epd::convert::record_to_game(r);
+                        say(warnings);
+                        converted = value;
+                        &converted
+                    }
+                };
+                let game = self.prepared(game);
                 match format {
                     Format::Pgn => {
                         let text = pgn::writer::export_string(&game, &self.opts.pgn);
