@@ -203,13 +203,13 @@ impl Output {
 }
 
 /// Runs `work` on every game of every input (in parallel, through the
-/// library's pipeline) and `sink` in input order with the game's number
+/// library's pipeline; the game is `work`'s to change) and `sink` in input order with the game's number
 /// over all inputs (from 1; games that could not be read count too), its
 /// input's name and byte offset. Diagnostics go to stderr as `check`
 /// prints them. Returns the pipeline's tally.
 pub(crate) fn each_game<T: Send>(
     io: &IoArgs,
-    work: impl Fn(&Game) -> T + Sync,
+    work: impl Fn(Game) -> T + Sync,
     mut sink: impl FnMut(u64, &str, u64, T) -> Result<()>,
 ) -> Result<Tally> {
     let inputs = Input::from_args(&io.inputs);
@@ -226,9 +226,9 @@ pub(crate) fn each_game<T: Send>(
     let ran = pipeline::read_games(
         &inputs,
         &opts,
-        |item| match &item.record {
+        |item| match item.record {
             gamerec::io::Record::Game(g) => work(g),
-            r @ gamerec::io::Record::Position(_) => work(&r.to_game().value),
+            r @ gamerec::io::Record::Position(_) => work(r.to_game().value),
         },
         |out| {
             seen += 1;

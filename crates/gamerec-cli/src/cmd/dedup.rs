@@ -51,7 +51,7 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
     let quiet = args.quiet;
     let tally = each_game(
         &args.io,
-        |game| (identity(game, opts), writer.write(game)),
+        |game| (identity(&game, opts), writer.write(&game)),
         |n, name, offset, (id, text)| {
             match seen.first_of(id, n) {
                 None => {

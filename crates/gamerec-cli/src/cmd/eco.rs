@@ -47,10 +47,9 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
     let (mut classified, mut total) = (0u64, 0u64);
     let tally = each_game(
         &args.io,
-        |game| {
-            let mut g = game.clone();
-            let hit = book.apply(&mut g);
-            (hit, writer.write(&g))
+        |mut game| {
+            let hit = book.apply(&mut game);
+            (hit, writer.write(&game))
         },
         |_, name, _, (hit, text)| {
             total += 1;

@@ -127,7 +127,7 @@ pub fn run_filter(args: FilterArgs) -> Result<ExitCode> {
     let invert = args.invert;
     let tally = each_game(
         &args.io,
-        |game| (expr.matches_game(game) != invert).then(|| write.then(|| writer.write(game))),
+        |game| (expr.matches_game(&game) != invert).then(|| write.then(|| writer.write(&game))),
         |_, name, _, text| {
             if let Some(text) = text {
                 matched += 1;

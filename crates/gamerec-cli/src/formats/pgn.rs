@@ -239,20 +239,15 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
         ..WriteOptions::default()
     };
     // A game rendered, and the warning of what its encoding could not hold.
-    let render = |item: &gamerec::io::Item| -> (Vec<u8>, Option<(String, String)>) {
-        let gamerec::io::Record::Game(game) = &item.record else {
+    let render = |item: gamerec::io::Item| -> (Vec<u8>, Option<(String, String)>) {
+        let gamerec::io::Record::Game(mut game) = item.record else {
             return (Vec::new(), None);
         };
         let mut out = Vec::new();
-        let stripped;
-        let game = if args.strip_commands {
-            let mut g = game.clone();
-            gamerec::pgn::commands::strip_game_commands(&mut g);
-            stripped = g;
-            &stripped
-        } else {
-            game
-        };
+        if args.strip_commands {
+            gamerec::pgn::commands::strip_game_commands(&mut game);
+        }
+        let game = &game;
         match to {
             To::Pgn => {
                 let text = export_string(game, &opts);
@@ -316,7 +311,7 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let ran = pipeline::read_games(
         &inputs,
         &popts,
-        |item| render(&item),
+        render,
         |o| {
             progress.update(o.overall);
             let (text, loss) = o.value;
