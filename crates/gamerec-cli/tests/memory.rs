@@ -8,4 +8,5 @@
 mod binary_memory;
 mod messages_memory;
 mod pgn_memory;
+mod sort_memory;
 mod writer_memory;
