@@ -69,23 +69,35 @@ fn visit_pgn_games(
 ) -> anyhow::Result<u64> {
     let mut errors = 0;
     let mut failure = None;
-    for item in reader.by_ref() {
-        match item {
-            Ok(item) => {
+    // Problems are printed as the reader finds them: a run of games that
+    // fail to read holds none of its messages.
+    let mut write_failed = None;
+    let mut print = |d: gamerec::diag::Diagnostic| {
+        if d.is_error() {
+            errors += 1;
+        } else if quiet {
+            return;
+        }
+        if write_failed.is_none()
+            && let Err(e) = writeln!(err, "{d}")
+        {
+            write_failed = Some(e);
+        }
+    };
+    loop {
+        let next = reader.next_reporting(&mut print);
+        match next {
+            None => break,
+            Some(Ok(item)) => {
                 if let Record::Game(g) = item.record {
                     f(g)?;
                 }
             }
-            Err(e) => failure = Some(e),
+            Some(Err(e)) => failure = Some(e),
         }
     }
-    for d in reader.take_diagnostics() {
-        if d.is_error() {
-            errors += 1;
-        } else if quiet {
-            continue;
-        }
-        writeln!(err, "{d}")?;
+    if let Some(e) = write_failed {
+        return Err(e.into());
     }
     if let Some(e) = failure {
         return Err(e.into());
