@@ -36,21 +36,22 @@ pub fn for_each_pgn_game(
     visit_pgn_games(Reader::open(input, &pgn_options())?, quiet, err, f)
 }
 
-/// Every game of PGN text already read (`name` names it in messages),
-/// problems printed as by [`for_each_pgn_game`]; and the number of errors.
-pub fn pgn_games_from_bytes(
+/// Reads every game of PGN text already read (`name` names it in
+/// messages) as [`for_each_pgn_game`] does: problems printed, each game
+/// handed to `f` as it is read; returns the number of errors.
+pub fn for_each_pgn_game_in_bytes(
     name: &str,
     bytes: &[u8],
     quiet: bool,
     err: &mut dyn Write,
-) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
-    let mut games = Vec::new();
-    let reader = Reader::from_bytes(name, bytes, &pgn_options());
-    let errors = visit_pgn_games(reader, quiet, err, |g| {
-        games.push(g);
-        Ok(())
-    })?;
-    Ok((games, errors))
+    f: impl FnMut(gamerec::model::Game) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
+    visit_pgn_games(
+        Reader::from_bytes(name, bytes, &pgn_options()),
+        quiet,
+        err,
+        f,
+    )
 }
 
 fn pgn_options() -> ReadOptions {
