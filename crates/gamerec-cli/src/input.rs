@@ -36,21 +36,22 @@ pub fn for_each_pgn_game(
     visit_pgn_games(Reader::open(input, &pgn_options())?, quiet, err, f)
 }
 
-/// Every game of PGN text already read (`name` names it in messages),
-/// problems printed as by [`for_each_pgn_game`]; and the number of errors.
-pub fn pgn_games_from_bytes(
+/// Reads every game of PGN text already read (`name` names it in
+/// messages) as [`for_each_pgn_game`] does: problems printed, each game
+/// handed to `f` as it is read; returns the number of errors.
+pub fn for_each_pgn_game_in_bytes(
     name: &str,
     bytes: &[u8],
     quiet: bool,
     err: &mut dyn Write,
-) -> anyhow::Result<(Vec<gamerec::model::Game>, u64)> {
-    let mut games = Vec::new();
-    let reader = Reader::from_bytes(name, bytes, &pgn_options());
-    let errors = visit_pgn_games(reader, quiet, err, |g| {
-        games.push(g);
-        Ok(())
-    })?;
-    Ok((games, errors))
+    f: impl FnMut(gamerec::model::Game) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
+    visit_pgn_games(
+        Reader::from_bytes(name, bytes, &pgn_options()),
+        quiet,
+        err,
+        f,
+    )
 }
 
 fn pgn_options() -> ReadOptions {
@@ -69,23 +70,35 @@ fn visit_pgn_games(
 ) -> anyhow::Result<u64> {
     let mut errors = 0;
     let mut failure = None;
-    for item in reader.by_ref() {
-        match item {
-            Ok(item) => {
+    // Problems are printed as the reader finds them: a run of games that
+    // fail to read holds none of its messages.
+    let mut write_failed = None;
+    let mut print = |d: gamerec::diag::Diagnostic| {
+        if d.is_error() {
+            errors += 1;
+        } else if quiet {
+            return;
+        }
+        if write_failed.is_none()
+            && let Err(e) = writeln!(err, "{d}")
+        {
+            write_failed = Some(e);
+        }
+    };
+    loop {
+        let next = reader.next_reporting(&mut print);
+        match next {
+            None => break,
+            Some(Ok(item)) => {
                 if let Record::Game(g) = item.record {
                     f(g)?;
                 }
             }
-            Err(e) => failure = Some(e),
+            Some(Err(e)) => failure = Some(e),
         }
     }
-    for d in reader.take_diagnostics() {
-        if d.is_error() {
-            errors += 1;
-        } else if quiet {
-            continue;
-        }
-        writeln!(err, "{d}")?;
+    if let Some(e) = write_failed {
+        return Err(e.into());
     }
     if let Some(e) = failure {
         return Err(e.into());

@@ -6,6 +6,8 @@
 //! with `cargo test -p gamerec-cli --test memory`.
 
 mod binary_memory;
+mod html_memory;
 mod messages_memory;
 mod pgn_memory;
+mod sort_memory;
 mod writer_memory;

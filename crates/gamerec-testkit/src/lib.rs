@@ -263,12 +263,30 @@ pub fn finishes(what: &str, seconds: u64, f: impl FnOnce() + Send + 'static) {
 /// Runs `program` with `args`; returns its stdout and its peak resident
 /// memory in MB, read for that child alone with `wait4`.
 #[cfg(target_os = "linux")]
-#[expect(clippy::zombie_processes, reason = "the child is reaped by wait4")]
 pub fn run_measured(program: &str, args: &[&str]) -> (String, u64) {
+    measured(program, args, std::process::Stdio::inherit())
+}
+
+/// [`run_measured`] with the program's stderr written to the file `stderr`
+/// (read it with [`lines_of`]).
+///
+/// # Panics
+/// When the file cannot be created.
+#[cfg(target_os = "linux")]
+pub fn run_measured_stderr_to(program: &str, args: &[&str], stderr: &Path) -> (String, u64) {
+    let file =
+        std::fs::File::create(stderr).unwrap_or_else(|e| panic!("{}: {e}", stderr.display()));
+    measured(program, args, file.into())
+}
+
+#[cfg(target_os = "linux")]
+#[expect(clippy::zombie_processes, reason = "the child is reaped by wait4")]
+fn measured(program: &str, args: &[&str], stderr: std::process::Stdio) -> (String, u64) {
     use std::io::Read;
     let mut child = std::process::Command::new(program)
         .args(args)
         .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .expect("the program runs");
     let mut out = String::new();

@@ -19,7 +19,6 @@ use crate::chess::{check_square, mark_color_name, move_squares, piece_svg};
 use crate::diagram::{column_label, row_label};
 
 const CSS: &str = include_str!("viewer.css");
-const JS: &str = include_str!("viewer.js");
 
 /// A JSON string literal, safe inside a `<script>` element.
 pub fn json_string(text: &str) -> String {
@@ -463,8 +462,33 @@ fn html_escape(text: &str) -> String {
 
 /// The whole page for a list of games already in the viewer's JSON form.
 pub fn page(title: &str, games_json: &[String]) -> String {
-    let mut out =
-        String::with_capacity(games_json.iter().map(String::len).sum::<usize>() + 64 * 1024);
+    let mut out = page_start(title);
+    out.reserve(games_json.iter().map(|g| g.len() + 2).sum::<usize>() + PAGE_END.len());
+    for (i, g) in games_json.iter().enumerate() {
+        if i > 0 {
+            out.push_str(GAME_SEPARATOR);
+        }
+        out.push_str(g);
+    }
+    out.push_str(PAGE_END);
+    out
+}
+
+/// What comes between two games' JSON in a page (see [`page_start`]).
+pub const GAME_SEPARATOR: &str = ",\n";
+
+/// What ends a page after its games' JSON (see [`page_start`]).
+pub const PAGE_END: &str = concat!(
+    "]</script>\n<script>\n",
+    include_str!("viewer.js"),
+    "</script>\n</body>\n</html>\n"
+);
+
+/// The page up to its games' JSON: [`page`] is this, each game's JSON with
+/// [`GAME_SEPARATOR`] between two, then [`PAGE_END`] (so a page can be
+/// written game by game, holding one game's JSON at a time).
+pub fn page_start(title: &str) -> String {
+    let mut out = String::with_capacity(64 * 1024);
     put!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -497,15 +521,6 @@ pub fn page(title: &str, games_json: &[String]) -> String {
         }
     }
     out.push_str("</defs></svg>\n<script type=\"application/json\" id=\"games-data\">[");
-    for (i, g) in games_json.iter().enumerate() {
-        if i > 0 {
-            out.push_str(",\n");
-        }
-        out.push_str(g);
-    }
-    out.push_str("]</script>\n<script>\n");
-    out.push_str(JS);
-    out.push_str("</script>\n</body>\n</html>\n");
     out
 }
 

@@ -2,6 +2,7 @@
 //! collection (PGN or SGF), written into a directory with an index page.
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -51,7 +52,8 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
             .map_or_else(|| "games".to_owned(), |n| n.to_string_lossy().into_owned());
         let name = input.path.as_deref().unwrap_or(Path::new(""));
         let is_sgf = Format::of_data(name, &data) == Some(Format::Sgf);
-        let (html, count) = if is_sgf {
+        let file = format!("{stem}.html");
+        let count = if is_sgf {
             let parsed = gamerec::sgf::parse(&data, &gamerec::sgf::ParseOptions::default());
             for d in &parsed.diagnostics {
                 input_errors += d.counts().0;
@@ -64,16 +66,35 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
                     input.name
                 );
             }
-            (html, parsed.collection.roots.len() - skipped)
+            gamerec::io::write_atomic(args.output.join(&file), html)?;
+            parsed.collection.roots.len() - skipped
         } else {
+            // The page is written game by game: one game's model and JSON
+            // are held at a time, not every game's (and the page).
+            use gamerec_view::viewer::{GAME_SEPARATOR, PAGE_END, chess_game_json, page_start};
+            let mut out = gamerec::io::AtomicFile::create(args.output.join(&file))?;
+            out.write_all(page_start(&title).as_bytes())?;
+            let mut count = 0;
             let mut stderr = std::io::stderr();
-            let (games, errors) =
-                crate::input::pgn_games_from_bytes(&input.name, &data, false, &mut stderr)?;
-            input_errors += errors;
-            (gamerec_view::viewer::pgn_page(&title, &games), games.len())
+            let each = |game| {
+                if count > 0 {
+                    out.write_all(GAME_SEPARATOR.as_bytes())?;
+                }
+                out.write_all(chess_game_json(&game).as_bytes())?;
+                count += 1;
+                Ok(())
+            };
+            input_errors += crate::input::for_each_pgn_game_in_bytes(
+                &input.name,
+                &data,
+                false,
+                &mut stderr,
+                each,
+            )?;
+            out.write_all(PAGE_END.as_bytes())?;
+            out.commit()?;
+            count
         };
-        let file = format!("{stem}.html");
-        gamerec::io::write_atomic(args.output.join(&file), html)?;
         pages.push((file, title, count));
     }
     let index = index_page(&pages);

@@ -2,8 +2,8 @@
 //!
 //! `sort` and `split --by-date` read every input, export each game as it
 //! is read to PGN export format (keeping only its Seven Tag Roster values and
-//! the exported text), sort with [`gamerec::pgn::collate`] and write the
-//! text out; what they share is here.
+//! the exported text), sort in bounded memory with [`gamerec::io::spill`]
+//! and write the text out; what they share is here.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -47,34 +47,34 @@ pub struct SortArgs {
     memory: u64,
 }
 
-/// One game, exported, with what collation needs.
-pub(crate) type Exported = CollatedGame;
-
-/// Reads every input, reporting problems on stderr; returns the games that
-/// read and the exit code so far (1: errors in the input; 2: an input could
-/// not be read, reported as `gamerec: PATH: reason`, the others still read).
-pub(crate) fn load(inputs: &[OsString], quiet: bool) -> Result<(Vec<Exported>, u8)> {
-    let mut games = Vec::new();
+/// Reads every input into a [`GameSorter`] holding `memory` MiB (past it,
+/// runs in $TMPDIR), each game as `collated` makes it from its exported
+/// form, reporting problems on stderr; returns the sorter and the exit
+/// status (1: errors in the input; 2: an input could not be read, reported
+/// as `gamerec: PATH: reason`, the others still read).
+pub(crate) fn read_sorted(
+    inputs: &[OsString],
+    quiet: bool,
+    memory: u64,
+    mut collated: impl FnMut(CollatedGame) -> CollatedGame,
+) -> Result<(GameSorter, u8)> {
+    let temp = std::env::temp_dir();
+    let budget = usize::try_from(memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    let mut sorter = GameSorter::new(&temp, budget);
     let (mut errors, mut unreadable) = (0, 0);
     for input in Input::from_args(inputs) {
         // Each game is exported as it is read: only its text is kept (the
-        // models of a whole input took some 20 times the file). An input
-        // that fails adds none of its games.
-        let mut read = Vec::new();
-        let each = |g: Game| {
-            read.push(Exported::new(&g));
-            Ok(())
-        };
-        match read_input(&input, quiet, each)? {
-            Some(read_errors) => {
-                errors += read_errors;
-                games.append(&mut read);
-            }
+        // models of a whole input took some 20 times the file).
+        let each = |g: Game| sorter.push(collated(CollatedGame::new(&g)));
+        match read_input(&input, quiet, each)
+            // A run could not be written (a full disk, say).
+            .map_err(|e| anyhow::Error::new(e).context("sorting past --memory (see $TMPDIR)"))?
+        {
+            Some(read_errors) => errors += read_errors,
             None => unreadable += 1,
         }
     }
-    let code = exit_status(errors, unreadable);
-    Ok((games, code))
+    Ok((sorter, exit_status(errors, unreadable)))
 }
 
 /// Reads the games of one input into `each`, reporting problems on stderr:
@@ -116,14 +116,8 @@ fn exit_status(errors: u64, unreadable: u64) -> u8 {
     }
 }
 
-pub(crate) fn write_games(out: &mut dyn Write, games: &[Exported]) -> std::io::Result<()> {
-    for g in games {
-        write_game(out, g)?;
-    }
-    out.flush()
-}
-
-fn write_game(out: &mut dyn Write, g: &Exported) -> std::io::Result<()> {
+/// Writes one sorted game (a blank line after it).
+pub(crate) fn write_game(out: &mut dyn Write, g: &CollatedGame) -> std::io::Result<()> {
     out.write_all(g.text.as_bytes())?;
     if !g.text.ends_with("\n\n") {
         out.write_all(b"\n")?;
@@ -137,21 +131,7 @@ pub(crate) fn exit_code(code: u8) -> ExitCode {
 
 /// Runs `gamerec sort`.
 pub fn run_sort(args: SortArgs) -> Result<ExitCode> {
-    let temp = std::env::temp_dir();
-    let budget = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
-    let mut sorter = GameSorter::new(&temp, budget);
-    let (mut errors, mut unreadable) = (0, 0);
-    for input in Input::from_args(&args.inputs) {
-        let each = |g: Game| sorter.push(CollatedGame::new(&g));
-        match read_input(&input, args.quiet, each)
-            // A run could not be written (a full disk, say).
-            .map_err(|e| anyhow::Error::new(e).context("sorting past --memory (see $TMPDIR)"))?
-        {
-            Some(read_errors) => errors += read_errors,
-            None => unreadable += 1,
-        }
-    }
-    let code = exit_status(errors, unreadable);
+    let (sorter, code) = read_sorted(&args.inputs, args.quiet, args.memory, |g| g)?;
     let mut out = open_output(args.output.as_deref())?;
     sorter
         .finish(|g| write_game(&mut out, g))

@@ -3,7 +3,7 @@
 //! --games N | --bytes N -o DIR` (compressed shards of the input's bytes,
 //! streamed).
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,11 +11,12 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{ArgGroup, Args, ValueEnum};
-use gamerec::pgn::collate::{ArchiveGranularity, archive_path, roster_value, sort_games};
+use gamerec::io::Output;
+use gamerec::pgn::collate::{ArchiveGranularity, archive_path, roster_value};
 
 use crate::input::{Input, open_output};
 
-use crate::cmd::sort::{Exported, exit_code, load, write_games};
+use crate::cmd::sort::{exit_code, read_sorted, write_game};
 
 /// File granularity of `split --by-date`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -54,6 +55,8 @@ Layout (PGN standard section 11.4): year files `YYYY.pgn`, month files
 `YYYYMM.pgn` in a directory `YYYY`, day files `YYYYMMDD.pgn` in `YYYY/YYYYMM`.
 `?` date digits count as 0 (`1993.??.??` goes to 1993/199300.pgn). Each file
 is in collation order. Existing files are kept unless --force (exit 2).
+Past --memory, sorted runs are written to temporary files in $TMPDIR and
+merged, and the files are written one after another as the merge passes.
 
 Shards (--games N, --bytes N with an optional K, M or G): the inputs' games,
 decompressed, in input order and byte for byte as written, cut between two
@@ -90,6 +93,11 @@ pub struct SplitArgs {
     /// Replace archive files that already exist.
     #[arg(long)]
     force: bool,
+    /// MiB of games held in memory (--by-date); past it, sorted runs go to
+    /// temporary files in $TMPDIR (default /tmp) and are merged at the end.
+    #[arg(long, value_name = "MIB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    memory: u64,
     /// Do not print warnings (only errors).
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -302,20 +310,26 @@ pub fn run_split(args: SplitArgs) -> Result<ExitCode> {
         Per::Month => ArchiveGranularity::Month,
         Per::Day => ArchiveGranularity::Day,
     };
-    let (games, errors) = load(&args.inputs, args.quiet)?;
+    // The games go through the external sort grouped by archive file (the
+    // file's path is the group), so each file comes out whole, in
+    // collation order; only the set of paths is held.
+    let mut files: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut total = 0u64;
+    let group = |g: gamerec::io::spill::CollatedGame| {
+        let path = archive_path(roster_value(&g.roster, "Date"), granularity);
+        let name = path.to_string_lossy().into_owned();
+        files.insert(path);
+        total += 1;
+        g.in_group(name)
+    };
+    let (sorter, errors) = read_sorted(&args.inputs, args.quiet, args.memory, group)?;
     if errors >= 2 {
         // An input could not be read: no archive file is written.
         return Ok(exit_code(errors));
     }
-    let total = games.len();
-    let mut files: BTreeMap<PathBuf, Vec<Exported>> = BTreeMap::new();
-    for g in games {
-        let path = archive_path(roster_value(&g.roster, "Date"), granularity);
-        files.entry(path).or_default().push(g);
-    }
     if !args.force {
         let existing: Vec<String> = files
-            .keys()
+            .iter()
             .map(|p| by_date.join(p))
             .filter(|p| p.exists())
             .map(|p| p.display().to_string())
@@ -329,14 +343,41 @@ pub fn run_split(args: SplitArgs) -> Result<ExitCode> {
             );
         }
     }
-    for (rel, mut games) in files.iter_mut().map(|(p, g)| (p, std::mem::take(g))) {
-        sort_games(&mut games, |g| (&g.roster, g.movetext()));
-        let path = by_date.join(rel);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let mut out = open_output(Some(&path))?;
-        write_games(&mut out, &games)?;
+    // The file being written; each is put into place when the next starts.
+    let mut current: Option<(String, Output)> = None;
+    let mut failed = None;
+    let mut write = |g: &gamerec::io::spill::CollatedGame| -> Result<()> {
+        let out = match &mut current {
+            Some((group, out)) if group == g.group() => out,
+            _ => {
+                if let Some((_, mut out)) = current.take() {
+                    out.flush()?;
+                    out.finish()?;
+                }
+                let path = by_date.join(g.group());
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("creating {}", dir.display()))?;
+                }
+                let out = open_output(Some(&path))?;
+                &mut current.insert((g.group().to_owned(), out)).1
+            }
+        };
+        write_game(out, g)?;
+        Ok(())
+    };
+    let merged = sorter.finish(|g| {
+        write(g).map_err(|e| {
+            failed = Some(e);
+            std::io::Error::other("stopped")
+        })
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    merged.context("sorting past --memory (see $TMPDIR)")?;
+    if let Some((_, mut out)) = current.take() {
+        out.flush()?;
         out.finish()?;
     }
     eprintln!("{total} games in {} files", files.len());

@@ -410,10 +410,14 @@ where
                 }
                 Ok(mut reader) => {
                     let mut failed = None;
-                    while let Some(next) = reader.next() {
-                        for d in reader.take_diagnostics() {
+                    loop {
+                        // Diagnostics are reported as the reader finds
+                        // them: a run of games that fail to read holds
+                        // none of its messages.
+                        let next = reader.next_reporting(&mut |d| {
                             stop |= report(d.with_path(input.name.as_str()), &mut tally, &mut errs);
-                        }
+                        });
+                        let Some(next) = next else { break };
                         match next {
                             Ok(item) => {
                                 let (number, line, offset) = (item.number, item.line, item.offset);

@@ -462,8 +462,9 @@ impl Reader {
 
     /// The next game of a binary file read on its own thread; its problems
     /// are kept as they come.
-    fn next_binary(&mut self) -> Option<Item> {
+    fn next_binary(&mut self, report: &mut Report<'_>) -> Option<Item> {
         loop {
+            self.deliver(report);
             let Source::Binary { items, thread } = &mut self.source else {
                 return None;
             };
@@ -535,6 +536,31 @@ impl Reader {
         std::mem::take(&mut self.diagnostics)
     }
 
+    /// The next item, as [`Iterator::next`], with every diagnostic handed
+    /// to `report` in input order (any held before first) as soon as its
+    /// game or record is done with. [`Iterator::next`] reads past a run of
+    /// games that fail to read in one call, holding all their diagnostics
+    /// for [`Reader::take_diagnostics`]; this holds none, so memory stays
+    /// bounded however long the run.
+    pub fn next_reporting(
+        &mut self,
+        report: &mut dyn FnMut(Diagnostic),
+    ) -> Option<Result<Item, OpenError>> {
+        let mut report = Some(report);
+        let next = self.next_item(&mut report);
+        self.deliver(&mut report);
+        next
+    }
+
+    /// Hands the diagnostics held to `report`, when there is one.
+    fn deliver(&mut self, report: &mut Report<'_>) {
+        if let Some(report) = report {
+            for d in self.diagnostics.drain(..) {
+                report(d);
+            }
+        }
+    }
+
     fn push(&mut self, mut d: Diagnostic) {
         if d.path.is_none() {
             d.path = Some(self.name.clone());
@@ -568,8 +594,9 @@ impl Reader {
         false
     }
 
-    fn next_pgn(&mut self) -> Result<Option<Item>, OpenError> {
+    fn next_pgn(&mut self, report: &mut Report<'_>) -> Result<Option<Item>, OpenError> {
         loop {
+            self.deliver(report);
             let Source::Pgn(s) = &mut self.source else {
                 return Ok(None);
             };
@@ -614,8 +641,9 @@ impl Reader {
         }
     }
 
-    fn next_line(&mut self) -> Result<Option<Item>, OpenError> {
+    fn next_line(&mut self, report: &mut Report<'_>) -> Result<Option<Item>, OpenError> {
         loop {
+            self.deliver(report);
             let Source::Lines {
                 input,
                 line,
@@ -747,10 +775,22 @@ impl Iterator for Reader {
     /// (a truncated compressed file, a read error), after which the reader
     /// is done. Items read before the error were handed out already.
     fn next(&mut self) -> Option<Result<Item, OpenError>> {
+        self.next_item(&mut None)
+    }
+}
+
+/// Where [`Reader::next_reporting`] hands diagnostics (`None`: they are
+/// held for [`Reader::take_diagnostics`]).
+type Report<'a> = Option<&'a mut dyn FnMut(Diagnostic)>;
+
+impl Reader {
+    /// The next item; diagnostics go to `report` as they are found when it
+    /// is given, else are held.
+    fn next_item(&mut self, report: &mut Report<'_>) -> Option<Result<Item, OpenError>> {
         let next = match &mut self.source {
-            Source::Pgn(_) => self.next_pgn(),
-            Source::Lines { .. } => self.next_line(),
-            Source::Binary { .. } => Ok(self.next_binary()),
+            Source::Pgn(_) => self.next_pgn(report),
+            Source::Lines { .. } => self.next_line(report),
+            Source::Binary { .. } => Ok(self.next_binary(report)),
             Source::Loaded(games) => Ok(games.next().map(|g| {
                 self.count += 1;
                 Item {
@@ -898,6 +938,42 @@ mod tests {
         );
         let (_, diags) = read("b.pgn", b"1. e4 Zz9 *\n");
         assert_eq!(diags[0].code, Code::SanSyntax);
+    }
+
+    /// `next_reporting` hands on the diagnostics `next` and
+    /// `take_diagnostics` give, in the same order, each before the item
+    /// that follows it, and holds none.
+    #[test]
+    fn next_reporting_hands_on_the_same_diagnostics_as_found() {
+        let mut text = String::from("[Event \"a\"]\n\n1. e4 e5 1-0\n\n");
+        for i in 0..50 {
+            text.push_str(&format!("[Event \"b{i}\"]\n\n1. e4 Kd7 *\n\n"));
+        }
+        text.push_str("[Event \"c\"]\n[Date \"x\"]\n\n1. d4 1-0\n\n1. Kd7 *\n");
+        let (items, expected) = read("t.pgn", text.as_bytes());
+        let opts = ReadOptions {
+            format: Some(Format::Pgn),
+            max_errors: u64::MAX,
+            ..ReadOptions::default()
+        };
+        let mut reader = Reader::from_bytes("t.pgn", text.as_bytes(), &opts);
+        let mut got: Vec<String> = Vec::new();
+        let mut numbers = Vec::new();
+        while let Some(item) = reader.next_reporting(&mut |d| got.push(d.to_string())) {
+            let item = item.unwrap();
+            // Every diagnostic of the games before this one is out.
+            let before = expected
+                .iter()
+                .filter(|d| d.game < Some(item.number))
+                .count();
+            assert_eq!(got.len(), before, "at game {}", item.number);
+            numbers.push(item.number);
+        }
+        assert!(reader.take_diagnostics().is_empty());
+        let expected: Vec<String> = expected.iter().map(ToString::to_string).collect();
+        assert_eq!(got, expected);
+        assert_eq!(numbers, items.iter().map(|i| i.number).collect::<Vec<_>>());
+        assert_eq!(numbers, [1, 52]);
     }
 
     #[test]

@@ -6,6 +6,10 @@
 //! that of [`crate::pgn::collate::sort_games`], stable: runs hold games in
 //! input order and ties go to the earlier run.
 //!
+//! Games may be put in groups ([`CollatedGame::in_group`]): groups come
+//! out one after another, in the byte order of their names, each in
+//! collation order (`split --by-date` groups by archive file).
+//!
 //! Runs are created exclusively in the directory given (`.gamerec-sort-PID-N.tmp`)
 //! and removed when merged, when the sorter is dropped, or on an error.
 
@@ -38,6 +42,8 @@ pub struct CollatedGame {
     /// The game in PGN export format.
     pub text: String,
     movetext_start: usize,
+    /// The group the game is sorted in (empty: the one group).
+    group: String,
 }
 
 impl CollatedGame {
@@ -59,7 +65,20 @@ impl CollatedGame {
             roster,
             text,
             movetext_start,
+            group: String::new(),
         }
+    }
+
+    /// The game in the group `group`: games sort by group first (the byte
+    /// order of the names), then in collation order.
+    pub fn in_group(mut self, group: impl Into<String>) -> CollatedGame {
+        self.group = group.into();
+        self
+    }
+
+    /// The game's group (empty unless given with [`CollatedGame::in_group`]).
+    pub fn group(&self) -> &str {
+        &self.group
     }
 
     /// The exported movetext (the last collation key).
@@ -67,14 +86,16 @@ impl CollatedGame {
         self.text.get(self.movetext_start..).unwrap_or("")
     }
 
-    /// Collation order (all eight keys).
+    /// Collation order (all eight keys), after the group.
     pub fn collate(&self, other: &CollatedGame) -> Ordering {
-        compare_games(
-            &self.roster,
-            self.movetext(),
-            &other.roster,
-            other.movetext(),
-        )
+        self.group.cmp(&other.group).then_with(|| {
+            compare_games(
+                &self.roster,
+                self.movetext(),
+                &other.roster,
+                other.movetext(),
+            )
+        })
     }
 
     /// The bytes this game counts against a sorter's budget.
@@ -84,7 +105,7 @@ impl CollatedGame {
             .iter()
             .map(|t| t.name.len() + t.value.len() + 48)
             .sum();
-        self.text.capacity() + tags + PER_GAME
+        self.text.capacity() + self.group.capacity() + tags + PER_GAME
     }
 
     fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
@@ -95,6 +116,7 @@ impl CollatedGame {
             write_bytes(out, t.value.as_bytes())?;
         }
         out.write_all(&(self.movetext_start as u64).to_le_bytes())?;
+        write_bytes(out, self.group.as_bytes())?;
         write_bytes(out, self.text.as_bytes())
     }
 
@@ -112,11 +134,13 @@ impl CollatedGame {
         }
         let mut start = [0u8; 8];
         input.read_exact(&mut start)?;
+        let group = read_string(input)?;
         let text = read_string(input)?;
         Ok(Some(CollatedGame {
             roster,
             movetext_start: u64::from_le_bytes(start) as usize,
             text,
+            group,
         }))
     }
 }
@@ -396,6 +420,34 @@ mod tests {
             }
             assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         }
+    }
+
+    /// Grouped games come out group by group (in the byte order of the
+    /// names), each group in the stable collation order, whatever the
+    /// budget.
+    #[test]
+    fn groups_come_out_one_after_another_each_in_order() {
+        let dir = gamerec_testkit::temp_dir("spill-groups");
+        let input: Vec<CollatedGame> = games(500)
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| g.in_group(["b", "a", "c/d", "c"][i * 13 % 4]))
+            .collect();
+        let mut expected: Vec<CollatedGame> = Vec::new();
+        for group in ["a", "b", "c", "c/d"] {
+            let mut members: Vec<CollatedGame> = input
+                .iter()
+                .filter(|g| g.group() == group)
+                .cloned()
+                .collect();
+            crate::pgn::collate::sort_games(&mut members, |g| (&g.roster, g.movetext()));
+            expected.extend(members);
+        }
+        for budget in [usize::MAX, 20_000, 1] {
+            let (out, _) = sorted(budget, &input, &dir);
+            assert_eq!(out, expected, "budget {budget}");
+        }
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     }
 
     /// A run that cannot be written fails the sort with the directory
