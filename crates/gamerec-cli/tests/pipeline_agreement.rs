@@ -361,3 +361,138 @@ fn tables_count_a_record_with_two_errors_once() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Games with no tag sections (movetext, a marker, the next game's moves)
+/// gave the chunkers no `[` to cut before: a file of them was one chunk,
+/// held whole and read by one thread, and past the bound on one game
+/// (`--max-game-bytes`, 64 MiB by default) one "too large" game: an 85 MB
+/// file of 1.5 million games read as "1 games, 1 errors". Chunks now end
+/// where the reader ends a game when there is no `[`; every entry (the
+/// mapped file at any thread count, stdin, a zstd file, the one-thread
+/// reader of `sort`) reads every game, with a bound far below the file.
+#[test]
+fn games_without_tag_sections_are_cut_into_chunks_on_every_path() {
+    let dir = temp_dir("tagless");
+    // Movetexts of real games ({[%clk]} comments, `[` inside them), and
+    // markers where no game ends: in a brace comment over two lines, a `;`
+    // comment, a `%` line.
+    let games = String::from_utf8(some_games(300)).unwrap();
+    let mut text = String::new();
+    for line in games.lines().filter(|l| !l.starts_with('[')) {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(
+        "1. e4 {a comment that says 1-0\n1-0 again} e5 ; 0-1 and *\n\
+         % 1-0 an escape line\n2. Nf3 *\n\n",
+    );
+    let per_copy = 301;
+    let copies = 40;
+    let input = dir.join("tagless.pgn");
+    std::fs::write(&input, text.repeat(copies)).unwrap();
+    let size = std::fs::metadata(&input).unwrap().len();
+    assert!(size > 6 << 20, "{size} bytes: several chunks");
+    let zst = dir.join("tagless.pgn.zst");
+    std::fs::write(&zst, zstd(text.repeat(copies).as_bytes())).unwrap();
+    let summary = format!("{} games,", per_copy * copies);
+    let path = input.to_str().unwrap();
+    let mut outputs = Vec::new();
+    for (name, args, stdin) in [
+        ("file -t 1", vec!["check", "-t", "1", path], None),
+        ("file -t 2", vec!["check", "-t", "2", path], None),
+        ("stdin", vec!["check", "-t", "2", "-"], Some(&input)),
+        (
+            "zstd",
+            vec!["check", "-t", "2", zst.to_str().unwrap()],
+            None,
+        ),
+    ] {
+        let mut args = args;
+        args.extend(["--max-game-bytes", "1000000"]);
+        let mut run = cli(&args);
+        if let Some(file) = stdin {
+            run = run.stdin(std::fs::read(file).unwrap());
+        }
+        let (code, out, err) = run.run().code_and_text();
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert!(out.starts_with(&summary), "{name}: {out}{err}");
+        outputs.push(out);
+    }
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]), "{outputs:?}");
+    // The one-thread reader (`sort`, `split`, `html`) and a conversion.
+    let sorted = dir.join("sorted.pgn");
+    let (code, _, err) = cli(&["sort", path, "-o", sorted.to_str().unwrap()])
+        .run()
+        .code_and_text();
+    assert_eq!(code, 0, "{err}");
+    let (_, out, err) = cli(&["check", sorted.to_str().unwrap()])
+        .run()
+        .code_and_text();
+    assert!(out.starts_with(&summary), "sort: {out}{err}");
+}
+
+/// `--max-game-bytes` held on streams (stdin, compressed files) but not on
+/// a plain file, whose planned ranges (up to 16 MiB) were read in place: a
+/// 3 MB game under a 1 MB bound was read from the file and refused from
+/// stdin. After a game too large to read, games without tag sections were
+/// all lost (the reading resumed only at a `[`). Now every entry refuses
+/// the same game and reads every other one.
+#[test]
+fn the_bound_on_one_game_holds_on_every_entry() {
+    let dir = temp_dir("game-bound");
+    let comment = "x".repeat(3_000_000);
+    for (name, game, big) in [
+        (
+            "tagged",
+            "[Event \"g\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n".to_string(),
+            format!("[Event \"big\"]\n\n1. e4 {{{comment}}} e5 *\n\n"),
+        ),
+        (
+            "tagless",
+            "1. e4 e5 2. Nf3 Nc6 1-0\n\n".to_string(),
+            format!("1. e4 {{{comment}}} e5 *\n\n"),
+        ),
+    ] {
+        let text = format!("{}{big}{}", game.repeat(1000), game.repeat(1000));
+        let plain = dir.join(format!("{name}.pgn"));
+        std::fs::write(&plain, &text).unwrap();
+        let zst = dir.join(format!("{name}.pgn.zst"));
+        std::fs::write(&zst, zstd(text.as_bytes())).unwrap();
+        let mut seen = Vec::new();
+        for threads in ["1", "2"] {
+            for (entry, path, stdin) in [
+                ("file", plain.to_str().unwrap(), false),
+                ("zstd", zst.to_str().unwrap(), false),
+                ("stdin", "-", true),
+            ] {
+                let mut run = cli(&["check", "-t", threads, "--max-game-bytes", "1000000", path]);
+                if stdin {
+                    run = run.stdin(text.as_bytes());
+                }
+                let (code, out, err) = run.run().code_and_text();
+                let what = format!("{name} {entry} -t {threads}: {out}{err}");
+                assert_eq!(code, 1, "{what}");
+                let lines: Vec<&str> = out.lines().collect();
+                assert_eq!(lines.len(), 2, "{what}");
+                assert_eq!(
+                    lines[1], "2001 games, 8000 moves, 1 errors; 1 with errors, 0 warnings",
+                    "{what}"
+                );
+                // One message, at the same place from every entry.
+                let (place, message) = lines[0].split_once(": error: ").expect("a message");
+                assert!(
+                    message.starts_with("game of ")
+                        && message.contains("is larger than the bound of one game: not read"),
+                    "{what}"
+                );
+                let place = place.rsplitn(3, ':').take(2).collect::<Vec<_>>().join(":");
+                seen.push((entry, place, message.to_owned()));
+            }
+        }
+        assert!(
+            seen.windows(2)
+                .all(|w| (&w[0].1, &w[0].2) == (&w[1].1, &w[1].2)),
+            "{name}: {seen:?}"
+        );
+    }
+}

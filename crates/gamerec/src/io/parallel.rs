@@ -742,7 +742,8 @@ where
         } else {
             DEFAULT_CHUNK_SIZE
         });
-        let planner = RangePlanner::new(plan.bytes().len() as u64, size);
+        let planner =
+            RangePlanner::new(plan.bytes().len() as u64, size).max_game_bytes(opts.max_game_bytes);
         source.planned = Some((plan, planner.starting_at(opts.resume.offset)));
     }
     let mut lines = LineCount {

@@ -10,6 +10,10 @@
 //! as [`truncated`](SliceReader::truncated), and the caller reads that chunk
 //! again joined to the next one ([`Chunk::append`]). [`Reader`] does this
 //! for you.
+//!
+//! Games with no tag sections (`1. e4 e5 1-0` and the next game's moves
+//! right after) give no such `[`: when a chunk has none, it ends where the
+//! reader itself ends its last whole game ([`last_game_end`]), an exact cut.
 
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
@@ -320,7 +324,7 @@ impl<R: Read> Chunker<R> {
                 }
                 return Ok(Some(self.emit(buf, true)));
             }
-            if let Some(cut) = find_cut(&buf[..len]) {
+            if let Some(cut) = find_cut(&buf[..len]).or_else(|| last_game_end(&buf[..len])) {
                 self.carry.extend_from_slice(&buf[cut..len]);
                 buf.truncate(cut);
                 return Ok(Some(self.emit(buf, false)));
@@ -391,7 +395,11 @@ impl<R: Read> Chunker<R> {
         let mut checked = 0; // `[`s before this position of `window` were tried
         let block = self.size.clamp(4096, 1 << 20);
         let resume = loop {
-            if let Some(cut) = find_first_cut(&window, checked) {
+            let cuts = [
+                find_first_cut(&window, checked),
+                find_first_tagless_start(&window, checked),
+            ];
+            if let Some(cut) = cuts.into_iter().flatten().min() {
                 break Some(cut);
             }
             if self.eof {
@@ -576,6 +584,18 @@ impl RangePlanner {
         }
     }
 
+    /// Plans no range in which a game could run past `max` bytes (the bound
+    /// on one game, [`Chunker::max_game_bytes`]): where no game ends
+    /// within `max` bytes the planner gives up ([`Planned::Rest`]), and the
+    /// chunker that reads the rest applies the bound as it does on any
+    /// stream, so a mapped file and the same bytes on stdin read alike.
+    pub fn max_game_bytes(mut self, max: u64) -> RangePlanner {
+        let max = max.max(1);
+        self.size = self.size.min(max);
+        self.limit = self.limit.min(max);
+        self
+    }
+
     /// Plans from `offset` on (the bytes before it are not read): for an
     /// input read again from where an earlier reading stopped.
     pub fn starting_at(mut self, offset: u64) -> RangePlanner {
@@ -628,6 +648,18 @@ impl RangePlanner {
                     break;
                 }
                 width = width.saturating_mul(2);
+            }
+            // No `[` to cut before (games without tag sections): where the
+            // reader ends the span's last whole game.
+            let span_bytes = &input[start as usize..end as usize];
+            if let Some(cut) = last_game_end(span_bytes) {
+                let cut = start + cut as u64;
+                self.next = cut;
+                return Some(Planned::Range(ChunkRange {
+                    start,
+                    end: cut,
+                    last: false,
+                }));
             }
             span = span.saturating_mul(2);
         }
@@ -697,6 +729,36 @@ fn find_first_cut(buf: &[u8], from: usize) -> Option<usize> {
         .find_map(|i| cut_before(buf, i, false))
 }
 
+/// The first place in `buf` at or after `from` where a game without a tag
+/// section probably starts: a line that starts `1.`, after a termination
+/// marker standing alone (after whitespace, `)`, `}` or `.`) and nothing but
+/// whitespace. For resuming after a game too large to read, where `buf`
+/// starts inside that game and the reader cannot be run from a boundary.
+fn find_first_tagless_start(buf: &[u8], from: usize) -> Option<usize> {
+    let after_marker = |i: usize| {
+        let Some(end) = buf[..i].iter().rposition(|b| !b.is_ascii_whitespace()) else {
+            return false;
+        };
+        let text = &buf[..=end];
+        [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
+            .into_iter()
+            .any(|m| {
+                text.ends_with(m) && text.len() > m.len() && {
+                    let b = text[text.len() - m.len() - 1];
+                    b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
+                }
+            })
+    };
+    memchr_iter(b'1', &buf[from.min(buf.len())..])
+        .map(|i| i + from)
+        .find(|&i| {
+            i > 0
+                && matches!(buf[i - 1], b'\n' | b'\r')
+                && buf.get(i + 1) == Some(&b'.')
+                && after_marker(i)
+        })
+}
+
 /// Whether `buf` (starting at a game boundary) ends with a termination
 /// marker and nothing but whitespace after it.
 fn ends_after_marker(buf: &[u8]) -> bool {
@@ -760,6 +822,25 @@ fn cut_before(buf: &[u8], i: usize, bounded: bool) -> Option<usize> {
             b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
         };
     boundary.then_some(if stripped { end } else { i })
+}
+
+/// Where the reader, reading `buf` from its start (a game boundary), ends
+/// the last game it reads whole with input after it: the place the next
+/// game's reading starts. `None` if no game ends before the end of `buf`.
+/// The cut for games without tag sections, which [`find_cut`] cannot see;
+/// exact (the reader's own game ends), at the cost of a reading of `buf`.
+fn last_game_end(buf: &[u8]) -> Option<usize> {
+    let mut reader = SliceReader::new(buf);
+    let mut end = None;
+    while reader.read_game(&mut SkipAll).is_some() && !reader.truncated() {
+        let at = reader.position();
+        if at >= buf.len() {
+            // A marker at the very end might go on in the input.
+            break;
+        }
+        end = Some(at).filter(|&at| at > 0);
+    }
+    end
 }
 
 /// Counts line ends (LF, CRLF, lone CR) in `data`.

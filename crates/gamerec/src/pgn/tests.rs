@@ -812,3 +812,60 @@ fn a_bad_byte_in_a_tag_line_is_an_error_inside_its_game() {
         assert_eq!(games[0].tags.get("Event"), Some("two"), "{shown:?}");
     }
 }
+
+#[test]
+fn games_without_tag_sections_are_cut_where_the_reader_ends_them() {
+    // No `[` to cut before: markers inside comments (over two lines, a `;`
+    // comment, a `%` line), variations and games that end in an error.
+    let mut data = Vec::new();
+    for i in 0..400 {
+        data.extend_from_slice(b"1. e4 e5 2. Nf3 ");
+        match i % 5 {
+            0 => data.extend_from_slice(b"{ends 1-0\nor 0-1 } Nc6 *\n\n"),
+            1 => data.extend_from_slice(b"(2. d4 d5 *) 1-0 {took 5 h}\n\n"),
+            2 => data.extend_from_slice(b"Ke7 0-1\n; a note 1-0\n\n"),
+            3 => data.extend_from_slice(b"Nc6 3. Qh9 1/2-1/2\n% 1-0 an escape\n"),
+            _ => data.extend_from_slice(b"Nc6 3. Bb5 a6 1-0 "),
+        }
+    }
+    let (expected, problems) = read_games(&data);
+    let mut whole = SliceReader::new(&data);
+    let mut read = 0;
+    while whole.read_game(&mut SkipAll).is_some() {
+        read += 1;
+    }
+    assert_eq!(read, 400);
+    assert!(!expected.is_empty() && !problems.is_empty());
+    for size in [1, 7, 64, 1000, 4096] {
+        let mut chunker = Chunker::with_size(&data[..], size);
+        let mut reader = Reader::from_chunker(Chunker::with_size(&data[..], size));
+        let mut builder = GameBuilder::default();
+        let mut games = Vec::new();
+        while let Some(g) = reader.read_game(&mut builder).unwrap() {
+            games.extend(g);
+        }
+        assert_eq!(games, expected, "chunk size {size}");
+        // Many chunks, none much larger than asked (it was one chunk of
+        // the whole input, or one "too large" game past the bound).
+        let mut chunks = 0;
+        while let Some(chunk) = chunker.next_chunk().unwrap() {
+            chunks += 1;
+            assert!(
+                chunk.data.len() < 2 * size + 200,
+                "size {size}: {}",
+                chunk.data.len()
+            );
+        }
+        assert!(
+            chunks > data.len() / (2 * size + 200),
+            "size {size}: {chunks} chunks"
+        );
+        let (ranges, gave_up) = assert_planned_like_chunked(&data, size);
+        // The planner gives up on a game longer than 16 chunks (then a
+        // chunker reads the rest): only at the smallest sizes here.
+        if size >= 64 {
+            assert!(!gave_up, "size {size}");
+            assert!(ranges.len() > data.len() / (2 * size + 200), "size {size}");
+        }
+    }
+}
