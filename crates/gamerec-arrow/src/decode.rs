@@ -428,6 +428,9 @@ fn cut_short(e: InputError, met: u64) -> InputError {
 
 /// Games per batch when reading formats other than PGN.
 const GAMES_PER_BATCH: usize = 1024;
+/// Diagnostics held before they go on in a batch of their own (see
+/// `read_any`).
+const PROBLEMS_PER_BATCH: usize = 1024;
 
 /// Reads a non-PGN chess input (JSON, PGC, CBF, FBK, EPD: positions become
 /// games starting there) with the library's one reader, in batches.
@@ -459,8 +462,37 @@ fn read_any(
     let mut error = None;
     // Games met before this batch, as the pipeline counts them: read or not.
     let mut met_before = 0u64;
+    let games = opts.table == Table::Games;
+    // The diagnostics of the batch being built. A run of records that fail
+    // to read adds no row: past PROBLEMS_PER_BATCH its diagnostics go on in
+    // a batch of no rows (the next batch counts the failed records), so
+    // memory holds at most that many however long the run.
+    let mut problems = Vec::new();
+    let mut gone = false;
+    let no_rows = match lineage::append(Rows::new(opts.table).finish(), games, &input.name, &[]) {
+        Ok(b) => b,
+        Err(e) => {
+            let e = OpenError::new(input.name.clone(), std::io::Error::other(e.to_string()));
+            tx.send(Err(e)).ok(); // the consumer may be gone: stop either way
+            return ControlFlow::Break(());
+        }
+    };
     loop {
-        let item = reader.next();
+        let item = reader.next_reporting(&mut |d| {
+            problems.push(d);
+            if problems.len() >= PROBLEMS_PER_BATCH && !gone {
+                let decoded = Decoded {
+                    batch: no_rows.clone(),
+                    games: 0,
+                    failed: 0,
+                    problems: std::mem::take(&mut problems),
+                };
+                gone = tx.send(Ok(decoded)).is_err();
+            }
+        });
+        if gone {
+            return ControlFlow::Break(());
+        }
         let done = match item {
             None => true,
             Some(Err(e)) => {
@@ -486,14 +518,13 @@ fn read_any(
             }
         };
         if done || games_in_rows >= GAMES_PER_BATCH || rows.len() >= 64 * GAMES_PER_BATCH {
-            let problems = reader.take_diagnostics();
+            let problems = std::mem::take(&mut problems);
             // A game may have several errors: the games that failed are
             // those met and not handed out.
             let met = reader.items_met().max(met_before + built);
             let failed = met - met_before - built;
             met_before = met;
             let batch = std::mem::replace(&mut rows, Rows::new(opts.table)).finish();
-            let games = opts.table == Table::Games;
             let batch = match lineage::append(batch, games, &input.name, &offsets) {
                 Ok(b) => renumber(b, *next_id),
                 Err(e) => {

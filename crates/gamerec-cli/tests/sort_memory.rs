@@ -200,5 +200,48 @@ fn runs_of_bad_games_are_reported_as_read_not_held() {
         )),
         "{last}"
     );
+
+    // The tables' reader of the same records: it held a batch's messages
+    // until the batch ended, and failed records add no row to end it
+    // (101 MB for these records to Parquet).
+    let table = dir.join("converted.parquet");
+    let stderr = dir.join("table.txt");
+    let mb = run_measured_stderr_to(
+        &[
+            "convert",
+            epd.to_str().unwrap(),
+            "-o",
+            table.to_str().unwrap(),
+        ],
+        &stderr,
+    );
+    assert!(
+        mb < 40,
+        "convert of {n} bad EPD records to Parquet: {mb} MB"
+    );
+    let mut lines = 0;
+    for (i, line) in gamerec_testkit::lines_of(&stderr).enumerate() {
+        if i < n {
+            assert!(
+                line.contains(&format!("bad.epd:{}:57: error: unterminated string", i + 2)),
+                "{i}: {line}"
+            );
+        } else if i == n {
+            assert!(
+                line.ends_with(&format!(
+                    "{} games, {n} errors; {n} with errors, 0 warnings, 1 written",
+                    n + 1
+                )),
+                "{line}"
+            );
+        } else {
+            assert!(
+                line.ends_with(&format!("1 rows from {} games ({n} with errors)", n + 1)),
+                "{line}"
+            );
+        }
+        lines += 1;
+    }
+    assert_eq!(lines, n + 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -824,21 +824,32 @@ fn cut_before(buf: &[u8], i: usize, bounded: bool) -> Option<usize> {
     boundary.then_some(if stripped { end } else { i })
 }
 
-/// Where the reader, reading `buf` from its start (a game boundary), ends
-/// the last game it reads whole with input after it: the place the next
-/// game's reading starts. `None` if no game ends before the end of `buf`.
-/// The cut for games without tag sections, which [`find_cut`] cannot see;
-/// exact (the reader's own game ends), at the cost of a reading of `buf`.
+/// The start of the line after the last game the reader, reading `buf` from
+/// its start (a game boundary), reads whole and ends on a line of its own
+/// (nothing but blanks after its marker): the next game's reading starts
+/// there. `None` if there is no such line start before the end of `buf`.
+/// The cut for games without tag sections, which [`find_cut`] cannot see:
+/// exact (the reader's own game ends), at the cost of a reading of `buf`;
+/// at a line start, as every cut is (line and column numbers, and the line
+/// a message quotes, are counted from a chunk's start).
 fn last_game_end(buf: &[u8]) -> Option<usize> {
     let mut reader = SliceReader::new(buf);
     let mut end = None;
     while reader.read_game(&mut SkipAll).is_some() && !reader.truncated() {
         let at = reader.position();
-        if at >= buf.len() {
-            // A marker at the very end might go on in the input.
-            break;
+        let blanks = buf[at..]
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t')
+            .map_or(buf.len(), |n| at + n);
+        let next_line = match &buf[blanks..] {
+            [b'\r', b'\n', ..] => blanks + 2,
+            [b'\n', ..] => blanks + 1,
+            [b'\r', next, ..] if *next != b'\n' => blanks + 1,
+            _ => continue,
+        };
+        if next_line < buf.len() {
+            end = Some(next_line);
         }
-        end = Some(at).filter(|&at| at > 0);
     }
     end
 }
