@@ -82,11 +82,7 @@ fn check_stays_under_100_mb_on_a_300_mb_file_and_a_150_mb_comment() {
 fn sort_and_split_hold_exported_text_not_models() {
     let dir = gamerec_testkit::temp_dir("sort-memory");
     let path = dir.join("games.pgn");
-    let moves = "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 \
-                 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 \
-                 14. Bg5 b4 15. Nb1 h6 16. Bh4 c5 17. dxe5 Nxe4 18. Bxe7 Qxe7 19. exd6 Qf6 \
-                 20. Nbd2 Nxd6 21. Nc4 Nxc4 22. Bxc4 Nb6 23. Ne5 Rae8 24. Bxf7+ Rxf7 \
-                 25. Nxf7 Rxe1+ 26. Qxe1 Kxf7 27. Qe3 Qg5 28. Qxg5 hxg5 29. b3 Ke6 1/2-1/2";
+    let moves = format!("{} 1/2-1/2", gamerec_testkit::BREYER_MOVES);
     let n = 30_000;
     let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     for i in (0..n).rev() {

@@ -471,6 +471,17 @@ fn checker_takes_moves_back_for_variations() {
     }
 }
 
+/// The games of `data` read by the streaming reader in chunks of `size`.
+fn games_chunked(data: &[u8], size: usize) -> Vec<Game> {
+    let mut reader = Reader::from_chunker(Chunker::with_size(data, size));
+    let mut builder = GameBuilder::default();
+    let mut games = Vec::new();
+    while let Some(g) = reader.read_game(&mut builder).unwrap() {
+        games.extend(g);
+    }
+    games
+}
+
 #[test]
 fn streaming_reader_matches_slice_reader_at_any_chunk_size() {
     let data = std::fs::read(gamerec_testkit::corpus(
@@ -481,13 +492,7 @@ fn streaming_reader_matches_slice_reader_at_any_chunk_size() {
     data.extend_from_slice(b"\n1. e4 {a comment with\n1-0\n[Event \"inside\"] } e5 *\n");
     let (expected, _) = read_games(&data);
     for size in [1, 7, 64, 1000, 1 << 20] {
-        let mut reader = Reader::from_chunker(Chunker::with_size(&data[..], size));
-        let mut builder = GameBuilder::default();
-        let mut games = Vec::new();
-        while let Some(g) = reader.read_game(&mut builder).unwrap() {
-            games.extend(g);
-        }
-        assert_eq!(games, expected, "chunk size {size}");
+        assert_eq!(games_chunked(&data, size), expected, "chunk size {size}");
     }
     assert_eq!(count_lines(b"a\nb\r\nc\rd"), 3);
 }
@@ -837,14 +842,8 @@ fn games_without_tag_sections_are_cut_where_the_reader_ends_them() {
     assert_eq!(read, 400);
     assert!(!expected.is_empty() && !problems.is_empty());
     for size in [1, 7, 64, 1000, 4096] {
+        assert_eq!(games_chunked(&data, size), expected, "chunk size {size}");
         let mut chunker = Chunker::with_size(&data[..], size);
-        let mut reader = Reader::from_chunker(Chunker::with_size(&data[..], size));
-        let mut builder = GameBuilder::default();
-        let mut games = Vec::new();
-        while let Some(g) = reader.read_game(&mut builder).unwrap() {
-            games.extend(g);
-        }
-        assert_eq!(games, expected, "chunk size {size}");
         // Many chunks, none much larger than asked (it was one chunk of
         // the whole input, or one "too large" game past the bound).
         let mut chunks = 0;
