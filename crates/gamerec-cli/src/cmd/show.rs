@@ -62,15 +62,13 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
     };
     let mut reader = Reader::open(&input, &ReadOptions::default())?;
     let mut found = None;
-    for item in reader.by_ref() {
+    // Messages as their games are done with (none held, however many).
+    while let Some(item) = reader.next_reporting(&mut |d| eprintln!("{d}")) {
         let item = item?;
         if item.number == a.game {
             found = Some(item);
             break;
         }
-    }
-    for d in reader.take_diagnostics() {
-        eprintln!("{d}");
     }
     let Some(item) = found else {
         anyhow::bail!(
@@ -81,9 +79,9 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
             format.count(reader.items_read())
         );
     };
-    let game = match &item.record {
-        Record::Game(g) => g.clone(),
-        Record::Position(r) => gamerec::epd::convert::record_to_game(r).value,
+    let game = match item.record {
+        Record::Game(g) => g,
+        Record::Position(r) => gamerec::epd::convert::record_to_game(&r).value,
     };
     let mut pos = game.start.clone();
     let mainline: Vec<_> = game.tree.mainline().collect();

@@ -53,17 +53,25 @@ pub fn check_report(path: &str, quiet: bool, out: &mut impl Write) -> Result<Tal
         return Ok(with_counts(s, nodes, with_errors));
     }
     let mut reader = Reader::open(&input, &ReadOptions::default())?;
-    while let Some(item) = reader.next() {
-        // Diagnostics are shown as they come, so memory holds none.
-        for d in reader.take_diagnostics() {
-            show(d, &mut s)?;
+    // Diagnostics are shown as their records are done with (a run of bad
+    // records included), so memory holds none.
+    let mut failed = None;
+    while let Some(item) = reader.next_reporting(&mut |d| {
+        if failed.is_none()
+            && let Err(e) = show(d, &mut s)
+        {
+            failed = Some(e);
+        }
+    }) {
+        if let Some(e) = failed {
+            return Err(e.into());
         }
         if let Record::Game(g) = item?.record {
             nodes += g.tree.len() as u64 - 1;
         }
     }
-    for d in reader.take_diagnostics() {
-        show(d, &mut s)?;
+    if let Some(e) = failed {
+        return Err(e.into());
     }
     // Games or records met, those that could not be read included (as
     // every verb counts them).
