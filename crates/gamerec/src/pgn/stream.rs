@@ -334,13 +334,15 @@ impl<R: Read> Chunker<R> {
                 if held >= max {
                     if ends_after_marker(&buf[..len]) {
                         // Whole games, then whitespace: not one huge game.
-                        buf.truncate(len);
+                        let end = before_split_line_end(&buf[..len]);
+                        self.carry.extend_from_slice(&buf[end..len]);
+                        buf.truncate(end);
                         return Ok(Some(self.emit(buf, false)));
                     }
-                    let lead = buf[..len]
-                        .iter()
-                        .position(|b| !b.is_ascii_whitespace())
-                        .unwrap_or(len);
+                    let lead = match buf[..len].iter().position(|b| !b.is_ascii_whitespace()) {
+                        Some(lead) => lead,
+                        None => before_split_line_end(&buf[..len]),
+                    };
                     if lead > 0 && self.elided.is_empty() {
                         // Whitespace before the next game: a chunk of its own.
                         self.carry.extend_from_slice(&buf[lead..len]);
@@ -852,6 +854,16 @@ fn last_game_end(buf: &[u8]) -> Option<usize> {
         }
     }
     end
+}
+
+/// Where to end a chunk that ends `buf` with whitespace whose next byte is
+/// not known: before a last `\r`, which with a `\n` after it is one line
+/// end (cut between them, each chunk would count one: a line too many).
+fn before_split_line_end(buf: &[u8]) -> usize {
+    match buf {
+        [.., b'\r'] if buf.len() > 1 => buf.len() - 1,
+        _ => buf.len(),
+    }
 }
 
 /// Counts line ends (LF, CRLF, lone CR) in `data`.
