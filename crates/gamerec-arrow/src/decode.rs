@@ -266,6 +266,7 @@ fn chunk_of(data: &[u8], last: bool) -> ChunkView<'_> {
         offset: 0,
         last,
         elided: &[],
+        followed_by_game: false,
     }
 }
 

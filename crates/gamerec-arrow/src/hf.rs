@@ -234,6 +234,7 @@ pub(crate) fn decode(
         offset: 0,
         last: true,
         elided: &[],
+        followed_by_game: false,
     };
     let (batch, rows, games, failed, found) = match opts.table {
         Table::Games if opts.filter.is_none() => {

@@ -393,7 +393,8 @@ impl<'c, S: Sink> RowsVisitor<'c, S> {
     /// The game read again from its bytes and appended through the model.
     fn append_through_model(&mut self, end: &GameEnd<'_>) -> Outcome {
         let start = (end.offset - self.chunk.offset) as usize;
-        let mut reader = SliceReader::with_offset(&self.chunk.data[start..], end.offset);
+        let mut reader = SliceReader::with_offset(&self.chunk.data[start..], end.offset)
+            .followed_by_game(self.chunk.followed_by_game);
         let game = reader.read_game(&mut self.builder).flatten();
         let Some(mut game) = game else {
             debug_assert!(false, "a game that read once reads again");

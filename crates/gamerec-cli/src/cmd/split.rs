@@ -259,7 +259,8 @@ fn run_shards(args: &SplitArgs) -> Result<ExitCode> {
             .with_context(|| format!("reading {}", input.name))?
         {
             let data = &chunk.data;
-            let mut reader = gamerec::pgn::SliceReader::with_offset(data, chunk.offset);
+            let mut reader = gamerec::pgn::SliceReader::with_offset(data, chunk.offset)
+                .followed_by_game(chunk.followed_by_game);
             let mut starts = Vec::new();
             while let Some(start) = reader.read_game(&mut Starts) {
                 starts.push((start - chunk.offset) as usize);

@@ -201,7 +201,8 @@ pub fn visit_chunk<V: Visitor, T: Default>(
     mut each: impl FnMut(V::Output, GameAt<'_>, &mut Report<T>),
 ) -> Report<T> {
     let mut report = Report::default();
-    let mut reader = SliceReader::with_offset(chunk.data, chunk.offset);
+    let mut reader =
+        SliceReader::with_offset(chunk.data, chunk.offset).followed_by_game(chunk.followed_by_game);
     let mut index: Option<LineIndex> = None;
     let has_oversized = chunk.oversized().next().is_some();
     if has_oversized {
@@ -340,6 +341,7 @@ impl Piece {
                 start: a.start,
                 end: b.end,
                 last: b.last,
+                followed_by_game: b.followed_by_game,
             }),
             (a, b) => {
                 let mut chunk = a.into_chunk(map);

@@ -156,7 +156,8 @@ impl PgnStream {
                 }));
             }
             let mut reader =
-                SliceReader::resume(&self.chunk.data, self.chunk.offset, self.pos, self.games);
+                SliceReader::resume(&self.chunk.data, self.chunk.offset, self.pos, self.games)
+                    .followed_by_game(self.chunk.followed_by_game);
             let mut builder = GameBuilder::default();
             if let Some(game) = reader.read_game(&mut builder) {
                 self.pos = reader.position();

@@ -388,6 +388,9 @@ pub struct SliceReader<'a> {
     games: u64,
     problems: Vec<Problem>,
     truncated: bool,
+    /// The input goes on with a game start (a line-start `[`) right after
+    /// `data` (see [`SliceReader::followed_by_game`]).
+    followed_by_game: bool,
     last_start: usize,
     brace: BraceFinder,
 }
@@ -407,6 +410,7 @@ impl<'a> SliceReader<'a> {
             games: 0,
             problems: Vec::new(),
             truncated: false,
+            followed_by_game: false,
             last_start: 0,
             brace: BraceFinder::new(),
         }
@@ -419,6 +423,19 @@ impl<'a> SliceReader<'a> {
             games,
             ..SliceReader::with_offset(data, base)
         }
+    }
+
+    /// Says that the input goes on right after `data` with a game start (a
+    /// line-start `[`: a chunk cut before one, [`Chunk::followed_by_game`]).
+    /// Movetext that runs to the end of `data` outside any variation then
+    /// ends its game there, as that `[` ends it in the whole input (a game
+    /// without a termination marker), instead of being
+    /// [`truncated`](SliceReader::truncated).
+    ///
+    /// [`Chunk::followed_by_game`]: super::stream::Chunk::followed_by_game
+    pub fn followed_by_game(mut self, yes: bool) -> SliceReader<'a> {
+        self.followed_by_game = yes;
+        self
     }
 
     /// The problems of the game read last.
@@ -776,11 +793,25 @@ impl<'a> SliceReader<'a> {
         // The position is kept in a local (stored to `self.pos` only around
         // calls that read it and on return): no memory round trip per token.
         let mut pos = self.pos;
+        // Where the movetext's first token is (the end of the data if it
+        // has none: then the tag section may still go on).
+        let first = ws_end(data, pos);
         loop {
             let at = ws_end(data, pos);
             let Some(&b) = data.get(at) else {
-                // No termination marker: more input might continue the game.
+                // No termination marker: more input might continue the game,
+                // unless the next game starts right after, which ends it as
+                // a `[` does (movetext begun, outside variations, the game
+                // neither failed nor skipped, whose reading might run on).
                 self.pos = at;
+                if self.followed_by_game
+                    && st.depth == 0
+                    && first < at
+                    && !st.failed
+                    && !st.skipping
+                {
+                    return;
+                }
                 self.truncated = true;
                 if st.depth > 0 {
                     self.fail(st, at, "unterminated variation: expected )");

@@ -39,6 +39,10 @@ pub struct Chunk {
     /// Input bytes left out of `data` (the insides of oversized comments,
     /// see [`Chunker::eliding_comments`]), in order; usually none.
     pub elided: Vec<Elision>,
+    /// The input goes on right after this chunk with a game start (a
+    /// line-start `[`): a game without a termination marker at its end
+    /// ends there (read with [`SliceReader::followed_by_game`]).
+    pub followed_by_game: bool,
 }
 
 /// Bytes of the input a [`Chunker`] left out of a chunk: the text of a
@@ -110,6 +114,7 @@ impl Chunk {
         }));
         self.data.extend_from_slice(&next.data);
         self.last = next.last;
+        self.followed_by_game = next.followed_by_game;
     }
 
     /// How many input bytes the chunk covers (elided bytes included).
@@ -136,6 +141,7 @@ impl Chunk {
             offset: self.offset,
             last: self.last,
             elided: &self.elided,
+            followed_by_game: self.followed_by_game,
         }
     }
 }
@@ -152,6 +158,8 @@ pub struct ChunkView<'a> {
     pub last: bool,
     /// Input bytes left out of `data` ([`Chunk::elided`]).
     pub elided: &'a [Elision],
+    /// A game starts right after `data` ([`Chunk::followed_by_game`]).
+    pub followed_by_game: bool,
 }
 
 impl ChunkView<'_> {
@@ -435,11 +443,13 @@ impl<R: Read> Chunker<R> {
     }
 
     fn emit(&mut self, data: Vec<u8>, last: bool) -> Chunk {
+        let followed_by_game = !last && game_starts_at(&data, &self.carry);
         let chunk = Chunk {
             offset: self.offset,
             last,
             data,
             elided: std::mem::take(&mut self.elided),
+            followed_by_game,
         };
         self.offset += chunk.input_len();
         chunk
@@ -506,6 +516,8 @@ pub struct ChunkRange {
     pub end: u64,
     /// Whether the range reaches the end of the input.
     pub last: bool,
+    /// A game starts right after the range ([`Chunk::followed_by_game`]).
+    pub followed_by_game: bool,
 }
 
 impl ChunkRange {
@@ -516,6 +528,7 @@ impl ChunkRange {
             offset: self.start,
             last: self.last,
             elided: &[],
+            followed_by_game: self.followed_by_game,
         }
     }
 
@@ -527,6 +540,7 @@ impl ChunkRange {
             offset: self.start,
             last: self.last,
             elided: Vec::new(),
+            followed_by_game: self.followed_by_game,
         }
     }
 }
@@ -628,6 +642,7 @@ impl RangePlanner {
                     start,
                     end: self.len,
                     last: true,
+                    followed_by_game: false,
                 }));
             }
             let mut width = CUT_WINDOW;
@@ -643,6 +658,10 @@ impl RangePlanner {
                             start,
                             end: cut,
                             last: false,
+                            followed_by_game: game_starts_at(
+                                &input[start as usize..cut as usize],
+                                &input[cut as usize..],
+                            ),
                         }));
                     }
                 }
@@ -661,6 +680,10 @@ impl RangePlanner {
                     start,
                     end: cut,
                     last: false,
+                    followed_by_game: game_starts_at(
+                        &input[start as usize..cut as usize],
+                        &input[cut as usize..],
+                    ),
                 }));
             }
             span = span.saturating_mul(2);
@@ -828,9 +851,11 @@ fn cut_before(buf: &[u8], i: usize, bounded: bool) -> Option<usize> {
 
 /// The start of the line after the last game the reader, reading `buf` from
 /// its start (a game boundary), reads whole and ends on a line of its own
-/// (nothing but blanks after its marker): the next game's reading starts
+/// (nothing but blanks after its marker, or a game without a marker ended
+/// by the next game's line-start `[`): the next game's reading starts
 /// there. `None` if there is no such line start before the end of `buf`.
-/// The cut for games without tag sections, which [`find_cut`] cannot see:
+/// The cut for games without tag sections or termination markers, which
+/// [`find_cut`] cannot see:
 /// exact (the reader's own game ends), at the cost of a reading of `buf`;
 /// at a line start, as every cut is (line and column numbers, and the line
 /// a message quotes, are counted from a chunk's start).
@@ -839,6 +864,11 @@ fn last_game_end(buf: &[u8]) -> Option<usize> {
     let mut end = None;
     while reader.read_game(&mut SkipAll).is_some() && !reader.truncated() {
         let at = reader.position();
+        if at < buf.len() && at > 0 && buf[at] == b'[' && matches!(buf[at - 1], b'\n' | b'\r') {
+            // Ended by the next game's tags (no termination marker).
+            end = Some(at);
+            continue;
+        }
         let blanks = buf[at..]
             .iter()
             .position(|&b| b != b' ' && b != b'\t')
@@ -854,6 +884,12 @@ fn last_game_end(buf: &[u8]) -> Option<usize> {
         }
     }
     end
+}
+
+/// Whether the input `after` a chunk's bytes `data` starts a game: a `[`
+/// at a line start ([`Chunk::followed_by_game`]).
+fn game_starts_at(data: &[u8], after: &[u8]) -> bool {
+    after.first() == Some(&b'[') && matches!(data.last(), Some(b'\n' | b'\r'))
 }
 
 /// Where to end a chunk that ends `buf` with whitespace whose next byte is
@@ -881,7 +917,8 @@ pub fn chunk_is_whole(chunk: &Chunk) -> bool {
     if chunk.last {
         return true;
     }
-    let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset);
+    let mut reader = SliceReader::with_offset(&chunk.data, chunk.offset)
+        .followed_by_game(chunk.followed_by_game);
     let mut truncated = false;
     while reader.read_game(&mut SkipAll).is_some() {
         truncated = reader.truncated();
@@ -935,7 +972,8 @@ impl<R: Read> Reader<R> {
     pub fn read_game<V: Visitor>(&mut self, visitor: &mut V) -> io::Result<Option<V::Output>> {
         loop {
             let mut reader =
-                SliceReader::resume(&self.chunk.data, self.chunk.offset, self.pos, self.games);
+                SliceReader::resume(&self.chunk.data, self.chunk.offset, self.pos, self.games)
+                    .followed_by_game(self.chunk.followed_by_game);
             if let Some(out) = reader.read_game(visitor) {
                 self.pos = reader.position();
                 self.games = reader.games();

@@ -868,3 +868,50 @@ fn games_without_tag_sections_are_cut_where_the_reader_ends_them() {
         }
     }
 }
+
+#[test]
+fn games_without_termination_markers_are_cut_before_the_next_tags() {
+    // Each game ends at the next game's `[` (with a warning): a chunk cut
+    // there is whole, not a game cut off to be joined to the next chunk
+    // (which made the whole input one chunk). A failed game, a comment
+    // before the first move and tags that go on after a blank line (one
+    // tag section) keep their whole-input reading.
+    let mut data = Vec::new();
+    for i in 0..300 {
+        data.extend_from_slice(format!("[Event \"{i}\"]\n").as_bytes());
+        match i % 4 {
+            0 => data.extend_from_slice(b"\n1. e4 e5 2. Nf3\n\n"),
+            1 => data.extend_from_slice(b"\n{only a comment}\n\n"),
+            2 => data.extend_from_slice(b"\n[Site \"after a blank line\"]\n\n1. d4 Kd7 2. c4\n\n"),
+            _ => data.extend_from_slice(b"\n1. c4 (1. d4) c5 *\n\n"),
+        }
+    }
+    let (expected, problems) = read_games(&data);
+    let mut whole = SliceReader::new(&data);
+    let mut read = 0;
+    while whole.read_game(&mut SkipAll).is_some() {
+        read += 1;
+    }
+    // (A comment alone does not end a tag section: those games go on.)
+    assert_eq!(read, 225);
+    assert!(!expected.is_empty() && !problems.is_empty());
+    for size in [7, 64, 1000, 4096] {
+        assert_eq!(games_chunked(&data, size), expected, "chunk size {size}");
+        let mut chunker = Chunker::with_size(&data[..], size);
+        let mut chunks = 0;
+        while let Some(chunk) = chunker.next_chunk().unwrap() {
+            chunks += 1;
+            assert!(
+                chunk.data.len() < 2 * size + 200,
+                "size {size}: {}",
+                chunk.data.len()
+            );
+        }
+        assert!(
+            chunks > data.len() / (2 * size + 200),
+            "size {size}: {chunks} chunks"
+        );
+        let (_, gave_up) = assert_planned_like_chunked(&data, size);
+        assert!(size < 64 || !gave_up, "size {size}");
+    }
+}
