@@ -496,3 +496,55 @@ fn the_bound_on_one_game_holds_on_every_entry() {
         );
     }
 }
+
+/// Games without termination markers end at the next game's tags; a chunk
+/// cut there had its last game taken as cut off and joined to the next
+/// chunk, so the whole file was one chunk (and past `--max-game-bytes` one
+/// too-large game). Every entry now reads every game in bounded chunks,
+/// with the same warnings.
+#[test]
+fn games_without_termination_markers_are_read_on_every_path() {
+    let dir = temp_dir("no-markers");
+    let mut text = String::new();
+    for i in 0..60_000 {
+        text.push_str(&format!(
+            "[Event \"{i}\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5\n\n"
+        ));
+    }
+    let input = dir.join("no-markers.pgn");
+    std::fs::write(&input, &text).unwrap();
+    let zst = dir.join("no-markers.pgn.zst");
+    std::fs::write(&zst, zstd(text.as_bytes())).unwrap();
+    let path = input.to_str().unwrap();
+    for (name, args, stdin) in [
+        ("file -t 1", vec!["check", "-t", "1", path], false),
+        ("file -t 2", vec!["check", "-t", "2", path], false),
+        ("stdin", vec!["check", "-t", "2", "-"], true),
+        (
+            "zstd",
+            vec!["check", "-t", "2", zst.to_str().unwrap()],
+            false,
+        ),
+    ] {
+        let mut args = args;
+        args.extend(["--max-game-bytes", "1000000", "-q"]);
+        let mut run = cli(&args);
+        if stdin {
+            run = run.stdin(text.as_bytes());
+        }
+        let (code, out, err) = run.run().code_and_text();
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert_eq!(
+            out, "60000 games, 300000 moves, 0 errors; 0 with errors, 60000 warnings\n",
+            "{name}: {err}"
+        );
+    }
+    // The warnings themselves, one per game, at the next game's tags.
+    let (_, out, _) = cli(&["check", "-t", "2", path]).run().code_and_text();
+    let warnings = out
+        .lines()
+        .filter(|l| l.contains(": warning: game ends without a termination marker"))
+        .count();
+    assert_eq!(warnings, 60_000);
+    assert!(out.contains("no-markers.pgn:5:1: warning: game ends without a termination marker"));
+}
