@@ -626,6 +626,21 @@ impl RangePlanner {
         self.next.saturating_add(self.size).min(self.len)
     }
 
+    /// The range from `start` to `cut` of `input`; planning goes on at
+    /// `cut`.
+    fn cut_at(&mut self, input: &[u8], start: u64, cut: u64) -> Planned {
+        self.next = cut;
+        Planned::Range(ChunkRange {
+            start,
+            end: cut,
+            last: false,
+            followed_by_game: game_starts_at(
+                &input[start as usize..cut as usize],
+                &input[cut as usize..],
+            ),
+        })
+    }
+
     /// The next chunk of `input` (the whole input, of the length the
     /// planner was made for); `None` once the input is planned.
     pub fn next_range(&mut self, input: &[u8]) -> Option<Planned> {
@@ -653,16 +668,7 @@ impl RangePlanner {
                 if let Some(cut) = find_cut_in(window, low == start) {
                     let cut = low + cut as u64;
                     if cut > start {
-                        self.next = cut;
-                        return Some(Planned::Range(ChunkRange {
-                            start,
-                            end: cut,
-                            last: false,
-                            followed_by_game: game_starts_at(
-                                &input[start as usize..cut as usize],
-                                &input[cut as usize..],
-                            ),
-                        }));
+                        return Some(self.cut_at(input, start, cut));
                     }
                 }
                 if low == start {
@@ -670,21 +676,12 @@ impl RangePlanner {
                 }
                 width = width.saturating_mul(2);
             }
-            // No `[` to cut before (games without tag sections): where the
-            // reader ends the span's last whole game.
+            // No `[` after a marker to cut before (games without tag
+            // sections or markers): where the reader ends the span's last
+            // whole game.
             let span_bytes = &input[start as usize..end as usize];
             if let Some(cut) = last_game_end(span_bytes) {
-                let cut = start + cut as u64;
-                self.next = cut;
-                return Some(Planned::Range(ChunkRange {
-                    start,
-                    end: cut,
-                    last: false,
-                    followed_by_game: game_starts_at(
-                        &input[start as usize..cut as usize],
-                        &input[cut as usize..],
-                    ),
-                }));
+                return Some(self.cut_at(input, start, start + cut as u64));
             }
             span = span.saturating_mul(2);
         }

@@ -841,11 +841,16 @@ fn games_without_tag_sections_are_cut_where_the_reader_ends_them() {
     }
     assert_eq!(read, 400);
     assert!(!expected.is_empty() && !problems.is_empty());
-    for size in [1, 7, 64, 1000, 4096] {
-        assert_eq!(games_chunked(&data, size), expected, "chunk size {size}");
-        let mut chunker = Chunker::with_size(&data[..], size);
-        // Many chunks, none much larger than asked (it was one chunk of
-        // the whole input, or one "too large" game past the bound).
+    assert_cut_small_like_whole(&data, &expected, &[1, 7, 64, 1000, 4096]);
+}
+
+/// `data` read in chunks of each of `sizes` (by a chunker and by planned
+/// ranges) gives the `expected` games, in many chunks none much larger than
+/// asked.
+fn assert_cut_small_like_whole(data: &[u8], expected: &[Game], sizes: &[usize]) {
+    for &size in sizes {
+        assert_eq!(games_chunked(data, size), expected, "chunk size {size}");
+        let mut chunker = Chunker::with_size(data, size);
         let mut chunks = 0;
         while let Some(chunk) = chunker.next_chunk().unwrap() {
             chunks += 1;
@@ -859,7 +864,7 @@ fn games_without_tag_sections_are_cut_where_the_reader_ends_them() {
             chunks > data.len() / (2 * size + 200),
             "size {size}: {chunks} chunks"
         );
-        let (ranges, gave_up) = assert_planned_like_chunked(&data, size);
+        let (ranges, gave_up) = assert_planned_like_chunked(data, size);
         // The planner gives up on a game longer than 16 chunks (then a
         // chunker reads the rest): only at the smallest sizes here.
         if size >= 64 {
@@ -895,23 +900,5 @@ fn games_without_termination_markers_are_cut_before_the_next_tags() {
     // (A comment alone does not end a tag section: those games go on.)
     assert_eq!(read, 225);
     assert!(!expected.is_empty() && !problems.is_empty());
-    for size in [7, 64, 1000, 4096] {
-        assert_eq!(games_chunked(&data, size), expected, "chunk size {size}");
-        let mut chunker = Chunker::with_size(&data[..], size);
-        let mut chunks = 0;
-        while let Some(chunk) = chunker.next_chunk().unwrap() {
-            chunks += 1;
-            assert!(
-                chunk.data.len() < 2 * size + 200,
-                "size {size}: {}",
-                chunk.data.len()
-            );
-        }
-        assert!(
-            chunks > data.len() / (2 * size + 200),
-            "size {size}: {chunks} chunks"
-        );
-        let (_, gave_up) = assert_planned_like_chunked(&data, size);
-        assert!(size < 64 || !gave_up, "size {size}");
-    }
+    assert_cut_small_like_whole(&data, &expected, &[7, 64, 1000, 4096]);
 }
