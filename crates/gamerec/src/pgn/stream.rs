@@ -12,8 +12,11 @@
 //! for you.
 //!
 //! Games with no tag sections (`1. e4 e5 1-0` and the next game's moves
-//! right after) give no such `[`: when a chunk has none, it ends where the
-//! reader itself ends its last whole game ([`last_game_end`]), an exact cut.
+//! right after) or no termination markers give no such cut: a chunk then
+//! ends where the reader itself ends its last whole game, an exact cut at
+//! a line start. A chunk cut before a line-start `[` is
+//! [`Chunk::followed_by_game`], so a game without a marker at its end is
+//! not taken as cut off.
 
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex};
