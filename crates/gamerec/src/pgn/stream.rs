@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use memchr::{memchr, memchr_iter, memchr2, memrchr_iter};
 
 use super::reader::SliceReader;
-use super::visitor::{Problem, SkipAll, Visitor};
+use super::visitor::{Flow, GameEnd, GameStart, Problem, SkipAll, Stop, Visitor};
 use crate::diag::{LineCol, LineIndex};
 
 /// Default chunk size: 1 MiB.
@@ -862,7 +862,18 @@ fn cut_before(buf: &[u8], i: usize, bounded: bool) -> Option<usize> {
 fn last_game_end(buf: &[u8]) -> Option<usize> {
     let mut reader = SliceReader::new(buf);
     let mut end = None;
-    while reader.read_game(&mut SkipAll).is_some() && !reader.truncated() {
+    while let Some(failed) = reader.read_game(&mut FailedOrNot) {
+        if reader.truncated() {
+            break;
+        }
+        if failed {
+            // Where a failed game ends depends on where it failed, which
+            // depends on the visitor (an illegal move fails a game that
+            // `SkipAll` reads on): no cut. A game that did not fail here
+            // ends at the same place for every visitor, whatever came
+            // before (no marker stands between its start and its end).
+            continue;
+        }
         let at = reader.position();
         if at < buf.len() && at > 0 && buf[at] == b'[' && matches!(buf[at - 1], b'\n' | b'\r') {
             // Ended by the next game's tags (no termination marker).
@@ -899,6 +910,23 @@ fn before_split_line_end(buf: &[u8]) -> usize {
     match buf {
         [.., b'\r'] if buf.len() > 1 => buf.len() - 1,
         _ => buf.len(),
+    }
+}
+
+/// Finds game boundaries as [`SkipAll`] does, and says whether each game
+/// failed (a syntax error: the reading then goes on to the next marker).
+struct FailedOrNot;
+
+impl Visitor for FailedOrNot {
+    type Output = bool;
+    fn begin_game(&mut self, _: GameStart) -> Flow {
+        Flow::Break(Stop::SkipGame)
+    }
+    fn wants_comments(&self) -> bool {
+        false
+    }
+    fn end_game(&mut self, end: GameEnd<'_>) -> bool {
+        end.failed
     }
 }
 
