@@ -801,15 +801,11 @@ impl<'a> SliceReader<'a> {
             let Some(&b) = data.get(at) else {
                 // No termination marker: more input might continue the game,
                 // unless the next game starts right after, which ends it as
-                // a `[` does (movetext begun, outside variations, the game
-                // neither failed nor skipped, whose reading might run on).
+                // a `[` does: movetext begun, outside variations, and the
+                // game not failed (a failed game's end depends on where it
+                // failed; a skipped one is read as any other).
                 self.pos = at;
-                if self.followed_by_game
-                    && st.depth == 0
-                    && first < at
-                    && !st.failed
-                    && !st.skipping
-                {
+                if self.followed_by_game && st.depth == 0 && first < at && !st.failed {
                     return;
                 }
                 self.truncated = true;

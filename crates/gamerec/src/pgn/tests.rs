@@ -854,6 +854,11 @@ fn assert_cut_small_like_whole(data: &[u8], expected: &[Game], sizes: &[usize]) 
         let mut chunks = 0;
         while let Some(chunk) = chunker.next_chunk().unwrap() {
             chunks += 1;
+            // Each chunk ends a game: none is joined to the next.
+            assert!(
+                super::stream::chunk_is_whole(&chunk),
+                "size {size}: {chunk:?}"
+            );
             assert!(
                 chunk.data.len() < 2 * size + 200,
                 "size {size}: {}",
