@@ -241,3 +241,37 @@ fn runs_of_bad_games_are_reported_as_read_not_held() {
     assert_eq!(lines, n + 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The one-thread reader (`sort`, `split`, `html`) joined every chunk of a
+/// file of games without termination markers (each ended by the next
+/// game's tags) into one: 32 MB of them took `sort --memory 1` 271 MB.
+/// Now each chunk ends a game and is read on its own.
+#[test]
+fn games_without_markers_are_read_a_chunk_at_a_time() {
+    let dir = gamerec_testkit::temp_dir("no-markers-memory");
+    let path = dir.join("no-markers.pgn");
+    let n = 200_000;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for i in 0..n {
+        write!(out, "[Event \"{i}\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5\n\n").unwrap();
+    }
+    out.flush().unwrap();
+    drop(out);
+    let sorted = dir.join("sorted.pgn");
+    let (_, mb) = run_measured(&[
+        "sort",
+        "--memory",
+        "1",
+        "-q",
+        path.to_str().unwrap(),
+        "-o",
+        sorted.to_str().unwrap(),
+    ]);
+    // Measured: 13 MB for 32 MB of such games (271 MB before).
+    assert!(mb < 40, "{mb} MB");
+    let games = gamerec_testkit::lines_of(&sorted)
+        .filter(|l| l.starts_with("[Event "))
+        .count();
+    assert_eq!(games, n);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
