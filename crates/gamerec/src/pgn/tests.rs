@@ -834,14 +834,20 @@ fn games_without_tag_sections_are_cut_where_the_reader_ends_them() {
         }
     }
     let (expected, problems) = read_games(&data);
-    let mut whole = SliceReader::new(&data);
+    let read = games_in(&data);
+    assert_eq!(read, 400);
+    assert!(!expected.is_empty() && !problems.is_empty());
+    assert_cut_small_like_whole(&data, &expected, &[1, 7, 64, 1000, 4096]);
+}
+
+/// How many games the reader finds in `data`, read whole.
+fn games_in(data: &[u8]) -> usize {
+    let mut whole = SliceReader::new(data);
     let mut read = 0;
     while whole.read_game(&mut SkipAll).is_some() {
         read += 1;
     }
-    assert_eq!(read, 400);
-    assert!(!expected.is_empty() && !problems.is_empty());
-    assert_cut_small_like_whole(&data, &expected, &[1, 7, 64, 1000, 4096]);
+    read
 }
 
 /// `data` read in chunks of each of `sizes` (by a chunker and by planned
@@ -897,11 +903,7 @@ fn games_without_termination_markers_are_cut_before_the_next_tags() {
         }
     }
     let (expected, problems) = read_games(&data);
-    let mut whole = SliceReader::new(&data);
-    let mut read = 0;
-    while whole.read_game(&mut SkipAll).is_some() {
-        read += 1;
-    }
+    let read = games_in(&data);
     // (A comment alone does not end a tag section: those games go on.)
     assert_eq!(read, 225);
     assert!(!expected.is_empty() && !problems.is_empty());
