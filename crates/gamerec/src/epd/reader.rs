@@ -169,6 +169,19 @@ impl<R: std::io::BufRead> StreamLines<R> {
     }
 }
 
+/// The bytes `input` holds next (empty at its end), read again when a read
+/// is interrupted.
+fn filled<R: std::io::BufRead + ?Sized>(input: &mut R) -> std::io::Result<&[u8]> {
+    loop {
+        match input.fill_buf() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+            // Asked again to return it (the buffer is kept: no read).
+            Ok(_) => return input.fill_buf(),
+        }
+    }
+}
+
 /// Reads a line ending at `\n`, `\r\n` or a lone `\r` into `buf`, its end
 /// included, at most `max` bytes: the bytes of the line (0 at the end of
 /// the input), and 1 when a `\n` was first consumed as the end of the last
@@ -181,11 +194,7 @@ pub(crate) fn read_line_any_end<R: std::io::BufRead + ?Sized>(
 ) -> std::io::Result<(usize, usize)> {
     let (mut n, mut lf) = (0, 0);
     loop {
-        let chunk = match input.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let chunk = filled(input)?;
         if chunk.is_empty() {
             return Ok((n, lf));
         }
@@ -228,11 +237,7 @@ pub(crate) fn skip_line<R: std::io::BufRead + ?Sized>(
 ) -> std::io::Result<u64> {
     let mut skipped = 0u64;
     loop {
-        let chunk = match input.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let chunk = filled(input)?;
         if chunk.is_empty() {
             return Ok(skipped);
         }
