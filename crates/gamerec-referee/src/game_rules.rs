@@ -407,16 +407,7 @@ impl GameState {
 
     /// Whether a draw may be claimed in the current position.
     fn claimable(&self) -> Option<&'static str> {
-        let pos = &self.pos;
-        if self.seen.count(pos) >= 3 {
-            Some("threefold repetition")
-        } else if pos.halfmoves() >= 100 {
-            Some("fifty-move rule")
-        } else if pos.is_insufficient_material() {
-            Some("insufficient material")
-        } else {
-            None
-        }
+        draw_claim(&self.pos, self.seen.count(&self.pos) >= 3)
     }
 
     /// Applies a `reply` record from the side to move, received `elapsed`
@@ -648,6 +639,20 @@ pub fn position_from_fields(fields: &str, hmvc: u32, fmvn: u32) -> Result<Chess,
         .map_err(|e| format!("bad position: {e}"))
 }
 
+/// The draw a player may claim in `pos` (`threefold`: the position has
+/// stood there three times), if any.
+fn draw_claim(pos: &Chess, threefold: bool) -> Option<&'static str> {
+    if threefold {
+        Some("threefold repetition")
+    } else if pos.halfmoves() >= 100 {
+        Some("fifty-move rule")
+    } else if pos.is_insufficient_material() {
+        Some("insufficient material")
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -793,15 +798,7 @@ mod tests {
         // The old rule, on the keys this test keeps itself.
         let old_claimable = |pos: &Chess, keys: &[u64]| {
             let k = key(pos);
-            if keys.iter().filter(|&&x| x == k).count() >= 3 {
-                Some("threefold repetition")
-            } else if pos.halfmoves() >= 100 {
-                Some("fifty-move rule")
-            } else if pos.is_insufficient_material() {
-                Some("insufficient material")
-            } else {
-                None
-            }
+            draw_claim(pos, keys.iter().filter(|&&x| x == k).count() >= 3)
         };
         let mut seen = std::collections::BTreeMap::<String, usize>::new();
         for _ in 0..400 {
