@@ -23,7 +23,9 @@ pub struct Spool {
     memory: Vec<u8>,
     file: Option<BufWriter<File>>,
     limit: usize,
-    dir: PathBuf,
+    /// Where the temporary file goes (`None`: `$TMPDIR`, looked up only
+    /// when a file is made: most texts stay in memory).
+    dir: Option<PathBuf>,
     error: Option<io::Error>,
 }
 
@@ -37,18 +39,27 @@ impl Spool {
     /// An empty spool of [`DEFAULT_LIMIT`] bytes in memory, then a file in
     /// the temporary directory (`$TMPDIR`).
     pub fn new() -> Spool {
-        Spool::with_limit(std::env::temp_dir(), DEFAULT_LIMIT)
+        Spool {
+            memory: Vec::new(),
+            file: None,
+            limit: DEFAULT_LIMIT,
+            dir: None,
+            error: None,
+        }
     }
 
     /// An empty spool of `limit` bytes in memory, then a file in `dir`.
     pub fn with_limit(dir: impl Into<PathBuf>, limit: usize) -> Spool {
         Spool {
-            memory: Vec::new(),
-            file: None,
             limit,
-            dir: dir.into(),
-            error: None,
+            dir: Some(dir.into()),
+            ..Spool::new()
         }
+    }
+
+    /// The directory of the temporary file.
+    fn dir(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(std::env::temp_dir)
     }
 
     /// Whether the text went past memory into a temporary file.
@@ -63,20 +74,23 @@ impl Spool {
             return Err(CopyError::Spool(e));
         }
         if let Some(file) = self.file {
+            // Set when the file was made.
+            let dir = self.dir.unwrap_or_else(std::env::temp_dir);
             let mut file = file
                 .into_inner()
-                .map_err(|e| CopyError::Spool(at(&self.dir, e.into_error())))?;
-            file.rewind()
-                .map_err(|e| CopyError::Spool(at(&self.dir, e)))?;
-            copy_file(&mut file, out, &self.dir)?;
+                .map_err(|e| CopyError::Spool(at(&dir, e.into_error())))?;
+            file.rewind().map_err(|e| CopyError::Spool(at(&dir, e)))?;
+            copy_file(&mut file, out, &dir)?;
         }
         out.write_all(&self.memory).map_err(CopyError::Output)
     }
 
     /// Moves the text from memory to a new temporary file.
     fn spill(&mut self) -> io::Result<()> {
-        let mut file = BufWriter::with_capacity(1 << 16, unnamed_file(&self.dir)?);
-        file.write_all(&self.memory).map_err(|e| at(&self.dir, e))?;
+        let dir = self.dir();
+        let mut file = BufWriter::with_capacity(1 << 16, unnamed_file(&dir)?);
+        file.write_all(&self.memory).map_err(|e| at(&dir, e))?;
+        self.dir = Some(dir);
         self.memory = Vec::new();
         self.file = Some(file);
         Ok(())
@@ -133,7 +147,7 @@ impl Write for Spool {
         match &mut self.file {
             Some(file) => {
                 if let Err(e) = file.write_all(bytes) {
-                    self.error = Some(at(&self.dir, e));
+                    self.error = Some(at(&self.dir(), e));
                 }
             }
             None => self.memory.extend_from_slice(bytes),
