@@ -761,18 +761,10 @@ fn find_first_cut(buf: &[u8], from: usize) -> Option<usize> {
 /// starts inside that game and the reader cannot be run from a boundary.
 fn find_first_tagless_start(buf: &[u8], from: usize) -> Option<usize> {
     let after_marker = |i: usize| {
-        let Some(end) = buf[..i].iter().rposition(|b| !b.is_ascii_whitespace()) else {
-            return false;
-        };
-        let text = &buf[..=end];
-        [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
-            .into_iter()
-            .any(|m| {
-                text.ends_with(m) && text.len() > m.len() && {
-                    let b = text[text.len() - m.len() - 1];
-                    b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
-                }
-            })
+        buf[..i]
+            .iter()
+            .rposition(|b| !b.is_ascii_whitespace())
+            .is_some_and(|end| ends_with_marker(&buf[..=end], false))
     };
     memchr_iter(b'1', &buf[from.min(buf.len())..])
         .map(|i| i + from)
@@ -790,16 +782,24 @@ fn ends_after_marker(buf: &[u8]) -> bool {
     let Some(end) = buf.iter().rposition(|b| !b.is_ascii_whitespace()) else {
         return false;
     };
-    let text = &buf[..=end];
+    ends_with_marker(&buf[..=end], true)
+}
+
+/// Whether `text` ends with a termination marker standing alone: after
+/// whitespace, `)`, `}` or `.`, or at the start of `text` when it starts at
+/// a game boundary (`bounded`; a window that starts anywhere in the input
+/// does not know what stands before).
+fn ends_with_marker(text: &[u8], bounded: bool) -> bool {
     [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
         .into_iter()
         .any(|m| {
             text.ends_with(m) && {
                 let start = text.len() - m.len();
-                start == 0 || {
-                    let b = text[start - 1];
-                    b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
-                }
+                (start == 0 && bounded)
+                    || start > 0 && {
+                        let b = text[start - 1];
+                        b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
+                    }
             }
         })
 }
@@ -836,17 +836,7 @@ fn cut_before(buf: &[u8], i: usize, bounded: bool) -> Option<usize> {
             return None;
         }
     }
-    let text = &buf[..end];
-    let m = [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
-        .into_iter()
-        .find(|m| text.ends_with(m))?;
-    let start = end - m.len();
-    let boundary = (start == 0 && bounded)
-        || start > 0 && {
-            let b = text[start - 1];
-            b.is_ascii_whitespace() || matches!(b, b')' | b'}' | b'.')
-        };
-    boundary.then_some(if stripped { end } else { i })
+    ends_with_marker(&buf[..end], bounded).then_some(if stripped { end } else { i })
 }
 
 /// The start of the line after the last game the reader, reading `buf` from
