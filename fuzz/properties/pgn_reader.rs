@@ -54,8 +54,10 @@ fn read_planned(data: &[u8], size: usize) -> Vec<gamerec::model::Game> {
             Planned::Range(r) => {
                 pieces.push(r.chunk(data[r.start as usize..r.end as usize].to_vec()));
             }
-            Planned::Rest { start } => {
-                let mut rest = Chunker::with_size(&data[start as usize..], size).starting_at(start);
+            Planned::Rest { start, column } => {
+                let mut rest = Chunker::with_size(&data[start as usize..], size)
+                    .starting_at(start)
+                    .starting_at_column(column);
                 while let Some(chunk) = rest.next_chunk().expect("reading a slice") {
                     pieces.push(chunk);
                 }

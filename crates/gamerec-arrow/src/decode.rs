@@ -267,6 +267,7 @@ fn chunk_of(data: &[u8], last: bool) -> ChunkView<'_> {
         last,
         elided: &[],
         followed_by_game: false,
+        column: 0,
     }
 }
 

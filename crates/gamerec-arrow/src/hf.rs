@@ -235,6 +235,7 @@ pub(crate) fn decode(
         last: true,
         elided: &[],
         followed_by_game: false,
+        column: 0,
     };
     let (batch, rows, games, failed, found) = match opts.table {
         Table::Games if opts.filter.is_none() => {

@@ -431,6 +431,75 @@ fn games_without_tag_sections_are_cut_into_chunks_on_every_path() {
     assert!(out.starts_with(&summary), "sort: {out}{err}");
 }
 
+/// Games without tag sections one after another on one line gave no place
+/// to cut: the file was one chunk, and past `--max-game-bytes` every game
+/// was lost ("1 games, 1 errors"). Chunks now end right after a marker in
+/// the middle of the line, on every entry, and messages keep the column
+/// they have in the line.
+#[test]
+fn games_on_one_line_are_cut_into_chunks_on_every_path() {
+    let dir = temp_dir("one-line");
+    let game = "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0 ";
+    let bad = "1. d4 d5 2. Qh5 *   ";
+    let mut line = String::new();
+    let mut columns = Vec::new();
+    for i in 0..200_000 {
+        if i % 50_000 == 49_999 {
+            columns.push(line.len() + bad.find("Qh5").unwrap() + 1);
+            line.push_str(bad);
+        } else {
+            line.push_str(game);
+        }
+    }
+    line.push('\n');
+    assert!(line.len() > 6 << 20);
+    let input = dir.join("one-line.pgn");
+    std::fs::write(&input, &line).unwrap();
+    let zst = dir.join("one-line.pgn.zst");
+    std::fs::write(&zst, zstd(line.as_bytes())).unwrap();
+    let path = input.to_str().unwrap();
+    let mut outputs = Vec::new();
+    for (name, args, stdin) in [
+        ("file -t 1", vec!["check", "-t", "1", path], false),
+        ("file -t 2", vec!["check", "-t", "2", path], false),
+        ("stdin", vec!["check", "-t", "2", "-"], true),
+        (
+            "zstd",
+            vec!["check", "-t", "2", zst.to_str().unwrap()],
+            false,
+        ),
+    ] {
+        let mut args = args;
+        args.extend(["--max-game-bytes", "1000000"]);
+        let mut run = cli(&args);
+        if stdin {
+            run = run.stdin(line.clone().into_bytes());
+        }
+        let (code, out, err) = run.run().code_and_text();
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(out.contains("\n200000 games,"), "{name}: {out}{err}");
+        let out = out
+            .replace(zst.to_str().unwrap(), path)
+            .replace("<stdin>", path);
+        for column in &columns {
+            let message = format!("{path}:1:{column}: error: illegal move Qh5");
+            assert!(out.contains(&message), "{name}: {out}");
+        }
+        outputs.push(out);
+    }
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]), "{outputs:?}");
+    let sorted = dir.join("sorted.pgn");
+    let (code, _, err) = cli(&["sort", path, "-o", sorted.to_str().unwrap()])
+        .run()
+        .code_and_text();
+    assert_eq!(code, 1, "{err}");
+    let (_, out, err) = cli(&["check", sorted.to_str().unwrap()])
+        .run()
+        .code_and_text();
+    // `sort` leaves out the four games with an illegal move.
+    assert!(out.starts_with("199996 games,"), "sort: {out}{err}");
+}
+
 /// `--max-game-bytes` held on streams (stdin, compressed files) but not on
 /// a plain file, whose planned ranges (up to 16 MiB) were read in place: a
 /// 3 MB game under a 1 MB bound was read from the file and refused from

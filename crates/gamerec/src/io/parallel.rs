@@ -342,6 +342,7 @@ impl Piece {
                 end: b.end,
                 last: b.last,
                 followed_by_game: b.followed_by_game,
+                column: a.column,
             }),
             (a, b) => {
                 let mut chunk = a.into_chunk(map);
@@ -478,16 +479,19 @@ impl<'f> Source<'f> {
         match planned {
             None => Ok(None),
             Some(Planned::Range(range)) => Ok(Some(Piece::Range(range))),
-            Some(Planned::Rest { start }) => {
+            Some(Planned::Rest { start, column }) => {
                 let reader = counting(mapped.rest(start)?, self.read_bytes.clone());
-                self.chunker = Some(chunker_for(
-                    reader,
-                    self.elide_comments,
-                    self.pool.clone(),
-                    start,
-                    self.chunk_size,
-                    self.max_game,
-                ));
+                self.chunker = Some(
+                    chunker_for(
+                        reader,
+                        self.elide_comments,
+                        self.pool.clone(),
+                        start,
+                        self.chunk_size,
+                        self.max_game,
+                    )
+                    .starting_at_column(column),
+                );
                 self.next()
             }
         }
@@ -753,19 +757,24 @@ where
         counted_to: 0,
     };
     if let Some(mut stream) = stream {
+        let mut column = 0;
         if opts.resume.offset > 0 {
             // Read past the bytes before the place, counting their lines.
-            lines.lines = skip_counting_lines(&mut stream, opts.resume.offset).map_err(fail)?;
+            (lines.lines, column) =
+                skip_counting_lines(&mut stream, opts.resume.offset).map_err(fail)?;
             lines.counted_to = opts.resume.offset;
         }
-        source.chunker = Some(chunker_for(
-            stream,
-            elide_comments,
-            pool.clone(),
-            opts.resume.offset,
-            opts.chunk_size,
-            opts.max_game_bytes,
-        ));
+        source.chunker = Some(
+            chunker_for(
+                stream,
+                elide_comments,
+                pool.clone(),
+                opts.resume.offset,
+                opts.chunk_size,
+                opts.max_game_bytes,
+            )
+            .starting_at_column(column),
+        );
     }
     let map = plan.map_or(&[][..], |p| p.bytes());
     let mut game_base = opts.resume.games;
@@ -1029,11 +1038,13 @@ where
     Ok(())
 }
 
-/// Reads and drops the first `n` bytes of `stream`; returns their lines.
+/// Reads and drops the first `n` bytes of `stream`; returns their lines and
+/// the bytes after the last of them (the column of byte `n`).
 /// An input shorter than `n` is an error.
-fn skip_counting_lines(stream: &mut (dyn io::Read + Send + '_), n: u64) -> io::Result<u64> {
+fn skip_counting_lines(stream: &mut (dyn io::Read + Send + '_), n: u64) -> io::Result<(u64, u64)> {
     let mut buf = vec![0u8; 1 << 16];
-    let (mut left, mut lines) = (n, 0u64);
+    let (mut left, mut lines, mut column) = (n, 0u64, 0u64);
+    let mut after_cr = false;
     while left > 0 {
         let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let got = match stream.read(&mut buf[..want]) {
@@ -1047,10 +1058,19 @@ fn skip_counting_lines(stream: &mut (dyn io::Read + Send + '_), n: u64) -> io::R
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        lines += count_lines(&buf[..got]);
+        let read = &buf[..got];
+        lines += count_lines(read);
+        if after_cr && read[0] == b'\n' {
+            lines -= 1; // one CR LF split between two reads
+        }
+        after_cr = read[got - 1] == b'\r';
+        column = match memchr::memrchr2(b'\n', b'\r', read) {
+            Some(i) => (got - i - 1) as u64,
+            None => column + got as u64,
+        };
         left -= got as u64;
     }
-    Ok(lines)
+    Ok((lines, column))
 }
 
 /// Mapped pages are given back once this many bytes are done with.

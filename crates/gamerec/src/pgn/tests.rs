@@ -620,9 +620,10 @@ fn planned_chunks(data: &[u8], size: usize) -> (Vec<Chunk>, Vec<ChunkRange>, boo
                 let bytes = data[range.start as usize..range.end as usize].to_vec();
                 chunks.push(range.chunk(bytes));
             }
-            Planned::Rest { start } => {
+            Planned::Rest { start, column } => {
                 let mut rest = Chunker::with_size(&data[start as usize..], size)
                     .starting_at(start)
+                    .starting_at_column(column)
                     .eliding_comments(4 * size);
                 while let Some(chunk) = rest.next_chunk().expect("in memory") {
                     chunks.push(chunk);
@@ -838,6 +839,52 @@ fn games_without_tag_sections_are_cut_where_the_reader_ends_them() {
     assert_eq!(read, 400);
     assert!(!expected.is_empty() && !problems.is_empty());
     assert_cut_small_like_whole(&data, &expected, &[1, 7, 64, 1000, 4096]);
+}
+
+#[test]
+fn games_on_one_line_are_cut_after_their_markers() {
+    // Games without tag sections one after another on one line: no line
+    // start to cut at (the file was one chunk, and past the bound on one
+    // game every game was lost). A chunk now ends right after a marker;
+    // the next chunk's columns count from the line's start.
+    let mut data = Vec::new();
+    for i in 0..400 {
+        data.extend_from_slice(b"1. e4 e5 2. Nf3 ");
+        match i % 5 {
+            0 => data.extend_from_slice(b"Qh5 3. Bb5 1/2-1/2 "), // illegal: a message
+            1 => data.extend_from_slice(b"(2. d4 d5 *) 1-0 {took 5 h} "),
+            2 => data.extend_from_slice(b"{1-0 in a comment} Nc6 0-1\t"),
+            3 => data.extend_from_slice(b"Nc6 3. Bb5 ) a6 * "), // a syntax error
+            _ => data.extend_from_slice(b"Nc6 3. Bb5 a6 1-0 "),
+        }
+    }
+    data.extend_from_slice(b"\n1. d4 d5 3. Qh9 *\n");
+    let (expected, _) = read_games(&data);
+    assert_eq!(games_in(&data), 401);
+    assert_cut_small_like_whole(&data, &expected, &[64, 1000, 4096]);
+    // Messages at the same line and column as in the whole input's reading.
+    let whole = check_chunks({
+        let mut one = Some(Chunk {
+            data: data.clone(),
+            last: true,
+            ..Chunk::default()
+        });
+        move || one.take()
+    });
+    assert!(whole.iter().filter(|g| !g.1.is_empty()).count() > 150);
+    assert!(whole.iter().flat_map(|g| &g.1).any(|p| p.1 > 10_000));
+    for size in [64, 1000, 4096] {
+        let got = check_chunked(&mut Chunker::with_size(&data[..], size));
+        assert_eq!(got, whole, "chunk size {size}");
+        let (chunks, _, _) = planned_chunks(&data, size);
+        assert!(chunks.len() > data.len() / (2 * size + 200));
+        let mut chunks = chunks.into_iter();
+        assert_eq!(
+            check_chunks(|| chunks.next()),
+            whole,
+            "planned, size {size}"
+        );
+    }
 }
 
 /// How many games the reader finds in `data`, read whole.
