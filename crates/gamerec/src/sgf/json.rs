@@ -144,19 +144,75 @@ pub fn from_json(json: &str) -> Result<String, String> {
             .as_array()
             .ok_or_else(|| format!("game {}: not a list of nodes", k + 1))?;
         out.push('(');
-        json_line(nodes, false, &mut out).map_err(|e| format!("game {}: {e}", k + 1))?;
+        let ff = root_ff(nodes);
+        json_line(nodes, false, ff, &mut out).map_err(|e| format!("game {}: {e}", k + 1))?;
         out.push_str(")\n");
     }
     Ok(out)
 }
 
+/// The `FF` of a game's root node in the dump (1 without one, as the
+/// parser reads it): `TM` is text before FF\[4\].
+#[cfg(feature = "io")]
+fn root_ff(nodes: &[serde_json::Value]) -> u32 {
+    nodes
+        .first()
+        .and_then(|root| root.get("properties")?.as_array())
+        .and_then(|props| {
+            let ff = props.iter().find(|p| p["id"] == "FF")?;
+            ff["values"].get(0)?.as_str()?.trim().parse().ok()
+        })
+        .unwrap_or(1)
+}
+
+#[cfg(feature = "io")]
+/// Whether `s` can stand between brackets as it is: every `]` escaped, no
+/// `\` left without the character it escapes.
+fn is_raw_text(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        match b {
+            b'\\' if bytes.next().is_none() => return false,
+            b']' => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Writes one string value of property `id`. Values of text properties are
+/// decoded text, escaped again here; any other string value is either one
+/// without `\` or `]` (a point, a number...) or one the dump holds verbatim
+/// (an unknown property, a malformed value, another game's move): the text
+/// between the brackets as written, so it is written as it is. (Escaping it
+/// again would add a level of escapes at each round trip.)
+#[cfg(feature = "io")]
+fn string_value(id: &str, ff: u32, s: &str, out: &mut String) {
+    use super::props::{Prop, ValueType};
+    let prop = Prop::from_ident(id.as_bytes());
+    let text = prop != Prop::Unknown
+        && (matches!(prop.value_type(), ValueType::Text | ValueType::SimpleText)
+            || (prop == Prop::TM && ff < 4));
+    if prop == Prop::CA {
+        // The dump's text is Unicode, written here as UTF-8 whatever the
+        // charset it was read from.
+        out.push_str("UTF-8");
+    } else if !text && is_raw_text(s) {
+        out.push_str(s);
+    } else {
+        super::writer::escape(out, s, false);
+    }
+}
+
 /// Writes a line of nodes; a node with variations (its later siblings)
 /// opens them there. `may_branch`: whether the first node may have some.
-/// Nesting follows the JSON's, which serde_json bounds.
+/// `ff`: the game's file format. Nesting follows the JSON's, which
+/// serde_json bounds.
 #[cfg(feature = "io")]
 fn json_line(
     nodes: &[serde_json::Value],
     may_branch: bool,
+    ff: u32,
     out: &mut String,
 ) -> Result<(), String> {
     use serde_json::Value as J;
@@ -167,13 +223,13 @@ fn json_line(
         };
         if (i > 0 || may_branch) && !variations.is_empty() {
             out.push('(');
-            json_line(&nodes[i..i + 1], false, out)?;
-            json_line(&nodes[i + 1..], true, out)?;
+            json_line(&nodes[i..i + 1], false, ff, out)?;
+            json_line(&nodes[i + 1..], true, ff, out)?;
             out.push(')');
             for v in variations {
                 let line = v.as_array().ok_or("a variation: not a list of nodes")?;
                 out.push('(');
-                json_line(line, false, out)?;
+                json_line(line, false, ff, out)?;
                 out.push(')');
             }
             return Ok(());
@@ -202,7 +258,7 @@ fn json_line(
             for v in values {
                 out.push('[');
                 match v {
-                    J::String(s) => super::writer::escape(out, s, false),
+                    J::String(s) => string_value(id, ff, s, out),
                     J::Array(pair) if pair.len() == 2 => {
                         for (j, part) in pair.iter().enumerate() {
                             if j > 0 {
@@ -272,5 +328,33 @@ mod tests {
         }
         assert!(!is_sgf_json(b"{\"white\":\"x\"}"));
         assert!(from_json("{\"format\":\"sgf\",\"games\":[[{\"properties\":7}]]}").is_err());
+    }
+
+    /// Values the dump holds verbatim (unknown properties, malformed values,
+    /// another game's moves) read back as written, escapes and all, however
+    /// many times they go round; text read in another charset reads back as
+    /// the same text (the SGF written is UTF-8).
+    #[test]
+    fn verbatim_values_and_charsets_survive_round_trips() {
+        let texts: [&[u8]; 5] = [
+            b"(;FF[4]GM[1]SZ[19]XY[a\\]b:c\\\\]ZZ[\\x]KM[1\\]5];B[aa]TR[a\\]])",
+            b"(;FF[4]GM[3]SZ[8];B[e2\\]e4];W[\\\\])",
+            b"(;FF[3]GM[1]TM[1\\\\2\\]h];B[aa])",
+            b"(;FF[4]GM[1]SZ[19]CA[ISO-8859-1]C[caf\xe9]PB[\xe9\\]])",
+            b"(;FF[4]GM[1]SZ[19]CA[Shift_JIS]PB[\x81\x5c\\]]C[\x82\xa0])",
+        ];
+        for text in texts {
+            let p = parse(text, &ParseOptions::default());
+            let mut json = to_json(&p.collection);
+            for round in 1..=3 {
+                let back = from_json(&json).expect("the dump reads back");
+                let q = parse(back.as_bytes(), &ParseOptions::default());
+                assert!(
+                    q.collection == p.collection,
+                    "round {round}: {back}\nfrom {json}"
+                );
+                json = to_json(&q.collection);
+            }
+        }
     }
 }
