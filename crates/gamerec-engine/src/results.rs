@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use gamerec::diag::{Diagnostic, MAX_LISTED, NotListed, Severity};
 use gamerec::epd::{self, EpdRecord};
 
 /// One analysed position of a run.
@@ -46,18 +47,43 @@ fn strip_suffix(m: &str) -> &str {
 }
 
 impl Run {
-    /// Reads a result file's text; lines that are not EPD are skipped.
+    /// Reads a result file's text; lines that are not EPD are skipped
+    /// ([`Run::read`] says which).
     pub fn parse(label: &str, text: &str) -> Run {
+        Run::read(label, text).0
+    }
+
+    /// Reads a result file's text (lines end at LF, CRLF or a lone CR),
+    /// with the errors of the lines it could not read as records: each such
+    /// line is left out of the run, so its errors are what the caller
+    /// reports (at most [`MAX_LISTED`] of them; the rest are counted in one
+    /// last message). Blank lines and `#` lines are skipped quietly.
+    pub fn read(label: &str, text: &str) -> (Run, Vec<Diagnostic>) {
         let mut records = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let t = line.trim();
+        let mut errors = Vec::new();
+        let mut not_listed = NotListed::default();
+        let mut first_not_listed = None;
+        for line in epd::read_lines(text) {
+            let t = line.text.trim();
             if t.is_empty() || t.starts_with('#') {
                 continue;
             }
-            let (Some(rec), _) = epd::read_line(t, 1) else {
+            let Some(rec) = line.record else {
+                for d in line.diagnostics {
+                    if d.severity != Severity::Error {
+                        continue;
+                    }
+                    if errors.len() < MAX_LISTED {
+                        errors.push(d);
+                    } else {
+                        first_not_listed.get_or_insert(d.location);
+                        not_listed.count(d.severity);
+                    }
+                }
                 continue;
             };
-            let id = first(&rec, "id").unwrap_or_else(|| format!("#{}", n + 1));
+            let n = line.number;
+            let id = first(&rec, "id").unwrap_or_else(|| format!("#{n}"));
             let suite = match id.rfind('.') {
                 Some(i) if i > 0 => id[..i].to_string(),
                 _ => label.to_string(),
@@ -100,10 +126,20 @@ impl Run {
                 sts_points,
             });
         }
-        Run {
+        if let Some(location) = first_not_listed {
+            let mut d = Diagnostic::new(
+                not_listed.severity(),
+                location,
+                not_listed.message("the EPD reader", "file"),
+            );
+            d.not_listed = Some(Box::new(not_listed));
+            errors.push(d);
+        }
+        let run = Run {
             label: label.to_string(),
             records,
-        }
+        };
+        (run, errors)
     }
 
     /// Records with a verdict, and how many were solved.
@@ -228,5 +264,30 @@ mod tests {
         let run = Run::parse("x", line);
         assert_eq!(run.records[0].sts_points, Some(46));
         assert_eq!(run.sts_themes(), vec![("Undermine".into(), 46, 100)]);
+    }
+
+    /// A line the EPD reader rejects was left out of the run without a word
+    /// (`epd solve` copies such records unchanged into its results), and
+    /// lines ending at a lone CR were read as one line.
+    #[test]
+    fn lines_left_out_are_reported() {
+        let text = "6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8; pm Ra8; id \"T.1\"; acn 99999999999999999999;\r\
+                    6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8; pm Ra8; id \"T.2\";\r\
+                    # a comment\r\
+                    6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8; pm Kg2; id \"T.3\";\r";
+        let (run, errors) = Run::read("x", text);
+        let ids: Vec<_> = run.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["T.2", "T.3"]);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].location.line, 1);
+        assert!(errors[0].message.contains("out of range"), "{errors:?}");
+
+        let bad = "6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8; pm Ra8; id \"\0\";\n";
+        let (run, errors) = Run::read("x", &bad.repeat(MAX_LISTED + 500));
+        assert!(run.records.is_empty());
+        assert_eq!(errors.len(), MAX_LISTED + 1);
+        let last = &errors[MAX_LISTED];
+        assert_eq!(last.counts(), (500, 0));
+        assert_eq!(last.location.line, MAX_LISTED as u64 + 1);
     }
 }

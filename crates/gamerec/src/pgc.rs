@@ -554,8 +554,10 @@ impl PgcGameWriter {
             }
         }
         if !bad.is_empty() {
+            let n = bad.chars().count();
             self.warn(format!(
-                "{what}: characters outside Latin-1 written as '?': {bad}"
+                "{what}: {n} character(s) outside Latin-1 written as '?': {}",
+                crate::excerpt::excerpt(&bad)
             ));
         }
         if bytes.len() > 255 {
@@ -622,8 +624,8 @@ impl PgcGameWriter {
                 && r.as_str() != tag.value
             {
                 self.warn(format!(
-                    "Result tag {:?} differs from the game's result {r}; the tag is written",
-                    tag.value
+                    "Result tag \"{}\" differs from the game's result {r}; the tag is written",
+                    crate::excerpt::excerpt(&tag.value)
                 ));
             }
             out.push(marker::TAG_PAIR);

@@ -211,6 +211,59 @@ fn a_pgc_game_lists_the_first_warnings_and_counts_the_rest() {
     );
 }
 
+/// A writer's message quotes what it drops in a few words: a 50 MB tag
+/// value the CBF writer cut made a 50 MB message line, a game of a million
+/// tags one line naming each (8.9 MB), and a tag value outside Latin-1 a
+/// PGC warning holding every such character.
+#[test]
+fn writer_messages_stay_short_whatever_they_quote() {
+    let long = "x".repeat(1 << 20);
+    let wide = "\u{4e2d}".repeat(1 << 18);
+    let many: String = (0..100_000).map(|i| format!("[T{i} \"v\"]\n")).collect();
+    let game = one_game(&format!(
+        "[Event \"{long}\"]\n[White \"{wide}\"]\n[Round \"{long}\"]\n\
+         [Date \"2000.{long}\"]\n[ECO \"{long}\"]\n[Result \"1-0{long}\"]\n{many}\n1. e4 *"
+    ));
+    let files = write_cbf(std::slice::from_ref(&game));
+    let mut out = Vec::new();
+    let pgc = PgcWriter::default().write(&game, &mut out);
+    let messages: Vec<&str> = files
+        .issues
+        .iter()
+        .chain(&pgc)
+        .map(|i| i.message.as_str())
+        .collect();
+    for m in &messages {
+        let head: String = m.chars().take(200).collect();
+        assert!(m.len() < 400, "{} bytes: {head}…", m.len());
+    }
+    let has = |s: &str| messages.iter().any(|m| m.contains(s));
+    assert!(has("source text \"xxx"), "{messages:?}");
+    assert!(has("262144 character(s) not in cp850"), "{messages:?}");
+    assert!(has("262144 character(s) outside Latin-1"), "{messages:?}");
+    assert!(has("T0, T1, T2") && has(" and 99980 more"), "{messages:?}");
+}
+
+/// The CBF header holds the first tag of each name it knows; the others of
+/// those names were dropped without a word.
+#[test]
+fn cbf_says_it_drops_a_second_tag_of_a_name() {
+    let game = one_game(
+        "[Event \"a\"]\n[Event \"b\"]\n[White \"w1\"]\n[White \"w2\"]\n[Foo \"x\"]\n\n1. e4 *",
+    );
+    let files = write_cbf(std::slice::from_ref(&game));
+    let dropped: Vec<&str> = files
+        .issues
+        .iter()
+        .map(|i| i.message.as_str())
+        .filter(|m| m.starts_with("tags dropped"))
+        .collect();
+    assert_eq!(
+        dropped,
+        ["tags dropped (CBF has no place for them): Event, White, Foo"]
+    );
+}
+
 /// `check --strict` made a warning per bad tag.
 #[test]
 fn the_strict_tag_check_lists_the_first_warnings_and_counts_the_rest() {

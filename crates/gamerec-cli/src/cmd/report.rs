@@ -32,12 +32,19 @@ pub struct ReportArgs {
 /// Runs `gamerec report`.
 pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let mut runs = Vec::new();
+    let mut errors = 0;
     for path in &args.inputs {
         let text = read_input(path)?;
         let label = path
             .file_stem()
             .map_or_else(|| "stdin".to_string(), |s| s.to_string_lossy().into_owned());
-        let run = Run::parse(&label, &text);
+        let (run, skipped) = Run::read(&label, &text);
+        let mut err = io::stderr().lock();
+        for mut d in skipped {
+            errors += d.counts().0;
+            d.path = Some(path.display().to_string());
+            let _ = writeln!(err, "{d}");
+        }
         if run.records.is_empty() {
             bail!("{}: no EPD records", path.display());
         }
@@ -51,5 +58,9 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     }
     gamerec::io::write_atomic(&args.output, report::html_report(&args.title, &runs))?;
     eprintln!("wrote {}", args.output.display());
+    if errors > 0 {
+        eprintln!("{errors} error(s): the lines with them are left out of the report");
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -333,7 +333,8 @@ impl<'a> GameWriter<'a> {
             _ => {
                 if !round_fits(&round) && !matches!(round.as_str(), "?" | "") {
                     self.warn(format!(
-                        "Round {round:?} dropped (only digits . / \\ fit the source text)"
+                        "Round {:?} dropped (only digits . / \\ fit the source text)",
+                        short(&round)
                     ));
                 }
                 source_text(&event, &round)
@@ -363,7 +364,8 @@ impl<'a> GameWriter<'a> {
             }
             if year.is_some() && date.get(4..).is_some_and(|r| r != ".??.??") {
                 self.warn(format!(
-                    "month and day of Date {date:?} dropped (CBF holds the year only)"
+                    "month and day of Date {:?} dropped (CBF holds the year only)",
+                    short(date)
                 ));
             }
         } else {
@@ -390,7 +392,7 @@ impl<'a> GameWriter<'a> {
             && eco1.is_none()
             && !matches!(e, "?" | "")
         {
-            self.warn(format!("ECO {e:?} dropped (expected A00..E99)"));
+            self.warn(format!("ECO {:?} dropped (expected A00..E99)", short(e)));
         }
         let eco1 = eco1.or_else(|| {
             self.tag("CBEco")
@@ -419,16 +421,28 @@ impl<'a> GameWriter<'a> {
             .and_then(|m| m.parse().ok())
             .unwrap_or_else(|| header.public_checksum());
 
+        // Tags of no CBF field, and the second and later tags of a name the
+        // header holds (it holds the first).
+        let mut seen: Vec<&str> = Vec::new();
         let dropped: Vec<&str> = game
             .tags
             .iter()
             .map(|t| t.name.as_str())
-            .filter(|n| !KNOWN_TAGS.contains(n))
+            .filter(|&n| {
+                if !KNOWN_TAGS.contains(&n) {
+                    return true;
+                }
+                let again = seen.contains(&n);
+                if !again {
+                    seen.push(n);
+                }
+                again
+            })
             .collect();
         if !dropped.is_empty() {
             self.warn(format!(
                 "tags dropped (CBF has no place for them): {}",
-                dropped.join(", ")
+                listed(dropped.iter().copied())
             ));
         }
 
@@ -456,15 +470,16 @@ impl<'a> GameWriter<'a> {
             })
             .collect();
         if !bad.is_empty() {
+            let shown = short(&bad.iter().collect::<String>());
             self.warn(format!(
-                "{what} text: characters not in cp850 written as '?': {}",
-                bad.iter().collect::<String>()
+                "{what} text: {} character(s) not in cp850 written as '?': {shown}",
+                bad.len()
             ));
         }
         if bytes.len() > MAX_TEXT {
             self.warn(format!(
                 "{what} text {:?} is {} bytes; cut to {MAX_TEXT}",
-                text,
+                short(text),
                 bytes.len()
             ));
             bytes.truncate(MAX_TEXT);
@@ -566,6 +581,20 @@ impl<'a> GameWriter<'a> {
         (c != CbComment::default()).then_some(c)
     }
 }
+
+/// The first [`LISTED_NAMES`] of `names`, comma-separated, then how many
+/// more there are: a message stays short however many it counts.
+fn listed<'n>(names: impl ExactSizeIterator<Item = &'n str>) -> String {
+    let n = names.len();
+    let mut s = names.take(LISTED_NAMES).collect::<Vec<_>>().join(", ");
+    if n > LISTED_NAMES {
+        s.push_str(&format!(" and {} more", n - LISTED_NAMES));
+    }
+    s
+}
+
+/// How many names a message lists ([`listed`]).
+const LISTED_NAMES: usize = 20;
 
 fn short(text: &str) -> String {
     let mut s: String = text.chars().take(40).collect();

@@ -53,16 +53,50 @@ fn comment_text(comments: &[&Comment]) -> String {
     out
 }
 
-/// Cuts `text` to fewer than 256 bytes at a character boundary.
-fn fit_string(text: &str) -> (String, bool) {
-    if text.len() < STRING_LIMIT {
-        return (text.to_string(), false);
+/// What [`fit_string`] changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Fitted {
+    /// Cut to fewer than 256 bytes.
+    cut: bool,
+    /// Control characters (which EPD strings cannot hold) written as spaces.
+    controls: bool,
+}
+
+impl Fitted {
+    /// The warnings for `what` (`tag \`Event\``, `ply 3: comment`...).
+    fn warn(self, what: &str, warnings: &mut Vec<String>) {
+        if self.controls {
+            warnings.push(format!("{what}: control characters written as spaces"));
+        }
+        if self.cut {
+            warnings.push(format!("{what} cut to 255 bytes"));
+        }
     }
-    let mut end = STRING_LIMIT - 1;
+}
+
+/// `text` as an EPD string can hold it: control characters written as
+/// spaces, cut to fewer than 256 bytes at a character boundary.
+fn fit_string(text: &str) -> (String, Fitted) {
+    fit_string_to(text, STRING_LIMIT - 1)
+}
+
+/// [`fit_string`] with room for `limit` bytes.
+fn fit_string_to(text: &str, limit: usize) -> (String, Fitted) {
+    let mut end = text.len().min(limit);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    (text[..end].to_string(), true)
+    let kept = &text[..end];
+    let controls = kept.chars().any(char::is_control);
+    let value = if controls {
+        kept.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect()
+    } else {
+        kept.to_string()
+    };
+    let cut = end < text.len();
+    (value, Fitted { cut, controls })
 }
 
 /// The records of `game`'s positions (see the module docs).
@@ -70,6 +104,11 @@ pub fn game_to_records(game: &Game, opts: &GameToEpd) -> Converted<Vec<EpdRecord
     let mut warnings = Vec::new();
     let event = game.tags.get("Event").unwrap_or("?");
     let round = game.tags.get("Round").unwrap_or("?");
+    // Each record's id is `Event.Round.` and its ply (and node): room kept
+    // for two numbers of 20 digits.
+    let (mut id_prefix, fitted) = fit_string_to(&format!("{event}.{round}"), STRING_LIMIT - 44);
+    fitted.warn("the id's Event.Round", &mut warnings);
+    id_prefix.push('.');
     let mode = game.castling_mode;
     let mainline: Vec<NodeId> = game.tree.mainline().collect();
     let ptp = if opts.tags_as_ptp {
@@ -87,10 +126,8 @@ pub fn game_to_records(game: &Game, opts: &GameToEpd) -> Converted<Vec<EpdRecord
                     tag.name
                 ));
             } else {
-                let (value, cut) = fit_string(&tag.value);
-                if cut {
-                    warnings.push(format!("tag `{}` cut to 255 bytes", tag.name));
-                }
+                let (value, fitted) = fit_string(&tag.value);
+                fitted.warn(&format!("tag `{}`", tag.name), &mut warnings);
                 pairs.push((&tag.name, value));
             }
         }
@@ -131,8 +168,13 @@ pub fn game_to_records(game: &Game, opts: &GameToEpd) -> Converted<Vec<EpdRecord
         }
         let text = comment_text(&comments);
         if !text.is_empty() {
-            let (value, cut) = fit_string(&text);
-            if cut {
+            let (value, fitted) = fit_string(&text);
+            if fitted.controls {
+                warnings.push(format!(
+                    "ply {ply_index}: control characters of a comment written as spaces in c0"
+                ));
+            }
+            if fitted.cut {
                 warnings.push(format!("ply {ply_index}: comment cut to 255 bytes for c0"));
             }
             rec.set(Operation::string(Opcode::Comment(0), value));
@@ -161,7 +203,7 @@ pub fn game_to_records(game: &Game, opts: &GameToEpd) -> Converted<Vec<EpdRecord
             i,
             Some(n),
             prev,
-            format!("{event}.{round}.{i}"),
+            format!("{id_prefix}{i}"),
             &mut warnings,
         ));
         if let Some(ply) = &game.tree.node(n).ply {
@@ -175,7 +217,7 @@ pub fn game_to_records(game: &Game, opts: &GameToEpd) -> Converted<Vec<EpdRecord
         last,
         None,
         prev,
-        format!("{event}.{round}.{last}"),
+        format!("{id_prefix}{last}"),
         &mut warnings,
     ));
     // Linear in the tree: main-line membership is a flag per node and each
@@ -202,10 +244,10 @@ pub fn game_to_records(game: &Game, opts: &GameToEpd) -> Converted<Vec<EpdRecord
             }
             let ply = depth[n.0 as usize] - 1;
             let parent = game.tree.node(n).parent().filter(|p| *p != NodeId::ROOT);
-            let id = format!("{event}.{round}.{ply}.{}", n.0);
+            let id = format!("{id_prefix}{ply}.{}", n.0);
             extra.push(make(before, ply, Some(n), parent, id, &mut warnings));
             if game.tree.node(n).children().is_empty() {
-                let id = format!("{event}.{round}.{}.{}", ply + 1, n.0);
+                let id = format!("{id_prefix}{}.{}", ply + 1, n.0);
                 extra.push(make(after, ply + 1, None, Some(n), id, &mut warnings));
             }
         });
@@ -385,6 +427,50 @@ mod tests {
             ]
         );
         assert!(out.warnings.is_empty());
+    }
+
+    /// Tags and comments EPD strings cannot hold as they are: records held
+    /// them anyway (a 50 MB Event made a 50 MB id on every record, a tab in
+    /// a tag went into the ptp string), and the EPD reader refused each
+    /// such record, with no warning when converting.
+    #[test]
+    fn strings_are_fitted_to_what_epd_holds() {
+        let mut g = game(&["e4", "e5"]);
+        g.tags.set("Event", "x".repeat(100_000));
+        g.tags.push("Site", "a\tb\u{1}");
+        let first = g.tree.mainline().next().unwrap();
+        g.tree
+            .node_mut(first)
+            .comments_after
+            .push(Comment::new("c\u{1b}[31m"));
+        let opts = GameToEpd {
+            tags_as_ptp: true,
+            variations: false,
+        };
+        let out = game_to_records(&g, &opts);
+        assert_eq!(out.value.len(), 3);
+        for rec in &out.value {
+            let line = rec.to_string();
+            let (read, diags) = crate::epd::read_line(&line, 1);
+            assert!(read.is_some(), "{diags:?}");
+            assert!(line.len() < 1000, "{line}");
+        }
+        let id = out.value[2].string("id").unwrap_or_default();
+        assert!(id.len() < 256 && id.ends_with("xxx.2"), "{id}");
+        assert_eq!(out.value[0].tag_pairs()[3], ("Site".into(), "a b ".into()));
+        assert_eq!(out.value[1].string("c0"), Some("c [31m"));
+        for w in [
+            "the id's Event.Round cut to 255 bytes",
+            "tag `Event` cut to 255 bytes",
+            "tag `Site`: control characters written as spaces",
+            "ply 1: control characters of a comment written as spaces in c0",
+        ] {
+            assert!(
+                out.warnings.iter().any(|x| x == w),
+                "{w}: {:?}",
+                out.warnings
+            );
+        }
     }
 
     #[test]
