@@ -593,7 +593,7 @@ fn read_table(
         };
         let rows_in = batch.num_rows() as u64;
         let parts = if batch.schema().column_with_name("game_id").is_some() {
-            vec![own_table_part(&batch, opts, first_row)]
+            vec![own_table_part(&batch, opts, &input.name, first_row)]
         } else {
             hf_parts(&batch, opts, &input.name, first_row)
         };
@@ -655,22 +655,37 @@ fn hf_parts(
 fn own_table_part(
     batch: &RecordBatch,
     opts: &Options,
+    name: &str,
     first_row: u64,
 ) -> Result<crate::hf::Part, crate::Error> {
     let games = crate::read::games_of_batch(batch)?;
     let mut rows = Rows::new(opts.table);
     let mut given = Vec::with_capacity(games.len());
+    let mut problems = Vec::new();
     let n = games.len() as u64;
-    for (i, (_, mut game)) in games.into_iter().enumerate() {
-        rows.append(i as u64, &mut game, &opts.filter);
-        given.push(first_row + i as u64);
+    for (i, (_, game)) in games.into_iter().enumerate() {
+        let row = first_row + i as u64;
+        match game {
+            Ok(mut game) => {
+                rows.append(given.len() as u64, &mut game, &opts.filter);
+                given.push(row);
+            }
+            // The row is left out; the rows after it are read on.
+            Err(why) => problems.push(Diagnostic {
+                severity: Severity::Error,
+                path: Some(name.to_owned()),
+                message: format!("row {row}: {why}"),
+                game: Some(row + 1),
+                ..Diagnostic::default()
+            }),
+        }
     }
     Ok(crate::hf::Part {
         batch: rows.finish(),
         games: n,
-        failed: 0,
+        failed: problems.len() as u64,
         rows: given,
-        problems: Vec::new(),
+        problems,
     })
 }
 

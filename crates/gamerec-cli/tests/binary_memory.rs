@@ -116,3 +116,60 @@ fn check_reads_million_game_binary_files_in_bounded_memory() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Bytes of no-op records before the one game of the files below.
+const PADDING: usize = 256 << 20;
+
+/// A PGC file of `PADDING` no-op bytes, then one game, written through
+/// `wrap` (a compressor, or none).
+fn write_padded_pgc(path: &Path, wrap: impl FnOnce(std::fs::File) -> Box<dyn Write>) {
+    let mut file = wrap(std::fs::File::create(path).unwrap());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..PADDING >> 20 {
+        file.write_all(&zeros).unwrap();
+    }
+    file.write_all(&write_pgc(&[one_game()]).0).unwrap();
+    file.flush().unwrap();
+}
+
+/// A compressed binary file was decompressed whole into memory (a 60 KB
+/// `.pgc.zst` of 2 GB took 2 GB); now past 8 MiB into an unnamed temporary
+/// file, mapped. And mapped pages were given back only every few thousand
+/// games, so a plain or compressed file of few games and many other bytes
+/// (here 256 MB of no-op records, then one game) was held whole; now also
+/// every 8 MB read. Likewise an FBK file's million warnings were kept
+/// until the end of the file (320 MB for a 4 MB file); now each is shown
+/// as it comes.
+#[test]
+fn compressed_and_padded_binary_files_are_read_in_bounded_memory() {
+    let dir = gamerec_testkit::temp_dir("binary-memory-padded");
+    let plain = dir.join("padded.pgc");
+    write_padded_pgc(&plain, |f| Box::new(BufWriter::new(f)));
+    let zst = dir.join("padded.pgc.zst");
+    write_padded_pgc(&zst, |f| {
+        Box::new(zstd::stream::Encoder::new(f, 1).unwrap().auto_finish())
+    });
+    assert!(std::fs::metadata(&zst).unwrap().len() < 1 << 20);
+    let out = dir.join("out.pgn");
+    for path in [&plain, &zst] {
+        let p = path.to_str().unwrap();
+        let (text, mb) = run_measured(&["check", p]);
+        assert!(text.contains("1 games, 2 nodes, 0 errors"), "{p}: {text}");
+        eprintln!("check {p}: {mb} MB");
+        assert!(mb < LIMIT_MB, "check {p}: {mb} MB");
+        let (_, mb) = run_measured(&["convert", p, "-o", out.to_str().unwrap()]);
+        let pgn = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(pgn.matches("[Event ").count(), 1, "convert {p}");
+        eprintln!("convert {p}: {mb} MB");
+        assert!(mb < LIMIT_MB, "convert {p}: {mb} MB");
+    }
+    // A million lines that each end the tree: a warning for each move after.
+    let fbk = dir.join("ends.fbk");
+    std::fs::write(&fbk, [12 | 0x40 | 0x80, 28].repeat(1_000_000)).unwrap();
+    let p = fbk.to_str().unwrap();
+    let (text, mb) = run_measured(&["check", "-q", p]);
+    assert!(text.contains(" 999999 warnings"), "{text}");
+    eprintln!("check {p}: {mb} MB");
+    assert!(mb < LIMIT_MB, "check {p}: {mb} MB");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

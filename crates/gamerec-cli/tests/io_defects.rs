@@ -411,3 +411,89 @@ fn pgc_on_stdin_is_known_by_content_and_read_whole() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.matches("[Event ").count(), 438);
 }
+
+/// A compressed PGC, CBF or FBK file cut short was not read at all
+/// (`0 games, ..., 1 file not read`: the whole stream was read before any
+/// game); now the games before the cut are read, then the error names the
+/// count, as for PGN (exit 2; `convert` writes nothing).
+#[test]
+fn truncated_compressed_binary_files_read_their_games_before_the_cut() {
+    let dir = temp_dir("defect-truncated-binary");
+    let pgn = gamerec_testkit::corpus("pgn/eco.pgn");
+    let (pgc, fbk) = (dir.join("eco.pgc"), dir.join("eco.fbk"));
+    for out in [&pgc, &fbk] {
+        let (code, _, err) = cli(&["convert", s(&pgn), "-o", s(out)])
+            .run()
+            .code_and_text();
+        assert!(code < 2, "{err}");
+    }
+    for (whole, name) in [(&pgc, "cut.pgc.gz"), (&fbk, "cut.fbk.gz")] {
+        let gz = gzip(&std::fs::read(whole).expect("written"));
+        let cut = dir.join(name);
+        std::fs::write(&cut, &gz[..gz.len() / 2]).expect("write");
+        let (code, out, err) = cli(&["check", "-q", s(&cut)]).run().code_and_text();
+        assert_eq!(code, 2, "{out}{err}");
+        let games: u64 = out
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a summary: {out}"));
+        assert!(games > 0, "{name}: {out}");
+        assert!(out.contains("1 file not read"), "{name}: {out}");
+        assert!(
+            err.contains(&format!("after {games} games read")),
+            "{name}: {err}"
+        );
+        let target = dir.join("out.pgn");
+        let (code, _, err) = cli(&["convert", s(&cut), "-o", s(&target)])
+            .run()
+            .code_and_text();
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(" games read)"), "{name}: {err}");
+        assert!(!target.exists(), "{name}: no output");
+    }
+}
+
+/// `check x.cbf.gz` looked for the index `x.cbf.cbi` (and `x.cbi.gz` for
+/// `x.cbi.cbi`): a compressed CBF pair could not be read. Now either name
+/// reads the pair, each file compressed or not.
+#[test]
+fn compressed_cbf_pairs_are_read_by_either_name() {
+    let dir = temp_dir("defect-cbf-gz");
+    let pgn = gamerec_testkit::corpus("pgn/eco.pgn");
+    let cbf = dir.join("eco.cbf");
+    let (code, _, err) = cli(&["convert", s(&pgn), "-o", s(&cbf)])
+        .run()
+        .code_and_text();
+    assert!(code < 2, "{err}");
+    let (_, whole, _) = cli(&["check", "-q", s(&cbf)]).run().code_and_text();
+    let games = whole.lines().last().expect("a summary").to_string();
+    assert!(!games.starts_with("0 games"), "{whole}");
+    for name in ["eco.cbf", "eco.cbi"] {
+        let bytes = std::fs::read(dir.join(name)).expect("written");
+        std::fs::write(dir.join(format!("{name}.gz")), gzip(&bytes)).expect("write");
+    }
+    for name in ["eco.cbf.gz", "eco.cbi.gz"] {
+        let (code, out, err) = cli(&["check", "-q", s(&dir.join(name))])
+            .run()
+            .code_and_text();
+        assert_eq!(
+            (code, out.lines().last()),
+            (0, Some(games.as_str())),
+            "{name}: {out}{err}"
+        );
+    }
+    // The index plain, the game file compressed.
+    std::fs::remove_file(dir.join("eco.cbi.gz")).expect("remove");
+    let (code, out, err) = cli(&["check", "-q", s(&dir.join("eco.cbf.gz"))])
+        .run()
+        .code_and_text();
+    assert_eq!(
+        (code, out.lines().last()),
+        (0, Some(games.as_str())),
+        "{out}{err}"
+    );
+}

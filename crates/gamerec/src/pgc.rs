@@ -243,12 +243,29 @@ pub fn read_pgc_each(data: &[u8], each: &mut dyn FnMut(ReadItem)) {
 /// As [`read_pgc_each`], ending as soon as `each` returns
 /// [`std::ops::ControlFlow::Break`].
 pub fn read_pgc_while(data: &[u8], each: &mut dyn FnMut(ReadItem) -> std::ops::ControlFlow<()>) {
+    read_pgc_passing(data, each, usize::MAX, &mut || {});
+}
+
+/// As [`read_pgc_while`], calling `passed` each time reading passes
+/// another `every` bytes (to give back the mapped pages behind it: a file
+/// of few games and many other records).
+pub(crate) fn read_pgc_passing(
+    data: &[u8],
+    each: &mut dyn FnMut(ReadItem) -> std::ops::ControlFlow<()>,
+    every: usize,
+    passed: &mut dyn FnMut(),
+) {
     let mut out = Sink::new(each);
     let out = &mut out;
     let mut cur = Cursor { data, at: 0 };
     let mut game: Option<Builder> = None;
     let mut number = 0;
+    let mut mark = every;
     while cur.at < data.len() && !out.stopped() {
+        if cur.at >= mark {
+            passed();
+            mark = cur.at.saturating_add(every);
+        }
         let record_at = cur.at;
         let issue_error = |out: &mut Sink, game: Option<usize>, msg: String| {
             out.issue(Issue::error(FileKind::Data, record_at as u64, game, msg));

@@ -112,7 +112,7 @@ fn check_one(
         Some(Format::Pgc | Format::Cbf | Format::Fbk | Format::Json | Format::Fen)
     ) {
         return match crate::formats::binary::check_report(path, opts.quiet, &mut out) {
-            Ok(s) => (out, s, None),
+            Ok((s, cut)) => (out, s, cut),
             Err(e) => failed(format!("{e:#}")),
         };
     }

@@ -12,10 +12,16 @@ use gamerec::io::pipeline::{ErrorGames, Tally};
 use gamerec::io::{Format, Input, ReadOptions, Reader, Record, check_binary};
 
 /// `check` for one file: appends one line per issue to `out` (warnings only
-/// unless `quiet`) and returns its counts (one input). PGC, CBF/CBI and FBK files are
+/// unless `quiet`) and returns its counts (one input) and, for an input cut
+/// short (a damaged compressed file), the message saying so after the
+/// counts of what came before the cut. PGC, CBF/CBI and FBK files are
 /// read game by game in bounded memory ([`gamerec::io::check_binary`]);
 /// JSON Lines and FEN through the library's reader.
-pub fn check_report(path: &str, quiet: bool, out: &mut impl Write) -> Result<Tally> {
+pub fn check_report(
+    path: &str,
+    quiet: bool,
+    out: &mut impl Write,
+) -> Result<(Tally, Option<String>)> {
     let input = Input::from_arg(std::ffi::OsStr::new(path));
     let mut s = Tally {
         inputs: 1,
@@ -50,12 +56,14 @@ pub fn check_report(path: &str, quiet: bool, out: &mut impl Write) -> Result<Tal
         }
         s.games = check.games;
         nodes = check.moves;
-        return Ok(with_counts(s, nodes, with_errors));
+        let cut = check.cut.map(|e| cut_off(&e, &mut s, check.games));
+        return Ok((with_counts(s, nodes, with_errors), cut));
     }
     let mut reader = Reader::open(&input, &ReadOptions::default())?;
     // Diagnostics are shown as their records are done with (a run of bad
     // records included), so memory holds none.
     let mut failed = None;
+    let mut cut = None;
     while let Some(item) = reader.next_reporting(&mut |d| {
         if failed.is_none()
             && let Err(e) = show(d, &mut s)
@@ -66,8 +74,16 @@ pub fn check_report(path: &str, quiet: bool, out: &mut impl Write) -> Result<Tal
         if let Some(e) = failed {
             return Err(e.into());
         }
-        if let Record::Game(g) = item?.record {
-            nodes += g.tree.len() as u64 - 1;
+        match item {
+            Ok(item) => {
+                if let Record::Game(g) = item.record {
+                    nodes += g.tree.len() as u64 - 1;
+                }
+            }
+            Err(e) => {
+                cut = Some(e);
+                break;
+            }
         }
     }
     if let Some(e) = failed {
@@ -80,7 +96,16 @@ pub fn check_report(path: &str, quiet: bool, out: &mut impl Write) -> Result<Tal
     } else {
         s.games = reader.items_met();
     }
-    Ok(with_counts(s, nodes, with_errors))
+    let cut = cut.map(|e| cut_off(&e, &mut s, reader.items_met()));
+    Ok((with_counts(s, nodes, with_errors), cut))
+}
+
+/// The message for an input cut short after `met` games or records, which
+/// counts it as not read.
+fn cut_off(e: &gamerec::io::OpenError, s: &mut Tally, met: u64) -> String {
+    s.inputs_not_read = 1;
+    let unit = if s.records > 0 { "records" } else { "games" };
+    gamerec::io::pipeline::cut_short(e, met, unit).to_string()
 }
 
 /// `s` with its nodes (plies; none counted when there are no games and no
@@ -105,7 +130,7 @@ mod tests {
         let bad = dir.join("bad.pgc");
         std::fs::write(&bad, [0x05, 0x03, 0x01, 0x63]).expect("write");
         let mut out = Vec::new();
-        let s = check_report(bad.to_str().expect("utf-8"), true, &mut out).expect("reads");
+        let (s, _) = check_report(bad.to_str().expect("utf-8"), true, &mut out).expect("reads");
         assert_eq!((s.games, s.errors), (1, 2));
         assert!(
             String::from_utf8_lossy(&out)

@@ -317,6 +317,7 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
         )?,
     };
     let mut failed = false;
+    let mut bad_rows = 0u64;
     let mut losses = Vec::new();
     for path in paths {
         let source = path.display().to_string();
@@ -325,6 +326,15 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
             if write_error.is_some() {
                 return;
             }
+            let game = match game {
+                Ok(game) => game,
+                Err(why) => {
+                    // The row is left out (exit 1); the others are written.
+                    eprintln!("{source}: error: {why}");
+                    bad_rows += 1;
+                    return;
+                }
+            };
             let item = Item {
                 record: Record::Game(game),
                 number: id + 1,
@@ -357,6 +367,8 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
     }
     Ok(if failed {
         ExitCode::from(2)
+    } else if bad_rows > 0 {
+        ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })

@@ -97,22 +97,48 @@ pub struct FbkCheck {
 
 /// Checks an FBK file as [`read_fbk`] reads it, without building the tree:
 /// memory holds the positions of the alternatives still to come, not the
-/// file's millions of moves.
+/// file's millions of moves. [`check_fbk_each`] hands the issues over as
+/// they come instead of keeping them.
 pub fn check_fbk(data: &[u8]) -> FbkCheck {
-    let mut check = FbkCheck::default();
-    let mut moves = 0;
+    let mut issues = Vec::new();
+    let moves = check_fbk_each(data, &mut |i| issues.push(i));
+    FbkCheck { moves, issues }
+}
+
+/// As [`check_fbk`], handing each issue to `on_issue` in file order (a
+/// file of a million warnings is checked in the memory of one); returns
+/// the moves read.
+pub fn check_fbk_each(data: &[u8], on_issue: &mut dyn FnMut(Issue)) -> u64 {
+    check_fbk_passing(data, on_issue, usize::MAX, &mut || {})
+}
+
+/// As [`check_fbk_each`], calling `passed` each time reading passes
+/// another `every` bytes (to give back the mapped pages behind it).
+pub(crate) fn check_fbk_passing(
+    data: &[u8],
+    on_issue: &mut dyn FnMut(Issue),
+    every: usize,
+    passed: &mut dyn FnMut(),
+) -> u64 {
+    let mut moves = 0u64;
+    let mut mark = every;
     walk(
         data,
         (),
         &mut |item| {
             if let ReadItem::Issue(i) = item {
-                check.issues.push(i);
+                on_issue(i);
             }
         },
-        |(), _, _, _| moves += 1,
+        |(), _, _, _| {
+            moves += 1;
+            if moves.saturating_mul(2) >= mark as u64 {
+                passed();
+                mark = mark.saturating_add(every);
+            }
+        },
     );
-    check.moves = moves;
-    check
+    moves
 }
 
 /// The pre-order walk of an FBK file: `add(parent, position, move, weak)`

@@ -43,7 +43,7 @@ pub mod writer;
 
 use std::fmt;
 
-pub use fbk::{FbkCheck, FbkWriter, check_fbk, read_fbk, write_fbk};
+pub use fbk::{FbkCheck, FbkWriter, check_fbk, check_fbk_each, read_fbk, write_fbk};
 pub use reader::{read_cbf, read_cbf_each, read_cbf_game, read_cbf_while};
 pub use writer::{CbfFiles, CbfWriter, write_cbf};
 

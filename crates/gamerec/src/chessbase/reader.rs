@@ -34,17 +34,48 @@ pub fn read_cbf_each(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem)) {
 
 /// As [`read_cbf_each`], ending as soon as `each` returns
 /// [`ControlFlow::Break`].
+///
+/// The index may list bytes of the game file more than once (two entries
+/// for one game, or games that overlap): those are read again only while
+/// the bytes read again stay within the game file's size; past that an
+/// entry whose game overlaps games already read is an error and is not
+/// read. So the work is linear in the two files' sizes, not their product
+/// (a 4 MB index listing one 100 KB game a million times).
 pub fn read_cbf_while(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem) -> ControlFlow<()>) {
     let mut out = Sink::new(each);
     let (index, error) = read_index(cbi);
     if let Some(e) = error {
         out.issue(Issue::error(FileKind::Index, e.offset, None, e.message));
     }
+    let mut read = Spans::default();
+    let mut reread_left = cbf.len();
     for (i, &offset) in index.offsets.iter().enumerate() {
         if out.stopped() {
             return;
         }
-        let (game, issues) = read_cbf_game(cbf, offset as usize, i + 1);
+        let start = offset as usize;
+        if let Some(len) = stored_game_len(cbf, start) {
+            let end = start + len;
+            if read.overlaps(start, end) {
+                if len > reread_left {
+                    out.issue(Issue::error(
+                        FileKind::Index,
+                        ((i + 1) * 4) as u64,
+                        Some(i + 1),
+                        format!(
+                            "game at offset {start} ({len} bytes) overlaps games already read, \
+                             and the index has listed more bytes again than the game file holds \
+                             ({}): not read",
+                            cbf.len()
+                        ),
+                    ));
+                    continue;
+                }
+                reread_left -= len;
+            }
+            read.insert(start, end);
+        }
+        let (game, issues) = read_cbf_game(cbf, start, i + 1);
         for issue in issues {
             out.issue(issue);
         }
@@ -63,6 +94,42 @@ pub fn read_cbf_while(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem) -> 
                 cbf.len()
             ),
         ));
+    }
+}
+
+/// The length its header gives the game at `offset`, if the game lies
+/// inside the file.
+fn stored_game_len(cbf: &[u8], offset: usize) -> Option<usize> {
+    let stored = <[u8; HEADER_LEN]>::try_from(cbf.get(offset..)?.get(..HEADER_LEN)?).ok()?;
+    let len = Header::decode(stored).game_len();
+    (offset.checked_add(len)? <= cbf.len()).then_some(len)
+}
+
+/// The parts of a file read so far, as disjoint merged ranges (start to
+/// end): one range for a file read in order.
+#[derive(Debug, Default)]
+struct Spans(std::collections::BTreeMap<usize, usize>);
+
+impl Spans {
+    /// Whether `start..end` shares a byte with a range read.
+    fn overlaps(&self, start: usize, end: usize) -> bool {
+        self.0
+            .range(..end)
+            .next_back()
+            .is_some_and(|(_, &e)| e > start)
+    }
+
+    /// Adds `start..end`, merging the ranges it touches.
+    fn insert(&mut self, mut start: usize, mut end: usize) {
+        while let Some((&s, &e)) = self.0.range(..=end).next_back() {
+            if e < start {
+                break;
+            }
+            self.0.remove(&s);
+            start = start.min(s);
+            end = end.max(e);
+        }
+        self.0.insert(start, end);
     }
 }
 

@@ -2,11 +2,16 @@
 //!
 //! A plain file is mapped read-only and its pages are given back every few
 //! thousand games, so memory stays at one game whatever the file's size; a
-//! compressed file (or stdin) is decompressed into memory first. Each game
-//! goes to the caller and is dropped when the callback returns. FBK files
-//! hold one tree, so [`check_binary`] walks them without building it.
+//! compressed file (or stdin) is decompressed first: into memory up to
+//! [`IN_MEMORY`] bytes, past that into an unnamed temporary file that is
+//! mapped the same way (a small file that decompresses to gigabytes costs
+//! disk, not memory). A stream cut short or damaged gives the games of the
+//! bytes before the damage, then its error. Each game goes to the caller
+//! and is dropped when the callback returns. FBK files hold one tree, so
+//! [`check_binary`] walks them without building it.
 
 use std::fs::File;
+use std::io::{Read, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, sync_channel};
@@ -14,7 +19,7 @@ use std::thread::JoinHandle;
 
 use super::Format;
 use super::input::{Input, OpenError};
-use super::read::{cbf_pair, issue_diagnostic};
+use super::read::{cbf_pair_to_read, issue_diagnostic};
 use crate::chessbase::{self, ReadItem};
 use crate::diag::Diagnostic;
 use crate::model::Game;
@@ -22,29 +27,88 @@ use crate::pgc;
 
 /// Games read between two releases of the mapped pages.
 const RELEASE_EVERY: u64 = 4096;
+/// Bytes read between two releases of the mapped pages (PGC and FBK files
+/// of few games and many bytes: padding, strings, one long tree).
+const RELEASE_BYTES: usize = 8 << 20;
 
-/// An input's bytes: a read-only mapping of a plain file, or the
-/// decompressed contents of anything else.
-struct Bytes {
+/// Decompressed bytes kept in memory; past this, in a temporary file.
+pub(crate) const IN_MEMORY: usize = 8 << 20;
+
+/// An input's bytes: a read-only mapping of a plain file (or of the
+/// temporary file a large decompressed input went to), or the decompressed
+/// contents of anything else; and the error that cut the stream short.
+pub(crate) struct Bytes {
     map: Option<memmap2::Mmap>,
     owned: Vec<u8>,
+    cut: Option<std::io::Error>,
 }
 
 impl Bytes {
-    fn open(input: &Input) -> Result<Bytes, OpenError> {
+    pub(crate) fn open(input: &Input) -> Result<Bytes, OpenError> {
         if let Some((file, len)) = input.open_plain()? {
             return Ok(Bytes {
                 map: Some(map(&file, len, &input.name)?),
                 owned: Vec::new(),
+                cut: None,
             });
         }
-        Ok(Bytes {
-            map: None,
-            owned: input.read_all()?,
-        })
+        Bytes::read(&mut input.open(None)?, &input.name)
     }
 
-    fn bytes(&self) -> &[u8] {
+    /// The bytes of `stream`: in memory up to [`IN_MEMORY`], else in an
+    /// unnamed temporary file, mapped. A read error ends the bytes and is
+    /// kept ([`Bytes::take_cut`]); only a temporary file that cannot be
+    /// made or written fails.
+    pub(crate) fn read(stream: &mut dyn Read, name: &str) -> Result<Bytes, OpenError> {
+        let mut owned = Vec::new();
+        let mut cut = None;
+        let mut spill: Option<(File, std::path::PathBuf)> = None;
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = match stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    cut = Some(e);
+                    break;
+                }
+            };
+            if spill.is_none() && owned.len() + n > IN_MEMORY {
+                let dir = std::env::temp_dir();
+                let mut file =
+                    super::spool::unnamed_file(&dir).map_err(|e| OpenError::new(name, e))?;
+                file.write_all(&owned)
+                    .map_err(|e| OpenError::new(name, super::spool::at(&dir, e)))?;
+                owned = Vec::new();
+                spill = Some((file, dir));
+            }
+            match &mut spill {
+                Some((file, dir)) => file
+                    .write_all(&buf[..n])
+                    .map_err(|e| OpenError::new(name, super::spool::at(dir, e)))?,
+                None => owned.extend_from_slice(&buf[..n]),
+            }
+        }
+        let map = match spill {
+            Some((file, dir)) => {
+                let len = file
+                    .metadata()
+                    .map_err(|e| OpenError::new(name, super::spool::at(&dir, e)))?
+                    .len();
+                Some(self::map(&file, len, name)?)
+            }
+            None => None,
+        };
+        Ok(Bytes { map, owned, cut })
+    }
+
+    /// The error that cut the stream short, once.
+    pub(crate) fn take_cut(&mut self) -> Option<std::io::Error> {
+        self.cut.take()
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
         self.map.as_deref().unwrap_or(&self.owned)
     }
 
@@ -74,28 +138,33 @@ fn map(file: &File, len: u64, name: &str) -> Result<memmap2::Mmap, OpenError> {
 /// Reads a binary file (PGC, or CBF with its CBI) game by game: each game
 /// goes to `on_game` and is dropped when it returns, each problem to
 /// `on_diagnostic`, in file order. FBK files (one tree) are read whole by
-/// [`crate::io::Reader`].
+/// [`crate::io::Reader`]. A compressed file cut short gives its games up to
+/// the cut, then the error.
 pub fn read_binary_each(
     input: &Input,
     format: Format,
     on_game: &mut dyn FnMut(Game),
     on_diagnostic: &mut dyn FnMut(Diagnostic),
 ) -> Result<(), OpenError> {
-    let opened = Opened::open(input, format)?;
+    let mut opened = Opened::open(input, format)?;
+    let mut cut = None;
     opened.read(&mut |item| {
         match item {
             Streamed::Game(g) => on_game(g),
             Streamed::Diagnostic(d) => on_diagnostic(d),
+            Streamed::Cut(e) => cut = Some(e),
         }
         ControlFlow::Continue(())
     });
-    Ok(())
+    cut.map_or(Ok(()), Err)
 }
 
 /// One item of a binary file read game by game.
 pub(crate) enum Streamed {
     Game(Game),
     Diagnostic(Diagnostic),
+    /// The error that cut a decompressed input short (the last item).
+    Cut(OpenError),
 }
 
 /// Games in flight between the thread reading a binary file and its
@@ -113,16 +182,12 @@ pub(crate) fn stream_binary(
     spawn_reader(Opened::open(input, format)?, &input.name)
 }
 
-/// As [`stream_binary`], for a PGC file already read into memory (stdin,
-/// whose first bytes were taken to tell its format).
+/// As [`stream_binary`], for PGC bytes already read (stdin, whose first
+/// bytes were taken to tell its format: see [`Bytes::read`]).
 pub(crate) fn stream_pgc_bytes(
     name: &str,
-    data: Vec<u8>,
+    data: Bytes,
 ) -> Result<(Receiver<Streamed>, JoinHandle<()>), OpenError> {
-    let data = Bytes {
-        map: None,
-        owned: data,
-    };
     let name = name.to_owned();
     spawn_reader(
         Opened::Pgc {
@@ -141,6 +206,7 @@ fn spawn_reader(
     let thread = std::thread::Builder::new()
         .name("gamerec-binary-reader".into())
         .spawn(move || {
+            let mut opened = opened;
             opened.read(&mut |item| match tx.send(item) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(_) => ControlFlow::Break(()),
@@ -181,7 +247,7 @@ impl Opened {
                 ),
             ));
         };
-        let (cbf_path, cbi_path) = cbf_pair(path);
+        let (cbf_path, cbi_path) = cbf_pair_to_read(path);
         Ok(Opened::Cbf {
             cbi: Bytes::open(&Input::file(&cbi_path))?,
             cbf: Bytes::open(&Input::file(&cbf_path))?,
@@ -191,10 +257,18 @@ impl Opened {
     }
 
     /// Reads every game, handing games and problems to `each` until it
-    /// says stop; mapped pages are given back every few thousand games.
-    fn read(&self, each: &mut dyn FnMut(Streamed) -> ControlFlow<()>) {
+    /// says stop, then the error that cut the input short if there was
+    /// one; mapped pages are given back every few thousand games.
+    fn read(&mut self, each: &mut dyn FnMut(Streamed) -> ControlFlow<()>) {
         let mut games = 0u64;
-        match self {
+        let stopped = std::cell::Cell::new(false);
+        let mut each = |item| {
+            let flow = each(item);
+            stopped.set(stopped.get() || flow.is_break());
+            flow
+        };
+        let each = &mut each;
+        match &*self {
             Opened::Cbf {
                 cbf,
                 cbi,
@@ -215,8 +289,9 @@ impl Opened {
                     Some(cbi_name),
                 ))),
             }),
-            Opened::Pgc { data, name } => {
-                pgc::read_pgc_while(data.bytes(), &mut |item| match item {
+            Opened::Pgc { data, name } => pgc::read_pgc_passing(
+                data.bytes(),
+                &mut |item| match item {
                     pgc::ReadItem::Game(g) => {
                         games += 1;
                         if games.is_multiple_of(RELEASE_EVERY) {
@@ -227,19 +302,45 @@ impl Opened {
                     pgc::ReadItem::Issue(issue) => {
                         each(Streamed::Diagnostic(issue_diagnostic(&issue, name, None)))
                     }
-                })
-            }
+                },
+                RELEASE_BYTES,
+                &mut || data.release(),
+            ),
+        }
+        if !stopped.get()
+            && let Some(cut) = self.take_cut()
+        {
+            let _ = each(Streamed::Cut(cut));
+        }
+    }
+
+    /// The error that cut a decompressed input short, naming its file.
+    fn take_cut(&mut self) -> Option<OpenError> {
+        match self {
+            Opened::Pgc { data, name } => data.take_cut().map(|e| OpenError::new(name.as_str(), e)),
+            Opened::Cbf {
+                cbf,
+                cbi,
+                cbf_name,
+                cbi_name,
+            } => cbi
+                .take_cut()
+                .map(|e| OpenError::new(cbi_name.as_str(), e))
+                .or_else(|| cbf.take_cut().map(|e| OpenError::new(cbf_name.as_str(), e))),
         }
     }
 }
 
 /// What [`check_binary`] counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct BinaryCheck {
     /// Games read (an FBK file is one game: its tree).
     pub games: u64,
     /// Moves read, variations included.
     pub moves: u64,
+    /// The error that cut a compressed input short: the counts are those
+    /// of the bytes before it.
+    pub cut: Option<OpenError>,
 }
 
 /// Checks a binary file (PGC, CBF/CBI, FBK) in bounded memory: games are
@@ -252,24 +353,31 @@ pub fn check_binary(
 ) -> Result<BinaryCheck, OpenError> {
     let mut check = BinaryCheck::default();
     if format == Format::Fbk {
-        let data = Bytes::open(input)?;
-        let fbk = chessbase::check_fbk(data.bytes());
+        let mut data = Bytes::open(input)?;
+        check.moves = chessbase::fbk::check_fbk_passing(
+            data.bytes(),
+            &mut |issue| on_diagnostic(issue_diagnostic(&issue, &input.name, None)),
+            RELEASE_BYTES,
+            &mut || data.release(),
+        );
         check.games = u64::from(!data.bytes().is_empty());
-        check.moves = fbk.moves;
-        for issue in &fbk.issues {
-            on_diagnostic(issue_diagnostic(issue, &input.name, None));
-        }
+        check.cut = data
+            .take_cut()
+            .map(|e| OpenError::new(input.name.as_str(), e));
         return Ok(check);
     }
-    read_binary_each(
-        input,
-        format,
-        &mut |g| {
-            check.games += 1;
-            check.moves += g.tree.len() as u64 - 1;
-        },
-        on_diagnostic,
-    )?;
+    let mut opened = Opened::open(input, format)?;
+    opened.read(&mut |item| {
+        match item {
+            Streamed::Game(g) => {
+                check.games += 1;
+                check.moves += g.tree.len() as u64 - 1;
+            }
+            Streamed::Diagnostic(d) => on_diagnostic(d),
+            Streamed::Cut(e) => check.cut = Some(e),
+        }
+        ControlFlow::Continue(())
+    });
     Ok(check)
 }
 

@@ -14,7 +14,7 @@ use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, count_lines, line_at};
 use crate::pgn::{GameBuilder, Problem, SliceReader};
 use crate::sgf;
 
-use super::binary::{Streamed, stream_binary, stream_pgc_bytes};
+use super::binary::{Bytes, Streamed, stream_binary, stream_pgc_bytes};
 use super::input::{Cut, EndAtError, Input, OpenError, take_cut};
 use super::{Format, looks_like_text};
 
@@ -335,10 +335,7 @@ impl Reader {
             }
             // Stdin cannot be opened again: what was read to tell its
             // format is still in `stream`.
-            let mut data = Vec::new();
-            stream
-                .read_to_end(&mut data)
-                .map_err(|e| OpenError::new(input.name.clone(), e))?;
+            let data = Bytes::read(&mut stream, &input.name)?;
             let (items, thread) = stream_pgc_bytes(&input.name, data)?;
             let mut reader = Reader::new(&input.name, format, Source::Done, opts);
             reader.source = Source::Binary {
@@ -444,14 +441,17 @@ impl Reader {
         let mut reader = Reader::new(&input.name, format, Source::Done, opts);
         if format == Format::Fbk {
             // One tree: the whole file is the game.
-            let data = input.read_all()?;
-            reader.loaded(chessbase::read_fbk(&data), None);
+            let mut data = Bytes::open(input)?;
+            reader.loaded(chessbase::read_fbk(data.bytes()), None);
+            if let Some(e) = data.take_cut() {
+                reader.cut = Some(Cut::new(std::sync::Mutex::new(Some(e))));
+            }
             return Ok(reader);
         }
         if format == Format::Cbf
             && let Some(path) = &input.path
         {
-            reader.name = cbf_pair(path).0.display().to_string();
+            reader.name = cbf_pair_to_read(path).0.display().to_string();
         }
         let (items, thread) = stream_binary(input, format)?;
         reader.source = Source::Binary {
@@ -481,6 +481,10 @@ impl Reader {
                     });
                 }
                 Ok(Streamed::Diagnostic(d)) => self.push(d),
+                // Said once the games before the cut are read.
+                Ok(Streamed::Cut(e)) => {
+                    self.cut = Some(Cut::new(std::sync::Mutex::new(Some(e.source))));
+                }
                 Err(_) => {
                     // The reading thread ended: pass a panic on, as if the
                     // reading had run here.
@@ -855,6 +859,31 @@ pub fn cbf_pair(path: &Path) -> (PathBuf, PathBuf) {
         ("cbf", "cbi")
     };
     (path.with_extension(cbf), path.with_extension(cbi))
+}
+
+/// The CBF/CBI pair to read for `path`, which names either file, plain or
+/// compressed: `x.cbf.gz` reads `x.cbf.gz` with `x.cbi.gz` (each file
+/// compressed or not: the one that is there).
+pub fn cbf_pair_to_read(path: &Path) -> (PathBuf, PathBuf) {
+    let suffix = path
+        .extension()
+        .filter(|_| super::Compression::from_path(path) != super::Compression::None);
+    let Some(suffix) = suffix else {
+        return cbf_pair(path);
+    };
+    let (cbf, cbi) = cbf_pair(&path.with_extension(""));
+    let pick = |plain: PathBuf| {
+        let mut compressed = plain.clone().into_os_string();
+        compressed.push(".");
+        compressed.push(suffix);
+        let compressed = PathBuf::from(compressed);
+        if !compressed.exists() && plain.exists() {
+            plain
+        } else {
+            compressed
+        }
+    };
+    (pick(cbf), pick(cbi))
 }
 
 /// A binary format's issue as a diagnostic: `path:byte N: severity: game G: message`.

@@ -161,7 +161,7 @@ impl Write for Spool {
 }
 
 /// `e` naming a temporary file in `dir`.
-fn at(dir: &Path, e: io::Error) -> io::Error {
+pub(crate) fn at(dir: &Path, e: io::Error) -> io::Error {
     io::Error::new(
         e.kind(),
         format!("temporary file in {}: {e}", dir.display()),
@@ -170,7 +170,7 @@ fn at(dir: &Path, e: io::Error) -> io::Error {
 
 /// A new temporary file in `dir`, already removed from it (it lives while
 /// open; nothing is left behind whatever happens next).
-fn unnamed_file(dir: &Path) -> io::Result<File> {
+pub(crate) fn unnamed_file(dir: &Path) -> io::Result<File> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
