@@ -244,9 +244,12 @@ pub fn visit_chunk<V: Visitor, T: Default>(
         let index = index.get_or_insert_with(|| LineIndex::new(chunk.data));
         let game = report.games - 1;
         let start = (reader.game_offset() - chunk.offset) as usize;
-        // The game's first line, read once for all its problems.
+        // The game's first line, read once for all its problems: up to the
+        // game's end, which every reading of the input puts at the same
+        // place (a chunk may end right after it, in the middle of the line).
         let gl = chunk.line_col(index, start as u64);
-        let mut text = String::from_utf8_lossy(line_at(chunk.data, start)).into_owned();
+        let game_bytes = &chunk.data[..reader.position().max(start)];
+        let mut text = String::from_utf8_lossy(line_at(game_bytes, start)).into_owned();
         if text.chars().count() > 60 {
             text = text.chars().take(57).collect::<String>() + "...";
         }

@@ -170,7 +170,9 @@ impl PgnStream {
                     .index
                     .get_or_insert_with(|| LineIndex::new(&self.chunk.data));
                 let line = self.chunk.line_col(index, rel).line + self.line_base;
-                let first = excerpt(line_at(&self.chunk.data, rel as usize));
+                // The game's first line, up to the game's end (a chunk may
+                // end there, in the middle of the line).
+                let first = excerpt(line_at(&self.chunk.data[..self.pos], rel as usize));
                 let number = self.games;
                 let note: Box<str> = format!("game {number}, line {line}: {first}").into();
                 let mut diagnostics = Vec::new();

@@ -1120,11 +1120,12 @@ impl<R: Read> Reader<R> {
         }
     }
 
-    /// The first line of the game starting at `offset`, as much of it as
-    /// [`line_at`] gives (for diagnostics).
+    /// The first line of the game starting at `offset` (the game read
+    /// last), as much of it as [`line_at`] gives and no further than the
+    /// game's end (for diagnostics).
     pub fn line_text(&self, offset: u64) -> &[u8] {
         line_at(
-            &self.chunk.data,
+            &self.chunk.data[..self.pos],
             offset.saturating_sub(self.chunk.offset) as usize,
         )
     }
