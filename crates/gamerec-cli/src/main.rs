@@ -9,7 +9,7 @@
 //! Exit codes: 0 success, 1 errors found in the input, 2 usage or I/O
 //! failure. A closed stdout (broken pipe, e.g. `| head`) counts as success.
 
-use std::io;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -217,7 +217,9 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("gamerec: {}", error_text(&err));
+            // A stderr that cannot be written (where `eprintln!` would
+            // panic, exit 101) leaves the exit code alone to tell.
+            let _unreported = writeln!(io::stderr(), "gamerec: {}", error_text(&err));
             ExitCode::from(2)
         }
     }

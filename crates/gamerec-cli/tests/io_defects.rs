@@ -497,3 +497,38 @@ fn compressed_cbf_pairs_are_read_by_either_name() {
         "{out}{err}"
     );
 }
+
+/// `report` wrote the messages of the lines it leaves out with their write
+/// errors dropped: with stderr on a full disk it wrote the page as if all
+/// were said, then panicked (exit 101) on its "wrote" line. Now a message
+/// that cannot be written fails the run (exit 2) before the page is made.
+#[test]
+fn report_fails_when_its_messages_cannot_be_written() {
+    let dir = temp_dir("defect-report-stderr");
+    let run = dir.join("run.epd");
+    std::fs::write(
+        &run,
+        "8/8/8/8/8/8/8/K1k5 w - - bm Ka2; pm Ka2;\nnot an EPD record\n",
+    )
+    .expect("write");
+    let html = dir.join("run.html");
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let status = std::process::Command::new(crate::util::GAMEREC)
+        .args(["report", s(&run), "-o", s(&html)])
+        .stdout(std::process::Stdio::null())
+        .stderr(full)
+        .status()
+        .expect("runs");
+    assert_eq!(status.code(), Some(2));
+    assert!(!html.exists());
+    // With stderr writable, the same run says what it left out and exits 1.
+    let (code, _, err) = cli(&["report", s(&run), "-o", s(&html)])
+        .run()
+        .code_and_text();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("1 error(s)"), "{err}");
+    assert!(html.exists());
+}

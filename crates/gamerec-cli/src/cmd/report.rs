@@ -33,17 +33,19 @@ pub struct ReportArgs {
 pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let mut runs = Vec::new();
     let mut errors = 0;
+    // Messages go to stderr; if it cannot be written the run stops and
+    // fails (no report that leaves its errors unsaid).
+    let mut err = io::stderr().lock();
     for path in &args.inputs {
         let text = read_input(path)?;
         let label = path
             .file_stem()
             .map_or_else(|| "stdin".to_string(), |s| s.to_string_lossy().into_owned());
         let (run, skipped) = Run::read(&label, &text);
-        let mut err = io::stderr().lock();
         for mut d in skipped {
             errors += d.counts().0;
             d.path = Some(path.display().to_string());
-            let _ = writeln!(err, "{d}");
+            writeln!(err, "{d}").context("writing stderr")?;
         }
         if run.records.is_empty() {
             bail!("{}: no EPD records", path.display());
@@ -57,9 +59,13 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
         return Err(e).context("writing stdout");
     }
     gamerec::io::write_atomic(&args.output, report::html_report(&args.title, &runs))?;
-    eprintln!("wrote {}", args.output.display());
+    writeln!(err, "wrote {}", args.output.display()).context("writing stderr")?;
     if errors > 0 {
-        eprintln!("{errors} error(s): the lines with them are left out of the report");
+        writeln!(
+            err,
+            "{errors} error(s): the lines with them are left out of the report"
+        )
+        .context("writing stderr")?;
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

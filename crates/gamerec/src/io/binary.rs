@@ -310,7 +310,8 @@ impl Opened {
         if !stopped.get()
             && let Some(cut) = self.take_cut()
         {
-            let _ = each(Streamed::Cut(cut));
+            // The last item: whether the caller would stop changes nothing.
+            let _last = each(Streamed::Cut(cut));
         }
     }
 
