@@ -397,23 +397,7 @@ fn games_without_tag_sections_are_cut_into_chunks_on_every_path() {
     let summary = format!("{} games,", per_copy * copies);
     let path = input.to_str().unwrap();
     let mut outputs = Vec::new();
-    for (name, args, stdin) in [
-        ("file -t 1", vec!["check", "-t", "1", path], None),
-        ("file -t 2", vec!["check", "-t", "2", path], None),
-        ("stdin", vec!["check", "-t", "2", "-"], Some(&input)),
-        (
-            "zstd",
-            vec!["check", "-t", "2", zst.to_str().unwrap()],
-            None,
-        ),
-    ] {
-        let mut args = args;
-        args.extend(["--max-game-bytes", "1000000"]);
-        let mut run = cli(&args);
-        if let Some(file) = stdin {
-            run = run.stdin(std::fs::read(file).unwrap());
-        }
-        let (code, out, err) = run.run().code_and_text();
+    for (name, code, out, err) in check_on_every_entry(&input, &zst) {
         assert_eq!(code, 0, "{name}: {out}{err}");
         assert!(out.starts_with(&summary), "{name}: {out}{err}");
         outputs.push(out);
@@ -429,6 +413,35 @@ fn games_without_tag_sections_are_cut_into_chunks_on_every_path() {
         .run()
         .code_and_text();
     assert!(out.starts_with(&summary), "sort: {out}{err}");
+}
+
+/// `check --max-game-bytes 1000000` of `plain` (its bytes on one and two
+/// threads, and on stdin) and of `zst` (the same bytes compressed): per
+/// entry its name, exit code, stdout and stderr.
+fn check_on_every_entry(
+    plain: &std::path::Path,
+    zst: &std::path::Path,
+) -> Vec<(&'static str, i32, String, String)> {
+    let path = plain.to_str().unwrap();
+    let entries = [
+        ("file -t 1", ["check", "-t", "1", path], false),
+        ("file -t 2", ["check", "-t", "2", path], false),
+        ("stdin", ["check", "-t", "2", "-"], true),
+        ("zstd", ["check", "-t", "2", zst.to_str().unwrap()], false),
+    ];
+    entries
+        .into_iter()
+        .map(|(name, args, stdin)| {
+            let mut args = args.to_vec();
+            args.extend(["--max-game-bytes", "1000000"]);
+            let mut run = cli(&args);
+            if stdin {
+                run = run.stdin(std::fs::read(plain).unwrap());
+            }
+            let (code, out, err) = run.run().code_and_text();
+            (name, code, out, err)
+        })
+        .collect()
 }
 
 /// Games without tag sections one after another on one line gave no place
@@ -459,23 +472,7 @@ fn games_on_one_line_are_cut_into_chunks_on_every_path() {
     std::fs::write(&zst, zstd(line.as_bytes())).unwrap();
     let path = input.to_str().unwrap();
     let mut outputs = Vec::new();
-    for (name, args, stdin) in [
-        ("file -t 1", vec!["check", "-t", "1", path], false),
-        ("file -t 2", vec!["check", "-t", "2", path], false),
-        ("stdin", vec!["check", "-t", "2", "-"], true),
-        (
-            "zstd",
-            vec!["check", "-t", "2", zst.to_str().unwrap()],
-            false,
-        ),
-    ] {
-        let mut args = args;
-        args.extend(["--max-game-bytes", "1000000"]);
-        let mut run = cli(&args);
-        if stdin {
-            run = run.stdin(line.clone().into_bytes());
-        }
-        let (code, out, err) = run.run().code_and_text();
+    for (name, code, out, err) in check_on_every_entry(&input, &zst) {
         assert_eq!(code, 1, "{name}: {out}{err}");
         assert!(out.contains("\n200000 games,"), "{name}: {out}{err}");
         let out = out
