@@ -11,8 +11,14 @@ use gamerec::pgn::Chunker;
 
 const BOUND: u64 = 256 << 10;
 
-/// An error as the tests compare it: code, line and game number.
-type Found = (Code, u64, Option<u64>);
+/// An error as the tests compare it: code, line, game number, column and
+/// note (the game's number, line and first line).
+type Found = (Code, u64, Option<u64>, u64, String);
+
+fn found(d: &gamerec::diag::Diagnostic) -> Found {
+    let note = d.note.as_deref().unwrap_or("").to_string();
+    (d.code, d.location.line, d.game, d.location.column, note)
+}
 
 fn game(n: usize, filler: &str) -> String {
     format!("[Event \"g{n}\"]\n[Result \"1-0\"]\n\n1. e4 {filler} e5 2. Nf3 1-0\n\n")
@@ -38,7 +44,7 @@ fn sequential(text: &[u8]) -> (Vec<String>, Vec<Found>) {
         .take_diagnostics()
         .into_iter()
         .filter(|d| d.is_error())
-        .map(|d| (d.code, d.location.line, d.game))
+        .map(|d| found(&d))
         .collect();
     (names, errors)
 }
@@ -81,7 +87,7 @@ fn parallel(text: &[u8], threads: usize) -> (Vec<String>, Vec<Found>, u64) {
         }
         for d in settled.diagnostics {
             if d.is_error() {
-                errors.push((d.code, d.location.line, d.game));
+                errors.push(found(&d));
             }
         }
         ControlFlow::Continue(())
@@ -183,4 +189,85 @@ fn the_chunker_never_holds_much_more_than_the_bound() {
         "peak {} for a bound of {BOUND}",
         chunker.peak_buffer()
     );
+}
+
+#[test]
+fn an_escape_line_past_the_bound_is_no_game() {
+    // A `%` line is ignored by the standard, whatever its length: past the
+    // bound it is left out like whitespace, and the game after it is read.
+    let escape = format!("%{}\n", "x".repeat(3 << 20));
+    let text = [
+        game(1, ""),
+        escape.clone(),
+        game(2, ""),
+        escape,
+        game(3, ""),
+    ]
+    .concat();
+    let (names, errors) = sequential(text.as_bytes());
+    assert_eq!(names, ["g1", "g2", "g3"]);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (pnames, perrors, games) = parallel(text.as_bytes(), 2);
+    assert_eq!((pnames, perrors, games), (names, errors, 3));
+    // Lines after the escape lines are exact: an error in game 4 is placed.
+    let bad = [text, "[Event \"g4\"]\n\n1. e5 *\n".into()].concat();
+    let (_, errors) = sequential(bad.as_bytes());
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!((errors[0].0, errors[0].1), (Code::IllegalMove, 20));
+    let (_, perrors, _) = parallel(bad.as_bytes(), 2);
+    assert_eq!(perrors, errors);
+}
+
+#[test]
+fn escape_lines_between_games_leave_a_place_to_cut() {
+    // Between a game's marker and the next `[`, `%` lines are passed over
+    // as `;` lines are: the game after an oversized one is found.
+    let big = format!("{{{}}}", "x ".repeat(1 << 20));
+    let text = [
+        game(1, ""),
+        game(2, &big),
+        "%a note\n%another\n".into(),
+        game(3, ""),
+    ]
+    .concat();
+    let (names, errors) = sequential(text.as_bytes());
+    assert_eq!(names, ["g1", "g3"]);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].0, Code::TooLarge);
+    let (pnames, perrors, _) = parallel(text.as_bytes(), 2);
+    assert_eq!((pnames, perrors), (names, errors));
+}
+
+#[test]
+fn games_on_one_line_after_an_oversized_one_are_read() {
+    // Games without tag sections on one line: reading resumes right after
+    // the oversized game's marker, not at the next line start (there is
+    // none), and its message quotes the game's start at its column.
+    let big = format!("{{{}}}", "x".repeat(1 << 20));
+    let text = format!("1. e4 e5 1-0 1. d4 {big} d5 0-1 1. c4 c5 1/2-1/2 1. Nf3 Nf6 *\n");
+    let count = |text: &str| {
+        let opts = ReadOptions {
+            format: Some(Format::Pgn),
+            max_game_bytes: BOUND,
+            ..ReadOptions::default()
+        };
+        let mut reader = Reader::from_bytes("t.pgn", text.as_bytes(), &opts);
+        reader.try_fold(0, |n, item| item.map(|_| n + 1)).unwrap()
+    };
+    assert_eq!(count(&text), 3);
+    let (_, errors) = sequential(text.as_bytes());
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let (code, line, game, column, note) = &errors[0];
+    assert_eq!(
+        (*code, *line, *game, *column),
+        (Code::TooLarge, 1, Some(2), 14)
+    );
+    assert!(
+        note.starts_with("game 2, line 1: 1. d4 {xxx") && note.ends_with("..."),
+        "{note}"
+    );
+    for threads in [1, 2] {
+        let (_, perrors, games) = parallel(text.as_bytes(), threads);
+        assert_eq!((perrors, games), (errors.clone(), 4), "{threads} threads");
+    }
 }

@@ -47,7 +47,7 @@ use crate::pgn::{
 
 use super::input::{EndAtError, Input, OpenError, counting, take_cut};
 use super::looks_like_text;
-use super::read::Item;
+use super::read::{Item, first_line_excerpt};
 
 /// How to read in parallel.
 #[derive(Debug, Clone)]
@@ -249,10 +249,7 @@ pub fn visit_chunk<V: Visitor, T: Default>(
         // place (a chunk may end right after it, in the middle of the line).
         let gl = chunk.line_col(index, start as u64);
         let game_bytes = &chunk.data[..reader.position().max(start)];
-        let mut text = String::from_utf8_lossy(line_at(game_bytes, start)).into_owned();
-        if text.chars().count() > 60 {
-            text = text.chars().take(57).collect::<String>() + "...";
-        }
+        let text = first_line_excerpt(line_at(game_bytes, start));
         for (p, not_listed) in problems {
             let rel = p.offset - chunk.offset;
             let lc = chunk.line_col(index, rel);
@@ -306,7 +303,7 @@ fn report_oversized<T>(
                 ),
                 game: report.games,
                 game_line: lc.line,
-                first_line: String::new(),
+                first_line: first_line_excerpt(e.head()),
                 not_listed: None,
             });
             report.games += 1;

@@ -10,7 +10,7 @@ use crate::diag::{Code, Diagnostic, LineCol, LineIndex, Severity};
 use crate::epd::{self, EpdRecord};
 use crate::model::Game;
 use crate::pgc;
-use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, count_lines, line_at};
+use crate::pgn::stream::{Chunk, ChunkView, Chunker, chunk_is_whole, line_at};
 use crate::pgn::{GameBuilder, Problem, SliceReader};
 use crate::sgf;
 
@@ -108,8 +108,8 @@ struct PgnStream {
     chunker: Chunker<Box<dyn BufRead + Send>>,
     max_game: u64,
     /// Games of the chunk left out for their size, still to hand on
-    /// (their offset, line and size).
-    oversized: Vec<(u64, u64, u64)>,
+    /// (their offset, line, column, size and first line's excerpt).
+    oversized: Vec<(u64, u64, u64, u64, String)>,
     /// Whether the chunk's last game runs past the bound unended.
     overrun: bool,
     chunk: Chunk,
@@ -133,12 +133,12 @@ impl PgnStream {
     fn next_game(&mut self) -> std::io::Result<Option<PgnGame>> {
         loop {
             if !self.oversized.is_empty() {
-                let (offset, line, len) = self.oversized.remove(0);
+                let (offset, line, column, len, first) = self.oversized.remove(0);
                 self.games += 1;
                 let number = self.games;
-                let d = Diagnostic::new(
+                let mut d = Diagnostic::new(
                     Severity::Error,
-                    LineCol { line, column: 1 },
+                    LineCol { line, column },
                     format!(
                         "game of {len} bytes is larger than the bound of one game: not read \
                          (--max-game-bytes sets the bound)"
@@ -147,6 +147,7 @@ impl PgnStream {
                 .with_code(Code::TooLarge)
                 .with_offset(offset)
                 .with_game(number);
+                d.note = Some(format!("game {number}, line {line}: {first}").into());
                 return Ok(Some(PgnGame {
                     game: None,
                     diagnostics: vec![d],
@@ -172,7 +173,7 @@ impl PgnStream {
                 let line = self.chunk.line_col(index, rel).line + self.line_base;
                 // The game's first line, up to the game's end (a chunk may
                 // end there, in the middle of the line).
-                let first = excerpt(line_at(&self.chunk.data[..self.pos], rel as usize));
+                let first = first_line_excerpt(line_at(&self.chunk.data[..self.pos], rel as usize));
                 let number = self.games;
                 let note: Box<str> = format!("game {number}, line {line}: {first}").into();
                 let mut diagnostics = Vec::new();
@@ -251,18 +252,24 @@ impl PgnStream {
             // Games left out for their size (always at the start of an
             // otherwise empty chunk, or after the data of a joined one).
             let mut before = 0u64;
-            let mut lines_before = 0u64;
-            for e in &chunk.elided {
+            let mut index = None;
+            for (k, e) in chunk.elided.iter().enumerate() {
                 if e.oversized {
-                    let line = self.line_base
-                        + count_lines(&chunk.data[..e.at.min(chunk.data.len())])
-                        + lines_before
-                        + 1;
-                    self.oversized
-                        .push((chunk.offset + e.at as u64 + before, line, e.len));
+                    let index = index.get_or_insert_with(|| LineIndex::new(&chunk.data));
+                    let earlier = ChunkView {
+                        elided: &chunk.elided[..k],
+                        ..chunk.view()
+                    };
+                    let lc = earlier.line_col(index, e.at as u64);
+                    self.oversized.push((
+                        chunk.offset + e.at as u64 + before,
+                        self.line_base + lc.line,
+                        lc.column,
+                        e.len,
+                        first_line_excerpt(e.head()),
+                    ));
                 }
                 before += e.len;
-                lines_before += e.lines;
             }
             let done = std::mem::replace(&mut self.chunk, chunk);
             self.chunker.pool().give(done.data);
@@ -839,7 +846,7 @@ pub fn is_cut_off_tag_section(game: &Game, truncated_at_end: bool) -> bool {
 }
 
 /// A game's first line for messages: at most 60 characters, lossily decoded.
-fn excerpt(line: &[u8]) -> String {
+pub(crate) fn first_line_excerpt(line: &[u8]) -> String {
     let text = String::from_utf8_lossy(line);
     if text.chars().count() > 60 {
         text.chars().take(57).collect::<String>() + "..."

@@ -60,7 +60,7 @@ pub struct Chunk {
 /// brace comment too large to hold, when the consumer does not need it.
 /// `data[..at]` ends inside the comment and `data[at..]` resumes at its
 /// closing `}` (or the chunk ends there).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Elision {
     /// Position in [`Chunk::data`] where the bytes were taken out.
     pub at: usize,
@@ -77,9 +77,47 @@ pub struct Elision {
     /// the chunker's bound ([`Chunker::max_game_bytes`]): readers count it as
     /// a game and report it ([`ChunkView::oversized`]).
     pub oversized: bool,
+    /// The start of an oversized game's first line, for its message
+    /// ([`Elision::head`]).
+    head: [u8; ELISION_HEAD],
+    head_len: u8,
+}
+
+/// How much of an oversized game's first line an [`Elision`] keeps: enough
+/// for a message's excerpt (60 characters).
+const ELISION_HEAD: usize = 64;
+
+impl Default for Elision {
+    fn default() -> Elision {
+        Elision {
+            at: 0,
+            len: 0,
+            lines: 0,
+            last_line_len: 0,
+            ends_with_cr: false,
+            oversized: false,
+            head: [0; ELISION_HEAD],
+            head_len: 0,
+        }
+    }
 }
 
 impl Elision {
+    /// The first bytes (up to 64) of an oversized game's first line; empty
+    /// for other elisions.
+    pub fn head(&self) -> &[u8] {
+        &self.head[..usize::from(self.head_len)]
+    }
+
+    /// Keeps the start of `line` (up to its first line end) as
+    /// [`Elision::head`].
+    fn keep_head(&mut self, line: &[u8]) {
+        let line = &line[..memchr::memchr2(b'\n', b'\r', line).unwrap_or(line.len())];
+        let n = line.len().min(ELISION_HEAD);
+        self.head[..n].copy_from_slice(&line[..n]);
+        self.head_len = n as u8;
+    }
+
     fn account(&mut self, bytes: &[u8]) {
         if bytes.is_empty() {
             return;
@@ -387,15 +425,16 @@ impl<R: Read> Chunker<R> {
                         buf.truncate(end);
                         return Ok(Some(self.emit(buf, false)));
                     }
-                    let lead = match buf[..len].iter().position(|b| !b.is_ascii_whitespace()) {
-                        Some(lead) => lead,
-                        None => before_split_line_end(&buf[..len]),
-                    };
+                    let (lead, open_escape) = blank_lead(&buf[..len], self.column == 0);
                     if lead > 0 && self.elided.is_empty() {
-                        // Whitespace before the next game: a chunk of its own.
+                        // Whitespace and escape lines before the next game:
+                        // a chunk of their own.
                         self.carry.extend_from_slice(&buf[lead..len]);
                         buf.truncate(lead);
                         return Ok(Some(self.emit(buf, false)));
+                    }
+                    if open_escape && self.elided.is_empty() {
+                        return self.skip_escape_line(buf, len).map(Some);
                     }
                     return self.skip_game(buf, len).map(Some);
                 }
@@ -427,6 +466,10 @@ impl<R: Read> Chunker<R> {
         let mut blank = true;
         let mut at = 0;
         let elided = std::mem::take(&mut self.elided);
+        let data = &buf[..elided.first().map_or(len, |e| e.at.min(len))];
+        if let Some(start) = data.iter().position(|b| !b.is_ascii_whitespace()) {
+            gap.keep_head(&data[start..]);
+        }
         for e in &elided {
             gap.account(&buf[at..e.at.min(len)]);
             gap.absorb(e);
@@ -474,6 +517,34 @@ impl<R: Read> Chunker<R> {
         self.carry.extend_from_slice(&window[end..]);
         gap.oversized = !blank;
         gap.at = 0;
+        buf.clear();
+        buf.shrink_to(self.size);
+        self.peak = self.peak.max(len);
+        self.elided = vec![gap];
+        let last = self.eof && self.carry.is_empty();
+        Ok(self.emit(buf, last))
+    }
+
+    /// Leaves out the escape line (`%` at a line start) that starts at
+    /// `buf[0]` and has outgrown the bound: reads on to its line end and
+    /// hands on an empty chunk whose one elision is the line. An escape
+    /// line is no game (the standard ignores it): no report, as for a run
+    /// of whitespace, and the game after it is read.
+    fn skip_escape_line(&mut self, mut buf: Vec<u8>, len: usize) -> io::Result<Chunk> {
+        let mut gap = Elision::default();
+        gap.account(&buf[..len]);
+        let block = self.size.clamp(4096, 1 << 20);
+        let mut window = Vec::new();
+        while !self.eof {
+            let got = self.fill(&mut window, 0, block)?;
+            if let Some(end) = memchr2(b'\n', b'\r', &window[..got]) {
+                gap.account(&window[..end]);
+                self.carry.clear();
+                self.carry.extend_from_slice(&window[end..got]);
+                break;
+            }
+            gap.account(&window[..got]);
+        }
         buf.clear();
         buf.shrink_to(self.size);
         self.peak = self.peak.max(len);
@@ -824,8 +895,11 @@ fn find_first_cut(buf: &[u8], from: usize) -> Option<usize> {
 /// The first place in `buf` at or after `from` where a game without a tag
 /// section probably starts: a line that starts `1.`, after a termination
 /// marker standing alone (after whitespace, `)`, `}` or `.`) and nothing but
-/// whitespace. For resuming after a game too large to read, where `buf`
-/// starts inside that game and the reader cannot be run from a boundary.
+/// whitespace; or, for games written one after another on one line, blanks
+/// and `1.` right after such a marker on its line (the place returned is
+/// then just after the marker, as [`last_game_end`] cuts there). For
+/// resuming after a game too large to read, where `buf` starts inside that
+/// game and the reader cannot be run from a boundary.
 fn find_first_tagless_start(buf: &[u8], from: usize) -> Option<usize> {
     let after_marker = |i: usize| {
         buf[..i]
@@ -835,11 +909,18 @@ fn find_first_tagless_start(buf: &[u8], from: usize) -> Option<usize> {
     };
     memchr_iter(b'1', &buf[from.min(buf.len())..])
         .map(|i| i + from)
-        .find(|&i| {
-            i > 0
-                && matches!(buf[i - 1], b'\n' | b'\r')
-                && buf.get(i + 1) == Some(&b'.')
-                && after_marker(i)
+        .find_map(|i| {
+            if i == 0 || buf.get(i + 1) != Some(&b'.') {
+                return None;
+            }
+            if matches!(buf[i - 1], b'\n' | b'\r') {
+                return after_marker(i).then_some(i);
+            }
+            let blanks = buf[..i]
+                .iter()
+                .rposition(|&b| b != b' ' && b != b'\t')
+                .map_or(0, |p| p + 1);
+            (blanks > 0 && blanks < i && ends_with_marker(&buf[..blanks], false)).then_some(blanks)
         })
 }
 
@@ -887,10 +968,13 @@ fn cut_before(buf: &[u8], i: usize, bounded: bool) -> Option<usize> {
     let mut stripped = false;
     // Comments between the marker and the `[` (a few, to stay linear).
     for _ in 0..8 {
-        let line_start = memchr::memrchr2(b'\n', b'\r', &buf[..end]).map_or(0, |p| p + 1);
+        let line_end = memchr::memrchr2(b'\n', b'\r', &buf[..end]);
+        let line_start = line_end.map_or(0, |p| p + 1);
         let line = &buf[line_start..end];
         let first = line.iter().position(|b| !b.is_ascii_whitespace());
-        if first.is_some_and(|f| line[f] == b';') {
+        // An escape line: `%` in the first column of a line known to start.
+        let escape = line_end.is_some() && line.first() == Some(&b'%');
+        if escape || first.is_some_and(|f| line[f] == b';') {
             end = trimmed(&buf[..line_start]).unwrap_or(0);
         } else if buf[end - 1] == b'}' {
             let open = memchr::memrchr(b'{', &buf[..end])?;
@@ -963,6 +1047,33 @@ fn last_game_end(buf: &[u8]) -> Option<usize> {
         }
     }
     end.max(mid_line)
+}
+
+/// The leading part of `buf` that holds no game: whitespace and whole
+/// escape lines (`%` at a line start; `line_start`: `buf[0]` starts a
+/// line). Its end (before a last CR, see [`before_split_line_end`], when
+/// it is all of `buf`), and whether an escape line that `buf` does not end
+/// starts there.
+fn blank_lead(buf: &[u8], line_start: bool) -> (usize, bool) {
+    let mut i = 0;
+    loop {
+        let Some(n) = buf[i..].iter().position(|b| !b.is_ascii_whitespace()) else {
+            return (before_split_line_end(buf).max(i), false);
+        };
+        i += n;
+        let starts_line = if i == 0 {
+            line_start
+        } else {
+            matches!(buf[i - 1], b'\n' | b'\r')
+        };
+        if buf[i] != b'%' || !starts_line {
+            return (i, false);
+        }
+        match memchr2(b'\n', b'\r', &buf[i..]) {
+            Some(end) => i += end,
+            None => return (i, true),
+        }
+    }
 }
 
 /// Whether the input `after` a chunk's bytes `data` starts a game: a `[`
