@@ -9,5 +9,6 @@ mod binary_memory;
 mod html_memory;
 mod messages_memory;
 mod pgn_memory;
+mod report_memory;
 mod sort_memory;
 mod writer_memory;

@@ -6,54 +6,56 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use gamerec_engine::results::{ResultRecord, Run};
+use gamerec_engine::results::{COMPARED, Compare, Run, Summary};
 
 /// The text summary.
 pub fn text_summary(runs: &[Run]) -> String {
+    summary_text(&runs.iter().map(Summary::of_run).collect::<Vec<_>>())
+}
+
+/// The text summary of runs tallied record by record (suites past the
+/// listed ones in one `(other suites)` line).
+pub fn summary_text(runs: &[Summary]) -> String {
     let mut s = String::new();
     for run in runs {
-        let (solved, judged) = run.score();
-        // Saturating: the numbers come from a file, any size.
-        let total = |f: fn(&ResultRecord) -> Option<u64>| {
-            run.records
-                .iter()
-                .filter_map(f)
-                .fold(0u64, u64::saturating_add)
-        };
-        let (nodes, ms) = (total(|r| r.nodes), total(|r| r.time_ms));
+        let (solved, judged) = (run.solved, run.judged);
         let _ = writeln!(
             s,
             "{}: {solved}/{judged} solved ({:.1}%), {} nodes, {:.1} s",
             run.label,
             pct(solved, judged),
-            nodes,
-            ms as f64 / 1000.0
+            run.nodes,
+            run.ms as f64 / 1000.0
         );
-        for (suite, a, b) in run.suites() {
+        let other = run.other_suites.map(|(a, b)| ("(other suites)", a, b));
+        for (suite, a, b) in run
+            .suites()
+            .iter()
+            .map(|(su, a, b)| (su.as_str(), *a, *b))
+            .chain(other)
+        {
             let _ = writeln!(s, "  {suite:<32} {a:>5}/{b:<5} {:>5.1}%", pct(a, b));
         }
-        let themes = run.sts_themes();
-        if !themes.is_empty() {
-            let (a, b) = themes.iter().fold((0u32, 0u32), |(x, y), t| {
-                (x.saturating_add(t.1), y.saturating_add(t.2))
-            });
+        if run.has_sts() {
+            let (a, b) = run
+                .sts_themes()
+                .map(|(_, a, b)| (a, b))
+                .chain(run.other_themes)
+                .fold((0u32, 0u32), |(x, y), t| {
+                    (x.saturating_add(t.0), y.saturating_add(t.1))
+                });
             let _ = writeln!(s, "  STS score {a}/{b}");
         }
-        let missed: Vec<&str> = run
-            .records
-            .iter()
-            .filter(|r| r.solved == Some(false))
-            .map(|r| r.id.as_str())
-            .collect();
-        if !missed.is_empty() {
-            let shown = missed
+        if run.missed_count > 0 {
+            let shown = run
+                .missed
                 .iter()
                 .take(40)
-                .copied()
+                .map(|r| r.id.as_str())
                 .collect::<Vec<_>>()
                 .join(" ");
-            let more = if missed.len() > 40 {
-                format!(" … (+{})", missed.len() - 40)
+            let more = if run.missed_count > 40 {
+                format!(" … (+{})", run.missed_count - 40)
             } else {
                 String::new()
             };
@@ -118,27 +120,19 @@ const CHART_W: f64 = 720.0;
 
 /// Solutions against time: a cumulative step curve per run on a log time
 /// axis (ticks at powers of ten), counts on a linear axis with round ticks.
-fn cumulative_svg(runs: &[Run]) -> String {
+fn cumulative_svg(runs: &[Summary]) -> String {
     let (w, h, ml, mb, mt, mr) = (CHART_W, 340.0, 56.0, 44.0, 12.0, 16.0);
-    let solved: Vec<Vec<u64>> = runs
+    let solved: Vec<Vec<(u64, usize)>> = runs.iter().map(Summary::solution_steps).collect();
+    let counts: Vec<usize> = solved
         .iter()
-        .map(|run| {
-            let mut t: Vec<u64> = run
-                .records
-                .iter()
-                .filter(|r| r.solved == Some(true))
-                .filter_map(|r| r.solution_ms)
-                .collect();
-            t.sort_unstable();
-            t
-        })
+        .map(|t| t.iter().map(|&(_, n)| n).sum())
         .collect();
-    let most = solved.iter().map(Vec::len).max().unwrap_or(0);
+    let most = counts.iter().copied().max().unwrap_or(0);
     let (top, yticks) = nice_ticks(most as f64, 5, 1.0);
     let tmax = solved
         .iter()
         .flatten()
-        .copied()
+        .map(|&(t, _)| t)
         .max()
         .unwrap_or(1000)
         .max(10) as f64;
@@ -192,17 +186,19 @@ fn cumulative_svg(runs: &[Run]) -> String {
     );
     for (i, t) in solved.iter().enumerate() {
         let mut pts = format!("{:.1},{:.1}", x(1.0), y(0.0));
-        for (k, ms) in t.iter().enumerate() {
+        let mut k = 0;
+        for &(ms, n) in t {
             let _ = write!(
                 pts,
                 " {:.1},{:.1} {:.1},{:.1}",
-                x(*ms as f64),
+                x(ms as f64),
                 y(k as f64),
-                x(*ms as f64),
-                y(k as f64 + 1.0)
+                x(ms as f64),
+                y((k + n) as f64)
             );
+            k += n;
         }
-        let _ = write!(pts, " {:.1},{:.1}", x(tmax), y(t.len() as f64));
+        let _ = write!(pts, " {:.1},{:.1}", x(tmax), y(counts[i] as f64));
         let _ = write!(
             s,
             r#"<polyline class="series" fill="none" stroke="{}" stroke-width="2.5" points="{pts}"/>"#,
@@ -213,11 +209,7 @@ fn cumulative_svg(runs: &[Run]) -> String {
     s
 }
 
-/// The histogram bucket of a value: 0 for zero, then k + 1 for
-/// `10^k <= v < 10^(k+1)`.
-pub fn log_bucket(v: u64) -> usize {
-    if v == 0 { 0 } else { v.ilog10() as usize + 1 }
-}
+pub use gamerec_engine::results::log_bucket;
 
 /// A bucket's label: `0`, then half-open decades `1–10`, `10–100`,
 /// `100–1k`, `1k–10k`, … (a bar counts values from its lower bound up to,
@@ -244,30 +236,17 @@ pub fn bucket_label(b: usize, unit: &str) -> String {
 /// `None` when no run has a value.
 fn histogram_svg(
     id: &str,
-    runs: &[Run],
-    value: impl Fn(&ResultRecord) -> Option<u64>,
+    runs: &[Summary],
+    buckets: impl Fn(&Summary) -> &[usize; 21],
     unit: &str,
     caption: &str,
 ) -> Option<String> {
     let (w, h, ml, mb, mt, mr) = (CHART_W, 280.0, 56.0, 44.0, 12.0, 16.0);
-    let values: Vec<Vec<u64>> = runs
-        .iter()
-        .map(|r| r.records.iter().filter_map(&value).collect())
-        .collect();
-    let all = values.iter().flatten().copied();
-    let lo = all.clone().map(log_bucket).min()?;
-    let hi = all.map(log_bucket).max()?;
+    let used = |b: usize| runs.iter().any(|r| buckets(r)[b] > 0);
+    let lo = (0..21).find(|&b| used(b))?;
+    let hi = (0..21).rev().find(|&b| used(b))?;
     let nb = hi - lo + 1;
-    let counts: Vec<Vec<usize>> = values
-        .iter()
-        .map(|vs| {
-            let mut c = vec![0; nb];
-            for &v in vs {
-                c[log_bucket(v) - lo] += 1;
-            }
-            c
-        })
-        .collect();
+    let counts: Vec<Vec<usize>> = runs.iter().map(|r| buckets(r)[lo..=hi].to_vec()).collect();
     let max_c = counts.iter().flatten().copied().max().unwrap_or(0);
     let (top, yticks) = nice_ticks(max_c as f64, 5, 1.0);
     let y = |n: f64| h - mb - n / top * (h - mb - mt);
@@ -329,6 +308,27 @@ fn histogram_svg(
 
 /// The HTML report: self-contained, no scripts or network.
 pub fn html_report(title: &str, runs: &[Run]) -> String {
+    let summaries: Vec<Summary> = runs.iter().map(Summary::of_run).collect();
+    let compare = (runs.len() > 1).then(|| {
+        let mut c = Compare::new(runs.len(), usize::MAX);
+        for (i, run) in runs.iter().enumerate() {
+            for r in &run.records {
+                c.add(i, r);
+            }
+        }
+        c
+    });
+    html_page(title, &summaries, compare.as_ref(), usize::MAX)
+}
+
+/// The HTML report of runs tallied record by record: each table lists at
+/// most `listed` positions and counts the rest in a last row.
+pub fn html_page(
+    title: &str,
+    runs: &[Summary],
+    compare: Option<&Compare>,
+    listed: usize,
+) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -354,62 +354,77 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         let _ = write!(s, "<th>{}</th>", esc(&r.label));
     }
     s.push_str("</tr>");
-    // Each run's suites worked out once and looked up in a map (a run of
-    // many suites, or of many records, makes a report in linear time).
-    let run_suites: Vec<Vec<(String, usize, usize)>> = runs.iter().map(Run::suites).collect();
-    let by_suite: Vec<HashMap<&str, (usize, usize)>> = run_suites
+    // Each run's suites looked up in a map (a run of many suites makes a
+    // report in linear time).
+    let by_suite: Vec<HashMap<&str, (usize, usize)>> = runs
         .iter()
-        .map(|ss| {
-            ss.iter()
+        .map(|r| {
+            r.suites()
+                .iter()
                 .map(|(su, a, b)| (su.as_str(), (*a, *b)))
                 .collect()
         })
         .collect();
     let mut suites: Vec<&str> = Vec::new();
-    let mut listed = HashSet::new();
-    for (su, _, _) in run_suites.iter().flatten() {
-        if listed.insert(su.as_str()) {
+    let mut listed_suites = HashSet::new();
+    for (su, _, _) in runs.iter().flat_map(|r| r.suites()) {
+        if listed_suites.insert(su.as_str()) {
             suites.push(su);
         }
     }
-    for su in suites.iter().map(Some).chain([None]) {
+    let other = runs.iter().any(|r| r.other_suites.is_some());
+    for row in suites
+        .iter()
+        .map(|su| Row::Suite(su))
+        .chain(other.then_some(Row::Other))
+        .chain([Row::Total])
+    {
         let _ = write!(
             s,
             "<tr><td class=\"l\">{}</td>",
-            su.map_or("<b>total</b>".to_string(), |x| esc(x))
+            match row {
+                Row::Suite(x) => esc(x),
+                Row::Other => "<i>other suites</i>".to_string(),
+                Row::Total => "<b>total</b>".to_string(),
+            }
         );
         for (r, by_suite) in runs.iter().zip(&by_suite) {
-            let (a, b) = match su {
-                Some(su) => by_suite.get(su).copied().unwrap_or((0, 0)),
-                None => r.score(),
+            let (a, b) = match row {
+                Row::Suite(su) => by_suite.get(su).copied().unwrap_or((0, 0)),
+                Row::Other => r.other_suites.unwrap_or((0, 0)),
+                Row::Total => (r.solved, r.judged),
             };
             let _ = write!(s, "<td>{a}/{b} ({:.1}%)</td>", pct(a, b));
         }
         s.push_str("</tr>");
     }
     s.push_str("</table>");
-    if runs.iter().any(|r| !r.sts_themes().is_empty()) {
+    if runs.iter().any(Summary::has_sts) {
         s.push_str("<h2>STS themes</h2><table id=\"sts\"><tr><th class=\"l\">theme</th>");
         for r in runs {
             let _ = write!(s, "<th>{}</th>", esc(&r.label));
         }
         s.push_str("</tr>");
-        let run_themes: Vec<Vec<(String, u32, u32)>> = runs.iter().map(Run::sts_themes).collect();
-        let by_theme: Vec<HashMap<&str, (u32, u32)>> = run_themes
+        let by_theme: Vec<HashMap<&str, (u32, u32)>> = runs
             .iter()
-            .map(|ts| ts.iter().map(|(t, a, b)| (t.as_str(), (*a, *b))).collect())
+            .map(|r| r.sts_themes().map(|(t, a, b)| (t, (a, b))).collect())
             .collect();
         let mut themes: Vec<&str> = Vec::new();
-        let mut listed = HashSet::new();
-        for (t, _, _) in run_themes.iter().flatten() {
-            if listed.insert(t.as_str()) {
+        let mut listed_themes = HashSet::new();
+        for (t, _, _) in runs.iter().flat_map(Summary::sts_themes) {
+            if listed_themes.insert(t) {
                 themes.push(t);
             }
         }
-        for t in themes {
-            let _ = write!(s, "<tr><td class=\"l\">{}</td>", esc(t));
-            for by_theme in &by_theme {
-                let (a, b) = by_theme.get(t).copied().unwrap_or((0, 0));
+        let other = runs.iter().any(|r| r.other_themes.is_some());
+        for t in themes.iter().map(|t| Some(*t)).chain(other.then_some(None)) {
+            let name = t.map_or("<i>other themes</i>".to_string(), esc);
+            let _ = write!(s, "<tr><td class=\"l\">{name}</td>");
+            for (r, by_theme) in runs.iter().zip(&by_theme) {
+                let (a, b) = match t {
+                    Some(t) => by_theme.get(t).copied().unwrap_or((0, 0)),
+                    None => r.other_themes.unwrap_or((0, 0)),
+                };
                 let _ = write!(s, "<td>{a}/{b}</td>");
             }
             s.push_str("</tr>");
@@ -417,73 +432,64 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         s.push_str("</table>");
     }
     s.push_str("<div class=\"charts\">");
-    if runs
-        .iter()
-        .any(|r| r.records.iter().any(|x| x.solved == Some(true)))
-    {
+    if runs.iter().any(|r| r.solved > 0) {
         s.push_str("<section><h2>Solutions against time</h2>");
         s.push_str(&cumulative_svg(runs));
         s.push_str("</section>");
     }
     let node_caption =
         "nodes searched per position (bars: from the lower bound up to, not including, the upper)";
-    if let Some(svg) = histogram_svg("nodes", runs, |r| r.nodes, "", node_caption) {
+    if let Some(svg) = histogram_svg("nodes", runs, |r| &r.node_buckets, "", node_caption) {
         s.push_str("<section><h2>Node counts</h2>");
         s.push_str(&svg);
         s.push_str("</section>");
     }
     let time_caption =
         "time per position (bars: from the lower bound up to, not including, the upper)";
-    if let Some(svg) = histogram_svg("times", runs, |r| r.time_ms, " ms", time_caption) {
+    if let Some(svg) = histogram_svg("times", runs, |r| &r.time_buckets, " ms", time_caption) {
         s.push_str("<section><h2>Time per position</h2>");
         s.push_str(&svg);
         s.push_str("</section>");
     }
     s.push_str("</div>");
     // Side by side: every position where the runs disagree, then the misses.
-    if runs.len() > 1 {
-        // Each run's first record of each id.
-        let by_id: Vec<HashMap<&str, &ResultRecord>> = runs
-            .iter()
-            .map(|r| {
-                let mut first = HashMap::new();
-                for x in &r.records {
-                    first.entry(x.id.as_str()).or_insert(x);
-                }
-                first
-            })
-            .collect();
+    if let Some(compare) = compare.filter(|_| runs.len() > 1) {
         let mut rows = String::new();
-        for rec in &runs[0].records {
-            let verdicts: Vec<Option<&ResultRecord>> = by_id
-                .iter()
-                .map(|first| first.get(rec.id.as_str()).copied())
-                .collect();
-            let first = verdicts[0].and_then(|v| v.solved);
-            if verdicts.iter().all(|v| v.and_then(|v| v.solved) == first) {
+        let mut differ = 0usize;
+        for (id, bm, verdicts) in compare.differing() {
+            differ += 1;
+            if differ > listed {
                 continue;
             }
             let _ = write!(
                 rows,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>",
-                esc(&rec.id),
-                esc(&rec.bm.join(" "))
+                esc(id),
+                esc(bm)
             );
             for v in verdicts {
                 let cell = match v {
-                    Some(v) if v.solved == Some(true) => format!(
+                    Some((Some(true), pm)) => format!(
                         "<span class=\"ok\">✓ {}</span>",
-                        esc(v.pm.as_deref().unwrap_or(""))
+                        esc(pm.as_deref().unwrap_or(""))
                     ),
-                    Some(v) => format!(
+                    Some((_, pm)) => format!(
                         "<span class=\"miss\">✗ {}</span>",
-                        esc(v.pm.as_deref().unwrap_or(""))
+                        esc(pm.as_deref().unwrap_or(""))
                     ),
                     None => "—".into(),
                 };
                 let _ = write!(rows, "<td>{cell}</td>");
             }
             rows.push_str("</tr>");
+        }
+        if differ > listed {
+            let _ = write!(
+                rows,
+                "<tr class=\"more\"><td class=\"l\" colspan=\"{}\">and {} more</td></tr>",
+                runs.len() + 2,
+                differ - listed
+            );
         }
         s.push_str("<h2>Where the runs differ</h2>");
         if rows.is_empty() {
@@ -497,9 +503,18 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
             s.push_str(&rows);
             s.push_str("</table>");
         }
+        if compare.not_compared > 0 {
+            let _ = write!(
+                s,
+                "<p class=\"not-compared\">Compared: the first {} positions of {}; {} more not compared.</p>",
+                COMPARED,
+                esc(&runs[0].label),
+                compare.not_compared
+            );
+        }
     }
     for r in runs {
-        if !r.records.iter().any(|x| x.solved == Some(false)) {
+        if r.missed_count == 0 {
             let _ = write!(
                 s,
                 "<h2>Missed by {}</h2><p class=\"none-missed\">No position missed.</p>",
@@ -512,7 +527,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
             "<h2>Missed by {}</h2><table class=\"missed\"><tr><th class=\"l\">id</th><th class=\"l\">bm</th><th class=\"l\">am</th><th class=\"l\">pm</th><th>nodes</th><th>ms</th></tr>",
             esc(&r.label)
         );
-        for rec in r.records.iter().filter(|x| x.solved == Some(false)) {
+        for rec in r.missed.iter().take(listed) {
             let _ = write!(
                 s,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td></tr>",
@@ -524,15 +539,31 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
                 rec.time_ms.map_or(String::new(), |n| n.to_string())
             );
         }
+        if r.missed_count > r.missed.len().min(listed) {
+            let _ = write!(
+                s,
+                "<tr class=\"more\"><td class=\"l\" colspan=\"6\">and {} more</td></tr>",
+                r.missed_count - r.missed.len().min(listed)
+            );
+        }
         s.push_str("</table>");
     }
     s.push_str("</body></html>\n");
     s
 }
 
+/// A row of the suites table.
+#[derive(Clone, Copy)]
+enum Row<'a> {
+    Suite(&'a str),
+    Other,
+    Total,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gamerec_engine::results::ResultRecord;
 
     const A: &str = r#"6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8+; id "T.1"; pm Ra8+; acn 100; acms 20; solved 1; sltm 5;
 6k1/8/8/8/8/8/8/R5K1 w - - bm Ra8+; id "T.2"; pm Kf2; acn 5000; acms 900; solved 0;

@@ -7,10 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use gamerec_engine::results::Run;
+use gamerec_engine::results::{self, LISTED};
 use gamerec_view::report;
-
-use crate::cmd::epd_engine::read_input;
 
 // `gamerec report`.
 #[derive(Args, Debug)]
@@ -29,36 +27,49 @@ pub struct ReportArgs {
     title: String,
 }
 
-/// Runs `gamerec report`.
+/// Runs `gamerec report`. Each file is read as a stream and tallied
+/// (memory bounded whatever the number of records: each table lists the
+/// first [`LISTED`] positions and counts the rest; the first run's first
+/// [`results::COMPARED`] records are compared with the other runs).
 pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let mut runs = Vec::new();
+    let mut compare = (args.inputs.len() > 1)
+        .then(|| results::Compare::new(args.inputs.len(), results::COMPARED));
     let mut errors = 0;
     // Messages go to stderr; if it cannot be written the run stops and
     // fails (no report that leaves its errors unsaid).
     let mut err = io::stderr().lock();
-    for path in &args.inputs {
-        let text = read_input(path)?;
+    for (i, path) in args.inputs.iter().enumerate() {
+        let input = gamerec::io::Input::from_arg(path.as_os_str());
         let label = path
             .file_stem()
             .map_or_else(|| "stdin".to_string(), |s| s.to_string_lossy().into_owned());
-        let (run, skipped) = Run::read(&label, &text);
+        let (run, skipped) = results::read_summary(&label, input.open(None)?, LISTED, |r| {
+            if let Some(c) = &mut compare {
+                c.add(i, r);
+            }
+        })
+        .map_err(|e| gamerec::io::OpenError::new(input.name.as_str(), e))?;
         for mut d in skipped {
             errors += d.counts().0;
             d.path = Some(path.display().to_string());
             writeln!(err, "{d}").context("writing stderr")?;
         }
-        if run.records.is_empty() {
+        if run.records == 0 {
             bail!("{}: no EPD records", path.display());
         }
         runs.push(run);
     }
     let mut out = io::stdout().lock();
-    if let Err(e) = out.write_all(report::text_summary(&runs).as_bytes())
+    if let Err(e) = out.write_all(report::summary_text(&runs).as_bytes())
         && e.kind() != io::ErrorKind::BrokenPipe
     {
         return Err(e).context("writing stdout");
     }
-    gamerec::io::write_atomic(&args.output, report::html_report(&args.title, &runs))?;
+    gamerec::io::write_atomic(
+        &args.output,
+        report::html_page(&args.title, &runs, compare.as_ref(), LISTED),
+    )?;
     writeln!(err, "wrote {}", args.output.display()).context("writing stderr")?;
     if errors > 0 {
         writeln!(

@@ -65,6 +65,7 @@ pub fn read_fbk(data: &[u8]) -> ReadOutcome {
     walk(
         data,
         NodeId::ROOT,
+        usize::MAX,
         &mut |i| out.push(i),
         |parent, pos, mv, weak| {
             let san = write_san(pos, PlyMove::Move(mv));
@@ -96,9 +97,9 @@ pub struct FbkCheck {
 }
 
 /// Checks an FBK file as [`read_fbk`] reads it, without building the tree:
-/// memory holds the positions of the alternatives still to come, not the
-/// file's millions of moves. [`check_fbk_each`] hands the issues over as
-/// they come instead of keeping them.
+/// memory holds the positions of at most [`PENDING_HELD`] alternatives
+/// still to come, not the file's millions of moves. [`check_fbk_each`]
+/// hands the issues over as they come instead of keeping them.
 pub fn check_fbk(data: &[u8]) -> FbkCheck {
     let mut issues = Vec::new();
     let moves = check_fbk_each(data, &mut |i| issues.push(i));
@@ -125,6 +126,7 @@ pub(crate) fn check_fbk_passing(
     walk(
         data,
         (),
+        PENDING_HELD,
         &mut |item| {
             if let ReadItem::Issue(i) = item {
                 on_issue(i);
@@ -141,11 +143,20 @@ pub(crate) fn check_fbk_passing(
     moves
 }
 
+/// The most positions of pending alternatives [`check_fbk`] holds (about
+/// 9 MB; a line of a real tree nests a few hundred). Past that the oldest
+/// are counted, not held: a file that comes back to one of those is read
+/// up to there, with an error saying why.
+pub const PENDING_HELD: usize = 1 << 16;
+
 /// The pre-order walk of an FBK file: `add(parent, position, move, weak)`
-/// adds a move below `parent` and returns its handle.
+/// adds a move below `parent` and returns its handle. The positions of at
+/// most `held` pending alternatives are kept (the most recent), the older
+/// ones only counted.
 fn walk<T: Copy>(
     data: &[u8],
     root: T,
+    held: usize,
     each: &mut dyn FnMut(ReadItem),
     mut add: impl FnMut(T, &Chess, Move, bool) -> T,
 ) {
@@ -154,7 +165,9 @@ fn walk<T: Copy>(
         std::ops::ControlFlow::Continue(())
     };
     let mut out = Sink::new(&mut each);
-    let mut stack: Vec<(T, Chess)> = Vec::new();
+    let mut stack: std::collections::VecDeque<(T, Chess)> = std::collections::VecDeque::new();
+    // Pending alternatives below the held ones: counted, positions dropped.
+    let mut dropped = 0usize;
     let mut node = root;
     let mut pos = Chess::default();
     let mut ended = false;
@@ -191,7 +204,11 @@ fn walk<T: Copy>(
         let from = Square::new(u32::from(b1 & 63));
         let to = Square::new(u32::from(b2 & 63));
         if b1 & 0x40 == 0 {
-            stack.push((node, pos.clone()));
+            if stack.len() >= held {
+                stack.pop_front();
+                dropped += 1;
+            }
+            stack.push_back((node, pos.clone()));
         }
         let Some(mv) = find_move(&pos, from, to) else {
             out.issue(Issue::error(
@@ -206,10 +223,23 @@ fn walk<T: Copy>(
         pos.play_unchecked(mv);
         node = id;
         if b1 & 0x80 != 0 {
-            match stack.pop() {
+            match stack.pop_back() {
                 Some((n, p)) => {
                     node = n;
                     pos = p;
+                }
+                None if dropped > 0 => {
+                    out.issue(Issue::error(
+                        FileKind::Data,
+                        offset,
+                        None,
+                        format!(
+                            "the line ends here and its alternative is one of {dropped} \
+                             pending below the {held} whose positions are held; \
+                             the rest of the file is not read"
+                        ),
+                    ));
+                    break;
                 }
                 None => {
                     node = root;
@@ -222,10 +252,11 @@ fn walk<T: Copy>(
     // A whole file ends with a move that ends its line, every announced
     // alternative having come: anything else was cut short.
     if !ended && !out.has_errors() && !data.is_empty() {
-        let why = if stack.is_empty() {
+        let pending = stack.len() + dropped;
+        let why = if pending == 0 {
             "its last move does not end its line".to_string()
         } else {
-            format!("{} announced alternative(s) never came", stack.len())
+            format!("{pending} announced alternative(s) never came")
         };
         out.issue(Issue::error(
             FileKind::Data,
@@ -593,5 +624,53 @@ mod tests {
                 out.issues
             );
         }
+    }
+
+    /// The issues of a check holding `held` pending positions.
+    fn check_holding(data: &[u8], held: usize) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        walk(
+            data,
+            (),
+            held,
+            &mut |item| {
+                if let ReadItem::Issue(i) = item {
+                    issues.push(i);
+                }
+            },
+            |(), _, _, _| {},
+        );
+        issues
+    }
+
+    /// A check held the position of every pending alternative: a 4 MB file
+    /// of moves that each announce one took 276 MB. Now the oldest past
+    /// `held` are counted: the same messages unless the file comes back to
+    /// one of them.
+    #[test]
+    fn pending_alternatives_past_the_held_ones_are_counted() {
+        let whole = sample(); // two alternatives pending at most
+        assert!(check_holding(&whole, 2).is_empty());
+        let back = check_holding(&whole, 1);
+        assert_eq!(back.len(), 1, "{back:?}");
+        assert_eq!(back[0].severity, crate::diag::Severity::Error);
+        assert_eq!(back[0].offset, 4, "c5 ends a line held no more");
+        assert!(
+            back[0].message.contains("one of 1 pending below the 1"),
+            "{back:?}"
+        );
+        // 1.e4 e5, each announcing an alternative that never comes: both
+        // counted, one of them held.
+        let cut = [sq("e2"), sq("e4"), sq("e7"), sq("e5")];
+        let cut = check_holding(&cut, 1);
+        assert_eq!(
+            cut,
+            check_fbk(&[sq("e2"), sq("e4"), sq("e7"), sq("e5")]).issues
+        );
+        assert!(
+            cut[0]
+                .message
+                .contains("2 announced alternative(s) never came")
+        );
     }
 }

@@ -42,6 +42,19 @@ pub fn read_cbf_each(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem)) {
 /// read. So the work is linear in the two files' sizes, not their product
 /// (a 4 MB index listing one 100 KB game a million times).
 pub fn read_cbf_while(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem) -> ControlFlow<()>) {
+    read_cbf_passing(cbi, cbf, each, usize::MAX, &mut || {});
+}
+
+/// As [`read_cbf_while`], calling `passed` each time reading passes
+/// another `every` bytes of the two files (to give back the mapped pages
+/// behind it: a file of few, large games).
+pub(crate) fn read_cbf_passing(
+    cbi: &[u8],
+    cbf: &[u8],
+    each: &mut dyn FnMut(ReadItem) -> ControlFlow<()>,
+    every: usize,
+    passed: &mut dyn FnMut(),
+) {
     let mut out = Sink::new(each);
     let (index, error) = read_index(cbi);
     if let Some(e) = error {
@@ -49,11 +62,19 @@ pub fn read_cbf_while(cbi: &[u8], cbf: &[u8], each: &mut dyn FnMut(ReadItem) -> 
     }
     let mut read = Spans::default();
     let mut reread_left = cbf.len();
+    // Bytes read: the whole index, then each game's.
+    let mut bytes = cbi.len();
+    let mut mark = 0;
     for (i, &offset) in index.offsets.iter().enumerate() {
         if out.stopped() {
             return;
         }
+        if bytes >= mark {
+            passed();
+            mark = bytes.saturating_add(every);
+        }
         let start = offset as usize;
+        bytes = bytes.saturating_add(stored_game_len(cbf, start).unwrap_or(HEADER_LEN));
         if let Some(len) = stored_game_len(cbf, start) {
             let end = start + len;
             if read.overlaps(start, end) {

@@ -1,7 +1,7 @@
 //! The binary formats (PGC, ChessBase CBF/CBI, FBK) read game by game.
 //!
 //! A plain file is mapped read-only and its pages are given back every few
-//! thousand games, so memory stays at one game whatever the file's size; a
+//! thousand games and every 8 MB read, so memory stays at one game whatever the file's size; a
 //! compressed file (or stdin) is decompressed first: into memory up to
 //! [`IN_MEMORY`] bytes, past that into an unnamed temporary file that is
 //! mapped the same way (a small file that decompresses to gigabytes costs
@@ -27,8 +27,9 @@ use crate::pgc;
 
 /// Games read between two releases of the mapped pages.
 const RELEASE_EVERY: u64 = 4096;
-/// Bytes read between two releases of the mapped pages (PGC and FBK files
-/// of few games and many bytes: padding, strings, one long tree).
+/// Bytes read between two releases of the mapped pages (PGC, CBF and FBK
+/// files of few games and many bytes: padding, strings, large games, one
+/// long tree).
 const RELEASE_BYTES: usize = 8 << 20;
 
 /// Decompressed bytes kept in memory; past this, in a temporary file.
@@ -274,21 +275,30 @@ impl Opened {
                 cbi,
                 cbf_name,
                 cbi_name,
-            } => chessbase::read_cbf_while(cbi.bytes(), cbf.bytes(), &mut |item| match item {
-                ReadItem::Game(g) => {
-                    games += 1;
-                    if games.is_multiple_of(RELEASE_EVERY) {
-                        cbf.release();
-                        cbi.release();
+            } => chessbase::reader::read_cbf_passing(
+                cbi.bytes(),
+                cbf.bytes(),
+                &mut |item| match item {
+                    ReadItem::Game(g) => {
+                        games += 1;
+                        if games.is_multiple_of(RELEASE_EVERY) {
+                            cbf.release();
+                            cbi.release();
+                        }
+                        each(Streamed::Game(g))
                     }
-                    each(Streamed::Game(g))
-                }
-                ReadItem::Issue(issue) => each(Streamed::Diagnostic(issue_diagnostic(
-                    &issue,
-                    cbf_name,
-                    Some(cbi_name),
-                ))),
-            }),
+                    ReadItem::Issue(issue) => each(Streamed::Diagnostic(issue_diagnostic(
+                        &issue,
+                        cbf_name,
+                        Some(cbi_name),
+                    ))),
+                },
+                RELEASE_BYTES,
+                &mut || {
+                    cbf.release();
+                    cbi.release();
+                },
+            ),
             Opened::Pgc { data, name } => pgc::read_pgc_passing(
                 data.bytes(),
                 &mut |item| match item {
