@@ -290,6 +290,9 @@ class Problems(List[Diagnostic]):
     (diagnostics), ``inputs_not_read`` (inputs that could not be opened or
     read to their end; each is also an error diagnostic with line 0, not
     counted in ``errors``, as ``gamerec check`` counts them).
+    ``not_listed`` counts the diagnostics past the first 100,000, which
+    are kept (the counts cover them all), so a read of millions of bad
+    games stays in bounded memory.
     """
 
     games: int = 0
@@ -298,6 +301,7 @@ class Problems(List[Diagnostic]):
     errors: int = 0
     warnings: int = 0
     inputs_not_read: int = 0
+    not_listed: int = 0
 
     @classmethod
     def _from_native(cls, native: Tuple[list, dict]) -> "Problems":
@@ -346,7 +350,7 @@ def _warn(problems: Problems, stacklevel: int = 3) -> None:
         f"{problems.errors} error(s)"
         + (f", {problems.inputs_not_read} input(s) not read" if problems.inputs_not_read else "")
         + (f"; first: {first}" if first is not None else "")
-        + ' (errors="skip" silences this; the warning\'s .problems lists them all)'
+        + ' (errors="skip" silences this; the warning\'s .problems lists them)'
     )
     warning = GamerecWarning(message)
     warning.problems = problems

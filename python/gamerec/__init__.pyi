@@ -81,6 +81,7 @@ class Problems(List[Diagnostic]):
     errors: int
     warnings: int
     inputs_not_read: int
+    not_listed: int
     @property
     def ok(self) -> bool: ...
     def summary(self) -> str: ...

@@ -60,8 +60,16 @@ struct Tally {
     errors: u64,
     warnings: u64,
     inputs_not_read: u64,
+    /// The first [`PROBLEMS_HELD`] diagnostics.
     diagnostics: Vec<Diagnostic>,
+    /// Diagnostics past those, counted only.
+    not_listed: u64,
 }
+
+/// How many diagnostics a read keeps for `problems()`: the rest are
+/// counted (`Problems.not_listed`), so memory stays bounded whatever the
+/// number of bad games (about 200 bytes each: some 20 MB at most).
+const PROBLEMS_HELD: usize = 100_000;
 
 impl Tally {
     fn add(&mut self, games: u64, failed: u64, rows: u64, problems: Vec<Diagnostic>) {
@@ -73,12 +81,23 @@ impl Tally {
             self.errors += errors;
             self.warnings += warnings;
         }
-        self.diagnostics.extend(problems);
+        for d in problems {
+            self.hold(d);
+        }
+    }
+
+    /// Keeps `d` if fewer than [`PROBLEMS_HELD`] are kept, else counts it.
+    fn hold(&mut self, d: Diagnostic) {
+        if self.diagnostics.len() < PROBLEMS_HELD {
+            self.diagnostics.push(d);
+        } else {
+            self.not_listed += 1;
+        }
     }
 
     fn not_read(&mut self, e: &OpenError) {
         self.inputs_not_read += 1;
-        self.diagnostics.push(Diagnostic {
+        self.hold(Diagnostic {
             severity: Severity::Error,
             path: Some(e.name.clone()),
             message: e.source.to_string(),
@@ -101,6 +120,7 @@ impl Tally {
             errors: self.errors,
             warnings: self.warnings,
             inputs_not_read: self.inputs_not_read,
+            not_listed: self.not_listed,
         };
         (tuples, counts)
     }
@@ -119,7 +139,7 @@ impl Tally {
             .unwrap_or_default();
         Some(format!(
             "{} of {} games left out, {} error(s){}{} (errors=\"skip\" silences this; \
-             problems() lists them all)",
+             problems() lists them)",
             self.failed,
             self.games,
             self.errors,
@@ -140,6 +160,7 @@ struct Counts {
     errors: u64,
     warnings: u64,
     inputs_not_read: u64,
+    not_listed: u64,
 }
 
 type Shared = Arc<Mutex<Tally>>;

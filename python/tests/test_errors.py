@@ -138,6 +138,30 @@ def test_errors_skip_is_silent_and_problems_has_it_all(illegal):
     assert problems.summary() == "3 games, 1 errors, 0 warnings"
 
 
+def test_problems_keep_the_first_hundred_thousand_and_count_the_rest(tmp_path):
+    # A good game, then 100,050 games with an illegal move: every one
+    # counted, the first 100,000 diagnostics kept, the rest counted in
+    # not_listed (memory stays bounded whatever the number of bad games).
+    bad = 100_050
+    path = tmp_path / "bad.pgn"
+    path.write_text("[Event \"y\"]\n\n1. e4 *\n\n" + "[Event \"x\"]\n\n1. e5 *\n\n" * bad)
+    for problems in (
+        gamerec.problems(path),
+        _consumed(gamerec.arrow_stream(path, errors="skip")).problems(),
+    ):
+        assert (problems.games, problems.failed, problems.errors) == (bad + 1, bad, bad)
+        assert (len(problems), problems.not_listed) == (100_000, bad - 100_000)
+        assert problems[0].line == 7 and problems[-1].line == 4 * 100_000 + 3
+    with pytest.warns(gamerec.GamerecWarning) as caught:
+        assert len(list(gamerec.read_games(path))) == 1
+    assert caught[0].message.problems.not_listed == bad - 100_000
+
+
+def _consumed(stream):
+    pa.table(stream)
+    return stream
+
+
 def test_read_games_and_the_stream_warn_by_default(illegal):
     with pytest.warns(gamerec.GamerecWarning) as caught:
         games = list(gamerec.read_games(illegal))
