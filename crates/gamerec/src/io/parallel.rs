@@ -832,9 +832,13 @@ where
             Some(_) => lines.before(start, map),
             None => 0, // nothing to report: not needed
         };
-        let games = report.games;
-        // Clearly not PGN: errors in every game so far, up to the bound
-        // (diagnostics past it are dropped, and the reading stops).
+        let mut games = report.games;
+        // Clearly not PGN: errors in every game so far, up to the bound.
+        // The reading stops at the game of the last of those errors, as
+        // the sequential reader does: the chunk's diagnostics, games and
+        // value past it are dropped (the value holds nothing of the games
+        // before it, which all failed), so where the chunks were cut, and
+        // so the thread count, changes nothing.
         let mut hopeless = false;
         if clean_games == 0 {
             let mut next_game = 0;
@@ -847,7 +851,9 @@ where
                     next_game = f.game + 1;
                     if errors_seen >= opts.max_errors.max(1) {
                         hopeless = true;
+                        games = games.min(f.game + 1);
                         report.found.truncate(i + 1);
+                        report.value = T::default();
                         break;
                     }
                 }
