@@ -738,24 +738,27 @@ impl Reader {
                         None
                     }
                 },
-                _ => match super::json::read_game(text) {
-                    Ok(g) => Some(Record::Game(g)),
-                    Err(e) => {
+                _ => {
+                    let (game, problems) = match super::json::read_game(text) {
+                        Ok((g, warnings)) => (Some(Record::Game(g)), warnings),
+                        Err(e) => (None, vec![e]),
+                    };
+                    for p in problems {
                         let d = Diagnostic::new(
-                            Severity::Error,
+                            p.severity,
                             LineCol {
                                 line: number,
-                                column: 1,
+                                column: p.at as u64 + 1,
                             },
-                            e.message,
+                            p.message,
                         )
-                        .with_offset(start)
+                        .with_offset(start + p.at as u64)
                         .with_game(met)
-                        .with_code(e.code);
+                        .with_code(p.code);
                         self.push(d);
-                        None
                     }
-                },
+                    game
+                }
             };
             let Some(record) = record else {
                 if self.give_up_if_hopeless() {
@@ -1108,5 +1111,32 @@ mod tests {
             assert_eq!(lines[2].1, "\r");
             assert!(lines[5].1.ends_with("bm x;\r"));
         }
+    }
+    /// A JSON Lines fault is placed at its own column (not column 1), and
+    /// what the reader drops is warned at its member.
+    #[test]
+    fn json_line_faults_have_their_column() {
+        let game = r#"{"tags":[],"moves":[{"san":"e4"}],"result":"*"}"#;
+        let text = format!("{game}\n{}\n", game.replace("\"e4\"", "e4"));
+        let (items, diags) = read("g.jsonl", text.as_bytes());
+        assert_eq!(items.len(), 1);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        let col = game.find("\"e4").unwrap() as u64 + 1;
+        assert_eq!((diags[0].location.line, diags[0].location.column), (2, col));
+        assert_eq!(diags[0].message, "expected value: `e4}],\"result\":\"*\"}`");
+        let (items, diags) = read(
+            "g.jsonl",
+            br#"{"foo":1,"moves":[{"san":"e4","nags":[999]}]}"#,
+        );
+        assert_eq!(items.len(), 1);
+        let at: Vec<(Severity, u64)> = diags
+            .iter()
+            .map(|d| (d.severity, d.location.column))
+            .collect();
+        assert_eq!(
+            at,
+            [(Severity::Warning, 8), (Severity::Warning, 39)],
+            "{diags:?}"
+        );
     }
 }
