@@ -1,6 +1,6 @@
 //! One reader for every chess format: games or records as a stream.
 
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
 use std::thread::JoinHandle;
@@ -89,9 +89,8 @@ enum Source {
         line: u64,
         offset: u64,
         buf: Vec<u8>,
-        /// EPD and FEN lines also end at a lone `\r` (as `epd::read_lines`
-        /// reads them); JSON Lines only at `\n`.
-        cr_ends: bool,
+        /// EPD, FEN and JSON lines end at `\n`, `\r\n` or a lone `\r` (as
+        /// the PGN reader's; JSON cannot hold a raw `\r` inside a string).
         /// The last line ended at `\r`: a `\n` right after it is its end.
         after_cr: bool,
     },
@@ -433,7 +432,6 @@ impl Reader {
                 line: 0,
                 offset: 0,
                 buf: Vec::new(),
-                cr_ends: matches!(format, Format::Epd | Format::Fen),
                 after_cr: false,
             },
         }
@@ -656,25 +654,15 @@ impl Reader {
                 line,
                 offset,
                 buf,
-                cr_ends,
                 after_cr,
             } = &mut self.source
             else {
                 return Ok(None);
             };
             buf.clear();
-            let n = if *cr_ends {
-                let (n, lf) = epd::reader::read_line_any_end(input, buf, MAX_LINE, after_cr)
-                    .map_err(|e| OpenError::new(self.name.clone(), e))?;
-                *offset += lf as u64;
-                n
-            } else {
-                input
-                    .by_ref()
-                    .take(MAX_LINE as u64)
-                    .read_until(b'\n', buf)
-                    .map_err(|e| OpenError::new(self.name.clone(), e))?
-            };
+            let (n, lf) = epd::reader::read_line_any_end(input, buf, MAX_LINE, after_cr)
+                .map_err(|e| OpenError::new(self.name.clone(), e))?;
+            *offset += lf as u64;
             if n == 0 {
                 self.source = Source::Done;
                 return Ok(None);
@@ -685,7 +673,7 @@ impl Reader {
             if n == MAX_LINE && !matches!(buf.last(), Some(b'\n' | b'\r')) {
                 self.met += 1;
                 // Skip the rest of an overlong line.
-                let skipped = epd::reader::skip_line(input, *cr_ends, after_cr)
+                let skipped = epd::reader::skip_line(input, true, after_cr)
                     .map_err(|e| OpenError::new(self.name.clone(), e))?;
                 *offset += skipped;
                 let d = Diagnostic::new(
@@ -1112,6 +1100,7 @@ mod tests {
             assert!(lines[5].1.ends_with("bm x;\r"));
         }
     }
+
     /// A JSON Lines fault is placed at its own column (not column 1), and
     /// what the reader drops is warned at its member.
     #[test]
@@ -1138,5 +1127,18 @@ mod tests {
             [(Severity::Warning, 8), (Severity::Warning, 39)],
             "{diags:?}"
         );
+    }
+
+    /// JSON Lines end where EPD and PGN lines end: a lone `\r` too (old Mac
+    /// files), whose records were read as one.
+    #[test]
+    fn json_lines_end_at_a_lone_cr() {
+        let game = r#"{"tags":[],"moves":[{"san":"e4"}],"result":"*"}"#;
+        let text = format!("{game}\r{game}\r\n\r{game}\r");
+        let (items, diags) = read("g.jsonl", text.as_bytes());
+        assert!(diags.is_empty(), "{diags:?}");
+        let lines: Vec<(u64, u64)> = items.iter().map(|i| (i.line, i.offset)).collect();
+        let n = game.len() as u64;
+        assert_eq!(lines, [(1, 0), (2, n + 1), (4, 2 * n + 4)]);
     }
 }
