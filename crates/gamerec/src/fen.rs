@@ -143,13 +143,27 @@ pub fn read_fen(text: &str) -> Result<(Chess, CastlingMode), FenError> {
 pub fn read_fen_bytes(text: &[u8]) -> Result<(Chess, CastlingMode), FenError> {
     let parsed = parse_fields(text, 6)?;
     if let Some(col) = parsed.rest {
-        return Err(FenError::syntax(
-            FenField::Trailing,
+        return Err(trailing(
+            text,
             col,
-            "unexpected text after the fullmove number: a FEN has at most 6 fields",
+            "the fullmove number: a FEN has at most 6 fields",
         ));
     }
     parsed.into_position()
+}
+
+/// The error for text at `col` of `text` after the last field (`after`
+/// names it and says why), quoting that text.
+fn trailing(text: &[u8], col: usize, after: &str) -> FenError {
+    let rest = text.get(col..).unwrap_or_default().trim_ascii_end();
+    FenError::syntax(
+        FenField::Trailing,
+        col,
+        format!(
+            "unexpected text `{}` after {after}",
+            crate::excerpt::excerpt(rest)
+        ),
+    )
 }
 
 /// Reads exactly the four EPD position fields (placement, colour, castling,
@@ -157,10 +171,10 @@ pub fn read_fen_bytes(text: &[u8]) -> Result<(Chess, CastlingMode), FenError> {
 pub fn read_epd_position(text: &str) -> Result<(Chess, CastlingMode), FenError> {
     let parsed = parse_fields(text.as_bytes(), 4)?;
     if let Some(col) = parsed.rest {
-        return Err(FenError::syntax(
-            FenField::Trailing,
+        return Err(trailing(
+            text.as_bytes(),
             col,
-            "unexpected text after the en passant square: an EPD position has 4 fields",
+            "the en passant square: an EPD position has 4 fields",
         ));
     }
     parsed.into_position()
@@ -192,10 +206,10 @@ pub fn read_epd_prefix(line: &str) -> Result<PositionPrefix, FenError> {
 pub fn read_fen_setup(text: &str) -> Result<Setup, FenError> {
     let parsed = parse_fields(text.as_bytes(), 6)?;
     if let Some(col) = parsed.rest {
-        return Err(FenError::syntax(
-            FenField::Trailing,
+        return Err(trailing(
+            text.as_bytes(),
             col,
-            "unexpected text after the fullmove number: a FEN has at most 6 fields",
+            "the fullmove number: a FEN has at most 6 fields",
         ));
     }
     Ok(parsed.setup)
@@ -924,6 +938,23 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "bad FEN: active colour (field 2) at column 21: expected 'w' or 'b', found 'x'"
+        );
+    }
+
+    /// Text after the last field is quoted (it was not).
+    #[test]
+    fn text_after_the_last_field_is_quoted() {
+        let e = read_fen("8/8/8/8/8/8/8/K1k5 w - - 0 1 extra\x01 \n").unwrap_err();
+        assert_eq!(e.field, FenField::Trailing);
+        assert_eq!(e.column, 29);
+        assert_eq!(
+            e.message,
+            "unexpected text `extra\\x01` after the fullmove number: a FEN has at most 6 fields"
+        );
+        let e = read_epd_position("8/8/8/8/8/8/8/K1k5 w - - bm").unwrap_err();
+        assert_eq!(
+            e.message,
+            "unexpected text `bm` after the en passant square: an EPD position has 4 fields"
         );
     }
 }
