@@ -708,7 +708,7 @@ impl Reader {
                     }
                     record.map(Record::Position)
                 }
-                Format::Fen => match epd::convert::fen_to_record(text.trim()) {
+                Format::Fen => match epd::convert::fen_to_record(text) {
                     Ok(r) => Some(Record::Position(r)),
                     Err(e) => {
                         let d = Diagnostic::new(
@@ -1140,5 +1140,21 @@ mod tests {
         let lines: Vec<(u64, u64)> = items.iter().map(|i| (i.line, i.offset)).collect();
         let n = game.len() as u64;
         assert_eq!(lines, [(1, 0), (2, n + 1), (4, 2 * n + 4)]);
+    }
+
+    /// A FEN line's fault is placed at its column in the line, blanks
+    /// before the FEN counted (they were not: column 20 for 23).
+    #[test]
+    fn fen_line_faults_count_the_blanks_before_the_fen() {
+        let (items, diags) = read(
+            "p.fen",
+            b"8/8/8/8/8/8/8/K1k5 w - - 0 1\n \t 8/8/8/8/8/8/8/K1k5 x - - 0 1\n",
+        );
+        assert_eq!(items.len(), 1);
+        let at: Vec<(u64, u64)> = diags
+            .iter()
+            .map(|d| (d.location.line, d.location.column))
+            .collect();
+        assert_eq!(at, [(2, 23)], "{diags:?}");
     }
 }
