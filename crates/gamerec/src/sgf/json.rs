@@ -202,8 +202,22 @@ impl Doc {
         }
         let b = text.as_bytes();
         let at = |pos: usize, what: &str| {
+            let pos = pos.min(b.len());
             let line = b[..pos].iter().filter(|&&c| c == b'\n').count() + 1;
-            format!("{what} at line {line}, byte {pos}")
+            let column = pos
+                - b[..pos]
+                    .iter()
+                    .rposition(|&c| c == b'\n')
+                    .map_or(0, |i| i + 1)
+                + 1;
+            let line_end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |i| pos + i);
+            let rest = &b[pos..line_end];
+            if rest.is_empty() {
+                format!("{what} at line {line}:{column} (byte {pos}), at the end of the line")
+            } else {
+                let shown = crate::excerpt::excerpt(rest);
+                format!("{what} at line {line}:{column} (byte {pos}): `{shown}`")
+            }
         };
         let mut values: Vec<J> = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
@@ -643,5 +657,22 @@ mod tests {
         ] {
             assert!(from_json(bad).is_err(), "{bad}");
         }
+    }
+
+    /// A JSON fault is placed at line:column and quoted (only the line and
+    /// byte were given).
+    #[test]
+    fn json_faults_give_line_column_and_excerpt() {
+        let e = from_json("{\"format\":\"sgf\",\n \"games\":[[{\"properties\":[x\u{1}]}]]}")
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "not JSON: expected a value at line 2:27 (byte 43): `x\\x01]}]]}`"
+        );
+        let e = from_json("{\"format\":\"sgf\"").unwrap_err();
+        assert_eq!(
+            e,
+            "not JSON: expected ',' or the end of the list or object at line 1:16 (byte 15), at the end of the line"
+        );
     }
 }
