@@ -10,7 +10,7 @@
 
 use shakmaty::Chess;
 
-use crate::diag::{Code, Severity};
+use crate::diag::{Code, MAX_LISTED, NotListed, Severity};
 use crate::excerpt::excerpt;
 use crate::fen::read_fen;
 use crate::model::{Comment, Game, GameResult, NodeId, Ply, PlyMove, play_ply};
@@ -28,6 +28,9 @@ pub struct JsonError {
     pub at: usize,
     /// What is wrong.
     pub message: String,
+    /// For the last warning of a record with more than [`MAX_LISTED`]: the
+    /// warnings it counts (its message says so).
+    pub not_listed: Option<NotListed>,
 }
 
 fn err(code: Code, at: usize, message: impl Into<String>) -> JsonError {
@@ -36,6 +39,7 @@ fn err(code: Code, at: usize, message: impl Into<String>) -> JsonError {
         severity: Severity::Error,
         at,
         message: message.into(),
+        not_listed: None,
     }
 }
 
@@ -214,6 +218,8 @@ struct GameReader<'d, 'a> {
     doc: &'d Doc<'a>,
     text: &'a str,
     warnings: Vec<JsonError>,
+    /// Warnings past [`MAX_LISTED`], counted.
+    more: NotListed,
 }
 
 impl<'a> GameReader<'_, 'a> {
@@ -222,24 +228,31 @@ impl<'a> GameReader<'_, 'a> {
         excerpt(&self.text[v.at..v.end]).to_string()
     }
 
+    /// A warning at `at`; past [`MAX_LISTED`] only counted (memory stays
+    /// bounded however many a line holds).
+    fn warn(&mut self, code: Code, at: usize, message: impl FnOnce(&Self) -> String) {
+        if self.warnings.len() < MAX_LISTED {
+            let message = message(self);
+            self.warnings.push(warn(code, at, message));
+        } else {
+            self.more.count(Severity::Warning);
+        }
+    }
+
     fn wrong_type(&mut self, name: &str, v: Val<'_>, expected: &str) {
-        let shown = self.shown(v);
-        self.warnings.push(warn(
-            Code::Loss,
-            v.at,
-            format!("member `{name}` is not {expected} (`{shown}`): dropped"),
-        ));
+        self.warn(Code::Loss, v.at, |r| {
+            let shown = r.shown(v);
+            format!("member `{name}` is not {expected} (`{shown}`): dropped")
+        });
     }
 
     fn unknown(&mut self, key: &str, v: Val<'_>, what: &str) {
-        let name = excerpt(&unquote(key)).to_string();
-        self.warnings.push(warn(
-            Code::Loss,
-            v.at,
+        self.warn(Code::Loss, v.at, |_| {
+            let name = excerpt(&unquote(key)).to_string();
             format!(
                 "unknown member `{name}` of {what}: dropped (the game model has no place for it)"
-            ),
-        ));
+            )
+        });
     }
 
     /// A list of comments (strings); anything else is dropped with a warning.
@@ -273,14 +286,10 @@ impl<'a> GameReader<'_, 'a> {
         for item in self.doc.items(v) {
             match item.kind {
                 Kind::Scalar(n) if n.parse::<u8>().is_ok() => out.push(n.parse().unwrap_or(0)),
-                _ => {
-                    let shown = self.shown(item);
-                    self.warnings.push(warn(
-                        Code::Value,
-                        item.at,
-                        format!("NAG `{shown}` is not a number 0-255: dropped"),
-                    ));
-                }
+                _ => self.warn(Code::Value, item.at, |r| {
+                    let shown = r.shown(item);
+                    format!("NAG `{shown}` is not a number 0-255: dropped")
+                }),
             }
         }
         out
@@ -334,6 +343,7 @@ pub fn read_game(line: &str) -> Result<(Game, Vec<JsonError>), JsonError> {
         doc: &doc,
         text: line,
         warnings: Vec::new(),
+        more: NotListed::default(),
     };
     let mut game = Game::default();
     let (mut tags, mut start, mut comments, mut moves, mut result) = (None, None, None, None, None);
@@ -505,6 +515,15 @@ pub fn read_game(line: &str) -> Result<(Game, Vec<JsonError>), JsonError> {
     }
     let mut warnings = r.warnings;
     warnings.sort_by_key(|w| w.at);
+    if r.more.warnings > 0 {
+        let mut w = warn(
+            Code::Loss,
+            line.len(),
+            r.more.message("the reader", "record"),
+        );
+        w.not_listed = Some(r.more);
+        warnings.push(w);
+    }
     Ok((game, warnings))
 }
 
@@ -625,5 +644,24 @@ mod tests {
         // A move given by `uci` alone reads.
         let (g, _) = read_game(r#"{"moves":[{"uci":"e2e4"}]}"#).unwrap();
         assert_eq!(g.tree.len(), 2);
+    }
+
+    /// A line with a warning at every move lists the first MAX_LISTED and
+    /// counts the rest in one message (memory stays bounded).
+    #[test]
+    fn warnings_past_the_bound_are_counted() {
+        let n = MAX_LISTED + 500;
+        let moves = vec![
+            r#"{"san":"Nf3","x":1},{"san":"Nf6","x":1},{"san":"Ng1","x":1},{"san":"Ng8","x":1}"#;
+            n / 4 + 1
+        ];
+        let line = format!("{{\"moves\":[{}]}}", moves.join(","));
+        let (_, warnings) = read_game(&line).unwrap();
+        assert_eq!(warnings.len(), MAX_LISTED + 1);
+        let last = warnings.last().unwrap();
+        assert_eq!(
+            last.not_listed.map(|n| n.warnings),
+            Some((n / 4 + 1) as u64 * 4 - MAX_LISTED as u64)
+        );
     }
 }

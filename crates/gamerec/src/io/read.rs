@@ -743,6 +743,10 @@ impl Reader {
                         .with_offset(start + p.at as u64)
                         .with_game(met)
                         .with_code(p.code);
+                        let d = Diagnostic {
+                            not_listed: p.not_listed.map(Box::new),
+                            ..d
+                        };
                         self.push(d);
                     }
                     game
