@@ -20,7 +20,12 @@
 
 use super::tree::{Collection, NodeId, Value, format_real};
 #[cfg(feature = "io")]
-use crate::diag::{Code, Diagnostic, LineIndex, Severity};
+use crate::diag::{Code, Diagnostic, LineIndex, MAX_LISTED, NotListed, Severity};
+
+/// Unknown members met: (offset, message) of the first [`MAX_LISTED`], and
+/// how many more.
+#[cfg(feature = "io")]
+type Unknown = (Vec<(usize, String)>, u64);
 
 /// Dumps the collection as JSON.
 pub fn to_json(coll: &Collection) -> String {
@@ -142,7 +147,7 @@ pub fn from_json(json: &str) -> Result<String, String> {
 pub fn from_json_reporting(json: &str) -> Result<(String, Vec<Diagnostic>), String> {
     let doc = Doc::parse(json).map_err(|e| format!("not JSON: {e}"))?;
     let root = doc.root;
-    let mut unknown = Vec::new();
+    let mut unknown: Unknown = (Vec::new(), 0);
     doc.unknown_members(root, &["format", "games"], "the dump", &mut unknown);
     if doc.member(root, "format").and_then(|v| doc.str(v)) != Some("sgf") {
         return Err("not an SGF dump: no \"format\":\"sgf\"".into());
@@ -162,20 +167,37 @@ pub fn from_json_reporting(json: &str) -> Result<(String, Vec<Diagnostic>), Stri
             .map_err(|e| format!("game {}: {e}", k + 1))?;
         out.push_str(")\n");
     }
-    unknown.sort_by_key(|u| u.0);
-    let warnings = if unknown.is_empty() {
-        Vec::new()
-    } else {
-        let index = LineIndex::new(json.as_bytes());
-        unknown
-            .into_iter()
-            .map(|(at, message)| {
-                Diagnostic::new(Severity::Warning, index.line_col(at as u64), message)
-                    .with_offset(at as u64)
-                    .with_code(Code::Loss)
-            })
-            .collect()
-    };
+    let (mut listed, more) = unknown;
+    if listed.is_empty() {
+        return Ok((out, Vec::new()));
+    }
+    listed.sort_by_key(|u| u.0);
+    let index = LineIndex::new(json.as_bytes());
+    let mut warnings: Vec<Diagnostic> = listed
+        .into_iter()
+        .map(|(at, message)| {
+            Diagnostic::new(Severity::Warning, index.line_col(at as u64), message)
+                .with_offset(at as u64)
+                .with_code(Code::Loss)
+        })
+        .collect();
+    if more > 0 {
+        // Placed at the end of the file.
+        let n = NotListed {
+            errors: 0,
+            warnings: more,
+        };
+        let end = json.len() as u64;
+        let mut d = Diagnostic::new(
+            Severity::Warning,
+            index.line_col(end),
+            n.message("the reader", "file"),
+        )
+        .with_offset(end)
+        .with_code(Code::Loss);
+        d.not_listed = Some(Box::new(n));
+        warnings.push(d);
+    }
     Ok((out, warnings))
 }
 
@@ -214,13 +236,18 @@ impl Doc {
         }
     }
 
-    /// Notes (offset, message) for each member of object `v` not in `known`.
-    fn unknown_members(&self, v: usize, known: &[&str], of: &str, out: &mut Vec<(usize, String)>) {
+    /// Notes (offset, message) for each member of object `v` not in `known`
+    /// (past [`MAX_LISTED`], only counted).
+    fn unknown_members(&self, v: usize, known: &[&str], of: &str, out: &mut Unknown) {
         if let J::Object(m) = &self.values[v] {
             for (k, i) in m {
                 if !known.contains(&k.as_str()) {
+                    if out.0.len() >= MAX_LISTED {
+                        out.1 += 1;
+                        continue;
+                    }
                     let name = crate::excerpt::excerpt(k);
-                    out.push((
+                    out.0.push((
                         self.starts[*i],
                         format!(
                             "unknown member `{name}` of {of}: dropped (SGF has no place for it)"
@@ -475,7 +502,7 @@ fn write_game(
     game: usize,
     ff: u32,
     out: &mut String,
-    unknown: &mut Vec<(usize, String)>,
+    unknown: &mut Unknown,
 ) -> Result<(), String> {
     enum Task {
         /// The nodes of a list from `from` on; whether its first node may
@@ -525,7 +552,7 @@ fn write_node(
     node: usize,
     ff: u32,
     out: &mut String,
-    unknown: &mut Vec<(usize, String)>,
+    unknown: &mut Unknown,
 ) -> Result<(), String> {
     out.push(';');
     doc.unknown_members(node, &["properties", "variations"], "a node", unknown);
@@ -778,5 +805,16 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// Past MAX_LISTED, unknown members are counted in one message.
+    #[test]
+    fn unknown_members_past_the_bound_are_counted() {
+        let node = r#"{"properties":[],"x":1}"#;
+        let nodes = vec![node; MAX_LISTED + 7];
+        let json = format!("{{\"format\":\"sgf\",\"games\":[[{}]]}}", nodes.join(","));
+        let (_, warnings) = from_json_reporting(&json).unwrap();
+        assert_eq!(warnings.len(), MAX_LISTED + 1);
+        assert_eq!(warnings.last().unwrap().counts(), (0, 7));
     }
 }
