@@ -61,6 +61,27 @@ fn moves_from_stdin_with_a_bad_line() {
     );
 }
 
+/// A stdin line that is not UTF-8 is reported (number, escaped excerpt)
+/// like a bad FEN and the next lines are read; `moves` used to stop there.
+#[test]
+fn moves_from_stdin_go_on_after_a_line_that_is_not_utf8() {
+    let mut input = format!("{START}\n").into_bytes();
+    input.extend_from_slice(b"rnbqkbnr/pppppppp/8/8/\xff/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n");
+    input.extend_from_slice(format!("{START}\n").as_bytes());
+    let out = cli(&["moves"]).stdin(&input).run().into_output();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.split('\n').collect();
+    assert_eq!(lines.len(), 4, "{text:?}");
+    assert_eq!(lines[1], "");
+    assert_eq!(lines[2].split(' ').count(), 20);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("line 2: not UTF-8") && err.contains("/8/8/\\xff/8/"),
+        "{err}"
+    );
+}
+
 #[test]
 fn moves_checkmate_and_stalemate_print_empty_lines() {
     let mate = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";

@@ -143,13 +143,115 @@ pub fn read_fen(text: &str) -> Result<(Chess, CastlingMode), FenError> {
 pub fn read_fen_bytes(text: &[u8]) -> Result<(Chess, CastlingMode), FenError> {
     let parsed = parse_fields(text, 6)?;
     if let Some(col) = parsed.rest {
-        return Err(FenError::syntax(
-            FenField::Trailing,
+        return Err(trailing(
+            text,
             col,
-            "unexpected text after the fullmove number: a FEN has at most 6 fields",
+            "the fullmove number: a FEN has at most 6 fields",
         ));
     }
     parsed.into_position()
+}
+
+/// The error for text at `col` of `text` after the last field (`after`
+/// names it and says why), quoting that text.
+fn trailing(text: &[u8], col: usize, after: &str) -> FenError {
+    let rest = text.get(col..).unwrap_or_default().trim_ascii_end();
+    FenError::syntax(
+        FenField::Trailing,
+        col,
+        format!(
+            "unexpected text `{}` after {after}",
+            crate::excerpt::excerpt(rest)
+        ),
+    )
+}
+
+/// One line of a list of FENs read by [`read_fen_lines`].
+#[derive(Debug, Clone)]
+pub struct FenLine {
+    /// 1-based line number.
+    pub number: u64,
+    /// The position, or why the line holds none (a line that is not UTF-8
+    /// or is too long is quoted, escaped).
+    pub position: Result<(Chess, CastlingMode), String>,
+}
+
+/// The lines of `input` read as FENs, one a line (blank lines included, as
+/// errors), one line at a time: lines end at `\n`, `\r\n` or a lone `\r`
+/// (as EPD lines); a line that is not UTF-8 or longer than
+/// [`crate::epd::reader::MAX_LINE_BYTES`] is reported and reading goes on
+/// (memory: one line, at most that bound). An `Err` is a read error, after
+/// which the iterator is done.
+pub fn read_fen_lines<R: std::io::BufRead>(input: R) -> FenLines<R> {
+    FenLines {
+        input,
+        number: 0,
+        buf: Vec::new(),
+        after_cr: false,
+        done: false,
+    }
+}
+
+/// The iterator of [`read_fen_lines`].
+#[derive(Debug)]
+pub struct FenLines<R> {
+    input: R,
+    number: u64,
+    buf: Vec<u8>,
+    after_cr: bool,
+    done: bool,
+}
+
+impl<R: std::io::BufRead> Iterator for FenLines<R> {
+    type Item = std::io::Result<FenLine>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use crate::epd::reader::{MAX_LINE_BYTES, read_line_any_end, skip_line};
+        if self.done {
+            return None;
+        }
+        self.buf.clear();
+        let max = MAX_LINE_BYTES + 1;
+        let read = read_line_any_end(&mut self.input, &mut self.buf, max, &mut self.after_cr);
+        let n = match read {
+            Ok((n, _)) => n,
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        if n == 0 {
+            self.done = true;
+            return None;
+        }
+        self.number += 1;
+        let ended = matches!(self.buf.last(), Some(b'\n' | b'\r'));
+        if ended {
+            self.buf.pop();
+        }
+        let position = if !ended && n == max {
+            if let Err(e) = skip_line(&mut self.input, true, &mut self.after_cr) {
+                self.done = true;
+                return Some(Err(e));
+            }
+            Err(format!(
+                "line longer than {MAX_LINE_BYTES} bytes: skipped (`{}`)",
+                crate::excerpt::excerpt(&self.buf)
+            ))
+        } else {
+            match std::str::from_utf8(&self.buf) {
+                Ok(text) => read_fen(text).map_err(|e| e.to_string()),
+                Err(_) => Err(format!(
+                    "not UTF-8 text (a FEN is ASCII): `{}`",
+                    crate::excerpt::excerpt(&self.buf)
+                )),
+            }
+        };
+        Some(Ok(FenLine {
+            number: self.number,
+            position,
+        }))
+    }
 }
 
 /// Reads exactly the four EPD position fields (placement, colour, castling,
@@ -157,10 +259,10 @@ pub fn read_fen_bytes(text: &[u8]) -> Result<(Chess, CastlingMode), FenError> {
 pub fn read_epd_position(text: &str) -> Result<(Chess, CastlingMode), FenError> {
     let parsed = parse_fields(text.as_bytes(), 4)?;
     if let Some(col) = parsed.rest {
-        return Err(FenError::syntax(
-            FenField::Trailing,
+        return Err(trailing(
+            text.as_bytes(),
             col,
-            "unexpected text after the en passant square: an EPD position has 4 fields",
+            "the en passant square: an EPD position has 4 fields",
         ));
     }
     parsed.into_position()
@@ -192,10 +294,10 @@ pub fn read_epd_prefix(line: &str) -> Result<PositionPrefix, FenError> {
 pub fn read_fen_setup(text: &str) -> Result<Setup, FenError> {
     let parsed = parse_fields(text.as_bytes(), 6)?;
     if let Some(col) = parsed.rest {
-        return Err(FenError::syntax(
-            FenField::Trailing,
+        return Err(trailing(
+            text.as_bytes(),
             col,
-            "unexpected text after the fullmove number: a FEN has at most 6 fields",
+            "the fullmove number: a FEN has at most 6 fields",
         ));
     }
     Ok(parsed.setup)
@@ -924,6 +1026,40 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "bad FEN: active colour (field 2) at column 21: expected 'w' or 'b', found 'x'"
+        );
+    }
+
+    /// A line that is not UTF-8 is reported with its number and an escaped
+    /// excerpt, and the lines after it are read (`moves` stopped there).
+    #[test]
+    fn fen_lines_go_on_after_a_line_that_is_not_utf8() {
+        let text = b"8/8/8/8/8/8/8/K1k5 w - - 0 1\nK1k5/8/8/\xff\xfe/8/8/8/8 w - - 0 1\r\n\r8/8/8/8/8/8/8/K1k5 b - - 0 1\r";
+        let lines: Vec<FenLine> = read_fen_lines(&text[..]).map(Result::unwrap).collect();
+        let numbers: Vec<(u64, bool)> = lines
+            .iter()
+            .map(|l| (l.number, l.position.is_ok()))
+            .collect();
+        assert_eq!(numbers, [(1, true), (2, false), (3, false), (4, true)]);
+        assert_eq!(
+            lines[1].position.as_ref().unwrap_err(),
+            "not UTF-8 text (a FEN is ASCII): `K1k5/8/8/\\xff\\xfe/8/8/8/8 w - - 0 1`"
+        );
+    }
+
+    /// Text after the last field is quoted (it was not).
+    #[test]
+    fn text_after_the_last_field_is_quoted() {
+        let e = read_fen("8/8/8/8/8/8/8/K1k5 w - - 0 1 extra\x01 \n").unwrap_err();
+        assert_eq!(e.field, FenField::Trailing);
+        assert_eq!(e.column, 29);
+        assert_eq!(
+            e.message,
+            "unexpected text `extra\\x01` after the fullmove number: a FEN has at most 6 fields"
+        );
+        let e = read_epd_position("8/8/8/8/8/8/8/K1k5 w - - bm").unwrap_err();
+        assert_eq!(
+            e.message,
+            "unexpected text `bm` after the en passant square: an EPD position has 4 fields"
         );
     }
 }

@@ -1,15 +1,15 @@
 //! `gamerec moves` (legal moves of FENs in SAN) and `gamerec show` (a FEN as
 //! a board).
 
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use gamerec::fen::read_fen;
+use gamerec::fen::{read_fen, read_fen_lines};
 use gamerec::model::PlyMove;
 use gamerec::san::{Language, WriteOptions, write_san_with};
-use gamerec::shakmaty::Position;
+use gamerec::shakmaty::{CastlingMode, Chess, Position};
 
 const MOVES_EXAMPLES: &str = "\
 Examples:
@@ -54,9 +54,11 @@ pub fn run_moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let mut out = BufWriter::new(stdout.lock());
     let mut line = String::new();
     let mut failed = false;
-    let mut one = |what: &str, fen: &str, out: &mut BufWriter<io::StdoutLock<'_>>| {
+    let mut one = |what: &str,
+                   position: Result<(Chess, CastlingMode), String>,
+                   out: &mut BufWriter<io::StdoutLock<'_>>| {
         line.clear();
-        match read_fen(fen) {
+        match position {
             Ok((pos, _)) => {
                 for (i, m) in pos.legal_moves().iter().enumerate() {
                     if i > 0 {
@@ -74,14 +76,15 @@ pub fn run_moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
         out.write_all(line.as_bytes())
     };
     if args.fens.is_empty() {
-        let stdin = io::stdin();
-        for (n, text) in stdin.lock().lines().enumerate() {
-            let text = text.context("reading stdin")?;
-            one(&format!("line {}", n + 1), &text, &mut out)?;
+        // Line by line; a line that is not UTF-8 is reported like a bad FEN.
+        for fen in read_fen_lines(io::stdin().lock()) {
+            let fen = fen.context("reading stdin")?;
+            one(&format!("line {}", fen.number), fen.position, &mut out)?;
         }
     } else {
         for (n, fen) in args.fens.iter().enumerate() {
-            one(&format!("argument {}", n + 1), fen, &mut out)?;
+            let position = read_fen(fen).map_err(|e| e.to_string());
+            one(&format!("argument {}", n + 1), position, &mut out)?;
         }
     }
     out.flush()?;

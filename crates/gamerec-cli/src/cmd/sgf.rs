@@ -174,7 +174,12 @@ pub fn convert_sgf_json(
         bail!("{name}: the JSON of an SGF collection converts to SGF only");
     }
     let text = std::str::from_utf8(&bytes).with_context(|| format!("{name}: not UTF-8"))?;
-    let sgf = json::from_json(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let (sgf, warnings) =
+        json::from_json_reporting(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    for mut w in warnings {
+        w.path = Some(name.to_string());
+        eprintln!("{w}");
+    }
     let opts = ConvertOptions {
         charset: charset.clone(),
         ..ConvertOptions::default()

@@ -1,6 +1,6 @@
 //! One reader for every chess format: games or records as a stream.
 
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
 use std::thread::JoinHandle;
@@ -89,9 +89,8 @@ enum Source {
         line: u64,
         offset: u64,
         buf: Vec<u8>,
-        /// EPD and FEN lines also end at a lone `\r` (as `epd::read_lines`
-        /// reads them); JSON Lines only at `\n`.
-        cr_ends: bool,
+        /// EPD, FEN and JSON lines end at `\n`, `\r\n` or a lone `\r` (as
+        /// the PGN reader's; JSON cannot hold a raw `\r` inside a string).
         /// The last line ended at `\r`: a `\n` right after it is its end.
         after_cr: bool,
     },
@@ -440,7 +439,6 @@ impl Reader {
                 line: 0,
                 offset: 0,
                 buf: Vec::new(),
-                cr_ends: matches!(format, Format::Epd | Format::Fen),
                 after_cr: false,
             },
         }
@@ -663,25 +661,15 @@ impl Reader {
                 line,
                 offset,
                 buf,
-                cr_ends,
                 after_cr,
             } = &mut self.source
             else {
                 return Ok(None);
             };
             buf.clear();
-            let n = if *cr_ends {
-                let (n, lf) = epd::reader::read_line_any_end(input, buf, MAX_LINE, after_cr)
-                    .map_err(|e| OpenError::new(self.name.clone(), e))?;
-                *offset += lf as u64;
-                n
-            } else {
-                input
-                    .by_ref()
-                    .take(MAX_LINE as u64)
-                    .read_until(b'\n', buf)
-                    .map_err(|e| OpenError::new(self.name.clone(), e))?
-            };
+            let (n, lf) = epd::reader::read_line_any_end(input, buf, MAX_LINE, after_cr)
+                .map_err(|e| OpenError::new(self.name.clone(), e))?;
+            *offset += lf as u64;
             if n == 0 {
                 self.source = Source::Done;
                 return Ok(None);
@@ -692,7 +680,7 @@ impl Reader {
             if n == MAX_LINE && !matches!(buf.last(), Some(b'\n' | b'\r')) {
                 self.met += 1;
                 // Skip the rest of an overlong line.
-                let skipped = epd::reader::skip_line(input, *cr_ends, after_cr)
+                let skipped = epd::reader::skip_line(input, true, after_cr)
                     .map_err(|e| OpenError::new(self.name.clone(), e))?;
                 *offset += skipped;
                 let d = Diagnostic::new(
@@ -727,7 +715,7 @@ impl Reader {
                     }
                     record.map(Record::Position)
                 }
-                Format::Fen => match epd::convert::fen_to_record(text.trim()) {
+                Format::Fen => match epd::convert::fen_to_record(text) {
                     Ok(r) => Some(Record::Position(r)),
                     Err(e) => {
                         let d = Diagnostic::new(
@@ -745,24 +733,31 @@ impl Reader {
                         None
                     }
                 },
-                _ => match super::json::read_game(text) {
-                    Ok(g) => Some(Record::Game(g)),
-                    Err(e) => {
+                _ => {
+                    let (game, problems) = match super::json::read_game(text) {
+                        Ok((g, warnings)) => (Some(Record::Game(g)), warnings),
+                        Err(e) => (None, vec![e]),
+                    };
+                    for p in problems {
                         let d = Diagnostic::new(
-                            Severity::Error,
+                            p.severity,
                             LineCol {
                                 line: number,
-                                column: 1,
+                                column: p.at as u64 + 1,
                             },
-                            e.message,
+                            p.message,
                         )
-                        .with_offset(start)
+                        .with_offset(start + p.at as u64)
                         .with_game(met)
-                        .with_code(e.code);
+                        .with_code(p.code);
+                        let d = Diagnostic {
+                            not_listed: p.not_listed.map(Box::new),
+                            ..d
+                        };
                         self.push(d);
-                        None
                     }
-                },
+                    game
+                }
             };
             let Some(record) = record else {
                 if self.give_up_if_hopeless() {
@@ -1115,5 +1110,62 @@ mod tests {
             assert_eq!(lines[2].1, "\r");
             assert!(lines[5].1.ends_with("bm x;\r"));
         }
+    }
+
+    /// A JSON Lines fault is placed at its own column (not column 1), and
+    /// what the reader drops is warned at its member.
+    #[test]
+    fn json_line_faults_have_their_column() {
+        let game = r#"{"tags":[],"moves":[{"san":"e4"}],"result":"*"}"#;
+        let text = format!("{game}\n{}\n", game.replace("\"e4\"", "e4"));
+        let (items, diags) = read("g.jsonl", text.as_bytes());
+        assert_eq!(items.len(), 1);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        let col = game.find("\"e4").unwrap() as u64 + 1;
+        assert_eq!((diags[0].location.line, diags[0].location.column), (2, col));
+        assert_eq!(diags[0].message, "expected value: `e4}],\"result\":\"*\"}`");
+        let (items, diags) = read(
+            "g.jsonl",
+            br#"{"foo":1,"moves":[{"san":"e4","nags":[999]}]}"#,
+        );
+        assert_eq!(items.len(), 1);
+        let at: Vec<(Severity, u64)> = diags
+            .iter()
+            .map(|d| (d.severity, d.location.column))
+            .collect();
+        assert_eq!(
+            at,
+            [(Severity::Warning, 8), (Severity::Warning, 39)],
+            "{diags:?}"
+        );
+    }
+
+    /// JSON Lines end where EPD and PGN lines end: a lone `\r` too (old Mac
+    /// files), whose records were read as one.
+    #[test]
+    fn json_lines_end_at_a_lone_cr() {
+        let game = r#"{"tags":[],"moves":[{"san":"e4"}],"result":"*"}"#;
+        let text = format!("{game}\r{game}\r\n\r{game}\r");
+        let (items, diags) = read("g.jsonl", text.as_bytes());
+        assert!(diags.is_empty(), "{diags:?}");
+        let lines: Vec<(u64, u64)> = items.iter().map(|i| (i.line, i.offset)).collect();
+        let n = game.len() as u64;
+        assert_eq!(lines, [(1, 0), (2, n + 1), (4, 2 * n + 4)]);
+    }
+
+    /// A FEN line's fault is placed at its column in the line, blanks
+    /// before the FEN counted (they were not: column 20 for 23).
+    #[test]
+    fn fen_line_faults_count_the_blanks_before_the_fen() {
+        let (items, diags) = read(
+            "p.fen",
+            b"8/8/8/8/8/8/8/K1k5 w - - 0 1\n \t 8/8/8/8/8/8/8/K1k5 x - - 0 1\n",
+        );
+        assert_eq!(items.len(), 1);
+        let at: Vec<(u64, u64)> = diags
+            .iter()
+            .map(|d| (d.location.line, d.location.column))
+            .collect();
+        assert_eq!(at, [(2, 23)], "{diags:?}");
     }
 }

@@ -19,6 +19,13 @@
 //! depth is fine, and only variations nest.
 
 use super::tree::{Collection, NodeId, Value, format_real};
+#[cfg(feature = "io")]
+use crate::diag::{Code, Diagnostic, LineIndex, MAX_LISTED, NotListed, Severity};
+
+/// Unknown members met: (offset, message) of the first [`MAX_LISTED`], and
+/// how many more.
+#[cfg(feature = "io")]
+type Unknown = (Vec<(usize, String)>, u64);
 
 /// Dumps the collection as JSON.
 pub fn to_json(coll: &Collection) -> String {
@@ -131,8 +138,17 @@ pub fn is_sgf_json(bytes: &[u8]) -> bool {
 /// stops at 128 levels of JSON: about 60 nested variations).
 #[cfg(feature = "io")]
 pub fn from_json(json: &str) -> Result<String, String> {
+    from_json_reporting(json).map(|(sgf, _)| sgf)
+}
+
+/// [`from_json`], and a warning for each member the dump does not hold
+/// (dropped: SGF has no place for it), placed at its value.
+#[cfg(feature = "io")]
+pub fn from_json_reporting(json: &str) -> Result<(String, Vec<Diagnostic>), String> {
     let doc = Doc::parse(json).map_err(|e| format!("not JSON: {e}"))?;
     let root = doc.root;
+    let mut unknown: Unknown = (Vec::new(), 0);
+    doc.unknown_members(root, &["format", "games"], "the dump", &mut unknown);
     if doc.member(root, "format").and_then(|v| doc.str(v)) != Some("sgf") {
         return Err("not an SGF dump: no \"format\":\"sgf\"".into());
     }
@@ -147,10 +163,42 @@ pub fn from_json(json: &str) -> Result<String, String> {
             .ok_or_else(|| format!("game {}: not a list of nodes", k + 1))?;
         out.push('(');
         let ff = root_ff(&doc, nodes);
-        write_game(&doc, game, ff, &mut out).map_err(|e| format!("game {}: {e}", k + 1))?;
+        write_game(&doc, game, ff, &mut out, &mut unknown)
+            .map_err(|e| format!("game {}: {e}", k + 1))?;
         out.push_str(")\n");
     }
-    Ok(out)
+    let (mut listed, more) = unknown;
+    if listed.is_empty() {
+        return Ok((out, Vec::new()));
+    }
+    listed.sort_by_key(|u| u.0);
+    let index = LineIndex::new(json.as_bytes());
+    let mut warnings: Vec<Diagnostic> = listed
+        .into_iter()
+        .map(|(at, message)| {
+            Diagnostic::new(Severity::Warning, index.line_col(at as u64), message)
+                .with_offset(at as u64)
+                .with_code(Code::Loss)
+        })
+        .collect();
+    if more > 0 {
+        // Placed at the end of the file.
+        let n = NotListed {
+            errors: 0,
+            warnings: more,
+        };
+        let end = json.len() as u64;
+        let mut d = Diagnostic::new(
+            Severity::Warning,
+            index.line_col(end),
+            n.message("the reader", "file"),
+        )
+        .with_offset(end)
+        .with_code(Code::Loss);
+        d.not_listed = Some(Box::new(n));
+        warnings.push(d);
+    }
+    Ok((out, warnings))
 }
 
 /// A JSON document held flat: values in one arena, containers by index, so
@@ -158,6 +206,8 @@ pub fn from_json(json: &str) -> Result<String, String> {
 #[cfg(feature = "io")]
 struct Doc {
     values: Vec<J>,
+    /// Where each value starts.
+    starts: Vec<usize>,
     root: usize,
 }
 
@@ -186,6 +236,28 @@ impl Doc {
         }
     }
 
+    /// Notes (offset, message) for each member of object `v` not in `known`
+    /// (past [`MAX_LISTED`], only counted).
+    fn unknown_members(&self, v: usize, known: &[&str], of: &str, out: &mut Unknown) {
+        if let J::Object(m) = &self.values[v] {
+            for (k, i) in m {
+                if !known.contains(&k.as_str()) {
+                    if out.0.len() >= MAX_LISTED {
+                        out.1 += 1;
+                        continue;
+                    }
+                    let name = crate::excerpt::excerpt(k);
+                    out.0.push((
+                        self.starts[*i],
+                        format!(
+                            "unknown member `{name}` of {of}: dropped (SGF has no place for it)"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
     fn member(&self, v: usize, name: &str) -> Option<usize> {
         match &self.values[v] {
             J::Object(m) => m.iter().find(|(k, _)| k == name).map(|&(_, i)| i),
@@ -202,11 +274,29 @@ impl Doc {
         }
         let b = text.as_bytes();
         let at = |pos: usize, what: &str| {
+            let pos = pos.min(b.len());
             let line = b[..pos].iter().filter(|&&c| c == b'\n').count() + 1;
-            format!("{what} at line {line}, byte {pos}")
+            let column = pos
+                - b[..pos]
+                    .iter()
+                    .rposition(|&c| c == b'\n')
+                    .map_or(0, |i| i + 1)
+                + 1;
+            let line_end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |i| pos + i);
+            let rest = &b[pos..line_end];
+            if rest.is_empty() {
+                format!("{what} at line {line}:{column} (byte {pos}), at the end of the line")
+            } else {
+                let shown = crate::excerpt::excerpt(rest);
+                format!("{what} at line {line}:{column} (byte {pos}): `{shown}`")
+            }
         };
         let mut values: Vec<J> = Vec::new();
+        let mut starts: Vec<usize> = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
+        // Where the open containers start, and the value finished now.
+        let mut open_at: Vec<usize> = Vec::new();
+        let mut start;
         let mut pos = skip_ws(b, 0);
         let mut want_value = true;
         loop {
@@ -224,6 +314,7 @@ impl Doc {
                     pos = skip_ws(b, pos + 1);
                     *name = k;
                 }
+                start = pos;
                 match b.get(pos) {
                     None => return Err(at(pos, "unexpected end")),
                     Some(&open @ (b'[' | b'{')) => {
@@ -237,6 +328,7 @@ impl Doc {
                                 J::Object(Vec::new())
                             })
                         } else {
+                            open_at.push(start);
                             stack.push(if open == b'[' {
                                 Open::Array(Vec::new())
                             } else {
@@ -281,6 +373,7 @@ impl Doc {
                     return Err(at(pos, "expected ',' or the end of the list or object"));
                 }
                 pos += 1;
+                start = open_at.pop().unwrap_or(0);
                 match stack.pop() {
                     Some(Open::Array(items)) => Some(J::Array(items)),
                     Some(Open::Object(members, _)) => Some(J::Object(members)),
@@ -289,6 +382,7 @@ impl Doc {
             };
             if let Some(v) = done {
                 values.push(v);
+                starts.push(start);
                 let v = values.len() - 1;
                 match stack.last_mut() {
                     None => {
@@ -296,7 +390,11 @@ impl Doc {
                         if pos != b.len() {
                             return Err(at(pos, "trailing characters"));
                         }
-                        return Ok(Doc { values, root: v });
+                        return Ok(Doc {
+                            values,
+                            starts,
+                            root: v,
+                        });
                     }
                     Some(Open::Array(items)) => items.push(v),
                     Some(Open::Object(members, name)) => members.push((std::mem::take(name), v)),
@@ -399,7 +497,13 @@ fn root_ff(doc: &Doc, nodes: &[usize]) -> u32 {
 /// siblings) opens them there, after the rest of its line. An explicit
 /// stack of what is left to write, so any nesting depth is fine.
 #[cfg(feature = "io")]
-fn write_game(doc: &Doc, game: usize, ff: u32, out: &mut String) -> Result<(), String> {
+fn write_game(
+    doc: &Doc,
+    game: usize,
+    ff: u32,
+    out: &mut String,
+    unknown: &mut Unknown,
+) -> Result<(), String> {
     enum Task {
         /// The nodes of a list from `from` on; whether its first node may
         /// have variations.
@@ -428,14 +532,14 @@ fn write_game(doc: &Doc, game: usize, ff: u32, out: &mut String) -> Result<(), S
             };
             if (i > from || may_branch) && !variations.is_empty() {
                 out.push('(');
-                write_node(doc, node, ff, out)?;
+                write_node(doc, node, ff, out, unknown)?;
                 for &v in variations.iter().rev() {
                     stack.extend([Task::Close, Task::Line(v, 0, false), Task::Open]);
                 }
                 stack.extend([Task::Close, Task::Line(list, i + 1, true)]);
                 break;
             }
-            write_node(doc, node, ff, out)?;
+            write_node(doc, node, ff, out, unknown)?;
         }
     }
     Ok(())
@@ -443,13 +547,21 @@ fn write_game(doc: &Doc, game: usize, ff: u32, out: &mut String) -> Result<(), S
 
 /// Writes one node: `;` and its properties.
 #[cfg(feature = "io")]
-fn write_node(doc: &Doc, node: usize, ff: u32, out: &mut String) -> Result<(), String> {
+fn write_node(
+    doc: &Doc,
+    node: usize,
+    ff: u32,
+    out: &mut String,
+    unknown: &mut Unknown,
+) -> Result<(), String> {
     out.push(';');
+    doc.unknown_members(node, &["properties", "variations"], "a node", unknown);
     let props = doc
         .member(node, "properties")
         .and_then(|p| doc.array(p))
         .ok_or("a node without a \"properties\" list")?;
     for &p in props {
+        doc.unknown_members(p, &["id", "values"], "a property", unknown);
         let id = doc
             .member(p, "id")
             .and_then(|v| doc.str(v))
@@ -643,5 +755,66 @@ mod tests {
         ] {
             assert!(from_json(bad).is_err(), "{bad}");
         }
+    }
+
+    /// A JSON fault is placed at line:column and quoted (only the line and
+    /// byte were given).
+    #[test]
+    fn json_faults_give_line_column_and_excerpt() {
+        let e = from_json("{\"format\":\"sgf\",\n \"games\":[[{\"properties\":[x\u{1}]}]]}")
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "not JSON: expected a value at line 2:27 (byte 43): `x\\x01]}]]}`"
+        );
+        let e = from_json("{\"format\":\"sgf\"").unwrap_err();
+        assert_eq!(
+            e,
+            "not JSON: expected ',' or the end of the list or object at line 1:16 (byte 15), at the end of the line"
+        );
+    }
+
+    /// Members the dump does not hold are warned, at their value (they
+    /// were dropped silently).
+    #[test]
+    fn unknown_members_are_warned() {
+        let json = "{\"format\":\"sgf\",\"x\":[1],\"games\":[[{\"properties\":[{\"id\":\"GM\",\"values\":[\"1\"],\"y\":2}],\n\"z\":{}}]]}";
+        let (sgf, warnings) = from_json_reporting(json).unwrap();
+        assert_eq!(sgf, "(;GM[1])\n");
+        let shown: Vec<(u64, u64, &str)> = warnings
+            .iter()
+            .map(|d| (d.location.line, d.location.column, d.message.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    1,
+                    21,
+                    "unknown member `x` of the dump: dropped (SGF has no place for it)"
+                ),
+                (
+                    1,
+                    80,
+                    "unknown member `y` of a property: dropped (SGF has no place for it)"
+                ),
+                (
+                    2,
+                    5,
+                    "unknown member `z` of a node: dropped (SGF has no place for it)"
+                ),
+            ]
+        );
+    }
+
+    /// Past MAX_LISTED, unknown members are counted in one message.
+    #[test]
+    fn unknown_members_past_the_bound_are_counted() {
+        let node = r#"{"properties":[],"x":1}"#;
+        let nodes = vec![node; MAX_LISTED + 7];
+        let json = format!("{{\"format\":\"sgf\",\"games\":[[{}]]}}", nodes.join(","));
+        let (_, warnings) = from_json_reporting(&json).unwrap();
+        assert_eq!(warnings.len(), MAX_LISTED + 1);
+        assert_eq!(warnings.last().unwrap().counts(), (0, 7));
     }
 }

@@ -563,11 +563,12 @@ impl<'a> Parser<'a> {
                                     "unexpected ')' outside any game tree (ignored)".into(),
                                 );
                             } else {
+                                let text = excerpt(src[first..at].trim_ascii_end());
                                 self.diag(
                                     SgfCheck::TextOutsideTrees,
                                     Severity::Warning,
                                     first,
-                                    "text between game trees ignored".into(),
+                                    format!("text between game trees ignored: \"{text}\""),
                                 );
                             }
                         }
@@ -584,11 +585,12 @@ impl<'a> Parser<'a> {
                                     "unexpected ')' outside any game tree (ignored)".into(),
                                 );
                             } else {
+                                let text = excerpt(src[at..].trim_ascii_end());
                                 self.diag(
                                     SgfCheck::TextOutsideTrees,
                                     Severity::Warning,
                                     at,
-                                    "text after the last game tree ignored".into(),
+                                    format!("text after the last game tree ignored: \"{text}\""),
                                 );
                             }
                         } else {
@@ -2280,5 +2282,27 @@ mod tests {
         let child = c.first_child(root).expect("a move node");
         assert_eq!(c.text_of(child, Prop::C), Some("ok ~ \u{7f}"));
         assert_eq!(parsed.diagnostics.len(), 0, "{:?}", parsed.diagnostics);
+    }
+
+    /// Text between or after game trees is quoted (it was not).
+    #[test]
+    fn text_outside_game_trees_is_quoted() {
+        let src = b"(;GM[1]SZ[9])\n  some notes\x01 here \n(;GM[1]SZ[9])\n trailer \n";
+        let parsed = parse(src, &ParseOptions::default());
+        let shown: Vec<(u64, &str)> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| (d.offset, d.message.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    16,
+                    "text between game trees ignored: \"some notes\\x01 here\""
+                ),
+                (49, "text after the last game tree ignored: \"trailer\""),
+            ]
+        );
     }
 }
