@@ -380,7 +380,7 @@ fn json_lines_messages_are_printed_as_read() {
         let mut errors = 0;
         let mut last = String::new();
         for line in gamerec_testkit::lines_of(&report) {
-            errors += usize::from(line.contains(": error: move \"Kd7\": illegal move"));
+            errors += usize::from(line.contains(": error: move `Kd7`: illegal move"));
             last = line;
         }
         assert_eq!(errors, n, "{args:?}");

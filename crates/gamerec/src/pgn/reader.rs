@@ -738,7 +738,8 @@ impl<'a> SliceReader<'a> {
         self.fail(st, at, message);
         let data = self.data;
         let rest = &data[at.min(data.len())..];
-        let line = &rest[..memchr2(b'\n', b'\r', rest).unwrap_or(rest.len())];
+        let line_end = memchr2(b'\n', b'\r', rest);
+        let line = &rest[..line_end.unwrap_or(rest.len())];
         let mut quoted = false;
         let mut i = 0;
         while i < line.len() {
@@ -752,6 +753,12 @@ impl<'a> SliceReader<'a> {
                 _ => {}
             }
             i += 1;
+        }
+        if line_end.is_none() {
+            // The line runs past the data: where the failed game goes on
+            // (after a `]` or a quote still to come) depends on the input
+            // after it, as for a cut token.
+            self.truncated = true;
         }
         if memchr(b'"', line).is_some() {
             self.pos = at + line.len();
