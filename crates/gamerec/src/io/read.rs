@@ -169,7 +169,8 @@ impl PgnStream {
                 let index = self
                     .index
                     .get_or_insert_with(|| LineIndex::new(&self.chunk.data));
-                let line = self.chunk.line_col(index, rel).line + self.line_base;
+                let at = self.chunk.line_col(index, rel);
+                let line = at.line + self.line_base;
                 // The game's first line, up to the game's end (a chunk may
                 // end there, in the middle of the line).
                 let first = first_line_excerpt(line_at(&self.chunk.data[..self.pos], rel as usize));
@@ -213,7 +214,10 @@ impl PgnStream {
                     Some(g) if is_cut_off_tag_section(&g, truncated) => {
                         let mut d = Diagnostic::new(
                             Severity::Error,
-                            LineCol { line, column: 1 },
+                            LineCol {
+                                line,
+                                column: at.column,
+                            },
                             CUT_OFF_TAG_SECTION,
                         )
                         .with_code(Code::Truncated)
