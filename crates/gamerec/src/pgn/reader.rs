@@ -757,8 +757,12 @@ impl<'a> SliceReader<'a> {
         if line_end.is_none() {
             // The line runs past the data: where the failed game goes on
             // (after a `]` or a quote still to come) depends on the input
-            // after it, as for a cut token.
+            // after it, as for a cut token. The game takes the rest of the
+            // data and is cut off there, so a chunk ending here is joined
+            // to the next before anything after it is read.
+            self.pos = data.len();
             self.truncated = true;
+            return;
         }
         if memchr(b'"', line).is_some() {
             self.pos = at + line.len();
