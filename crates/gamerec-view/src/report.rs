@@ -4,7 +4,6 @@
 //! [`gamerec_engine::results`].
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 
 use gamerec_engine::results::{COMPARED, Compare, Run, Summary};
 
@@ -19,7 +18,7 @@ pub fn summary_text(runs: &[Summary]) -> String {
     let mut s = String::new();
     for run in runs {
         let (solved, judged) = (run.solved, run.judged);
-        let _ = writeln!(
+        putln!(
             s,
             "{}: {solved}/{judged} solved ({:.1}%), {} nodes, {:.1} s",
             run.label,
@@ -34,7 +33,7 @@ pub fn summary_text(runs: &[Summary]) -> String {
             .map(|(su, a, b)| (su.as_str(), *a, *b))
             .chain(other)
         {
-            let _ = writeln!(s, "  {suite:<32} {a:>5}/{b:<5} {:>5.1}%", pct(a, b));
+            putln!(s, "  {suite:<32} {a:>5}/{b:<5} {:>5.1}%", pct(a, b));
         }
         if run.has_sts() {
             let (a, b) = run
@@ -44,7 +43,7 @@ pub fn summary_text(runs: &[Summary]) -> String {
                 .fold((0u32, 0u32), |(x, y), t| {
                     (x.saturating_add(t.0), y.saturating_add(t.1))
                 });
-            let _ = writeln!(s, "  STS score {a}/{b}");
+            putln!(s, "  STS score {a}/{b}");
         }
         if run.missed_count > 0 {
             let shown = run
@@ -59,7 +58,7 @@ pub fn summary_text(runs: &[Summary]) -> String {
             } else {
                 String::new()
             };
-            let _ = writeln!(s, "  missed: {shown}{more}");
+            putln!(s, "  missed: {shown}{more}");
         }
     }
     s
@@ -143,7 +142,7 @@ fn cumulative_svg(runs: &[Summary]) -> String {
     let mut s = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="cumulative" width="100%" viewBox="0 0 {w} {h}">"#
     );
-    let _ = write!(
+    put!(
         s,
         r##"<rect x="{ml}" y="{mt}" width="{}" height="{}" fill="#fafafa" stroke="#ccc"/>"##,
         w - ml - mr,
@@ -156,7 +155,7 @@ fn cumulative_svg(runs: &[Summary]) -> String {
         } else {
             format!("{ms}ms")
         };
-        let _ = write!(
+        put!(
             s,
             r##"<line class="tick x" x1="{0:.1}" x2="{0:.1}" y1="{mt}" y2="{1}" stroke="#ddd"/><text class="tick-label x" data-value="{ms}" x="{0:.1}" y="{2}" font-size="12" text-anchor="middle">{label}</text>"##,
             x(ms),
@@ -165,7 +164,7 @@ fn cumulative_svg(runs: &[Summary]) -> String {
         );
     }
     for &n in &yticks {
-        let _ = write!(
+        put!(
             s,
             r##"<line class="tick y" x1="{x1}" x2="{x2}" y1="{yy:.1}" y2="{yy:.1}" stroke="#e4e4e4"/><text class="tick-label y" data-value="{n}" x="{tx}" y="{ty:.1}" font-size="12" text-anchor="end">{label}</text>"##,
             x1 = ml - 5.0,
@@ -176,7 +175,7 @@ fn cumulative_svg(runs: &[Summary]) -> String {
             label = tick_label(n)
         );
     }
-    let _ = write!(
+    put!(
         s,
         r#"<text x="{}" y="{}" font-size="13" text-anchor="middle">time to solution (log scale)</text><text x="14" y="{}" font-size="13" text-anchor="middle" transform="rotate(-90 14 {})">positions solved</text>"#,
         (w + ml) / 2.0,
@@ -188,7 +187,7 @@ fn cumulative_svg(runs: &[Summary]) -> String {
         let mut pts = format!("{:.1},{:.1}", x(1.0), y(0.0));
         let mut k = 0;
         for &(ms, n) in t {
-            let _ = write!(
+            put!(
                 pts,
                 " {:.1},{:.1} {:.1},{:.1}",
                 x(ms as f64),
@@ -198,8 +197,8 @@ fn cumulative_svg(runs: &[Summary]) -> String {
             );
             k += n;
         }
-        let _ = write!(pts, " {:.1},{:.1}", x(tmax), y(counts[i] as f64));
-        let _ = write!(
+        put!(pts, " {:.1},{:.1}", x(tmax), y(counts[i] as f64));
+        put!(
             s,
             r#"<polyline class="series" fill="none" stroke="{}" stroke-width="2.5" points="{pts}"/>"#,
             COLORS[i % COLORS.len()]
@@ -256,7 +255,7 @@ fn histogram_svg(
         r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{id}" width="100%" viewBox="0 0 {w} {h}">"#
     );
     for &n in &yticks {
-        let _ = write!(
+        put!(
             s,
             r##"<line class="tick y" x1="{x1}" x2="{x2}" y1="{yy:.1}" y2="{yy:.1}" stroke="#e4e4e4"/><text class="tick-label y" data-value="{n}" x="{tx}" y="{ty:.1}" font-size="12" text-anchor="end">{label}</text>"##,
             x1 = ml - 5.0,
@@ -268,7 +267,7 @@ fn histogram_svg(
         );
     }
     for b in 0..nb {
-        let _ = write!(
+        put!(
             s,
             r#"<text class="bucket" x="{:.1}" y="{}" font-size="12" text-anchor="middle">{}</text>"#,
             ml + gw * (b as f64 + 0.5),
@@ -276,7 +275,7 @@ fn histogram_svg(
             bucket_label(b + lo, unit)
         );
     }
-    let _ = write!(
+    put!(
         s,
         r#"<text x="{}" y="{}" font-size="13" text-anchor="middle">{}</text>"#,
         (w + ml) / 2.0,
@@ -289,7 +288,7 @@ fn histogram_svg(
                 continue;
             }
             let bh = n as f64 / top * (h - mb - mt);
-            let _ = write!(
+            put!(
                 s,
                 r#"<rect class="bar" data-bucket="{}" data-count="{n}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {n}</title></rect>"#,
                 b + lo,
@@ -330,7 +329,7 @@ pub fn html_page(
     listed: usize,
 ) -> String {
     let mut s = String::new();
-    let _ = write!(
+    put!(
         s,
         r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{t}</title><style>
 body{{font-family:"DejaVu Sans",sans-serif;margin:1.5em 2em;color:#222}} table{{border-collapse:collapse;margin:1em 0}}
@@ -342,7 +341,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
     );
     s.push_str(r#"<p class="key">"#);
     for (i, r) in runs.iter().enumerate() {
-        let _ = write!(
+        put!(
             s,
             r#"<span style="background:{}"></span>{}"#,
             COLORS[i % COLORS.len()],
@@ -351,7 +350,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
     }
     s.push_str("</p><h2>Solved per suite</h2><table id=\"suites\"><tr><th class=\"l\">suite</th>");
     for r in runs {
-        let _ = write!(s, "<th>{}</th>", esc(&r.label));
+        put!(s, "<th>{}</th>", esc(&r.label));
     }
     s.push_str("</tr>");
     // Each run's suites looked up in a map (a run of many suites makes a
@@ -379,7 +378,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         .chain(other.then_some(Row::Other))
         .chain([Row::Total])
     {
-        let _ = write!(
+        put!(
             s,
             "<tr><td class=\"l\">{}</td>",
             match row {
@@ -394,7 +393,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
                 Row::Other => r.other_suites.unwrap_or((0, 0)),
                 Row::Total => (r.solved, r.judged),
             };
-            let _ = write!(s, "<td>{a}/{b} ({:.1}%)</td>", pct(a, b));
+            put!(s, "<td>{a}/{b} ({:.1}%)</td>", pct(a, b));
         }
         s.push_str("</tr>");
     }
@@ -402,7 +401,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
     if runs.iter().any(Summary::has_sts) {
         s.push_str("<h2>STS themes</h2><table id=\"sts\"><tr><th class=\"l\">theme</th>");
         for r in runs {
-            let _ = write!(s, "<th>{}</th>", esc(&r.label));
+            put!(s, "<th>{}</th>", esc(&r.label));
         }
         s.push_str("</tr>");
         let by_theme: Vec<HashMap<&str, (u32, u32)>> = runs
@@ -419,13 +418,13 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         let other = runs.iter().any(|r| r.other_themes.is_some());
         for t in themes.iter().map(|t| Some(*t)).chain(other.then_some(None)) {
             let name = t.map_or("<i>other themes</i>".to_string(), esc);
-            let _ = write!(s, "<tr><td class=\"l\">{name}</td>");
+            put!(s, "<tr><td class=\"l\">{name}</td>");
             for (r, by_theme) in runs.iter().zip(&by_theme) {
                 let (a, b) = match t {
                     Some(t) => by_theme.get(t).copied().unwrap_or((0, 0)),
                     None => r.other_themes.unwrap_or((0, 0)),
                 };
-                let _ = write!(s, "<td>{a}/{b}</td>");
+                put!(s, "<td>{a}/{b}</td>");
             }
             s.push_str("</tr>");
         }
@@ -461,7 +460,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
             if differ > listed {
                 continue;
             }
-            let _ = write!(
+            put!(
                 rows,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>",
                 esc(id),
@@ -479,12 +478,12 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
                     ),
                     None => "—".into(),
                 };
-                let _ = write!(rows, "<td>{cell}</td>");
+                put!(rows, "<td>{cell}</td>");
             }
             rows.push_str("</tr>");
         }
         if differ > listed {
-            let _ = write!(
+            put!(
                 rows,
                 "<tr class=\"more\"><td class=\"l\" colspan=\"{}\">and {} more</td></tr>",
                 runs.len() + 2,
@@ -497,14 +496,14 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
         } else {
             s.push_str("<table id=\"diff\"><tr><th class=\"l\">id</th><th class=\"l\">bm</th>");
             for r in runs {
-                let _ = write!(s, "<th>{}</th>", esc(&r.label));
+                put!(s, "<th>{}</th>", esc(&r.label));
             }
             s.push_str("</tr>");
             s.push_str(&rows);
             s.push_str("</table>");
         }
         if compare.not_compared > 0 {
-            let _ = write!(
+            put!(
                 s,
                 "<p class=\"not-compared\">Compared: the first {} positions of {}; {} more not compared.</p>",
                 COMPARED,
@@ -515,20 +514,20 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
     }
     for r in runs {
         if r.missed_count == 0 {
-            let _ = write!(
+            put!(
                 s,
                 "<h2>Missed by {}</h2><p class=\"none-missed\">No position missed.</p>",
                 esc(&r.label)
             );
             continue;
         }
-        let _ = write!(
+        put!(
             s,
             "<h2>Missed by {}</h2><table class=\"missed\"><tr><th class=\"l\">id</th><th class=\"l\">bm</th><th class=\"l\">am</th><th class=\"l\">pm</th><th>nodes</th><th>ms</th></tr>",
             esc(&r.label)
         );
         for rec in r.missed.iter().take(listed) {
-            let _ = write!(
+            put!(
                 s,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&rec.id),
@@ -540,7 +539,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}} th{{background:#
             );
         }
         if r.missed_count > r.missed.len().min(listed) {
-            let _ = write!(
+            put!(
                 s,
                 "<tr class=\"more\"><td class=\"l\" colspan=\"6\">and {} more</td></tr>",
                 r.missed_count - r.missed.len().min(listed)
