@@ -460,7 +460,7 @@ impl<R: Read> Chunker<R> {
     /// on an empty chunk whose one elision is the game (marked `oversized`,
     /// unless it was only whitespace). What follows the game start becomes
     /// the next chunk's beginning.
-    fn skip_game(&mut self, mut buf: Vec<u8>, len: usize) -> io::Result<Chunk> {
+    fn skip_game(&mut self, buf: Vec<u8>, len: usize) -> io::Result<Chunk> {
         // Everything held so far, in input order: data and elisions.
         let mut gap = Elision::default();
         let mut blank = true;
@@ -517,12 +517,7 @@ impl<R: Read> Chunker<R> {
         self.carry.extend_from_slice(&window[end..]);
         gap.oversized = !blank;
         gap.at = 0;
-        buf.clear();
-        buf.shrink_to(self.size);
-        self.peak = self.peak.max(len);
-        self.elided = vec![gap];
-        let last = self.eof && self.carry.is_empty();
-        Ok(self.emit(buf, last))
+        Ok(self.emit_gap(buf, len, gap))
     }
 
     /// Leaves out the escape line (`%` at a line start) that starts at
@@ -530,7 +525,7 @@ impl<R: Read> Chunker<R> {
     /// hands on an empty chunk whose one elision is the line. An escape
     /// line is no game (the standard ignores it): no report, as for a run
     /// of whitespace, and the game after it is read.
-    fn skip_escape_line(&mut self, mut buf: Vec<u8>, len: usize) -> io::Result<Chunk> {
+    fn skip_escape_line(&mut self, buf: Vec<u8>, len: usize) -> io::Result<Chunk> {
         let mut gap = Elision::default();
         gap.account(&buf[..len]);
         let block = self.size.clamp(4096, 1 << 20);
@@ -545,12 +540,19 @@ impl<R: Read> Chunker<R> {
             }
             gap.account(&window[..got]);
         }
+        Ok(self.emit_gap(buf, len, gap))
+    }
+
+    /// Hands on an empty chunk whose one elision is `gap` (bytes left out
+    /// after `len` bytes of `buf` were held), giving `buf` back its usual
+    /// size.
+    fn emit_gap(&mut self, mut buf: Vec<u8>, len: usize, gap: Elision) -> Chunk {
         buf.clear();
         buf.shrink_to(self.size);
         self.peak = self.peak.max(len);
         self.elided = vec![gap];
         let last = self.eof && self.carry.is_empty();
-        Ok(self.emit(buf, last))
+        self.emit(buf, last)
     }
 
     fn emit(&mut self, data: Vec<u8>, last: bool) -> Chunk {
