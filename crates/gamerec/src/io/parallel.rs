@@ -281,19 +281,13 @@ fn report_oversized<T>(
     index: &mut Option<LineIndex>,
     which: impl Fn(usize) -> bool,
 ) {
-    let mut before = 0u64; // elided bytes before the one at hand
-    for (k, e) in chunk.elided.iter().enumerate() {
-        if e.oversized && which(e.at) {
-            let index = index.get_or_insert_with(|| LineIndex::new(chunk.data));
-            let earlier = ChunkView {
-                elided: &chunk.elided[..k],
-                ..chunk
-            };
-            let lc = earlier.line_col(index, e.at as u64);
+    let index = index.get_or_insert_with(|| LineIndex::new(chunk.data));
+    for (e, offset, lc) in chunk.oversized_at(index) {
+        if which(e.at) {
             report.found.push(Found {
                 severity: Severity::Error,
                 code: Code::TooLarge,
-                offset: chunk.offset + e.at as u64 + before,
+                offset,
                 line: lc.line,
                 column: lc.column,
                 message: format!(
@@ -308,7 +302,6 @@ fn report_oversized<T>(
             });
             report.games += 1;
         }
-        before += e.len;
     }
 }
 

@@ -10,7 +10,7 @@ use crate::diag::{Code, Diagnostic, LineCol, LineIndex, Severity};
 use crate::epd::{self, EpdRecord};
 use crate::model::Game;
 use crate::pgc;
-use crate::pgn::stream::{Chunk, ChunkView, Chunker, chunk_is_whole, line_at};
+use crate::pgn::stream::{Chunk, Chunker, chunk_is_whole, line_at};
 use crate::pgn::{GameBuilder, Problem, SliceReader};
 use crate::sgf;
 
@@ -254,25 +254,18 @@ impl PgnStream {
             self.line_base += self.chunk.lines();
             // Games left out for their size (always at the start of an
             // otherwise empty chunk, or after the data of a joined one).
-            let mut before = 0u64;
-            let mut index = None;
-            for (k, e) in chunk.elided.iter().enumerate() {
-                if e.oversized {
-                    let index = index.get_or_insert_with(|| LineIndex::new(&chunk.data));
-                    let earlier = ChunkView {
-                        elided: &chunk.elided[..k],
-                        ..chunk.view()
-                    };
-                    let lc = earlier.line_col(index, e.at as u64);
+            let view = chunk.view();
+            if view.oversized().next().is_some() {
+                let index = LineIndex::new(&chunk.data);
+                for (e, offset, lc) in view.oversized_at(&index) {
                     self.oversized.push((
-                        chunk.offset + e.at as u64 + before,
+                        offset,
                         self.line_base + lc.line,
                         lc.column,
                         e.len,
                         first_line_excerpt(e.head()),
                     ));
                 }
-                before += e.len;
             }
             let done = std::mem::replace(&mut self.chunk, chunk);
             self.chunker.pool().give(done.data);

@@ -222,6 +222,27 @@ impl ChunkView<'_> {
         self.elided.iter().filter(|e| e.oversized)
     }
 
+    /// [`ChunkView::oversized`] with where each game stood: its byte
+    /// offset in the input and its line and column (lines of the chunk;
+    /// `index` is [`LineIndex::new`] of its data).
+    pub fn oversized_at<'s>(
+        &'s self,
+        index: &'s LineIndex,
+    ) -> impl Iterator<Item = (&'s Elision, u64, LineCol)> + 's {
+        let mut before = 0u64; // elided bytes before the one at hand
+        self.elided.iter().enumerate().filter_map(move |(k, e)| {
+            let offset = self.offset + e.at as u64 + before;
+            before += e.len;
+            e.oversized.then(|| {
+                let earlier = ChunkView {
+                    elided: &self.elided[..k],
+                    ..*self
+                };
+                (e, offset, earlier.line_col(index, e.at as u64))
+            })
+        })
+    }
+
     /// How many input bytes the chunk covers (elided bytes included).
     pub fn input_len(&self) -> u64 {
         self.data.len() as u64 + self.elided.iter().map(|e| e.len).sum::<u64>()
