@@ -9,7 +9,7 @@
 //! Exit codes: 0 success, 1 errors found in the input, 2 usage or I/O
 //! failure. A closed stdout (broken pipe, e.g. `| head`) counts as success.
 
-use std::io::{self, Write};
+use std::io;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -212,16 +212,21 @@ fn main() -> ExitCode {
 
 /// Turns a verb's result into the process exit code: errors are printed as
 /// `gamerec: ...` with exit code 2, except a broken pipe, which is success.
+/// A message that could not be written to stderr (`2>` a full disk) makes
+/// the exit code 2 whatever the verb's: it is the one report left.
 fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            // A stderr that cannot be written (where `eprintln!` would
-            // panic, exit 101) leaves the exit code alone to tell.
-            let _unreported = writeln!(io::stderr(), "gamerec: {}", error_text(&err));
+            gamerec::say!("gamerec: {}", error_text(&err));
             ExitCode::from(2)
         }
+    };
+    if gamerec::diag::stderr_failed() {
+        ExitCode::from(2)
+    } else {
+        code
     }
 }
 

@@ -333,3 +333,128 @@ fn a_check_whose_report_cannot_be_kept_says_so_and_fails() {
     );
     assert!(listing(&fs.dir).is_empty(), "{:?}", listing(&fs.dir));
 }
+
+/// Standard output or standard error on a full disk (`/dev/full`): no
+/// verb panics (`println!`/`eprintln!` did: exit 101), and a verb that had
+/// something to write there exits 2, the one report left. For each run:
+/// once with both captured (what the verb writes where), once with stdout
+/// on `/dev/full`, once with stderr on it.
+#[test]
+fn a_full_stdout_or_stderr_is_an_error_never_a_panic() {
+    let dir = gamerec_testkit::temp_dir("full-std-streams");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    for name in ["fischer.pgn", "lichess-20.pgn", "go-9x9.sgf", "wac-20.epd"] {
+        std::fs::copy(samples.join(name), dir.join(name)).expect("copy a sample");
+    }
+    std::fs::write(dir.join("bad.pgn"), "[Event \"x\"]\n\n1. e4 e5 2. Qxx *\n").expect("write");
+    let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
+    let runs: &[&[&str]] = &[
+        &["check", "fischer.pgn"],
+        &["check", "bad.pgn"],
+        &["check", "go-9x9.sgf"],
+        &["check", "wac-20.epd"],
+        &["convert", "fischer.pgn", "--to", "json"],
+        &["convert", "bad.pgn", "-o", "out.pgn"],
+        &["convert", "fischer.pgn", "-o", "out.parquet"],
+        &["positions", "bad.pgn", "-o", "positions.parquet"],
+        &["moves", fen],
+        &["show", "fischer.pgn"],
+        &["show", fen],
+        &["sort", "bad.pgn"],
+        &["sort", "fischer.pgn"],
+        &["epd", "normalize", "wac-20.epd"],
+        &["filter", "--where", "result=1-0", "lichess-20.pgn"],
+        &[
+            "filter",
+            "--count",
+            "--where",
+            "result=1-0",
+            "lichess-20.pgn",
+        ],
+        &["dedup", "fischer.pgn"],
+        &["html", "fischer.pgn", "-o", "pages"],
+        &["index", "fischer.pgn", "-o", "fischer-index"],
+        &[
+            "match",
+            "builtin:1",
+            "builtin:1",
+            "--games",
+            "2",
+            "--tc",
+            "1+0.01",
+            "-q",
+            "-d",
+            "match-dir",
+        ],
+    ];
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+    };
+    // Outputs of the run before are taken away, so each run writes anew.
+    let clean = || {
+        for name in [
+            "out.pgn",
+            "out.parquet",
+            "positions.parquet",
+            "pages",
+            "fischer-index",
+            "match-dir",
+        ] {
+            let path = dir.join(name);
+            std::fs::remove_dir_all(&path)
+                .or_else(|_| std::fs::remove_file(&path))
+                .ok();
+        }
+    };
+    let mut checked = (0, 0);
+    for args in runs {
+        clean();
+        let normal = Command::new(BIN)
+            .args(*args)
+            .current_dir(&dir)
+            .output()
+            .expect("runs");
+        clean();
+        let out_full = Command::new(BIN)
+            .args(*args)
+            .current_dir(&dir)
+            .stdout(full())
+            .output()
+            .expect("runs");
+        let said = String::from_utf8_lossy(&out_full.stderr);
+        assert!(!said.contains("panicked"), "{args:?} >/dev/full: {said}");
+        assert_ne!(out_full.status.code(), Some(101), "{args:?} >/dev/full");
+        if !normal.stdout.is_empty() {
+            assert_eq!(
+                out_full.status.code(),
+                Some(2),
+                "{args:?} >/dev/full: {said}"
+            );
+            checked.0 += 1;
+        }
+        clean();
+        let err_full = Command::new(BIN)
+            .args(*args)
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(full())
+            .status()
+            .expect("runs");
+        assert_ne!(err_full.code(), Some(101), "{args:?} 2>/dev/full");
+        if !normal.stderr.is_empty() {
+            assert_eq!(err_full.code(), Some(2), "{args:?} 2>/dev/full");
+            checked.1 += 1;
+        } else {
+            assert_eq!(
+                err_full.code(),
+                normal.status.code(),
+                "{args:?} 2>/dev/full"
+            );
+        }
+    }
+    // Both kinds of run were met often enough to mean something.
+    assert!(checked.0 >= 10 && checked.1 >= 8, "{checked:?}");
+}

@@ -142,7 +142,7 @@ fn io_log(pid: u32, dir: char, line: &str) {
         )
         && !FAILED.swap(true, std::sync::atomic::Ordering::Relaxed)
     {
-        eprintln!("engine I/O log: {e}");
+        gamerec::say!("engine I/O log: {e}");
     }
 }
 
@@ -292,7 +292,7 @@ impl EngineProcess {
         let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
         for line in lines {
             if self.trace {
-                eprintln!("> {line}");
+                gamerec::say!("> {line}");
             }
             io_log(self.pid, '>', line);
             text.push_str(line);
@@ -322,7 +322,7 @@ impl EngineProcess {
             if let Some((line, at)) = self.stdout.ready.pop_front() {
                 io_log(self.pid, '<', &line);
                 if self.trace {
-                    eprintln!("< {line}");
+                    gamerec::say!("< {line}");
                 }
                 self.last_line_at = at;
                 return Ok(Line::Text(line));

@@ -69,7 +69,7 @@ fn ctrl_c(cancel: CancellationToken) {
         if tokio::signal::ctrl_c().await.is_err() {
             return;
         }
-        eprintln!("argus: stopping: games in flight are saved");
+        gamerec::say!("argus: stopping: games in flight are saved");
         cancel.cancel();
     });
 }
@@ -89,11 +89,13 @@ fn console() -> mpsc::Receiver<Command> {
                 let line = match line {
                     Line::Text(line) => line,
                     Line::TooLong => {
-                        eprintln!("console: a line longer than {MAX_CONSOLE_LINE} bytes, ignored");
+                        gamerec::say!(
+                            "console: a line longer than {MAX_CONSOLE_LINE} bytes, ignored"
+                        );
                         continue;
                     }
                     Line::NotText => {
-                        eprintln!("console: a line that is not UTF-8, ignored");
+                        gamerec::say!("console: a line that is not UTF-8, ignored");
                         continue;
                     }
                 };
@@ -106,12 +108,12 @@ fn console() -> mpsc::Receiver<Command> {
                             break;
                         }
                     }
-                    Err(e) => eprintln!("{e}"),
+                    Err(e) => gamerec::say!("{e}"),
                 }
             }
         });
     if let Err(e) = spawned {
-        eprintln!("no console: {e}");
+        gamerec::say!("no console: {e}");
     }
     rx
 }
@@ -191,17 +193,17 @@ pub fn serve(options: ServeOptions) -> Result<EventSummary, EventError> {
         let cancel = CancellationToken::new();
         ctrl_c(cancel.clone());
         if let Some(primary) = &options.observe {
-            eprintln!("observing the primary at {primary}; taking over when it stops");
+            gamerec::say!("observing the primary at {primary}; taking over when it stops");
             tokio::select! {
                 () = wait_for_primary_to_die(primary) => {}
                 () = cancel.cancelled() => return Err(EventError("interrupted".into())),
             }
-            eprintln!("primary is gone: resuming the event from {}", dir.display());
+            gamerec::say!("primary is gone: resuming the event from {}", dir.display());
         }
         // A name is looked up here, not when the event file is read.
         let listener = config.bind(&listen).await?;
         if let Ok(addr) = listener.local_addr() {
-            eprintln!("argus: listening on {addr}");
+            gamerec::say!("argus: listening on {addr}");
         }
         let live = Live::default();
         if let Some(http) = &options.http {
@@ -209,7 +211,7 @@ pub fn serve(options: ServeOptions) -> Result<EventSummary, EventError> {
                 .await
                 .map_err(|e| EventError(format!("cannot listen on {http}: {e}")))?;
             if let Ok(addr) = l.local_addr() {
-                eprintln!("argus: spectator page at http://{addr}/");
+                gamerec::say!("argus: spectator page at http://{addr}/");
             }
             tokio::spawn(crate::spectator::serve_http(
                 l,
@@ -284,10 +286,10 @@ pub fn bridge(options: BridgeOptions) -> Result<BridgeSummary, EventError> {
                             if failed_sessions > options.retries {
                                 return Err(EventError(format!("{addr}: {e}")));
                             }
-                            eprintln!("bridge: {addr}: {e}");
+                            gamerec::say!("bridge: {addr}: {e}");
                         }
                     }
-                    eprintln!("bridge: lost {addr}; reconnecting");
+                    gamerec::say!("bridge: lost {addr}; reconnecting");
                 }
                 Err(e) => {
                     attempts += 1;

@@ -323,7 +323,7 @@ impl Failures {
         let Ok(mut f) = self.0.lock() else { return };
         f.1 += 1;
         if f.1 <= 10 || f.1.is_multiple_of(100) {
-            eprintln!("argus: error: {what}");
+            gamerec::say!("argus: error: {what}");
         }
         if f.0.len() < MAX_FAILURES_KEPT {
             f.0.push(what.to_owned());
@@ -791,7 +791,13 @@ pub async fn run_event_with(
                     Command::Quit => { quit = true; String::new() }
                 };
                 if !reply.is_empty() {
-                    println!("{}", reply.trim_end());
+                    // The console's reply; one that cannot be written is
+                    // said on stderr (a panic here would stop the event).
+                    use std::io::Write;
+                    let mut out = std::io::stdout().lock();
+                    if let Err(e) = writeln!(out, "{}", reply.trim_end()).and_then(|()| out.flush()) {
+                        gamerec::say!("console: the reply cannot be written: {e}");
+                    }
                 }
                 if quit { break; }
             }

@@ -1042,7 +1042,7 @@ pub fn run(
                     let Ok(mut t) = tally.lock() else { return };
                     t.add(g, record.first_half_points());
                     if live {
-                        eprintln!("{}", live_line(&t.pairings[g.pairing], sprt.as_ref()));
+                        gamerec::say!("{}", live_line(&t.pairings[g.pairing], sprt.as_ref()));
                     }
                     if let Err(e) = write_report(&t) {
                         if let Ok(mut f) = failure.lock() {

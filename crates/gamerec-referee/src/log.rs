@@ -42,7 +42,7 @@ impl EventLog {
             escape_controls(text)
         );
         if self.echo {
-            eprint!("{line}");
+            gamerec::say_text!("{line}");
         }
         if let Some(sink) = &self.sink
             && let Ok(mut w) = sink.lock()
@@ -54,7 +54,7 @@ impl EventLog {
                 .is_err()
                 && !self.failed.swap(true, std::sync::atomic::Ordering::Relaxed)
             {
-                eprintln!("argus: the log cannot be written; lines are lost");
+                gamerec::say!("argus: the log cannot be written; lines are lost");
             }
         }
     }

@@ -1245,7 +1245,7 @@ impl EventStream {
             && let Ok(mut failed) = self.failed.lock()
             && failed.is_none()
         {
-            eprintln!("match: error: the event stream cannot be written: {e}");
+            gamerec::say!("match: error: the event stream cannot be written: {e}");
             *failed = Some(format!("event stream: {e}"));
         }
     }
@@ -1867,7 +1867,7 @@ pub async fn run(
 
     let (games, notes) = schedule_with_notes(config)?;
     for note in notes {
-        eprintln!("match: {note}");
+        gamerec::say!("match: {note}");
     }
     let mut tally = Tally::new(config);
     // Games in flight when a previous run stopped start again from their
@@ -1944,7 +1944,7 @@ pub async fn run(
                 crate::director::write_atomic(&dir.join("report.json"), (text + "\n").as_bytes())
             });
         if let Err(e) = written {
-            eprintln!("match: error: cannot save the report: {e}");
+            gamerec::say!("match: error: cannot save the report: {e}");
             if let Ok(mut f) = report_failure.lock() {
                 f.get_or_insert_with(|| format!("cannot save the report: {e}"));
             }
@@ -2010,8 +2010,8 @@ pub async fn run(
             t.count_engines(game, ending, moves);
             let p = &t.pairings[game.pairing];
             if live {
-                eprintln!("{}", finished_line(spec, ending));
-                eprintln!("{}", live_line(p, sprt.as_ref()));
+                gamerec::say!("{}", finished_line(spec, ending));
+                gamerec::say!("{}", live_line(p, sprt.as_ref()));
             }
             let report = ReportFile::new(&event, scheduled, &t.pairings, sprt)
                 .with_counters(&t.counters)
@@ -2028,7 +2028,7 @@ pub async fn run(
                 && let Ok(mut f) = report_failure.lock()
                 && f.is_none()
             {
-                eprintln!("match: error: cannot save the report: {e}");
+                gamerec::say!("match: error: cannot save the report: {e}");
                 *f = Some(format!("cannot save the report: {e}"));
             }
             stream.emit(
@@ -2087,7 +2087,7 @@ pub async fn run(
             let addr = listener
                 .local_addr()
                 .map_err(|e| EventError(e.to_string()))?;
-            eprintln!("match: referee at {addr}");
+            gamerec::say!("match: referee at {addr}");
             Some(listener)
         }
         None => None,
@@ -2099,7 +2099,7 @@ pub async fn run(
             .await
             .map_err(|e| EventError(format!("cannot listen on {http}: {e}")))?;
         if let Ok(a) = l.local_addr() {
-            eprintln!("match: spectator page at http://{a}/");
+            gamerec::say!("match: spectator page at http://{a}/");
         }
         tokio::spawn(crate::spectator::serve_http(
             l,
@@ -2147,7 +2147,7 @@ pub async fn run(
                         None => match start(&spec) {
                             Ok(p) => p,
                             Err(e) => {
-                                eprintln!("match: {name}: cannot restart: {e}");
+                                gamerec::say!("match: {name}: cannot restart: {e}");
                                 tokio::time::sleep(std::time::Duration::from_millis(500)).await;
                                 continue;
                             }
@@ -2156,7 +2156,7 @@ pub async fn run(
                     let client = match LocalClient::sign_on(&lobby, &name, Some(&secret), &log) {
                         Ok(client) => client,
                         Err(e) => {
-                            eprintln!("match: {name}: sign-on refused: {e}");
+                            gamerec::say!("match: {name}: sign-on refused: {e}");
                             return;
                         }
                     };
@@ -2164,7 +2164,7 @@ pub async fn run(
                         Ok(s) if s.disconnected || c.is_cancelled() => return,
                         Ok(_) => {}
                         Err(e) => {
-                            eprintln!("match: {name}: {e}; restarting the engine");
+                            gamerec::say!("match: {name}: {e}; restarting the engine");
                             stream.emit(
                                 "engine_restart",
                                 serde_json::json!({"engine": name, "error": e.to_string(), "restart": restart + 1}),

@@ -393,6 +393,52 @@ pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Set once a write to stderr failed (other than a reader gone away).
+static STDERR_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `args` to stderr, as `eprint!` does, but never panics: a failed
+/// write (a full disk behind `2>file`) is remembered for
+/// [`stderr_failed`], so the program can still end with an error code.
+/// A broken pipe (the reader went away) is not a failure. Use [`say!`]
+/// (a line) or [`say_text!`] (text as it is).
+///
+/// [`say!`]: crate::say
+/// [`say_text!`]: crate::say_text
+pub fn say(args: fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stderr().lock().write_fmt(args)
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        STDERR_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether a write through [`say`] failed (a message was lost).
+pub fn stderr_failed() -> bool {
+    STDERR_FAILED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Like `eprintln!`, without the panic when stderr cannot be written
+/// ([`diag::say`](crate::diag::say)).
+#[macro_export]
+macro_rules! say {
+    () => {
+        $crate::diag::say(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::diag::say(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Like `eprint!`, without the panic when stderr cannot be written
+/// ([`diag::say`](crate::diag::say)).
+#[macro_export]
+macro_rules! say_text {
+    ($($arg:tt)*) => {
+        $crate::diag::say(format_args!($($arg)*))
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,7 +50,7 @@ pub fn bridge(args: BridgeArgs) -> ExitCode {
     };
     match app::bridge(options) {
         Ok(s) => {
-            eprintln!("bridge: {} games, {} moves", s.games, s.moves);
+            gamerec::say!("bridge: {} games, {} moves", s.games, s.moves);
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

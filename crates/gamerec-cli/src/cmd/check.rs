@@ -211,13 +211,11 @@ pub fn check(mut a: CheckArgs) -> Result<ExitCode> {
     }
     // One summary line for every format checked.
     let mut stdout = std::io::stdout().lock();
-    if writeln!(stdout, "{tally}")
-        .and_then(|_| stdout.flush())
-        .is_err()
-    {
-        return Ok(ExitCode::SUCCESS); // a closed pipe
+    match writeln!(stdout, "{tally}").and_then(|_| stdout.flush()) {
+        Ok(()) => Ok(ExitCode::from(tally.exit_code())),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(anyhow::Error::new(e).context("writing to standard output")),
     }
-    Ok(ExitCode::from(tally.exit_code()))
 }
 
 fn check_sgf_files(files: &[FileArg], a: &CheckArgs) -> Result<Tally> {
@@ -231,6 +229,7 @@ fn check_sgf_files(files: &[FileArg], a: &CheckArgs) -> Result<Tally> {
     let mut total = Tally::default();
     let mut stdout = std::io::stdout().lock();
     let mut pipe_closed = false;
+    let mut output_failed = None;
     // The library's ordered parallel map: results printed in input order.
     gamerec::io::pipeline::map_in_order(
         files,
@@ -240,15 +239,23 @@ fn check_sgf_files(files: &[FileArg], a: &CheckArgs) -> Result<Tally> {
         },
         |(path, (out, mut tally, err))| {
             if let Some(e) = err {
-                eprintln!("{e}");
+                gamerec::say!("{e}");
             }
             if !pipe_closed {
                 match out.copy_to(&mut stdout) {
                     Ok(()) => {}
-                    Err(CopyError::Output(_)) => pipe_closed = true,
+                    Err(CopyError::Output(e)) => {
+                        // A closed pipe ends the output quietly; any other
+                        // failure (a full disk) ends the run as an error.
+                        pipe_closed = true;
+                        if e.kind() != std::io::ErrorKind::BrokenPipe {
+                            output_failed = Some(e);
+                            return ControlFlow::Break(());
+                        }
+                    }
                     Err(CopyError::Spool(e)) => {
                         // The file's messages are lost: an error of its own.
-                        eprintln!("{path}: its report could not be kept: {e}");
+                        gamerec::say!("{path}: its report could not be kept: {e}");
                         tally.errors += 1;
                     }
                 }
@@ -257,5 +264,8 @@ fn check_sgf_files(files: &[FileArg], a: &CheckArgs) -> Result<Tally> {
             ControlFlow::Continue(())
         },
     );
+    if let Some(e) = output_failed {
+        return Err(anyhow::Error::new(e).context("writing to standard output"));
+    }
     Ok(total)
 }

@@ -251,9 +251,9 @@ impl Reporter {
                 .message
                 .replace("the variations option", "--variations")
                 .replace("the ptp option", "--ptp");
-            eprintln!("{d}");
+            gamerec::say!("{d}");
         } else {
-            eprintln!("{d}");
+            gamerec::say!("{d}");
         }
     }
 
@@ -266,7 +266,7 @@ impl Reporter {
             .collect();
         kinds.sort_by_key(|(_, d)| (d.path.clone(), d.location.line, d.game));
         for (n, d) in kinds {
-            eprintln!(
+            gamerec::say!(
                 "{}: warning: {} more losses of this kind not shown: {}",
                 d.path.as_deref().unwrap_or("gamerec"),
                 n - LOSSES_SHOWN_PER_KIND,
@@ -368,7 +368,7 @@ pub fn convert_games(
         // was and nothing is left beside it.
         writer.discard()?;
         if let Some(path) = output {
-            eprintln!(
+            gamerec::say!(
                 "gamerec: {}: not written: an input could not be read",
                 path.display()
             );
@@ -383,6 +383,6 @@ pub fn convert_games(
     let mut tally = ran.tally;
     tally.warnings += report.losses;
     tally.written = Some(written);
-    eprintln!("gamerec convert: {tally}");
+    gamerec::say!("gamerec convert: {tally}");
     Ok(ExitCode::from(tally.exit_code()))
 }

@@ -181,7 +181,7 @@ impl Output {
                     offset: 0,
                 };
                 for d in w.write(&item, source)? {
-                    eprintln!("{d}");
+                    gamerec::say!("{d}");
                 }
             }
             _ => bail!("internal: output kind mismatch"),
@@ -195,7 +195,7 @@ impl Output {
         }
         if let Some(w) = self.io {
             for d in w.finish()? {
-                eprintln!("{d}");
+                gamerec::say!("{d}");
             }
         }
         Ok(())
@@ -242,7 +242,7 @@ pub(crate) fn each_game<T: Send>(
             }
         },
         |d| {
-            eprintln!("{d}");
+            gamerec::say!("{d}");
             ControlFlow::Continue(())
         },
     );
@@ -257,7 +257,7 @@ pub(crate) fn each_game<T: Send>(
 /// returns the exit code it calls for.
 pub(crate) fn finish(verb: &str, mut tally: Tally, written: u64) -> ExitCode {
     tally.written = Some(written);
-    eprintln!("gamerec {verb}: {tally}");
+    gamerec::say!("gamerec {verb}: {tally}");
     ExitCode::from(tally.exit_code())
 }
 

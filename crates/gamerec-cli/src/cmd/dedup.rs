@@ -61,7 +61,7 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
                 Some(first) => {
                     dropped += 1;
                     if !quiet {
-                        eprintln!("{name}: byte {offset}: game {n} duplicates game {first}");
+                        gamerec::say!("{name}: byte {offset}: game {n} duplicates game {first}");
                     }
                     if let Some(d) = dup_out.as_mut() {
                         d.put(text, name)?;
@@ -75,6 +75,6 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
     if let Some(d) = dup_out {
         d.finish()?;
     }
-    eprintln!("{kept} games kept, {dropped} duplicates dropped");
+    gamerec::say!("{kept} games kept, {dropped} duplicates dropped");
     Ok(finish("dedup", tally, kept))
 }

@@ -34,7 +34,7 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
         .with_context(|| format!("reading {}", args.eco_file.display()))?;
     let (book, failed) = EcoBook::from_pgn(&data);
     if failed > 0 {
-        eprintln!(
+        gamerec::say!(
             "{}: {failed} lines could not be read",
             args.eco_file.display()
         );
@@ -59,6 +59,6 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
         },
     )?;
     out.finish()?;
-    eprintln!("{classified} of {total} games classified");
+    gamerec::say!("{classified} of {total} games classified");
     Ok(finish("eco", tally, total))
 }

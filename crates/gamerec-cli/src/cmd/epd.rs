@@ -97,7 +97,7 @@ fn for_each_line(
         let reader = match input.open(None) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("gamerec: {e}");
+                gamerec::say!("gamerec: {e}");
                 *unreadable += 1;
                 continue;
             }
@@ -106,7 +106,7 @@ fn for_each_line(
             match line {
                 Ok(line) => each(&input.name, line)?,
                 Err(e) => {
-                    eprintln!("gamerec: {}: {e}", input.name);
+                    gamerec::say!("gamerec: {}: {e}", input.name);
                     *unreadable += 1;
                     break;
                 }

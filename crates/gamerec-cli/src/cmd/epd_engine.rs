@@ -219,7 +219,7 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
         |i, out: Outcome| {
             if let Some(e) = &out.error {
                 let (path, line) = &origin[skip + i];
-                eprintln!(
+                gamerec::say!(
                     "{}{}:{line}:1: error: {e}",
                     if show_progress { "\r\x1b[K" } else { "" },
                     path.display()
@@ -240,7 +240,7 @@ pub fn run_epd(cmd: EpdEngineCommand) -> anyhow::Result<ExitCode> {
         },
     )?;
     if show_progress {
-        eprintln!();
+        gamerec::say!();
     }
     if let Some(e) = write_err {
         if e.kind() == io::ErrorKind::BrokenPipe {
@@ -280,7 +280,7 @@ fn progress_bar(p: &Progress, verb: Verb, started: Instant) {
     } else {
         String::new()
     };
-    eprint!(
+    gamerec::say_text!(
         "\r[{}{}] {}/{}{solved} eta {:.0}s ",
         "=".repeat(filled),
         " ".repeat(width - filled),

@@ -1,6 +1,7 @@
 //! `gamerec filter`: select games by tags, result, positions, patterns,
 //! material and endings (`gamerec_db::filter`).
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -112,7 +113,7 @@ pub fn run_filter(args: FilterArgs) -> Result<ExitCode> {
     let expr = match args.expression() {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("gamerec filter: {e}");
+            gamerec::say!("gamerec filter: {e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -142,7 +143,9 @@ pub fn run_filter(args: FilterArgs) -> Result<ExitCode> {
         out.finish()?;
     }
     if args.count {
-        println!("{matched}");
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{matched}")?;
+        out.flush()?;
     }
     Ok(finish("filter", tally, if write { matched } else { 0 }))
 }

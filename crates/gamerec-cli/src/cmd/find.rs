@@ -185,7 +185,7 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| default_index(&args.db));
     let usage = |e: String| -> Result<ExitCode> {
-        eprintln!("gamerec find: {e}");
+        gamerec::say!("gamerec find: {e}");
         Ok(ExitCode::from(2))
     };
     let filters = match find_filters(&args) {

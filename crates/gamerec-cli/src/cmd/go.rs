@@ -191,7 +191,7 @@ pub fn dispatch(args: &[std::ffi::OsString]) -> Option<ExitCode> {
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("gamerec: error: {message}");
+    gamerec::say!("gamerec: error: {message}");
     ExitCode::from(2)
 }
 
@@ -293,7 +293,7 @@ fn run_match(a: &GoMatchArgs) -> ExitCode {
             Err(e) => return fail(e),
         },
     };
-    eprintln!("match: directory {}", dir.display());
+    gamerec::say!("match: directory {}", dir.display());
     let outcome = match go_match::run(&config, &dir, !a.quiet, Arc::new(AtomicBool::new(false))) {
         Ok(o) => o,
         Err(e) => return fail(e),
@@ -312,7 +312,7 @@ fn run_match(a: &GoMatchArgs) -> ExitCode {
         Err(e) => return fail(e),
         Ok(()) => {}
     }
-    eprint!("{}", outcome.report);
+    gamerec::say_text!("{}", outcome.report);
     if outcome.complete() {
         ExitCode::SUCCESS
     } else {
@@ -348,7 +348,7 @@ fn analyze(a: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let parsed = sgf::parse(&bytes, &sgf::ParseOptions::default());
     let mut code = 0u8;
     for d in &parsed.diagnostics {
-        eprintln!("{}", d.to_diagnostic(Some(&a.input.to_string_lossy())));
+        gamerec::say!("{}", d.to_diagnostic(Some(&a.input.to_string_lossy())));
     }
     if parsed.error_count() > 0 {
         code = 1;
@@ -408,7 +408,7 @@ fn analyze(a: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
                     _ => None,
                 };
                 if let Err(e) = engine.play(color, point) {
-                    eprintln!(
+                    gamerec::say!(
                         "{}: game {}: {e}; the rest of the game is not analysed",
                         a.input.display(),
                         g + 1
@@ -498,7 +498,7 @@ fn analyze(a: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
     o.write_all(&text)?;
     o.finish()?;
-    eprintln!(
+    gamerec::say!(
         "analyze: evaluations from {}",
         used.into_iter().collect::<Vec<_>>().join(", ")
     );

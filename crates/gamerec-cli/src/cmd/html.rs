@@ -57,11 +57,11 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
             let parsed = gamerec::sgf::parse(&data, &gamerec::sgf::ParseOptions::default());
             for d in &parsed.diagnostics {
                 input_errors += d.counts().0;
-                eprintln!("{}", d.to_diagnostic(Some(&input.name)));
+                gamerec::say!("{}", d.to_diagnostic(Some(&input.name)));
             }
             let (html, skipped) = gamerec_view::viewer::sgf_page(&title, &parsed.collection);
             if skipped > 0 {
-                eprintln!(
+                gamerec::say!(
                     "{}: {skipped} game(s) left out: only Go (GM[1]) and Othello (GM[2]) have boards",
                     input.name
                 );
@@ -103,7 +103,7 @@ pub fn run(args: HtmlArgs) -> Result<ExitCode> {
         gamerec::io::write_atomic(&index_path, index)?;
     }
     for (file, _, count) in &pages {
-        eprintln!("{}: {count} game(s)", args.output.join(file).display());
+        gamerec::say!("{}: {count} game(s)", args.output.join(file).display());
     }
     Ok(ExitCode::from(u8::from(input_errors > 0)))
 }

@@ -124,14 +124,14 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
     };
     // Diagnostics as every verb prints them, then one summary line.
     let before = previous.as_ref().map_or(0, |p| p.games());
-    let built = build(&input, previous, &out, &opts, |d| eprintln!("{d}"));
+    let built = build(&input, previous, &out, &opts, |d| gamerec::say!("{d}"));
     let (stats, tally) = match built {
         Ok(done) => done,
         Err(IndexError::NotRead(name, tally)) => {
             let mut tally = *tally;
             tally.written = Some(0);
-            eprintln!("gamerec index: {tally}");
-            eprintln!(
+            gamerec::say!("gamerec index: {tally}");
+            gamerec::say!(
                 "gamerec: {}: not written: {name} was not read to its end",
                 out.display()
             );
@@ -140,7 +140,7 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
         Err(e) => return Err(e).with_context(|| format!("indexing {}", args.db.display())),
     };
     let size = std::fs::metadata(&out).map_or(0, |m| m.len());
-    eprintln!(
+    gamerec::say!(
         "{}: {} games ({} unreadable), {} positions, {} postings, {} bytes, {:.1} s",
         out.display(),
         stats.games,
@@ -151,7 +151,7 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
         start.elapsed().as_secs_f64()
     );
     if stats.variants > 0 {
-        eprintln!(
+        gamerec::say!(
             "{}: {} games of lichess variants: their tags are indexed, their positions are not \
              (position queries are standard chess)",
             out.display(),
@@ -160,6 +160,6 @@ pub fn run_index(args: IndexArgs) -> Result<ExitCode> {
     }
     let mut tally = tally;
     tally.written = Some(stats.games - before);
-    eprintln!("gamerec index: {tally}");
+    gamerec::say!("gamerec index: {tally}");
     Ok(ExitCode::from(tally.exit_code()))
 }

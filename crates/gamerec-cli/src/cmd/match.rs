@@ -11,7 +11,7 @@ use gamerec_referee::match_runner::{
 };
 use gamerec_referee::stats::{EloModel, Sprt};
 
-use crate::cmd::referee::fail;
+use crate::cmd::referee::{fail, print_out};
 
 // `gamerec match`.
 #[derive(Args, Debug)]
@@ -334,16 +334,16 @@ fn match_report(args: &MatchReportArgs) -> ExitCode {
         Ok(m) => m,
         Err(e) => return fail(e),
     };
-    if args.json {
+    let text = if args.json {
         let report = match_runner::ReportFile::new("merged", scheduled, &tally, sprt);
-        println!("{}", report.to_json());
+        format!("{}\n", report.to_json())
     } else {
-        print!(
-            "{}",
-            match_runner::report_text(&tally, sprt.as_ref(), scheduled)
-        );
+        match_runner::report_text(&tally, sprt.as_ref(), scheduled)
+    };
+    match print_out(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
     }
-    ExitCode::SUCCESS
 }
 
 /// Removes a match directory in which no game was recorded (a missing or
@@ -356,7 +356,7 @@ fn remove_unplayed(dir: &std::path::Path) {
     match std::fs::remove_dir_all(dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => eprintln!("match: cannot remove {}: {e}", dir.display()),
+        Err(e) => gamerec::say!("match: cannot remove {}: {e}", dir.display()),
     }
 }
 
@@ -403,7 +403,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
             h.clone()
         }
     });
-    eprintln!("match: directory {}", dir.display());
+    gamerec::say!("match: directory {}", dir.display());
     // A directory of our own naming (no `--dir`, no `--resume`) that a
     // match failing before its first game leaves behind holds nothing to
     // resume: it goes, so a failed run leaves nothing.
@@ -426,7 +426,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         }
     };
     if !outcome.errors.is_empty() {
-        eprint!("{}", outcome.report);
+        gamerec::say_text!("{}", outcome.report);
         return fail(format!(
             "the match's record is incomplete ({} failed writes): {}",
             outcome.errors.len(),
@@ -451,9 +451,9 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         return fail(e);
     }
     if let Ok(standings) = std::fs::read_to_string(outcome.dir.join("standings.txt")) {
-        eprint!("{standings}");
+        gamerec::say_text!("{standings}");
     }
-    eprint!("{}", outcome.report);
+    gamerec::say_text!("{}", outcome.report);
     if outcome.complete() {
         ExitCode::SUCCESS
     } else {

@@ -68,7 +68,7 @@ pub fn run_moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
                 }
             }
             Err(err) => {
-                eprintln!("gamerec moves: {what}: {err}");
+                gamerec::say!("gamerec moves: {what}: {err}");
                 failed = true;
             }
         }

@@ -14,7 +14,7 @@ pub struct Missing {
 
 /// Says that `verb` needs `feature` and how to build it; exit status 2.
 pub fn missing(verb: &str, feature: &str) -> ExitCode {
-    eprintln!(
+    gamerec::say!(
         "gamerec {verb}: this gamerec was built without the `{feature}` feature; \
          build it with the default features (`cargo build --release -p gamerec-cli`) \
          or add `--features {feature}`"

@@ -60,8 +60,20 @@ pub struct ServeArgs {
 /// Prints `message` as the error of a referee, bridge or match run; exit
 /// status 2.
 pub(crate) fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("gamerec: error: {message}");
+    gamerec::say!("gamerec: error: {message}");
     ExitCode::from(2)
+}
+
+/// Writes `text` to stdout; a failed write is an error (exit status 2),
+/// except a broken pipe (the reader took what it wanted).
+pub(crate) fn print_out(text: &str) -> Result<(), ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(fail(format!("standard output: {e}"))),
+    }
 }
 
 /// Runs `gamerec referee ...`.
@@ -79,7 +91,9 @@ pub fn referee(args: RefereeArgs) -> ExitCode {
     };
     match app::serve(options) {
         Ok(summary) => {
-            print!("{}", summary.standings.to_text());
+            if let Err(code) = print_out(&summary.standings.to_text()) {
+                return code;
+            }
             if !summary.errors.is_empty() {
                 return fail(format!(
                     "the event's record is incomplete: {}",

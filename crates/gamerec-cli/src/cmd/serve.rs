@@ -71,7 +71,7 @@ pub fn run_serve(_args: ServeArgs) -> Result<ExitCode> {
 #[cfg(feature = "server")]
 pub fn run_serve(args: ServeArgs) -> Result<ExitCode> {
     if !args.listen.ip().is_loopback() && !args.allow_remote {
-        eprintln!(
+        gamerec::say!(
             "gamerec serve: {} is not a loopback address; give --allow-remote to listen on it",
             args.listen
         );
@@ -95,9 +95,9 @@ pub fn run_serve(args: ServeArgs) -> Result<ExitCode> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     gamerec_explorer::run(args.listen, explorer, limits, threads, |addr| {
-        eprintln!("gamerec serve: listening on http://{addr}/");
+        gamerec::say!("gamerec serve: listening on http://{addr}/");
     })
     .with_context(|| format!("serving on {}", args.listen))?;
-    eprintln!("gamerec serve: stopped");
+    gamerec::say!("gamerec serve: stopped");
     Ok(ExitCode::SUCCESS)
 }

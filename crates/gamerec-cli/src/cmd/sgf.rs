@@ -178,7 +178,7 @@ pub fn convert_sgf_json(
         json::from_json_reporting(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     for mut w in warnings {
         w.path = Some(name.to_string());
-        eprintln!("{w}");
+        gamerec::say!("{w}");
     }
     let opts = ConvertOptions {
         charset: charset.clone(),

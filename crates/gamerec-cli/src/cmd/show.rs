@@ -63,7 +63,7 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
     let mut reader = Reader::open(&input, &ReadOptions::default())?;
     let mut found = None;
     // Messages as their games are done with (none held, however many).
-    while let Some(item) = reader.next_reporting(&mut |d| eprintln!("{d}")) {
+    while let Some(item) = reader.next_reporting(&mut |d| gamerec::say!("{d}")) {
         let item = item?;
         if item.number == a.game {
             found = Some(item);
@@ -113,22 +113,27 @@ pub fn show(a: &ShowArgs) -> Result<u8> {
     if let Some(san) = last {
         header.push_str(&format!(", after {san}"));
     }
-    println!("{}", gamerec::diag::escape_controls(&header));
+    let mut out = io::stdout().lock();
+    writeln!(out, "{}", gamerec::diag::escape_controls(&header))?;
     if let Some(positions) = variant {
         // A lichess variant's position, played by its rules.
         let Some(pos) = positions.get(plies) else {
             anyhow::bail!("{}: game {} cannot be replayed", input.name, a.game);
         };
         let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
-        print!("{}", board_diagram(pos, a.flip, a.ascii));
+        write!(out, "{}", board_diagram(pos, a.flip, a.ascii))?;
         // The result by the variant's rules (`*` while the game goes on).
-        println!(
+        writeln!(
+            out,
             "{} position {fen}, result {}",
             pos.variant(),
             shakmaty::Position::outcome(pos)
-        );
+        )?;
+        out.flush()?;
         return Ok(0);
     }
+    out.flush()?;
+    drop(out);
     let fen = gamerec::fen::write_fen(&pos, game.castling_mode);
     show_fen(&fen, a.flip, a.ascii)
 }
@@ -139,7 +144,7 @@ pub fn show_fen(fen: &str, flip: bool, ascii: bool) -> anyhow::Result<u8> {
     let pos = match read_fen(fen) {
         Ok((pos, _)) => pos,
         Err(err) => {
-            eprintln!("gamerec show: {err}");
+            gamerec::say!("gamerec show: {err}");
             return Ok(1);
         }
     };

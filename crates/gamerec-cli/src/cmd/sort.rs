@@ -100,7 +100,7 @@ fn read_input(
     match read {
         Ok(errors) => Ok(Some(errors)),
         Err(e) => {
-            eprintln!("gamerec: {e}");
+            gamerec::say!("gamerec: {e}");
             Ok(None)
         }
     }

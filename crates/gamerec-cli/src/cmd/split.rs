@@ -293,7 +293,7 @@ fn run_shards(args: &SplitArgs) -> Result<ExitCode> {
     shards.close()?;
     let files = shards.done.len();
     gamerec::io::commit_all(shards.done).context("putting the shards into place")?;
-    eprintln!(
+    gamerec::say!(
         "{} games in {files} shards in {}",
         shards.total_games,
         dir.display()
@@ -381,6 +381,6 @@ pub fn run_split(args: SplitArgs) -> Result<ExitCode> {
         out.flush()?;
         out.finish()?;
     }
-    eprintln!("{total} games in {} files", files.len());
+    gamerec::say!("{total} games in {} files", files.len());
     Ok(exit_code(errors))
 }

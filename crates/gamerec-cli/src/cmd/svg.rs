@@ -83,7 +83,7 @@ pub fn run(args: SvgArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) if e.downcast_ref::<InputError>().is_some() => {
-            eprintln!("gamerec svg: {e:#}");
+            gamerec::say!("gamerec svg: {e:#}");
             Ok(ExitCode::from(1))
         }
         Err(e) => Err(e),

@@ -122,7 +122,7 @@ where
         if let Err(e) = read {
             // Reported once; the other inputs are still read.
             *unreadable += 1;
-            eprintln!("{}", pipeline::cut_short(&e, games_here, "games"));
+            gamerec::say!("{}", pipeline::cut_short(&e, games_here, "games"));
         }
         if stop {
             break;
@@ -211,10 +211,11 @@ pub fn check(args: CheckArgs) -> Result<Checked> {
     match write_failed {
         Some(e) if is_broken_pipe(&e) => Ok(Checked::PipeClosed),
         Some(e) => Err(e.into()),
-        None => {
-            out.flush().ok();
-            Ok(Checked::Done(tally))
-        }
+        None => match out.flush() {
+            Ok(()) => Ok(Checked::Done(tally)),
+            Err(e) if is_broken_pipe(&e) => Ok(Checked::PipeClosed),
+            Err(e) => Err(e.into()),
+        },
     }
 }
 
@@ -367,6 +368,6 @@ pub fn convert(args: ConvertArgs) -> Result<ExitCode> {
     let mut tally = ran.tally;
     tally.warnings += losses;
     tally.written = Some(written);
-    eprintln!("gamerec convert: {tally}");
+    gamerec::say!("gamerec convert: {tally}");
     Ok(ExitCode::from(tally.exit_code()))
 }

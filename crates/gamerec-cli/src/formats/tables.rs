@@ -268,10 +268,10 @@ pub(crate) fn write_table(
         written: Some(if bad_inputs > 0 { 0 } else { rows }),
         ..Default::default()
     };
-    eprintln!("gamerec {verb}: {tally}");
+    gamerec::say!("gamerec {verb}: {tally}");
     if bad_inputs > 0 {
         // An input could not be read (exit 2): the old output stays.
-        eprintln!(
+        gamerec::say!(
             "gamerec: {}: not written: {bad_inputs} input(s) could not be read",
             output.display()
         );
@@ -290,7 +290,7 @@ pub(crate) fn write_table(
             1 => ", 1 file not read".into(),
             n => format!(", {n} files not read"),
         };
-        eprintln!(
+        gamerec::say!(
             "{}: {rows} rows{files} from {games} games ({with_errors} with errors){not_read}",
             output.display()
         );
@@ -330,7 +330,7 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
                 Ok(game) => game,
                 Err(why) => {
                     // The row is left out (exit 1); the others are written.
-                    eprintln!("{source}: error: {why}");
+                    gamerec::say!("{source}: error: {why}");
                     bad_rows += 1;
                     return;
                 }
@@ -350,7 +350,7 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
             return Err(e).context("writing games");
         }
         if let Err(e) = read {
-            eprintln!("gamerec: {}: {e}", path.display());
+            gamerec::say!("gamerec: {}: {e}", path.display());
             failed = true;
         }
     }
@@ -362,7 +362,7 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
     }
     if !quiet {
         for loss in &losses {
-            eprintln!("{loss}");
+            gamerec::say!("{loss}");
         }
     }
     Ok(if failed {
