@@ -532,3 +532,60 @@ fn report_fails_when_its_messages_cannot_be_written() {
     assert!(err.contains("1 error(s)"), "{err}");
     assert!(html.exists());
 }
+
+/// A game the CBF writer leaves out (its moves do not fit the format's
+/// 16-bit length) was said as an error but counted as a warning and as
+/// written, and the run exited 0. Now it is an error on every verb that
+/// writes CBF: exit 1, "1 errors", and not among those written.
+#[test]
+fn a_game_the_writer_leaves_out_is_an_error_and_not_written() {
+    let dir = temp_dir("defect-left-out");
+    let n = 30_000;
+    let huge = format!(
+        "[Event \"huge\"]\n\n1. e4 {}{} e5 *\n\n",
+        "(1. d4 ".repeat(n),
+        ")".repeat(n)
+    );
+    let input = dir.join("in.pgn");
+    std::fs::write(&input, format!("{huge}{TWO_GAMES}")).expect("write");
+    let cbf = dir.join("out.cbf");
+    let (code, _, err) = cli(&["convert", s(&input), "-o", s(&cbf)])
+        .run()
+        .code_and_text();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("game left out"), "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.contains("1 errors; 1 with errors") && l.ends_with(", 2 written")),
+        "{err}"
+    );
+    let (code, out, err) = cli(&["check", s(&cbf)]).run().code_and_text();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("2 games"), "{out}");
+    for verb in [&["filter", "--where", "Event=huge"][..], &["dedup"][..]] {
+        let mut args = verb.to_vec();
+        args.extend([s(&input), "-o", s(&cbf)]);
+        let (code, _, err) = cli(&args).run().code_and_text();
+        assert_eq!(code, 1, "{args:?}: {err}");
+        let last = err.lines().last().unwrap_or_default();
+        assert!(last.contains("1 errors; 1 with errors"), "{args:?}: {err}");
+        let written = if verb[0] == "filter" {
+            "0 written"
+        } else {
+            "2 written"
+        };
+        assert!(last.ends_with(written), "{args:?}: {err}");
+    }
+    // From a games table, the same: the row's game is left out (exit 1).
+    let table = dir.join("in.parquet");
+    let (code, _, err) = cli(&["convert", s(&input), "-o", s(&table)])
+        .run()
+        .code_and_text();
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = cli(&["convert", s(&table), "-o", s(&cbf)])
+        .run()
+        .code_and_text();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("game left out"), "{err}");
+}

@@ -224,12 +224,24 @@ const LOSSES_SHOWN_PER_KIND: u64 = 10;
 struct Reporter {
     quiet: bool,
     errors: u64,
-    /// The writer's own diagnostics (losses), not counted by the reader.
+    /// The writer's own warnings (losses), not counted by the reader.
     losses: u64,
+    /// The writer's own errors (each leaves its game out).
+    writer_errors: u64,
+    /// Games the writer left out.
+    left_out: u64,
     kinds: HashMap<String, (u64, Diagnostic)>,
 }
 
 impl Reporter {
+    /// Counts a writer's diagnostic (one standing for those not listed
+    /// counts them all).
+    fn count(&mut self, d: &Diagnostic) {
+        let (errors, warnings) = d.counts();
+        self.writer_errors += errors;
+        self.losses += warnings;
+    }
+
     fn show(&mut self, d: &Diagnostic) {
         if d.is_error() {
             self.errors += d.counts().0;
@@ -314,6 +326,8 @@ pub fn convert_games(
         quiet: a.quiet,
         errors: 0,
         losses: 0,
+        writer_errors: 0,
+        left_out: 0,
         kinds: HashMap::new(),
     };
     let threads = a.threads.unwrap_or_else(parallel::default_threads).max(1);
@@ -334,17 +348,15 @@ pub fn convert_games(
             let takes = writer.takes(&o.value);
             match writer.write(&o.value, name) {
                 Ok(losses) => {
-                    written += u64::from(takes);
+                    // A writer's error leaves the game out (a CBF game
+                    // past its format's bounds): not written, an error.
+                    let left_out = losses.iter().any(Diagnostic::is_error);
+                    written += u64::from(takes && !left_out);
                     let mut report = shown.borrow_mut();
-                    // A loss standing for those not listed counts them.
-                    report.losses += losses
-                        .iter()
-                        .map(|d| {
-                            let (errors, warnings) = d.counts();
-                            errors + warnings
-                        })
-                        .sum::<u64>();
+                    // (A game the reader found errors in never comes here.)
+                    report.left_out += u64::from(left_out);
                     for d in losses {
+                        report.count(&d);
                         report.show(&d);
                     }
                     ControlFlow::Continue(())
@@ -375,13 +387,15 @@ pub fn convert_games(
         }
     } else {
         for d in writer.finish()? {
-            report.losses += 1;
+            report.count(&d);
             report.show(&d);
         }
     }
     report.finish();
     let mut tally = ran.tally;
+    tally.errors += report.writer_errors;
     tally.warnings += report.losses;
+    tally.games_with_errors += report.left_out;
     tally.written = Some(written);
     gamerec::say!("gamerec convert: {tally}");
     Ok(ExitCode::from(tally.exit_code()))

@@ -141,6 +141,28 @@ pub(crate) struct Output {
     stream: Option<gamerec::io::Output>,
     io: Option<gamerec::io::GameWriter<'static>>,
     written: u64,
+    lost: Lost,
+}
+
+/// What a binary format's writer could not keep, for the verb's summary:
+/// its messages, and the games its errors left out.
+#[derive(Debug, Clone, Copy, Default)]
+#[must_use]
+pub(crate) struct Lost {
+    pub(crate) errors: u64,
+    pub(crate) warnings: u64,
+    /// Games left out (each with an error).
+    pub(crate) games: u64,
+}
+
+impl Lost {
+    /// Says `d` on stderr and counts it.
+    fn say(&mut self, d: &gamerec::diag::Diagnostic) {
+        let (errors, warnings) = d.counts();
+        self.errors += errors;
+        self.warnings += warnings;
+        gamerec::say!("{d}");
+    }
 }
 
 impl Output {
@@ -150,6 +172,7 @@ impl Output {
                 stream: Some(open_output(path)?),
                 io: None,
                 written: 0,
+                lost: Lost::default(),
             });
         }
         let opts = gamerec::io::WriteOptions {
@@ -166,6 +189,7 @@ impl Output {
             stream: None,
             io: Some(io),
             written: 0,
+            lost: Lost::default(),
         })
     }
 
@@ -180,8 +204,10 @@ impl Output {
                     line: 0,
                     offset: 0,
                 };
-                for d in w.write(&item, source)? {
-                    gamerec::say!("{d}");
+                let issues = w.write(&item, source)?;
+                self.lost.games += u64::from(issues.iter().any(|d| d.is_error()));
+                for d in &issues {
+                    self.lost.say(d);
                 }
             }
             _ => bail!("internal: output kind mismatch"),
@@ -189,16 +215,17 @@ impl Output {
         Ok(())
     }
 
-    pub(crate) fn finish(self) -> Result<()> {
+    /// Completes the output; what its writer could not keep.
+    pub(crate) fn finish(mut self) -> Result<Lost> {
         if let Some(s) = self.stream {
             s.finish()?;
         }
         if let Some(w) = self.io {
             for d in w.finish()? {
-                gamerec::say!("{d}");
+                self.lost.say(&d);
             }
         }
-        Ok(())
+        Ok(self.lost)
     }
 }
 
@@ -253,10 +280,14 @@ pub(crate) fn each_game<T: Send>(
     Ok(ran.tally)
 }
 
-/// Prints the tally (with `written`) as the last line on stderr, and
-/// returns the exit code it calls for.
-pub(crate) fn finish(verb: &str, mut tally: Tally, written: u64) -> ExitCode {
-    tally.written = Some(written);
+/// Prints the tally (with `written`, less the games the writer `lost`,
+/// whose messages it counts) as the last line on stderr, and returns the
+/// exit code it calls for.
+pub(crate) fn finish(verb: &str, mut tally: Tally, written: u64, lost: Lost) -> ExitCode {
+    tally.errors += lost.errors;
+    tally.warnings += lost.warnings;
+    tally.games_with_errors += lost.games;
+    tally.written = Some(written.saturating_sub(lost.games));
     gamerec::say!("gamerec {verb}: {tally}");
     ExitCode::from(tally.exit_code())
 }

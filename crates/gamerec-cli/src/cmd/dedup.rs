@@ -71,10 +71,13 @@ pub fn run_dedup(args: DedupArgs) -> Result<ExitCode> {
             Ok(())
         },
     )?;
-    out.finish()?;
+    let mut lost = out.finish()?;
     if let Some(d) = dup_out {
-        d.finish()?;
+        // Its games are not counted as written: its messages are.
+        let dup_lost = d.finish()?;
+        lost.errors += dup_lost.errors;
+        lost.warnings += dup_lost.warnings;
     }
     gamerec::say!("{kept} games kept, {dropped} duplicates dropped");
-    Ok(finish("dedup", tally, kept))
+    Ok(finish("dedup", tally, kept, lost))
 }

@@ -58,7 +58,7 @@ pub fn run_eco(args: EcoArgs) -> Result<ExitCode> {
             Ok(())
         },
     )?;
-    out.finish()?;
+    let lost = out.finish()?;
     gamerec::say!("{classified} of {total} games classified");
-    Ok(finish("eco", tally, total))
+    Ok(finish("eco", tally, total, lost))
 }

@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 use gamerec_db::filter::{Atom, Expr, Op};
 
-use crate::cmd::db::{IoArgs, Output, each_game, finish};
+use crate::cmd::db::{IoArgs, Lost, Output, each_game, finish};
 
 // Select games by tags, result, positions, material and endings.
 #[derive(Args, Debug)]
@@ -139,13 +139,19 @@ pub fn run_filter(args: FilterArgs) -> Result<ExitCode> {
             Ok(())
         },
     )?;
-    if let Some(out) = out {
-        out.finish()?;
-    }
+    let lost = match out {
+        Some(out) => out.finish()?,
+        None => Lost::default(),
+    };
     if args.count {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{matched}")?;
         out.flush()?;
     }
-    Ok(finish("filter", tally, if write { matched } else { 0 }))
+    Ok(finish(
+        "filter",
+        tally,
+        if write { matched } else { 0 },
+        lost,
+    ))
 }

@@ -479,7 +479,10 @@ pub fn run_find(args: FindArgs) -> Result<ExitCode> {
         out.finish()?;
     } else {
         drop(out);
-        games_out.finish()?;
+        // A game the writer left out (said on stderr) is an error: exit 1.
+        if games_out.finish()?.errors > 0 {
+            return Ok(ExitCode::from(1));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -305,6 +305,14 @@ pub(crate) fn write_table(
     })
 }
 
+/// Says a writer's diagnostic: errors always, warnings unless `quiet`.
+fn say_loss(d: &gamerec::diag::Diagnostic, quiet: bool, errors: &mut u64) {
+    *errors += d.counts().0;
+    if d.is_error() || !quiet {
+        gamerec::say!("{d}");
+    }
+}
+
 fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Result<ExitCode> {
     let format = gamerec::io::output_format(None, output, None).map_err(anyhow::Error::msg)?;
     let opts = WriteOptions::default();
@@ -318,7 +326,7 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
     };
     let mut failed = false;
     let mut bad_rows = 0u64;
-    let mut losses = Vec::new();
+    let mut lost_errors = 0u64;
     for path in paths {
         let source = path.display().to_string();
         let mut write_error = None;
@@ -342,7 +350,11 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
                 offset: 0,
             };
             match writer.write(&item, &source) {
-                Ok(lost) => losses.extend(lost),
+                // Said as they come (a table of many games keeps none); a
+                // writer's error leaves its game out (exit 1).
+                Ok(lost) => lost
+                    .iter()
+                    .for_each(|d| say_loss(d, quiet, &mut lost_errors)),
                 Err(e) => write_error = Some(e),
             }
         });
@@ -358,16 +370,13 @@ fn tables_to_games(paths: &[PathBuf], output: Option<&Path>, quiet: bool) -> Res
         // A table could not be read (exit 2): the old output stays.
         writer.discard()?;
     } else {
-        losses.extend(writer.finish()?);
-    }
-    if !quiet {
-        for loss in &losses {
-            gamerec::say!("{loss}");
+        for d in writer.finish()? {
+            say_loss(&d, quiet, &mut lost_errors);
         }
     }
     Ok(if failed {
         ExitCode::from(2)
-    } else if bad_rows > 0 {
+    } else if bad_rows > 0 || lost_errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
