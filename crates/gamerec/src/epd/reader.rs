@@ -299,7 +299,17 @@ impl<R: std::io::BufRead> Iterator for StreamLines<R> {
             }));
         }
         let text = decode(&self.buf).into_owned();
-        let (record, diagnostics) = read_line(&text, number);
+        let (record, mut diagnostics) = read_line(&text, number);
+        if !diagnostics.is_empty() {
+            // Columns of the line's bytes (no offsets: the lines' starts
+            // are not counted here).
+            let places = LinePlaces::new(&self.buf, &text);
+            for d in &mut diagnostics {
+                if d.location.column > 0 {
+                    d.location.column = places.byte(d.location.column as usize - 1) + 1;
+                }
+            }
+        }
         Some(Ok(OwnedLineRead {
             number,
             text,
@@ -1443,6 +1453,58 @@ pub fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Where the places of a line's decoded text ([`decode`]) are among its
+/// bytes, for messages: a column of the text becomes the column of the
+/// byte (the same byte of UTF-8; of Windows-1252, a byte a character),
+/// counted from the line's first byte (a byte-order mark included, as the
+/// PGN reader counts it).
+pub struct LinePlaces {
+    bom: u64,
+    /// Per byte of the text, its character's byte in the line (after the
+    /// mark); `None` when the line was UTF-8 (the same byte).
+    map: Option<Vec<u32>>,
+    len: usize,
+}
+
+impl LinePlaces {
+    /// The places of `text`, decoded from the line's bytes `raw`.
+    pub fn new(raw: &[u8], text: &str) -> LinePlaces {
+        let body = raw.strip_prefix(b"\xEF\xBB\xBF");
+        let bom = if body.is_some() { 3 } else { 0 };
+        let map = std::str::from_utf8(body.unwrap_or(raw)).is_err().then(|| {
+            let mut map = Vec::with_capacity(text.len() + 1);
+            for (n, c) in text.chars().enumerate() {
+                map.extend(std::iter::repeat_n(n as u32, c.len_utf8()));
+            }
+            map.push(text.chars().count() as u32);
+            map
+        });
+        LinePlaces {
+            bom,
+            map,
+            len: text.len(),
+        }
+    }
+
+    /// The line's byte (from 0) at byte `at` of the text.
+    pub fn byte(&self, at: usize) -> u64 {
+        let at = at.min(self.len);
+        let n = self.map.as_ref().map_or(at as u64, |m| u64::from(m[at]));
+        self.bom + n
+    }
+
+    /// `d` (its column one of the text's, 0 for the whole line) with the
+    /// byte's column, and the offset `line_start` plus that byte.
+    pub fn place(&self, mut d: Diagnostic, line_start: u64) -> Diagnostic {
+        if d.location.column == 0 {
+            return d.with_offset(line_start);
+        }
+        let at = self.byte(d.location.column as usize - 1);
+        d.location.column = at + 1;
+        d.with_offset(line_start + at)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1563,5 +1625,18 @@ mod tests {
         assert!(diags.iter().all(|d| d.code != Code::TooLarge), "{diags:?}");
         let escaped = format!("{START} c0 \"{}\";", "\\\" x ".repeat(MAX_RECORD_TOKENS));
         assert!(!too_many_tokens(&escaped));
+    }
+
+    /// A streamed line's messages give the column of the fault's byte: a
+    /// Windows-1252 line is read as UTF-8 text (two bytes for `é`), and
+    /// its columns were the text's (40 here for the byte's 38).
+    #[test]
+    fn streamed_lines_give_the_column_of_the_byte() {
+        let text: &[u8] = b"8/8/8/8/8/8/8/K1k5 w - - c0 \"\xe9\xe9\"; bm Zz9;\n\xEF\xBB\xBF8/8/8/8/8/8/8/K1k5 w - - bm Zz9;\n";
+        let columns: Vec<u64> = read_lines_from(text)
+            .flat_map(|line| line.unwrap().diagnostics)
+            .map(|d| d.location.column)
+            .collect();
+        assert_eq!(columns, [38, 32]);
     }
 }

@@ -699,6 +699,9 @@ impl Reader {
             }
             let text = epd::decode(buf).into_owned();
             let text = text.trim_end_matches(['\n', '\r']);
+            // Messages give the line's byte as column and offset.
+            let places = epd::reader::LinePlaces::new(buf, text);
+            let placed = |d: Diagnostic| places.place(d, start);
             if text.trim().is_empty() {
                 continue;
             }
@@ -708,7 +711,7 @@ impl Reader {
                 Format::Epd => {
                     let (record, diags) = epd::read_line(text, number);
                     for d in diags {
-                        self.push(d.with_offset(start).with_game(met));
+                        self.push(placed(d).with_game(met));
                     }
                     record.map(Record::Position)
                 }
@@ -722,11 +725,8 @@ impl Reader {
                                 column: e.column as u64 + 1,
                             },
                             e.message,
-                        )
-                        .with_offset(start)
-                        .with_game(met)
-                        .with_code(Code::Position);
-                        self.push(d);
+                        );
+                        self.push(placed(d).with_game(met).with_code(Code::Position));
                         None
                     }
                 },
@@ -743,10 +743,8 @@ impl Reader {
                                 column: p.at as u64 + 1,
                             },
                             p.message,
-                        )
-                        .with_offset(start + p.at as u64)
-                        .with_game(met)
-                        .with_code(p.code);
+                        );
+                        let d = placed(d).with_game(met).with_code(p.code);
                         let d = Diagnostic {
                             not_listed: p.not_listed.map(Box::new),
                             ..d
@@ -1164,5 +1162,69 @@ mod tests {
             .map(|d| (d.location.line, d.location.column))
             .collect();
         assert_eq!(at, [(2, 23)], "{diags:?}");
+    }
+
+    /// EPD, FEN and JSON Lines messages give the fault's byte: its column
+    /// in the line's bytes and its offset in the input. The offset was the
+    /// line's start, and a Windows-1252 line (read as UTF-8 text, two bytes
+    /// for `é`) or a byte-order mark put the column elsewhere.
+    #[test]
+    fn line_faults_are_placed_at_their_byte() {
+        // Input name, lines before, the line, and the fault's first bytes.
+        let cases: [(&str, &[u8], &[u8], &[u8]); 6] = [
+            (
+                "e.epd",
+                b"8/8/8/8/8/8/8/K1k5 w - - bm Ka2;\n",
+                b"8/8/8/8/8/8/8/K1k5 w - - c0 \"\xe9\xe9\"; bm Zz9;\n",
+                b"Zz9",
+            ),
+            (
+                "e.epd",
+                b"",
+                b"\xEF\xBB\xBF8/8/8/8/8/8/8/K1k5 w - - bm Zz9;\n",
+                b"Zz9",
+            ),
+            (
+                "e.epd",
+                b"8/8/8/8/8/8/8/K1k5 w - -\n",
+                b"8/8/8/8/8/8/8/K1k5 w - - c0 \"\xc3\xa9\"; bm Zz9;\n",
+                b"Zz9",
+            ),
+            (
+                "p.fen",
+                b"8/8/8/8/8/8/8/K1k5 w - - 0 1\n",
+                b"8/8/8/8/8/8/8/K1k5 w - - 0 1 \xe9 x\n",
+                b"\xe9 x",
+            ),
+            (
+                "p.fen",
+                b"",
+                b"\xEF\xBB\xBF8/8/8/8/8/8/8/K1k5 w - - 0 1 x\n",
+                b" x",
+            ),
+            (
+                "g.jsonl",
+                b"",
+                b"{\"tags\":{\"Event\":\"\xe9\xe9\"},\"moves\":[Zz9]}\n",
+                b"Zz9",
+            ),
+        ];
+        for (name, before, line, fault) in cases {
+            let text = [before, line].concat();
+            let (_, diags) = read(name, &text);
+            assert_eq!(diags.len(), 1, "{name}: {diags:?}");
+            let mut at = line.windows(fault.len()).position(|w| w == fault).unwrap() as u64;
+            if fault.starts_with(b" ") {
+                at += 1;
+            }
+            let d = &diags[0];
+            let want_line = if before.is_empty() { 1 } else { 2 };
+            assert_eq!(
+                (d.location.line, d.location.column, d.offset),
+                (want_line, at + 1, Some(before.len() as u64 + at)),
+                "{name} {:?}: {d:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 }
