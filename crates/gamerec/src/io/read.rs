@@ -1171,7 +1171,8 @@ mod tests {
     #[test]
     fn line_faults_are_placed_at_their_byte() {
         // Input name, lines before, the line, and the fault's first bytes.
-        let cases: [(&str, &[u8], &[u8], &[u8]); 6] = [
+        type Case<'a> = (&'a str, &'a [u8], &'a [u8], &'a [u8]);
+        let cases: [Case; 6] = [
             (
                 "e.epd",
                 b"8/8/8/8/8/8/8/K1k5 w - - bm Ka2;\n",
