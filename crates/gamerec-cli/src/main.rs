@@ -120,6 +120,9 @@ enum Command {
     /// Split PGN games into a chronological archive (YYYY/YYYYMM.pgn).
     Split(cmd::split::SplitArgs),
     /// SGF tools (upgrade).
+    #[command(after_help = "Examples:\n  \
+        gamerec sgf upgrade old.sgf -o new.sgf     # FF[1]/FF[3] to FF[4]\n  \
+        gamerec sgf upgrade old.sgf > new.sgf")]
     Sgf {
         #[command(subcommand)]
         command: cmd::sgf::SgfCommand,
@@ -151,6 +154,9 @@ enum Command {
     /// Serve an indexed database as an opening explorer over HTTP (lichess explorer JSON, a page).
     Serve(cmd::serve::ServeArgs),
     /// The Argus tournament referee (EPD referee protocol).
+    #[command(after_help = "Examples:\n  \
+        gamerec referee serve --event cup/EVENT.toml\n  \
+        gamerec referee serve --event cup/EVENT.toml --http 127.0.0.1:8080   # and a live page")]
     Referee(cmd::referee::RefereeArgs),
     /// Connect an engine to an Argus referee as a client.
     Bridge(cmd::bridge::BridgeArgs),

@@ -26,6 +26,45 @@ fn help_has_examples_and_version_works() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// The verbs a help text lists under "Commands:" (not `help`).
+fn verbs_listed(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        // A verb's line is indented by two; its description's next lines more.
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|v| *v != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every verb and sub-verb's `--help` ends with examples (`match report`
+/// had none).
+#[test]
+fn every_verb_s_help_has_examples() {
+    let mut todo: Vec<Vec<String>> = vec![vec![]];
+    let mut seen = 0;
+    while let Some(path) = todo.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let out = cli(&args).run().into_output();
+        assert!(out.status.success(), "{args:?}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("Examples:"), "{args:?}: {help}");
+        seen += 1;
+        for verb in verbs_listed(&help) {
+            let mut next = path.clone();
+            next.push(verb);
+            todo.push(next);
+        }
+    }
+    // The top level, its 23 verbs and the sub-verbs of sgf, epd, referee
+    // and match.
+    assert!(seen > 30, "{seen} help texts");
+}
+
 #[test]
 fn moves_from_arguments() {
     let out = cli(&["moves", START]).run().into_output();

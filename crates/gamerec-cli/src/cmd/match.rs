@@ -163,6 +163,11 @@ pub enum MatchCommand {
 
 /// `gamerec match report DIR...`.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    gamerec match report run1 run2 run3           # one report over runs on several machines\n  \
+    gamerec match report run1/report.json run2 --json > merged.json\n\n\
+    Exit status: 0 merged, 2 a report missing or unreadable, or runs that do not fit together\n\
+    (the same run twice, other time controls: see --allow-duplicates, --allow-mixed-tc).")]
 pub struct MatchReportArgs {
     /// Match directories (or report.json files).
     #[arg(required = true)]
