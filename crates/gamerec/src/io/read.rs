@@ -1165,9 +1165,9 @@ mod tests {
     }
 
     /// EPD, FEN and JSON Lines messages give the fault's byte: its column
-    /// in the line's bytes and its offset in the input. The offset was the
-    /// line's start, and a Windows-1252 line (read as UTF-8 text, two bytes
-    /// for `é`) or a byte-order mark put the column elsewhere.
+    /// in the line's bytes (after a byte-order mark) and its offset in the
+    /// input. The offset was the line's start, and a Windows-1252 line
+    /// (read as UTF-8 text, two bytes for `é`) put the column elsewhere.
     #[test]
     fn line_faults_are_placed_at_their_byte() {
         // Input name, lines before, the line, and the fault's first bytes.
@@ -1218,11 +1218,17 @@ mod tests {
             if fault.starts_with(b" ") {
                 at += 1;
             }
+            // A byte-order mark is in the offset, not in the column.
+            let bom = if line.starts_with(b"\xEF\xBB\xBF") {
+                3
+            } else {
+                0
+            };
             let d = &diags[0];
             let want_line = if before.is_empty() { 1 } else { 2 };
             assert_eq!(
                 (d.location.line, d.location.column, d.offset),
-                (want_line, at + 1, Some(before.len() as u64 + at)),
+                (want_line, at + 1 - bom, Some(before.len() as u64 + at)),
                 "{name} {:?}: {d:?}",
                 String::from_utf8_lossy(line)
             );
