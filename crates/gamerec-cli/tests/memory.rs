@@ -10,5 +10,6 @@ mod html_memory;
 mod messages_memory;
 mod pgn_memory;
 mod report_memory;
+mod sgf_memory;
 mod sort_memory;
 mod writer_memory;

@@ -1553,3 +1553,98 @@ fn setup_without_effect_names_a_few_points() {
         ]
     );
 }
+
+/// What reading `bytes` gives, as `check` shows it: games, nodes, and every
+/// message (the parser's and the rules') placed in the file. Read whole
+/// (`stop_after` `None`) or a part at a time.
+fn read_as_check(bytes: &[u8], stop_after: Option<usize>) -> (usize, usize, Vec<String>) {
+    let options = ParseOptions::default();
+    let (mut games, mut nodes, mut shown) = (0, 0, Vec::new());
+    let mut state = sgf::PartState::default();
+    let mut buffers = sgf::ParseBuffers::new();
+    let mut place = sgf::PartPlace::default();
+    let mut start = 0;
+    loop {
+        let part = &bytes[start..];
+        let mut parsed = match stop_after {
+            Some(n) => sgf::parse_part(part, &options, &mut state, n, &mut buffers),
+            None => sgf::parse(part, &options),
+        };
+        parsed.index_lines(part, &options);
+        let mut diags = std::mem::take(&mut parsed.diagnostics);
+        for (g, &root) in parsed.collection.roots.iter().enumerate() {
+            for e in replay::check_game_notes(&parsed.collection, root, games + g + 1) {
+                diags.push(parsed.rule_diagnostic(e));
+            }
+        }
+        diags.sort_by_key(|d| d.offset);
+        for mut d in diags {
+            place.place(&mut d);
+            shown.push(format!(
+                "{} @{}: {:?} {}",
+                d.location, d.offset, d.severity, d.message
+            ));
+        }
+        games += parsed.collection.roots.len();
+        nodes += parsed.collection.node_count();
+        match parsed.rest {
+            Some(n) => {
+                place = place.after(&part[..n]);
+                start += n;
+            }
+            None => return (games, nodes, shown),
+        }
+    }
+}
+
+/// A file of many games read a part at a time (what keeps `check` of a
+/// large collection in bounded memory) gives what it gives read whole: the
+/// same games, nodes and messages at the same places, the file-level
+/// checks (mixed FF, GM, charsets across games) included. On the corpus's
+/// files joined into one (CRLF, lone CR and mid-line tree ends included),
+/// cut after every game and at larger steps.
+#[test]
+fn a_collection_read_in_parts_reads_as_whole() {
+    let mut files = gamerec_testkit::files_with_extension(&corpus("sgf"), "sgf");
+    files.sort();
+    let options = ParseOptions::default();
+    // Two files: every third of the corpus (damaged files too, whose
+    // unclosed values swallow the games after them), and every file
+    // without errors (many games).
+    let (mut some, mut clean) = (Vec::new(), Vec::new());
+    let seps: [&[u8]; 4] = [b"\n", b"\r\n", b"\r", b" "];
+    for (i, path) in files.iter().enumerate() {
+        let bytes = std::fs::read(path).expect("read");
+        if !sgf::parts_allowed(&bytes, &options) || bytes.starts_with(b"\xEF\xBB\xBF") {
+            continue;
+        }
+        let sep = seps[i % seps.len()];
+        if i % 3 == 0 {
+            some.extend_from_slice(&bytes);
+            some.extend_from_slice(sep);
+        }
+        if parse(&bytes).error_count() == 0 {
+            clean.extend_from_slice(&bytes);
+            clean.extend_from_slice(sep);
+        }
+    }
+    some.extend_from_slice(b"trailer ) (");
+    for (joined, games) in [(some, 300), (clean, 2000)] {
+        assert!(sgf::parts_allowed(&joined, &options));
+        let whole = read_as_check(&joined, None);
+        assert!(
+            whole.0 > games && whole.2.len() > 1000,
+            "{} games, {} messages",
+            whole.0,
+            whole.2.len()
+        );
+        for stop in [0, 5_000, 200_000] {
+            let parts = read_as_check(&joined, Some(stop));
+            assert_eq!((parts.0, parts.1), (whole.0, whole.1), "cut at {stop}");
+            for (a, b) in parts.2.iter().zip(&whole.2) {
+                assert_eq!(a, b, "cut at {stop}");
+            }
+            assert_eq!(parts.2.len(), whole.2.len(), "cut at {stop}");
+        }
+    }
+}

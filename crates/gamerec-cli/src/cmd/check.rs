@@ -99,12 +99,22 @@ fn check_one(
     let compressed = !file.plain
         && gamerec::io::Compression::from_path(Path::new(path)) != gamerec::io::Compression::None;
     if format == Some(Format::Sgf) && file.plain && path != "-" {
-        return match gamerec::io::read_file_into(path, opener, buf) {
-            Ok(n) => match sgf::check_sgf(path, &buf[..n], opts, &mut out, parse, replay) {
-                Ok(s) => (out, s, None),
-                Err(e) => failed(format!("{path}: {e:#}")),
-            },
-            Err(e) => failed(format!("{path}: {e}")),
+        // A large file (a collection of many games) is mapped and read a
+        // part at a time: memory of a part, not of the file.
+        let read = gamerec::io::read_or_map(path, opener, buf, gamerec::sgf::PART_BYTES as u64);
+        let checked = match &read {
+            Ok(gamerec::io::FileBytes::Read(n)) => {
+                sgf::check_sgf(path, &buf[..*n], opts, &mut out, parse, replay, &|_| {})
+            }
+            Ok(gamerec::io::FileBytes::Mapped(map)) => {
+                let done = |offset| map.done_to(offset);
+                sgf::check_sgf(path, map.bytes(), opts, &mut out, parse, replay, &done)
+            }
+            Err(e) => return failed(format!("{path}: {e}")),
+        };
+        return match checked {
+            Ok(s) => (out, s, None),
+            Err(e) => failed(format!("{path}: {e:#}")),
         };
     }
     if matches!(
@@ -152,7 +162,7 @@ fn check_one(
         let (tally, _) = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, tally, None);
     }
-    match sgf::check_sgf(name, bytes, opts, &mut out, parse, replay) {
+    match sgf::check_sgf(name, bytes, opts, &mut out, parse, replay, &|_| {}) {
         Ok(s) => (out, s, None),
         Err(e) => failed(format!("{name}: {e:#}")),
     }

@@ -50,60 +50,82 @@ pub fn check_sgf(
     out: &mut impl Write,
     buffers: &mut sgf::ParseBuffers,
     replay_buffers: &mut replay::ReplayBuffers,
+    done_to: &dyn Fn(usize),
 ) -> Result<Tally> {
     let options = parse_options(opts.charset.as_deref())?;
-    // Most files are clean: line:col is worked out only for files with
-    // something to report.
-    let mut parsed = sgf::parse_unindexed_reusing(bytes, &options, buffers);
-    let games = parsed.collection.roots.len() as u64;
-    let nodes = parsed.collection.node_count() as u64;
+    // A file of many games is read a part at a time (whole game trees of
+    // about PART_BYTES): memory of a part, the same messages.
+    let in_parts = bytes.len() > sgf::PART_BYTES && sgf::parts_allowed(bytes, &options);
     let mut s = Tally {
         inputs: 1,
-        games,
-        nodes: (nodes > 0 || games > 0).then_some(nodes),
         ..Tally::default()
     };
-    let mut rule_errors = Vec::new();
-    for (g, &root) in parsed.collection.roots.iter().enumerate() {
-        rule_errors.extend(replay::check_game_notes_reusing(
-            &parsed.collection,
-            root,
-            g + 1,
-            replay_buffers,
-        ));
-    }
-    if !rule_errors.is_empty() {
-        parsed.index_lines(bytes, &options);
-    }
-    let mut diags = std::mem::take(&mut parsed.diagnostics);
-    for e in rule_errors {
-        diags.push(parsed.rule_diagnostic(e));
-    }
-    diags.sort_by_key(|d| d.offset);
-    // Games with errors, exactly: an error belongs to the game whose root
-    // comes last at or before it (as the Go tables count them).
-    let mut last_game = None;
-    let mut with_errors = 0u64;
-    for d in &diags {
-        if d.severity == Severity::Error
-            && let Some(k) = parsed.collection.game_at(d.offset)
-            && last_game != Some(k)
-        {
-            last_game = Some(k);
-            with_errors += 1;
+    let (mut games, mut nodes) = (0u64, 0u64);
+    let mut state = sgf::PartState::default();
+    let mut place = sgf::PartPlace::default();
+    let mut start = 0;
+    loop {
+        let part = &bytes[start..];
+        // Most files are clean: line:col is worked out only for files with
+        // something to report.
+        let mut parsed = match in_parts {
+            true => sgf::parse_part(part, &options, &mut state, sgf::PART_BYTES, buffers),
+            false => sgf::parse_unindexed_reusing(part, &options, buffers),
+        };
+        let mut rule_errors = Vec::new();
+        for (g, &root) in parsed.collection.roots.iter().enumerate() {
+            rule_errors.extend(replay::check_game_notes_reusing(
+                &parsed.collection,
+                root,
+                games as usize + g + 1,
+                replay_buffers,
+            ));
+        }
+        if !rule_errors.is_empty() {
+            parsed.index_lines(part, &options);
+        }
+        let mut diags = std::mem::take(&mut parsed.diagnostics);
+        for e in rule_errors {
+            diags.push(parsed.rule_diagnostic(e));
+        }
+        diags.sort_by_key(|d| d.offset);
+        // Games with errors, exactly: an error belongs to the game whose
+        // root comes last at or before it (as the Go tables count them).
+        let mut last_game = None;
+        for d in &diags {
+            if d.severity == Severity::Error
+                && let Some(k) = parsed.collection.game_at(d.offset)
+                && last_game != Some(k)
+            {
+                last_game = Some(k);
+                s.games_with_errors += 1;
+            }
+        }
+        for d in &mut diags {
+            place.place(d);
+            let (errors, warnings) = d.counts();
+            s.errors += errors;
+            s.warnings += warnings;
+            if d.severity == Severity::Error || !opts.quiet {
+                writeln!(out, "{}", d.to_diagnostic(Some(path)))?;
+            }
+        }
+        games += parsed.collection.roots.len() as u64;
+        nodes += parsed.collection.node_count() as u64;
+        let rest = parsed.rest;
+        parsed.diagnostics = diags;
+        buffers.recycle(parsed);
+        match rest {
+            Some(n) => {
+                place = place.after(&part[..n]);
+                start += n;
+                done_to(start);
+            }
+            None => break,
         }
     }
-    s.games_with_errors = with_errors;
-    for d in &diags {
-        let (errors, warnings) = d.counts();
-        s.errors += errors;
-        s.warnings += warnings;
-        if d.severity == Severity::Error || !opts.quiet {
-            writeln!(out, "{}", d.to_diagnostic(Some(path)))?;
-        }
-    }
-    parsed.diagnostics = diags;
-    buffers.recycle(parsed);
+    s.games = games;
+    s.nodes = (nodes > 0 || games > 0).then_some(nodes);
     Ok(s)
 }
 

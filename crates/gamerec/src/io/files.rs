@@ -47,8 +47,12 @@ impl Opener {
 /// size. `buf` keeps its length from call to call (at least 64 KiB, grown
 /// for larger files), so nothing is allocated or zeroed per file.
 pub fn read_file_into(path: &str, opener: &mut Opener, buf: &mut Vec<u8>) -> io::Result<usize> {
+    read_open_file(opener.open(path)?, buf)
+}
+
+/// [`read_file_into`] of a file opened.
+fn read_open_file(mut file: std::fs::File, buf: &mut Vec<u8>) -> io::Result<usize> {
     use std::io::Read;
-    let mut file = opener.open(path)?;
     if buf.len() < 1 << 16 {
         buf.resize(1 << 16, 0);
     }
@@ -68,4 +72,70 @@ pub fn read_file_into(path: &str, opener: &mut Opener, buf: &mut Vec<u8>) -> io:
         }
     }
     Ok(filled)
+}
+
+/// A file's bytes, as [`read_or_map`] gives them.
+pub enum FileBytes {
+    /// Read into the buffer: its first `n` bytes.
+    Read(usize),
+    /// A file over the bound, mapped.
+    Mapped(MappedFile),
+}
+
+/// Like [`read_file_into`], but a regular file of more than `map_over`
+/// bytes is mapped instead ([`MappedFile`]), so that it can be read a part
+/// at a time in bounded memory.
+pub fn read_or_map(
+    path: &str,
+    opener: &mut Opener,
+    buf: &mut Vec<u8>,
+    map_over: u64,
+) -> io::Result<FileBytes> {
+    let file = opener.open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > map_over {
+        return MappedFile::map(&file, meta.len()).map(FileBytes::Mapped);
+    }
+    read_open_file(file, buf).map(FileBytes::Read)
+}
+
+/// A file mapped for reading front to back: the pages of what was read
+/// are given back as reading goes ([`MappedFile::done_to`]), so resident
+/// memory stays at the part being read.
+pub struct MappedFile {
+    map: memmap2::Mmap,
+}
+
+impl MappedFile {
+    fn map(file: &std::fs::File, len: u64) -> io::Result<MappedFile> {
+        let len = usize::try_from(len).map_err(|_| io::Error::other("file too large to map"))?;
+        // SAFETY: a read-only mapping, only read. Should another program
+        // truncate the file meanwhile, reading the lost pages faults, as it
+        // does for every tool that maps its input (ripgrep, ...).
+        let map = unsafe { memmap2::MmapOptions::new().len(len).map(file) }?;
+        Ok(MappedFile { map })
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// Gives back the pages before byte `offset` (whole 64 KiB blocks),
+    /// done with: they are read again from the file if touched.
+    pub fn done_to(&self, offset: usize) {
+        #[cfg(unix)]
+        {
+            const BLOCK: usize = 64 << 10;
+            let end = offset.min(self.map.len()) / BLOCK * BLOCK;
+            if end > 0 {
+                // SAFETY: a read-only file mapping: dropped pages are read
+                // again from the file when touched.
+                let _advice_only = unsafe {
+                    self.map
+                        .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end)
+                };
+            }
+        }
+    }
 }

@@ -48,7 +48,7 @@ use std::path::Path;
 
 pub use atomic::{AtomicFile, Output, commit_all, path_error, write_atomic};
 pub use binary::{BinaryCheck, check_binary, read_binary_each};
-pub use files::{Opener, read_file_into};
+pub use files::{FileBytes, MappedFile, Opener, read_file_into, read_or_map};
 pub use input::{Input, OpenError, decompress};
 pub use read::{Item, ReadOptions, Reader, Record, read_sgf};
 pub use write::{GameWriter, WriteOptions};

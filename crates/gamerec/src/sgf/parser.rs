@@ -121,6 +121,11 @@ pub struct Parsed {
     /// (empty after [`parse_unindexed`] until [`Parsed::index_lines`]).
     pub lines: LineIndex,
     lines_indexed: bool,
+    /// After [`parse_part`]: where the next part starts in the bytes
+    /// parsed (`None`: they were read to their end).
+    pub rest: Option<usize>,
+    /// Whether this is a part ([`parse_part`]): its bytes are its text.
+    in_part: bool,
 }
 
 impl Parsed {
@@ -133,8 +138,12 @@ impl Parsed {
     /// and `options` must be the ones parsed.
     pub fn index_lines(&mut self, bytes: &[u8], options: &ParseOptions) {
         if !self.lines_indexed {
-            let (text, _) = charset::prepare(bytes, options.charset);
-            self.lines = LineIndex::new(&text);
+            let text = match self.in_part {
+                true => std::borrow::Cow::Borrowed(bytes),
+                false => charset::prepare(bytes, options.charset).0,
+            };
+            let len = self.rest.unwrap_or(text.len()).min(text.len());
+            self.lines = LineIndex::new(&text[..len]);
             self.lines_indexed = true;
         }
     }
@@ -217,11 +226,107 @@ pub fn parse_unindexed_reusing(
     options: &ParseOptions,
     buffers: &mut ParseBuffers,
 ) -> Parsed {
-    parse_with(bytes, options, false, buffers)
+    parse_with(bytes, options, false, buffers, None)
 }
 
 fn parse_indexing(bytes: &[u8], options: &ParseOptions, always_index: bool) -> Parsed {
-    parse_with(bytes, options, always_index, &mut ParseBuffers::default())
+    parse_with(
+        bytes,
+        options,
+        always_index,
+        &mut ParseBuffers::default(),
+        None,
+    )
+}
+
+/// About the bytes of a part, for callers reading large files in parts
+/// ([`parse_part`]): a part is whole game trees, at least this many bytes
+/// (but the last), or one game tree larger than this.
+pub const PART_BYTES: usize = 8 << 20;
+
+/// What the earlier parts of a file leave to the next ([`parse_part`]):
+/// the first game's facts for the file-level checks, and whether a game
+/// was met.
+#[derive(Debug, Clone, Default)]
+pub struct PartState {
+    first_game: Option<(u32, u32, Option<&'static Encoding>)>,
+    mixed_told: (bool, bool),
+    seen_game: bool,
+}
+
+/// Whether `bytes` (a whole file) may be read in parts ([`parse_part`]):
+/// it is read game by game in each game's charset (no `options.charset`,
+/// no byte-order mark, not UTF-16, no whole-file charset in its first
+/// `CA`), so its text is its bytes.
+pub fn parts_allowed(bytes: &[u8], options: &ParseOptions) -> bool {
+    options.charset.is_none()
+        && matches!(
+            charset::prepare(bytes, None),
+            (std::borrow::Cow::Borrowed(text), FileDecoding::PerGame) if text.len() == bytes.len()
+        )
+}
+
+/// Parses the start of `bytes` (the rest of a file that
+/// [`parts_allowed`]) up to the end of the first game tree that ends at or
+/// past byte `stop_after`: a file of many games is read a part at a time,
+/// in the memory of a part, with the messages the whole file gives
+/// ([`Parsed::rest`]: where the next part starts; `state` carries what the
+/// parts share). Offsets and line:col are the part's: add its place in the
+/// file.
+pub fn parse_part(
+    bytes: &[u8],
+    options: &ParseOptions,
+    state: &mut PartState,
+    stop_after: usize,
+    buffers: &mut ParseBuffers,
+) -> Parsed {
+    parse_with(bytes, options, false, buffers, Some((state, stop_after)))
+}
+
+/// Where a part ([`parse_part`]) starts in its file, to place its
+/// messages there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PartPlace {
+    /// Bytes before the part.
+    pub offset: u64,
+    /// Lines before the part's first line.
+    pub lines: u64,
+    /// Bytes of the part's first line before the part.
+    pub column: u64,
+}
+
+impl PartPlace {
+    /// The place of the part after `part` (the bytes of this one).
+    pub fn after(self, part: &[u8]) -> PartPlace {
+        // Line ends as [`LineIndex`] counts them: LF, CRLF, lone CR (a
+        // part ends at a `)`, so no CRLF is split).
+        let (mut lines, mut last_end) = (0u64, None);
+        for i in memchr::memchr2_iter(b'\n', b'\r', part) {
+            if part[i] == b'\r' && part.get(i + 1) == Some(&b'\n') {
+                continue;
+            }
+            lines += 1;
+            last_end = Some(i);
+        }
+        let column = match last_end {
+            Some(i) => (part.len() - i - 1) as u64,
+            None => self.column + part.len() as u64,
+        };
+        PartPlace {
+            offset: self.offset + part.len() as u64,
+            lines: self.lines + lines,
+            column,
+        }
+    }
+
+    /// Moves `d`, placed in the part, to its place in the file.
+    pub fn place(&self, d: &mut SgfDiagnostic) {
+        if d.location.line <= 1 {
+            d.location.column += self.column;
+        }
+        d.location.line += self.lines;
+        d.offset += self.offset;
+    }
 }
 
 fn parse_with(
@@ -229,19 +334,31 @@ fn parse_with(
     options: &ParseOptions,
     always_index: bool,
     buffers: &mut ParseBuffers,
+    part: Option<(&mut PartState, usize)>,
 ) -> Parsed {
-    let (text, decoding) = charset::prepare(bytes, options.charset);
+    let (text, decoding) = match part {
+        // Read game by game: the bytes are the text ([`parts_allowed`]).
+        Some(_) => (std::borrow::Cow::Borrowed(bytes), FileDecoding::PerGame),
+        None => charset::prepare(bytes, options.charset),
+    };
+    let in_part = part.is_some();
+    let (carry, stop_after) = match &part {
+        Some((state, stop)) => ((**state).clone(), *stop),
+        None => (PartState::default(), usize::MAX),
+    };
     let mut coll = std::mem::take(&mut buffers.coll);
     coll.clear();
-    // About one node, property and value per 7 bytes in game records.
-    room_for(&mut coll.nodes, text.len() / 6);
-    room_for(&mut coll.props, text.len() / 6);
-    room_for(&mut coll.values, text.len() / 6);
+    // About one node, property and value per 7 bytes in game records (of
+    // a part: its bound, and a little more for its last game).
+    let expected = text.len().min(stop_after.saturating_add(1 << 16));
+    room_for(&mut coll.nodes, expected / 6);
+    room_for(&mut coll.props, expected / 6);
+    room_for(&mut coll.values, expected / 6);
     let mut diags = std::mem::take(&mut buffers.diags);
     diags.clear();
     let mut raw = std::mem::take(&mut buffers.raw);
     raw.clear();
-    room_for(&mut raw, text.len() / 4);
+    room_for(&mut raw, expected / 4);
     let mut lowercase_ids = std::mem::take(&mut buffers.lowercase_ids);
     lowercase_ids.clear();
     let mut untyped = std::mem::take(&mut buffers.untyped);
@@ -259,8 +376,11 @@ fn parse_with(
         root_read: None,
         decoding,
         quick_moves: QUICK_MOVES.with(|q| q.get()),
-        first_game: None,
-        mixed_told: (false, false),
+        first_game: carry.first_game,
+        mixed_told: carry.mixed_told,
+        carry: carry.clone(),
+        stop_after,
+        rest: None,
         point_bits: Vec::new(),
         game_diags: 0,
         not_listed: None,
@@ -301,14 +421,26 @@ fn parse_with(
         raw,
         lowercase_ids,
         untyped,
+        first_game,
+        mixed_told,
+        carry,
+        rest,
         ..
     } = p;
+    if let Some((state, _)) = part {
+        *state = PartState {
+            first_game,
+            mixed_told,
+            seen_game: carry.seen_game,
+        };
+    }
     buffers.raw = raw;
     buffers.lowercase_ids = lowercase_ids;
     buffers.untyped = untyped;
+    let len = rest.unwrap_or(text.len());
     let lines_indexed = always_index || !diags.is_empty();
     let lines = if lines_indexed {
-        LineIndex::new(&text)
+        LineIndex::new(&text[..len])
     } else {
         LineIndex::empty()
     };
@@ -321,6 +453,8 @@ fn parse_with(
         decoding,
         lines,
         lines_indexed,
+        rest,
+        in_part,
     }
 }
 
@@ -435,6 +569,12 @@ struct Parser<'a> {
     /// file-level checks (SGFC 45, 53, 74), and whether 45/53 were told.
     first_game: Option<(u32, u32, Option<&'static Encoding>)>,
     mixed_told: (bool, bool),
+    /// What the file's earlier parts leave to this one.
+    carry: PartState,
+    /// Stop after the game tree that ends at or past this byte.
+    stop_after: usize,
+    /// Where the next part starts, when the parse stopped early.
+    rest: Option<usize>,
     /// Scratch bit sets for [`Parser::check_points`].
     point_bits: Vec<u64>,
     /// Messages listed for the current game (see [`MAX_LISTED`]).
@@ -516,7 +656,7 @@ impl<'a> Parser<'a> {
         // move read by `quick_move`, which no node rule can object to).
         let mut general_props = false;
         let mut junk_at: Option<usize> = None;
-        let mut seen_game = false;
+        let mut seen_game = self.carry.seen_game;
         let mut unclosed_value = false;
 
         while self.pos < len {
@@ -666,6 +806,11 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     if stack.is_empty() {
                         self.finish_game(game_first_node, general_props);
+                        if self.pos >= self.stop_after && self.pos < len {
+                            // A part ends with a game tree ([`parse_part`]).
+                            self.rest = Some(self.pos);
+                            break;
+                        }
                     }
                 }
                 b';' => {
@@ -870,6 +1015,7 @@ impl<'a> Parser<'a> {
             self.finish_game(game_first_node, general_props);
         }
         self.end_game_diags();
+        self.carry.seen_game = seen_game;
         let _ = cur;
     }
 
