@@ -2,8 +2,8 @@
 //! SGF parser: never panics, and parse(write(parse(x))) == parse(x); the
 //! fast paths (move nodes, reused parse memory, the replay of one-move
 //! nodes, the replay on a board kept from other games) give what the
-//! general paths give; the rules engine and the
-//! upgrade never panic on what the parser accepts.
+//! general paths give; a file read a part at a time reads as whole; the
+//! rules engine and the upgrade never panic on what the parser accepts.
 use gamerec::sgf::{self, ParseOptions, WriteOptions, replay};
 use libfuzzer_sys::fuzz_target;
 
@@ -60,6 +60,33 @@ fuzz_target!(|data: &[u8]| {
                 "replay on a kept board"
             );
         }
+    }
+    // Read a part at a time (large collections), cut after every game
+    // tree: the same games, nodes and messages at the same places.
+    if sgf::parts_allowed(data, &ParseOptions::default()) {
+        let mut state = sgf::PartState::default();
+        let mut place = sgf::PartPlace::default();
+        let (mut start, mut games, mut nodes, mut diags) = (0, 0, 0, Vec::new());
+        loop {
+            let part = &data[start..];
+            let p = sgf::parse_part(part, &ParseOptions::default(), &mut state, 0, &mut buffers);
+            games += p.collection.roots.len();
+            nodes += p.collection.node_count();
+            for mut d in p.diagnostics.clone() {
+                place.place(&mut d);
+                diags.push(d);
+            }
+            match p.rest {
+                Some(n) => {
+                    assert!(n > 0, "a part of no bytes");
+                    place = place.after(&part[..n]);
+                    start += n;
+                }
+                None => break,
+            }
+        }
+        assert_eq!((games, nodes), (coll.roots.len(), coll.node_count()), "parts");
+        assert_eq!(diags, parsed.diagnostics, "parts");
     }
     let _ = sgf::json::to_json(coll);
     let (upgraded, _) = sgf::upgrade::upgrade(coll);
