@@ -486,37 +486,56 @@ struct FileRows {
     problems: Vec<Diagnostic>,
 }
 
+/// What the reading threads make of one SGF file.
+enum FileRead {
+    /// Its games and diagnostics (or why it was not read).
+    Rows(FileRows),
+    /// A plain file larger than a part: read a part at a time in input
+    /// order ([`read_in_parts`]), so its games are never all in memory.
+    InParts(Input),
+}
+
 /// Reads, parses and checks one SGF file as `gamerec check` does. A file
 /// (decompressed) larger than `max_bytes` is not parsed: one `too-large`
-/// error says so, and memory stays bounded.
-fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, OpenError> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    input
-        .open(None)?
-        .take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| OpenError::new(input.name.clone(), e))?;
-    if bytes.len() as u64 > max_bytes {
-        let message = format!(
-            "the file is larger than the bound of {max_bytes} bytes (--max-game-bytes): not read"
-        );
-        let d = Diagnostic::new(Severity::Error, Default::default(), message)
-            .with_path(input.name.as_str())
-            .with_offset(max_bytes)
-            .with_code(gamerec::diag::Code::TooLarge);
-        return Ok(FileRows {
-            name: input.name.clone(),
-            games: Vec::new(),
-            problems: vec![d],
-        });
+/// error says so, and memory stays bounded. A plain file larger than a
+/// part ([`sgf::PART_BYTES`]) is left to [`read_in_parts`].
+fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRead, OpenError> {
+    if input.size().is_some_and(|n| n > sgf::PART_BYTES as u64) {
+        return Ok(FileRead::InParts(input.clone()));
     }
-    let options = ParseOptions::default();
-    let parsed = sgf::parse(&bytes, &options);
+    read_file_whole(input, table, max_bytes).map(FileRead::Rows)
+}
+
+/// The rows of a file not read for being larger than `max_bytes`: one
+/// `too-large` error.
+fn too_large(name: &str, max_bytes: u64) -> FileRows {
+    let message = format!(
+        "the file is larger than the bound of {max_bytes} bytes (--max-game-bytes): not read"
+    );
+    let d = Diagnostic::new(Severity::Error, Default::default(), message)
+        .with_path(name)
+        .with_offset(max_bytes)
+        .with_code(gamerec::diag::Code::TooLarge);
+    FileRows {
+        name: name.to_string(),
+        games: Vec::new(),
+        problems: vec![d],
+    }
+}
+
+/// The games and diagnostics of `parsed` (a file, or a part of one at
+/// `place` after `games_before` games), every game checked.
+fn rows_of(
+    name: &str,
+    parsed: &sgf::Parsed,
+    table: Table,
+    games_before: usize,
+    place: &sgf::PartPlace,
+) -> FileRows {
     let coll = &parsed.collection;
     let mut diags = parsed.diagnostics.clone();
     for (k, &root) in coll.roots.iter().enumerate() {
-        for e in replay::check_game_notes(coll, root, k + 1) {
+        for e in replay::check_game_notes(coll, root, games_before + k + 1) {
             diags.push(parsed.rule_diagnostic(e));
         }
     }
@@ -527,28 +546,107 @@ fn read_file(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, Op
         .enumerate()
         .map(|(k, &root)| {
             let mut g = game_of(coll, root, table == Table::Positions, table == Table::Games);
-            g.number = i32::try_from(k + 1).unwrap_or(i32::MAX);
+            g.number = i32::try_from(games_before + k + 1).unwrap_or(i32::MAX);
+            g.offset += place.offset;
             g
         })
         .collect();
     let mut problems = Vec::with_capacity(diags.len());
-    for d in &diags {
-        let mut diag = d.to_diagnostic(Some(&input.name));
-        if let Some(k) = coll.game_at(d.offset) {
+    for d in &mut diags {
+        let game = coll.game_at(d.offset);
+        place.place(d);
+        let mut diag = d.to_diagnostic(Some(name));
+        if let Some(k) = game {
             let g = &mut games[k];
             let (errors, warnings) = d.counts();
             let count = |n: u64| i32::try_from(n).unwrap_or(i32::MAX);
             g.errors = g.errors.saturating_add(count(errors));
             g.warnings = g.warnings.saturating_add(count(warnings));
-            diag.game = Some(k as u64 + 1);
+            diag.game = Some((games_before + k) as u64 + 1);
         }
         problems.push(diag);
     }
-    Ok(FileRows {
-        name: input.name.clone(),
+    FileRows {
+        name: name.to_string(),
         games,
         problems,
-    })
+    }
+}
+
+/// Reads the plain SGF file `input` a part at a time (whole game trees of
+/// about [`sgf::PART_BYTES`]), mapped, its pages given back behind the
+/// reading, each part's rows handed to `push` before the next is read; a
+/// file that cannot be read in parts (a whole-file charset) is read
+/// whole, up to `max_bytes`. Stops when `push` breaks.
+fn read_in_parts(
+    input: &Input,
+    table: Table,
+    max_bytes: u64,
+    push: &mut dyn FnMut(Result<FileRows, OpenError>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let map = match input.open_plain() {
+        Ok(Some((file, len))) => match gamerec::io::MappedFile::map(&file, len) {
+            Ok(map) => map,
+            Err(e) => return push(Err(OpenError::new(input.name.clone(), e))),
+        },
+        // Compressed (or not a regular file): read whole, up to the bound.
+        Ok(None) => return push(read_file_whole(input, table, max_bytes)),
+        Err(e) => return push(Err(e)),
+    };
+    let bytes = map.bytes();
+    let options = ParseOptions::default();
+    if !sgf::parts_allowed(bytes, &options) {
+        if bytes.len() as u64 > max_bytes {
+            return push(Ok(too_large(&input.name, max_bytes)));
+        }
+        let parsed = sgf::parse(bytes, &options);
+        let place = sgf::PartPlace::default();
+        return push(Ok(rows_of(&input.name, &parsed, table, 0, &place)));
+    }
+    let mut state = sgf::PartState::default();
+    let mut place = sgf::PartPlace::default();
+    let mut buffers = sgf::ParseBuffers::new();
+    let (mut start, mut games) = (0, 0);
+    loop {
+        let part = &bytes[start..];
+        let mut parsed = sgf::parse_part(part, &options, &mut state, sgf::PART_BYTES, &mut buffers);
+        parsed.index_lines(part, &options);
+        let rows = rows_of(&input.name, &parsed, table, games, &place);
+        games += parsed.collection.roots.len();
+        let rest = parsed.rest;
+        buffers.recycle(parsed);
+        push(Ok(rows))?;
+        match rest {
+            Some(n) => {
+                place = place.after(&part[..n]);
+                start += n;
+                map.done_to(start);
+            }
+            None => return ControlFlow::Continue(()),
+        }
+    }
+}
+
+/// [`read_file`] of a file read whole.
+fn read_file_whole(input: &Input, table: Table, max_bytes: u64) -> Result<FileRows, OpenError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    input
+        .open(None)?
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| OpenError::new(input.name.clone(), e))?;
+    if bytes.len() as u64 > max_bytes {
+        return Ok(too_large(&input.name, max_bytes));
+    }
+    let parsed = sgf::parse(&bytes, &ParseOptions::default());
+    Ok(rows_of(
+        &input.name,
+        &parsed,
+        table,
+        0,
+        &sgf::PartPlace::default(),
+    ))
 }
 
 /// Games per batch sent on (fewer when a file holds more).
@@ -623,59 +721,67 @@ fn read_sgf_inputs(
     let rows_wanted = opts.filter.is_none();
     let mut pending = Pending::new(opts.table);
     let mut stopped = false;
-    gamerec::io::pipeline::map_in_order(
-        inputs,
-        opts.threads.max(1),
-        |input: &Input, _: &mut ()| read_file(input, opts.table, opts.max_game_bytes),
-        |result| {
-            match result {
-                Ok(file) => {
-                    pending.games += file.games.len() as u64;
-                    pending.problems.extend(file.problems);
-                    for game in file.games.iter().filter(|_| rows_wanted) {
-                        // A long game's moves may span batches.
-                        let mut board = vec![b'.'; game.board_len];
-                        let mut at = 0;
-                        loop {
-                            match &mut pending.rows {
-                                Rows::Games(b) => {
-                                    b.append(*next_id, &file.name, game);
-                                    at = game.moves.len();
-                                }
-                                Rows::Moves(b) => {
-                                    at = b.append(*next_id, &file.name, game, at, &mut board);
-                                }
+    // The rows of a file (or of a part of one) into the batches.
+    let mut push = |result: Result<FileRows, OpenError>| -> ControlFlow<()> {
+        match result {
+            Ok(file) => {
+                pending.games += file.games.len() as u64;
+                pending.problems.extend(file.problems);
+                for game in file.games.iter().filter(|_| rows_wanted) {
+                    // A long game's moves may span batches.
+                    let mut board = vec![b'.'; game.board_len];
+                    let mut at = 0;
+                    loop {
+                        match &mut pending.rows {
+                            Rows::Games(b) => {
+                                b.append(*next_id, &file.name, game);
+                                at = game.moves.len();
                             }
-                            if at >= game.moves.len() {
-                                break;
-                            }
-                            let full = std::mem::replace(&mut pending, Pending::new(opts.table));
-                            if tx.send(Ok(full.finish())).is_err() {
-                                stopped = true;
-                                return ControlFlow::Break(());
+                            Rows::Moves(b) => {
+                                at = b.append(*next_id, &file.name, game, at, &mut board);
                             }
                         }
-                        *next_id += 1;
+                        if at >= game.moves.len() {
+                            break;
+                        }
+                        let full = std::mem::replace(&mut pending, Pending::new(opts.table));
+                        if tx.send(Ok(full.finish())).is_err() {
+                            stopped = true;
+                            return ControlFlow::Break(());
+                        }
                     }
-                }
-                Err(e) => {
-                    let full = std::mem::replace(&mut pending, Pending::new(opts.table));
-                    if (!full.is_empty() && tx.send(Ok(full.finish())).is_err())
-                        || tx.send(Err(e)).is_err()
-                    {
-                        stopped = true;
-                        return ControlFlow::Break(());
-                    }
+                    *next_id += 1;
                 }
             }
-            if pending.full() {
+            Err(e) => {
                 let full = std::mem::replace(&mut pending, Pending::new(opts.table));
-                if tx.send(Ok(full.finish())).is_err() {
+                if (!full.is_empty() && tx.send(Ok(full.finish())).is_err())
+                    || tx.send(Err(e)).is_err()
+                {
                     stopped = true;
                     return ControlFlow::Break(());
                 }
             }
-            ControlFlow::Continue(())
+        }
+        if pending.full() {
+            let full = std::mem::replace(&mut pending, Pending::new(opts.table));
+            if tx.send(Ok(full.finish())).is_err() {
+                stopped = true;
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    };
+    gamerec::io::pipeline::map_in_order(
+        inputs,
+        opts.threads.max(1),
+        |input: &Input, _: &mut ()| read_file(input, opts.table, opts.max_game_bytes),
+        |result| match result {
+            Ok(FileRead::InParts(input)) => {
+                read_in_parts(&input, opts.table, opts.max_game_bytes, &mut push)
+            }
+            Ok(FileRead::Rows(rows)) => push(Ok(rows)),
+            Err(e) => push(Err(e)),
         },
     );
     stopped || (!pending.is_empty() && tx.send(Ok(pending.finish())).is_err())

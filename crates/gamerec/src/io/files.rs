@@ -107,7 +107,8 @@ pub struct MappedFile {
 }
 
 impl MappedFile {
-    fn map(file: &std::fs::File, len: u64) -> io::Result<MappedFile> {
+    /// Maps the first `len` bytes of `file`.
+    pub fn map(file: &std::fs::File, len: u64) -> io::Result<MappedFile> {
         let len = usize::try_from(len).map_err(|_| io::Error::other("file too large to map"))?;
         // SAFETY: a read-only mapping, only read. Should another program
         // truncate the file meanwhile, reading the lost pages faults, as it
