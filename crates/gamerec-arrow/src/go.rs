@@ -576,8 +576,8 @@ fn rows_of(
 /// Reads the plain SGF file `input` a part at a time (whole game trees of
 /// about [`sgf::PART_BYTES`]), mapped, its pages given back behind the
 /// reading, each part's rows handed to `push` before the next is read; a
-/// file that cannot be read in parts (a whole-file charset) is read
-/// whole, up to `max_bytes`. Stops when `push` breaks.
+/// file that cannot be read in parts (compressed, a whole-file charset) is
+/// read whole, up to `max_bytes`. Stops when `push` breaks.
 fn read_in_parts(
     input: &Input,
     table: Table,
@@ -596,12 +596,8 @@ fn read_in_parts(
     let bytes = map.bytes();
     let options = ParseOptions::default();
     if !sgf::parts_allowed(bytes, &options) {
-        if bytes.len() as u64 > max_bytes {
-            return push(Ok(too_large(&input.name, max_bytes)));
-        }
-        let parsed = sgf::parse(bytes, &options);
-        let place = sgf::PartPlace::default();
-        return push(Ok(rows_of(&input.name, &parsed, table, 0, &place)));
+        // Decoded whole (a BOM, UTF-16, a whole-file charset): as usual.
+        return push(read_file_whole(input, table, max_bytes));
     }
     let mut state = sgf::PartState::default();
     let mut place = sgf::PartPlace::default();
