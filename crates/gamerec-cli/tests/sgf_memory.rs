@@ -1,7 +1,8 @@
 //! Peak memory of `gamerec check` on an SGF collection far larger than its
 //! parts: a file of many games is mapped and read a part (whole game trees)
-//! at a time, its pages given back behind the reading. It was read whole:
-//! a 78 MB collection took 923 MB. In the memory binary: the peak is read
+//! at a time, its pages given back behind the reading; a compressed one is
+//! read a part at a time as it is decompressed. It was read whole: a 78 MB
+//! collection took 923 MB. In the memory binary: the peak is read
 //! per child with `wait4`.
 
 #![cfg(target_os = "linux")]
@@ -44,6 +45,14 @@ fn check_of_a_large_sgf_collection_stays_in_the_memory_of_a_part() {
         )
     );
     assert!(mb < 150, "check of a {} MB collection: {mb} MB", 200);
+    // Compressed (a stream, not mapped): read a part at a time as well.
+    let zst = dir.join("collection.sgf.zst");
+    let mut enc = zstd::Encoder::new(std::fs::File::create(&zst).unwrap(), 1).unwrap();
+    std::io::copy(&mut std::fs::File::open(&path).unwrap(), &mut enc).unwrap();
+    enc.finish().unwrap();
+    let (zst_out, mb) = run(&["check", "-q", zst.to_str().unwrap()]);
+    assert_eq!(zst_out, out);
+    assert!(mb < 150, "check of a {} MB collection, zstd: {mb} MB", 200);
     // The Go games table of it: read in parts too. The file is past the
     // bound on one game (64 MiB), which refused it whole before.
     let table = dir.join("games.parquet");

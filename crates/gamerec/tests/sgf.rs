@@ -1597,6 +1597,85 @@ fn read_as_check(bytes: &[u8], stop_after: Option<usize>) -> (usize, usize, Vec<
     }
 }
 
+/// A reader giving at most 4,097 bytes a read (as a pipe does).
+struct Trickle<'a>(&'a [u8]);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.0.len()).min(4097);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+/// [`read_as_check`] of a stream read a part at a time
+/// ([`sgf::StreamParts`]).
+fn read_stream_as_check(bytes: &[u8]) -> (usize, usize, Vec<String>) {
+    let options = ParseOptions::default();
+    let (mut games, mut nodes, mut shown) = (0, 0, Vec::new());
+    let mut buffers = sgf::ParseBuffers::new();
+    let mut parts = sgf::StreamParts::new(Trickle(bytes));
+    while let Some((mut parsed, part, place)) = parts.next_part(&options, &mut buffers).unwrap() {
+        parsed.index_lines(part, &options);
+        let mut diags = std::mem::take(&mut parsed.diagnostics);
+        for (g, &root) in parsed.collection.roots.iter().enumerate() {
+            for e in replay::check_game_notes(&parsed.collection, root, games + g + 1) {
+                diags.push(parsed.rule_diagnostic(e));
+            }
+        }
+        diags.sort_by_key(|d| d.offset);
+        for mut d in diags {
+            place.place(&mut d);
+            shown.push(format!(
+                "{} @{}: {:?} {}",
+                d.location, d.offset, d.severity, d.message
+            ));
+        }
+        games += parsed.collection.roots.len();
+        nodes += parsed.collection.node_count();
+    }
+    (games, nodes, shown)
+}
+
+/// A stream (stdin, a compressed file) read a part at a time gives what
+/// the bytes give read whole: many games; a game tree larger than the
+/// bytes held (read on and parsed again); one whose value never closes;
+/// and a stream decoded whole (UTF-16), given as one part.
+#[test]
+fn a_stream_read_in_parts_reads_as_whole() {
+    let game = std::fs::read(gamerec_testkit::repo_root().join("samples/go-19x19.sgf")).unwrap();
+    let many: Vec<u8> = std::iter::repeat_n(&game[..], (20 << 20) / game.len())
+        .flatten()
+        .copied()
+        .collect();
+    let huge = format!(
+        "(;GM[1]FF[4]SZ[19]C[{}];B[aa];B[aa])\n",
+        "x".repeat(20 << 20)
+    );
+    let mut big_tree = many.clone();
+    big_tree.extend_from_slice(huge.as_bytes());
+    big_tree.extend_from_slice(&game);
+    let mut unclosed = many.clone();
+    unclosed.extend_from_slice(b"(;GM[1]C[never closed ;B[aa]");
+    let utf16: Vec<u8> = "\u{feff}(;GM[1]FF[4]CA[UTF-16]SZ[9];B[aa];W[aa])"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    for (what, bytes) in [
+        ("many", &many),
+        ("a large tree", &big_tree),
+        ("unclosed", &unclosed),
+        ("UTF-16", &utf16),
+    ] {
+        let whole = read_as_check(bytes, None);
+        assert!(whole.0 > 0, "{what}");
+        let streamed = read_stream_as_check(bytes);
+        assert_eq!((streamed.0, streamed.1), (whole.0, whole.1), "{what}");
+        assert_eq!(streamed.2, whole.2, "{what}");
+    }
+}
+
 /// A file of many games read a part at a time (what keeps `check` of a
 /// large collection in bounded memory) gives what it gives read whole: the
 /// same games, nodes and messages at the same places, the file-level

@@ -142,6 +142,20 @@ fn check_one(
         });
         return (out, tally, error);
     }
+    let name = if path == "-" { "<stdin>" } else { path };
+    if format == Some(Format::Sgf) && (compressed || path == "-") {
+        // A stream, read a part at a time (a large collection in the
+        // memory of a part).
+        let input = gamerec::io::Input::from_arg(std::ffi::OsStr::new(path));
+        let stream = match input.open(None) {
+            Ok(stream) => stream,
+            Err(e) => return failed(format!("{e}")),
+        };
+        return match sgf::check_sgf_stream(name, stream, opts, &mut out, parse, replay) {
+            Ok(s) => (out, s, None),
+            Err(e) => failed(format!("{name}: {e:#}")),
+        };
+    }
     let owned;
     let bytes: &[u8] = if compressed || path == "-" {
         match sgf::read_input(path) {
@@ -157,7 +171,6 @@ fn check_one(
             Err(e) => return failed(format!("{path}: {e}")),
         }
     };
-    let name = if path == "-" { "<stdin>" } else { path };
     if format == Some(Format::Epd) {
         let (tally, _) = crate::cmd::epd::check_file(name, bytes, opts.quiet, &mut out);
         return (out, tally, None);

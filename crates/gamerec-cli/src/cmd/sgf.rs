@@ -60,7 +60,6 @@ pub fn check_sgf(
         inputs: 1,
         ..Tally::default()
     };
-    let (mut games, mut nodes) = (0u64, 0u64);
     let mut state = sgf::PartState::default();
     let mut place = sgf::PartPlace::default();
     let mut start = 0;
@@ -68,52 +67,21 @@ pub fn check_sgf(
         let part = &bytes[start..];
         // Most files are clean: line:col is worked out only for files with
         // something to report.
-        let mut parsed = match in_parts {
+        let parsed = match in_parts {
             true => sgf::parse_part(part, &options, &mut state, sgf::PART_BYTES, buffers),
             false => sgf::parse_unindexed_reusing(part, &options, buffers),
         };
-        let mut rule_errors = Vec::new();
-        for (g, &root) in parsed.collection.roots.iter().enumerate() {
-            rule_errors.extend(replay::check_game_notes_reusing(
-                &parsed.collection,
-                root,
-                games as usize + g + 1,
-                replay_buffers,
-            ));
-        }
-        if !rule_errors.is_empty() {
-            parsed.index_lines(part, &options);
-        }
-        let mut diags = std::mem::take(&mut parsed.diagnostics);
-        for e in rule_errors {
-            diags.push(parsed.rule_diagnostic(e));
-        }
-        diags.sort_by_key(|d| d.offset);
-        // Games with errors, exactly: an error belongs to the game whose
-        // root comes last at or before it (as the Go tables count them).
-        let mut last_game = None;
-        for d in &diags {
-            if d.severity == Severity::Error
-                && let Some(k) = parsed.collection.game_at(d.offset)
-                && last_game != Some(k)
-            {
-                last_game = Some(k);
-                s.games_with_errors += 1;
-            }
-        }
-        for d in &mut diags {
-            place.place(d);
-            let (errors, warnings) = d.counts();
-            s.errors += errors;
-            s.warnings += warnings;
-            if d.severity == Severity::Error || !opts.quiet {
-                writeln!(out, "{}", d.to_diagnostic(Some(path)))?;
-            }
-        }
-        games += parsed.collection.roots.len() as u64;
-        nodes += parsed.collection.node_count() as u64;
         let rest = parsed.rest;
-        parsed.diagnostics = diags;
+        let parsed = check_part(
+            path,
+            parsed,
+            part,
+            &place,
+            opts,
+            out,
+            &mut s,
+            replay_buffers,
+        )?;
         buffers.recycle(parsed);
         match rest {
             Some(n) => {
@@ -124,9 +92,105 @@ pub fn check_sgf(
             None => break,
         }
     }
-    s.games = games;
-    s.nodes = (nodes > 0 || games > 0).then_some(nodes);
     Ok(s)
+}
+
+/// [`check_sgf`] of a stream (stdin, a compressed file), read a part at a
+/// time ([`sgf::StreamParts`]).
+pub fn check_sgf_stream(
+    path: &str,
+    input: impl io::Read,
+    opts: &CheckOptions,
+    out: &mut impl Write,
+    buffers: &mut sgf::ParseBuffers,
+    replay_buffers: &mut replay::ReplayBuffers,
+) -> Result<Tally> {
+    let options = parse_options(opts.charset.as_deref())?;
+    let mut s = Tally {
+        inputs: 1,
+        ..Tally::default()
+    };
+    let mut parts = sgf::StreamParts::new(input);
+    while let Some((parsed, part, place)) = parts.next_part(&options, buffers)? {
+        let parsed = check_part(
+            path,
+            parsed,
+            part,
+            &place,
+            opts,
+            out,
+            &mut s,
+            replay_buffers,
+        )?;
+        buffers.recycle(parsed);
+    }
+    Ok(s)
+}
+
+/// Checks the games of one part of a file (`parsed` from `part`, at
+/// `place`, after the games `s` counts): the rules of every game, and the
+/// messages written to `out` at their place in the file; adds to `s`.
+/// Gives the parse back for its memory.
+#[allow(clippy::too_many_arguments)]
+fn check_part(
+    path: &str,
+    mut parsed: Parsed,
+    part: &[u8],
+    place: &sgf::PartPlace,
+    opts: &CheckOptions,
+    out: &mut impl Write,
+    s: &mut Tally,
+    replay_buffers: &mut replay::ReplayBuffers,
+) -> Result<Parsed> {
+    let options = parse_options(opts.charset.as_deref())?;
+    let games = s.games;
+    let mut rule_errors = Vec::new();
+    for (g, &root) in parsed.collection.roots.iter().enumerate() {
+        rule_errors.extend(replay::check_game_notes_reusing(
+            &parsed.collection,
+            root,
+            games as usize + g + 1,
+            replay_buffers,
+        ));
+    }
+    if !rule_errors.is_empty() {
+        parsed.index_lines(part, &options);
+    }
+    let mut diags = std::mem::take(&mut parsed.diagnostics);
+    for e in rule_errors {
+        diags.push(parsed.rule_diagnostic(e));
+    }
+    diags.sort_by_key(|d| d.offset);
+    // Games with errors, exactly: an error belongs to the game whose root
+    // comes last at or before it (as the Go tables count them).
+    let mut last_game = None;
+    for d in &diags {
+        if d.severity == Severity::Error
+            && let Some(k) = parsed.collection.game_at(d.offset)
+            && last_game != Some(k)
+        {
+            last_game = Some(k);
+            s.games_with_errors += 1;
+        }
+    }
+    for d in &mut diags {
+        place.place(d);
+        let (errors, warnings) = d.counts();
+        s.errors += errors;
+        s.warnings += warnings;
+        if d.severity == Severity::Error || !opts.quiet {
+            writeln!(out, "{}", d.to_diagnostic(Some(path)))?;
+        }
+    }
+    let (games, nodes) = (
+        parsed.collection.roots.len(),
+        parsed.collection.node_count(),
+    );
+    s.games += games as u64;
+    let nodes = s.nodes.unwrap_or(0) + nodes as u64;
+    s.nodes = (nodes > 0 || s.games > 0).then_some(nodes);
+    parsed.diagnostics = diags;
+    Ok(parsed)
 }
 
 /// Output formats of `convert` for SGF input.

@@ -24,8 +24,8 @@ pub mod writer;
 pub use charset::FileDecoding;
 pub use checks::SgfCheck;
 pub use parser::{
-    PART_BYTES, ParseBuffers, ParseOptions, Parsed, PartPlace, PartState, SgfDiagnostic, parse,
-    parse_part, parse_unindexed, parse_unindexed_reusing, parts_allowed,
+    PART_BYTES, ParseBuffers, ParseOptions, Parsed, PartPlace, PartState, SgfDiagnostic,
+    StreamParts, parse, parse_part, parse_unindexed, parse_unindexed_reusing, parts_allowed,
 };
 pub use props::{Prop, PropKind, ValueType};
 pub use tree::{Collection, Color, GameInfo, NodeId, Point, PropRef, Str, Value};

@@ -329,6 +329,107 @@ impl PartPlace {
     }
 }
 
+/// Reads an SGF stream (stdin, a decompressed file) a part at a time, as
+/// [`parse_part`] reads a file in memory: at most a few parts' bytes are
+/// held. A stream that cannot be read in parts ([`parts_allowed`], from its
+/// first bytes) is read whole and given as one part.
+pub struct StreamParts<R> {
+    input: R,
+    buf: Vec<u8>,
+    /// Bytes of `buf` before this are done with (the parts given).
+    start: usize,
+    eof: bool,
+    /// `None` until the stream's first bytes have been looked at.
+    in_parts: Option<bool>,
+    state: PartState,
+    place: PartPlace,
+    done: bool,
+}
+
+impl<R: std::io::Read> StreamParts<R> {
+    /// Parts of `input`.
+    pub fn new(input: R) -> StreamParts<R> {
+        StreamParts {
+            input,
+            buf: Vec::new(),
+            start: 0,
+            eof: false,
+            in_parts: None,
+            state: PartState::default(),
+            place: PartPlace::default(),
+            done: false,
+        }
+    }
+
+    /// Reads until `want` bytes past `start` are held, or the end.
+    fn fill(&mut self, want: usize) -> std::io::Result<()> {
+        use std::io::Read;
+        if self.start > 0 {
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+        if !self.eof && self.buf.len() < want {
+            let missing = (want - self.buf.len()) as u64;
+            let n = (&mut self.input).take(missing).read_to_end(&mut self.buf)?;
+            self.eof = (n as u64) < missing;
+        }
+        Ok(())
+    }
+
+    /// The next part: its parse (lines indexed), its bytes and its place
+    /// in the stream; `None` after the last.
+    pub fn next_part(
+        &mut self,
+        options: &ParseOptions,
+        buffers: &mut ParseBuffers,
+    ) -> std::io::Result<Option<(Parsed, &[u8], PartPlace)>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut want = 2 * PART_BYTES;
+        loop {
+            self.fill(want)?;
+            let in_parts = *self
+                .in_parts
+                .get_or_insert_with(|| parts_allowed(&self.buf, options));
+            if !in_parts && !self.eof {
+                // Read whole: everything first.
+                want = self.buf.len().saturating_mul(2).max(want);
+                continue;
+            }
+            let before = self.state.clone();
+            let avail = &self.buf[self.start..];
+            let parsed = match in_parts {
+                true => parse_with(
+                    avail,
+                    options,
+                    true,
+                    buffers,
+                    Some((&mut self.state, PART_BYTES)),
+                ),
+                false => parse_with(avail, options, true, buffers, None),
+            };
+            let end = match parsed.rest {
+                Some(n) => n,
+                None if self.eof => avail.len(),
+                None => {
+                    // A game tree past the bytes held: read on, parse again.
+                    self.state = before;
+                    buffers.recycle(parsed);
+                    want = self.buf.len().saturating_mul(2);
+                    continue;
+                }
+            };
+            let place = self.place;
+            let part = self.start..self.start + end;
+            self.place = place.after(&self.buf[part.clone()]);
+            self.start = part.end;
+            self.done = parsed.rest.is_none();
+            return Ok(Some((parsed, &self.buf[part], place)));
+        }
+    }
+}
+
 fn parse_with(
     bytes: &[u8],
     options: &ParseOptions,
