@@ -52,6 +52,20 @@ pub fn read_file_into(path: &str, opener: &mut Opener, buf: &mut Vec<u8>) -> io:
 
 /// [`read_file_into`] of a file opened.
 fn read_open_file(mut file: std::fs::File, buf: &mut Vec<u8>) -> io::Result<usize> {
+    match read_up_to(&mut file, buf, (1 << 30) - 1)? {
+        Some(n) => Ok(n),
+        None => Err(io::Error::other("file larger than 1 GiB")),
+    }
+}
+
+/// Reads `file` to its end into `buf` (its first `n` bytes, `Some(n)`),
+/// or `None` once more than `bound` bytes are read (they are in `buf`,
+/// which then holds the bytes read so far: see [`read_rest`]).
+fn read_up_to(
+    file: &mut std::fs::File,
+    buf: &mut Vec<u8>,
+    bound: u64,
+) -> io::Result<Option<usize>> {
     use std::io::Read;
     if buf.len() < 1 << 16 {
         buf.resize(1 << 16, 0);
@@ -59,8 +73,9 @@ fn read_open_file(mut file: std::fs::File, buf: &mut Vec<u8>) -> io::Result<usiz
     let mut filled = 0;
     loop {
         if filled == buf.len() {
-            if filled >= 1 << 30 {
-                return Err(io::Error::other("file larger than 1 GiB"));
+            if filled as u64 > bound {
+                buf.truncate(filled);
+                return Ok(None);
             }
             buf.resize(buf.len() * 2, 0);
         }
@@ -71,7 +86,14 @@ fn read_open_file(mut file: std::fs::File, buf: &mut Vec<u8>) -> io::Result<usiz
             Err(e) => return Err(e),
         }
     }
-    Ok(filled)
+    Ok(Some(filled))
+}
+
+/// Reads the rest of `file` after the bytes `buf` holds; their count.
+fn read_rest(file: &mut std::fs::File, buf: &mut Vec<u8>) -> io::Result<usize> {
+    use std::io::Read;
+    file.read_to_end(buf)?;
+    Ok(buf.len())
 }
 
 /// A file's bytes, as [`read_or_map`] gives them.
@@ -84,19 +106,27 @@ pub enum FileBytes {
 
 /// Like [`read_file_into`], but a regular file of more than `map_over`
 /// bytes is mapped instead ([`MappedFile`]), so that it can be read a part
-/// at a time in bounded memory.
+/// at a time in bounded memory (what was read of it is left in `buf`).
 pub fn read_or_map(
     path: &str,
     opener: &mut Opener,
     buf: &mut Vec<u8>,
     map_over: u64,
 ) -> io::Result<FileBytes> {
-    let file = opener.open(path)?;
-    let meta = file.metadata()?;
-    if meta.is_file() && meta.len() > map_over {
-        return MappedFile::map(&file, meta.len()).map(FileBytes::Mapped);
+    // Read as `read_file_into` does (no `fstat` for the many small files
+    // of a bulk check); a file that fills more than `map_over` is mapped.
+    let mut file = opener.open(path)?;
+    match read_up_to(&mut file, buf, map_over)? {
+        Some(n) => Ok(FileBytes::Read(n)),
+        None => {
+            let meta = file.metadata()?;
+            match meta.is_file() {
+                true => MappedFile::map(&file, meta.len()).map(FileBytes::Mapped),
+                // A pipe or device: the rest read on into the buffer.
+                false => read_rest(&mut file, buf).map(FileBytes::Read),
+            }
+        }
     }
-    read_open_file(file, buf).map(FileBytes::Read)
 }
 
 /// A file mapped for reading front to back: the pages of what was read
