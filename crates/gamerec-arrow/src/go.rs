@@ -648,7 +648,7 @@ fn read_file_whole(input: &Input, table: Table, max_bytes: u64) -> Result<FileRo
 /// Games per batch sent on (fewer when a file holds more).
 const GAMES_PER_BATCH: usize = 1024;
 /// Moves table rows per batch sent on: a row holds two boards' text and
-/// two 21x21 stone lists (about 1.5 KB), so a batch is about 12 MB (32 K
+/// two 19x19 stone lists (about 1.5 KB), so a batch is about 12 MB (32 K
 /// rows took 759 MB against 465 MB for the moves of a 20 MB collection,
 /// in the same time).
 const MOVES_PER_BATCH: usize = 8 * 1024;
