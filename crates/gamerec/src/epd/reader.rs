@@ -1469,9 +1469,19 @@ pub struct LinePlaces {
 impl LinePlaces {
     /// The places of `text`, decoded from the line's bytes `raw`.
     pub fn new(raw: &[u8], text: &str) -> LinePlaces {
-        let body = raw.strip_prefix(b"\xEF\xBB\xBF");
-        let bom = if body.is_some() { 3 } else { 0 };
-        let map = std::str::from_utf8(body.unwrap_or(raw)).is_err().then(|| {
+        let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
+        LinePlaces::decoded(raw, text, std::str::from_utf8(body).is_ok())
+    }
+
+    /// [`LinePlaces::new`] when the decoding said whether the line was
+    /// UTF-8 (the places of a UTF-8 line cost nothing to work out).
+    pub fn decoded(raw: &[u8], text: &str, utf8: bool) -> LinePlaces {
+        let bom = if raw.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let map = (!utf8).then(|| {
             let mut map = Vec::with_capacity(text.len() + 1);
             for (n, c) in text.chars().enumerate() {
                 map.extend(std::iter::repeat_n(n as u32, c.len_utf8()));

@@ -697,10 +697,12 @@ impl Reader {
                 }
                 continue;
             }
-            let text = epd::decode(buf).into_owned();
+            let decoded = epd::decode(buf);
+            let utf8 = matches!(decoded, std::borrow::Cow::Borrowed(_));
+            let text = decoded.into_owned();
             let text = text.trim_end_matches(['\n', '\r']);
             // Messages give the line's byte as column and offset.
-            let places = epd::reader::LinePlaces::new(buf, text);
+            let places = epd::reader::LinePlaces::decoded(buf, text, utf8);
             let placed = |d: Diagnostic| places.place(d, start);
             if text.trim().is_empty() {
                 continue;
