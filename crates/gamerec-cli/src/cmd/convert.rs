@@ -223,7 +223,6 @@ const LOSSES_SHOWN_PER_KIND: u64 = 10;
 /// losses of the same kind after the first few are only counted.
 struct Reporter {
     quiet: bool,
-    errors: u64,
     /// The writer's own warnings (losses), not counted by the reader.
     losses: u64,
     /// The writer's own errors (each leaves its game out).
@@ -243,9 +242,7 @@ impl Reporter {
     }
 
     fn show(&mut self, d: &Diagnostic) {
-        if d.is_error() {
-            self.errors += d.counts().0;
-        } else if self.quiet {
+        if !d.is_error() && self.quiet {
             return;
         }
         if d.code == Code::Loss {
@@ -324,7 +321,6 @@ pub fn convert_games(
     };
     let mut report = Reporter {
         quiet: a.quiet,
-        errors: 0,
         losses: 0,
         writer_errors: 0,
         left_out: 0,
