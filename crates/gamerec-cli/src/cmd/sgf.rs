@@ -52,14 +52,10 @@ pub fn check_sgf(
     replay_buffers: &mut replay::ReplayBuffers,
     done_to: &dyn Fn(usize),
 ) -> Result<Tally> {
-    let options = parse_options(opts.charset.as_deref())?;
+    let mut check = PartCheck::new(path, opts, out, replay_buffers)?;
     // A file of many games is read a part at a time (whole game trees of
     // about PART_BYTES): memory of a part, the same messages.
-    let in_parts = bytes.len() > sgf::PART_BYTES && sgf::parts_allowed(bytes, &options);
-    let mut s = Tally {
-        inputs: 1,
-        ..Tally::default()
-    };
+    let in_parts = bytes.len() > sgf::PART_BYTES && sgf::parts_allowed(bytes, &check.options);
     let mut state = sgf::PartState::default();
     let mut place = sgf::PartPlace::default();
     let mut start = 0;
@@ -68,21 +64,11 @@ pub fn check_sgf(
         // Most files are clean: line:col is worked out only for files with
         // something to report.
         let parsed = match in_parts {
-            true => sgf::parse_part(part, &options, &mut state, sgf::PART_BYTES, buffers),
-            false => sgf::parse_unindexed_reusing(part, &options, buffers),
+            true => sgf::parse_part(part, &check.options, &mut state, sgf::PART_BYTES, buffers),
+            false => sgf::parse_unindexed_reusing(part, &check.options, buffers),
         };
         let rest = parsed.rest;
-        let parsed = check_part(
-            path,
-            parsed,
-            part,
-            &place,
-            opts,
-            out,
-            &mut s,
-            replay_buffers,
-        )?;
-        buffers.recycle(parsed);
+        buffers.recycle(check.part(parsed, part, &place)?);
         match rest {
             Some(n) => {
                 place = place.after(&part[..n]);
@@ -92,7 +78,7 @@ pub fn check_sgf(
             None => break,
         }
     }
-    Ok(s)
+    Ok(check.tally)
 }
 
 /// [`check_sgf`] of a stream (stdin, a compressed file), read a part at a
@@ -105,92 +91,99 @@ pub fn check_sgf_stream(
     buffers: &mut sgf::ParseBuffers,
     replay_buffers: &mut replay::ReplayBuffers,
 ) -> Result<Tally> {
-    let options = parse_options(opts.charset.as_deref())?;
-    let mut s = Tally {
-        inputs: 1,
-        ..Tally::default()
-    };
+    let mut check = PartCheck::new(path, opts, out, replay_buffers)?;
     let mut parts = sgf::StreamParts::new(input);
-    while let Some((parsed, part, place)) = parts.next_part(&options, buffers)? {
-        let parsed = check_part(
-            path,
-            parsed,
-            part,
-            &place,
-            opts,
-            out,
-            &mut s,
-            replay_buffers,
-        )?;
-        buffers.recycle(parsed);
+    while let Some((parsed, part, place)) = parts.next_part(&check.options, buffers)? {
+        buffers.recycle(check.part(parsed, part, &place)?);
     }
-    Ok(s)
+    Ok(check.tally)
 }
 
-/// Checks the games of one part of a file (`parsed` from `part`, at
-/// `place`, after the games `s` counts): the rules of every game, and the
-/// messages written to `out` at their place in the file; adds to `s`.
-/// Gives the parse back for its memory.
-#[allow(clippy::too_many_arguments)]
-fn check_part(
-    path: &str,
-    mut parsed: Parsed,
-    part: &[u8],
-    place: &sgf::PartPlace,
-    opts: &CheckOptions,
-    out: &mut impl Write,
-    s: &mut Tally,
-    replay_buffers: &mut replay::ReplayBuffers,
-) -> Result<Parsed> {
-    let options = parse_options(opts.charset.as_deref())?;
-    let games = s.games;
-    let mut rule_errors = Vec::new();
-    for (g, &root) in parsed.collection.roots.iter().enumerate() {
-        rule_errors.extend(replay::check_game_notes_reusing(
-            &parsed.collection,
-            root,
-            games as usize + g + 1,
+/// The check of one file, a part at a time: what its parts share.
+struct PartCheck<'a, W> {
+    path: &'a str,
+    options: ParseOptions,
+    opts: &'a CheckOptions,
+    out: &'a mut W,
+    replay_buffers: &'a mut replay::ReplayBuffers,
+    /// The counts of the parts checked.
+    tally: Tally,
+}
+
+impl<'a, W: Write> PartCheck<'a, W> {
+    fn new(
+        path: &'a str,
+        opts: &'a CheckOptions,
+        out: &'a mut W,
+        replay_buffers: &'a mut replay::ReplayBuffers,
+    ) -> Result<Self> {
+        Ok(PartCheck {
+            path,
+            options: parse_options(opts.charset.as_deref())?,
+            opts,
+            out,
             replay_buffers,
-        ));
+            tally: Tally {
+                inputs: 1,
+                ..Tally::default()
+            },
+        })
     }
-    if !rule_errors.is_empty() {
-        parsed.index_lines(part, &options);
-    }
-    let mut diags = std::mem::take(&mut parsed.diagnostics);
-    for e in rule_errors {
-        diags.push(parsed.rule_diagnostic(e));
-    }
-    diags.sort_by_key(|d| d.offset);
-    // Games with errors, exactly: an error belongs to the game whose root
-    // comes last at or before it (as the Go tables count them).
-    let mut last_game = None;
-    for d in &diags {
-        if d.severity == Severity::Error
-            && let Some(k) = parsed.collection.game_at(d.offset)
-            && last_game != Some(k)
-        {
-            last_game = Some(k);
-            s.games_with_errors += 1;
+
+    /// Checks the games of one part (`parsed` from `part`, at `place`,
+    /// after the games counted): the rules of every game, and the messages
+    /// written at their place in the file. Gives the parse back for its
+    /// memory.
+    fn part(&mut self, mut parsed: Parsed, part: &[u8], place: &sgf::PartPlace) -> Result<Parsed> {
+        let s = &mut self.tally;
+        let mut rule_errors = Vec::new();
+        for (g, &root) in parsed.collection.roots.iter().enumerate() {
+            rule_errors.extend(replay::check_game_notes_reusing(
+                &parsed.collection,
+                root,
+                s.games as usize + g + 1,
+                self.replay_buffers,
+            ));
         }
-    }
-    for d in &mut diags {
-        place.place(d);
-        let (errors, warnings) = d.counts();
-        s.errors += errors;
-        s.warnings += warnings;
-        if d.severity == Severity::Error || !opts.quiet {
-            writeln!(out, "{}", d.to_diagnostic(Some(path)))?;
+        if !rule_errors.is_empty() {
+            parsed.index_lines(part, &self.options);
         }
+        let mut diags = std::mem::take(&mut parsed.diagnostics);
+        for e in rule_errors {
+            diags.push(parsed.rule_diagnostic(e));
+        }
+        diags.sort_by_key(|d| d.offset);
+        // Games with errors, exactly: an error belongs to the game whose root
+        // comes last at or before it (as the Go tables count them).
+        let mut last_game = None;
+        for d in &diags {
+            if d.severity == Severity::Error
+                && let Some(k) = parsed.collection.game_at(d.offset)
+                && last_game != Some(k)
+            {
+                last_game = Some(k);
+                s.games_with_errors += 1;
+            }
+        }
+        for d in &mut diags {
+            place.place(d);
+            let (errors, warnings) = d.counts();
+            s.errors += errors;
+            s.warnings += warnings;
+            if d.severity == Severity::Error || !self.opts.quiet {
+                writeln!(self.out, "{}", d.to_diagnostic(Some(self.path)))?;
+            }
+        }
+        let (games, nodes) = (
+            parsed.collection.roots.len(),
+            parsed.collection.node_count(),
+        );
+        s.games += games as u64;
+        let nodes = s.nodes.unwrap_or(0) + nodes as u64;
+        s.nodes = (nodes > 0 || s.games > 0).then_some(nodes);
+        parsed.diagnostics = diags;
+        Ok(parsed)
     }
-    let (games, nodes) = (
-        parsed.collection.roots.len(),
-        parsed.collection.node_count(),
-    );
-    s.games += games as u64;
-    let nodes = s.nodes.unwrap_or(0) + nodes as u64;
-    s.nodes = (nodes > 0 || s.games > 0).then_some(nodes);
-    parsed.diagnostics = diags;
-    Ok(parsed)
 }
 
 /// Output formats of `convert` for SGF input.
