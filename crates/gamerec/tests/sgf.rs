@@ -1554,6 +1554,36 @@ fn setup_without_effect_names_a_few_points() {
     );
 }
 
+/// What `check` shows of one part (`parsed` from `part`, at `place`, after
+/// `games` games): its messages (the parser's and the rules') placed in the
+/// file, added to `shown`; its games and nodes added to the counts.
+fn shown_part(
+    parsed: &mut Parsed,
+    part: &[u8],
+    place: &sgf::PartPlace,
+    games: &mut usize,
+    nodes: &mut usize,
+    shown: &mut Vec<String>,
+) {
+    parsed.index_lines(part, &ParseOptions::default());
+    let mut diags = std::mem::take(&mut parsed.diagnostics);
+    for (g, &root) in parsed.collection.roots.iter().enumerate() {
+        for e in replay::check_game_notes(&parsed.collection, root, *games + g + 1) {
+            diags.push(parsed.rule_diagnostic(e));
+        }
+    }
+    diags.sort_by_key(|d| d.offset);
+    for mut d in diags {
+        place.place(&mut d);
+        shown.push(format!(
+            "{} @{}: {:?} {}",
+            d.location, d.offset, d.severity, d.message
+        ));
+    }
+    *games += parsed.collection.roots.len();
+    *nodes += parsed.collection.node_count();
+}
+
 /// What reading `bytes` gives, as `check` shows it: games, nodes, and every
 /// message (the parser's and the rules') placed in the file. Read whole
 /// (`stop_after` `None`) or a part at a time.
@@ -1570,23 +1600,14 @@ fn read_as_check(bytes: &[u8], stop_after: Option<usize>) -> (usize, usize, Vec<
             Some(n) => sgf::parse_part(part, &options, &mut state, n, &mut buffers),
             None => sgf::parse(part, &options),
         };
-        parsed.index_lines(part, &options);
-        let mut diags = std::mem::take(&mut parsed.diagnostics);
-        for (g, &root) in parsed.collection.roots.iter().enumerate() {
-            for e in replay::check_game_notes(&parsed.collection, root, games + g + 1) {
-                diags.push(parsed.rule_diagnostic(e));
-            }
-        }
-        diags.sort_by_key(|d| d.offset);
-        for mut d in diags {
-            place.place(&mut d);
-            shown.push(format!(
-                "{} @{}: {:?} {}",
-                d.location, d.offset, d.severity, d.message
-            ));
-        }
-        games += parsed.collection.roots.len();
-        nodes += parsed.collection.node_count();
+        shown_part(
+            &mut parsed,
+            part,
+            &place,
+            &mut games,
+            &mut nodes,
+            &mut shown,
+        );
         match parsed.rest {
             Some(n) => {
                 place = place.after(&part[..n]);
@@ -1617,23 +1638,14 @@ fn read_stream_as_check(bytes: &[u8]) -> (usize, usize, Vec<String>) {
     let mut buffers = sgf::ParseBuffers::new();
     let mut parts = sgf::StreamParts::new(Trickle(bytes));
     while let Some((mut parsed, part, place)) = parts.next_part(&options, &mut buffers).unwrap() {
-        parsed.index_lines(part, &options);
-        let mut diags = std::mem::take(&mut parsed.diagnostics);
-        for (g, &root) in parsed.collection.roots.iter().enumerate() {
-            for e in replay::check_game_notes(&parsed.collection, root, games + g + 1) {
-                diags.push(parsed.rule_diagnostic(e));
-            }
-        }
-        diags.sort_by_key(|d| d.offset);
-        for mut d in diags {
-            place.place(&mut d);
-            shown.push(format!(
-                "{} @{}: {:?} {}",
-                d.location, d.offset, d.severity, d.message
-            ));
-        }
-        games += parsed.collection.roots.len();
-        nodes += parsed.collection.node_count();
+        shown_part(
+            &mut parsed,
+            part,
+            &place,
+            &mut games,
+            &mut nodes,
+            &mut shown,
+        );
     }
     (games, nodes, shown)
 }
